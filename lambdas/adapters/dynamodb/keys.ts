@@ -1,0 +1,21 @@
+import { TABLE_SCHEMA } from '../../../lib/table-schema';
+
+/** The single-table key design: every item kind and access pattern in one place. */
+export const key = {
+  merchant: (merchantKey: string) => ({ pk: `MERCHANT#${merchantKey}`, sk: 'PROFILE' }),
+  payment: (paymentId: string) => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT' }),
+  /** GSI1: a merchant's payments by order number, newest last. */
+  orderIndex: (merchantKey: string, orderNumber: string) => `ORDER#${merchantKey}#${orderNumber}`,
+} as const;
+
+export const GSI1 = TABLE_SCHEMA.globalSecondaryIndexes[0].indexName;
+export const TTL_ATTRIBUTE = TABLE_SCHEMA.timeToLiveAttribute;
+
+/** Attributes that belong to the storage layout, not to the domain object. */
+export const STORAGE_ATTRIBUTES = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk', TTL_ATTRIBUTE] as const;
+
+export function withoutStorageAttributes<T>(item: Record<string, unknown>): T {
+  const copy: Record<string, unknown> = { ...item };
+  for (const a of STORAGE_ATTRIBUTES) delete copy[a];
+  return copy as T;
+}

@@ -1,0 +1,88 @@
+import {
+  CreateSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import type { Clock } from '../../ports/clock';
+import type { MerchantSecrets } from '../../ports/merchants';
+
+/** Merchant keys we will ever look up; anything else is unknown without a network call. */
+export const MERCHANT_KEY_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
+
+export function createSecretsClient(endpoint?: string): SecretsManagerClient {
+  return new SecretsManagerClient({
+    maxAttempts: 3,
+    ...(endpoint
+      ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  });
+}
+
+/** One secret per merchant, named <prefix><merchant_key>, holding {"password": "..."}. */
+export class SecretsManagerMerchantSecrets implements MerchantSecrets {
+  constructor(
+    private readonly client: SecretsManagerClient,
+    private readonly prefix: string,
+  ) {}
+
+  async passwordOf(merchantKey: string): Promise<string | undefined> {
+    if (!MERCHANT_KEY_PATTERN.test(merchantKey)) return undefined;
+    try {
+      const out = await this.client.send(new GetSecretValueCommand({ SecretId: this.prefix + merchantKey }));
+      const value = out.SecretString ? (JSON.parse(out.SecretString) as { password?: unknown }) : {};
+      return typeof value.password === 'string' && value.password ? value.password : undefined;
+    } catch (e) {
+      if ((e as Error).name === 'ResourceNotFoundException') return undefined;
+      throw e;
+    }
+  }
+
+  async put(merchantKey: string, password: string): Promise<void> {
+    const SecretString = JSON.stringify({ password });
+    const SecretId = this.prefix + merchantKey;
+    try {
+      await this.client.send(new PutSecretValueCommand({ SecretId, SecretString }));
+    } catch (e) {
+      if ((e as Error).name !== 'ResourceNotFoundException') throw e;
+      await this.client.send(
+        new CreateSecretCommand({ Name: SecretId, SecretString, Description: `Signing password of merchant ${merchantKey}` }),
+      );
+    }
+  }
+}
+
+/**
+ * An in-memory cache in front of the secret store, so a warm request makes no Secrets Manager call.
+ * Bounded in size; unknown keys are remembered briefly so random keys cannot flood the store.
+ */
+export class CachedMerchantSecrets implements MerchantSecrets {
+  private readonly entries = new Map<string, { password: string | undefined; until: number }>();
+
+  constructor(
+    private readonly inner: MerchantSecrets,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+    private readonly negativeTtlMs = Math.min(ttlMs, 60_000),
+    private readonly maxEntries = 1000,
+  ) {}
+
+  async passwordOf(merchantKey: string): Promise<string | undefined> {
+    const now = this.clock.now().getTime();
+    const hit = this.entries.get(merchantKey);
+    if (hit && hit.until > now) return hit.password;
+    const password = await this.inner.passwordOf(merchantKey);
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.delete(merchantKey);
+    this.entries.set(merchantKey, { password, until: now + (password === undefined ? this.negativeTtlMs : this.ttlMs) });
+    return password;
+  }
+
+  async put(merchantKey: string, password: string): Promise<void> {
+    await this.inner.put(merchantKey, password);
+    this.entries.delete(merchantKey);
+  }
+}

@@ -1,0 +1,25 @@
+import * as z from 'zod/mini';
+
+/** The runtime configuration, read once at cold start; a bad value fails fast with a clear message. */
+const configSchema = z.object({
+  TABLE_NAME: z.string().check(z.minLength(1)),
+  MERCHANT_SECRET_PREFIX: z.string().check(z.regex(/^[A-Za-z0-9/_+=.@-]+\/$/)),
+  STAGE: z._default(z.string(), 'dev'),
+  /** Base of redirect_url; when unset it is taken from the request's host. */
+  PUBLIC_BASE_URL: z.optional(z.url()),
+  /** Endpoints of the local stand-ins; unset on AWS. */
+  DYNAMODB_ENDPOINT: z.optional(z.url()),
+  SECRETS_MANAGER_ENDPOINT: z.optional(z.url()),
+  SECRET_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}

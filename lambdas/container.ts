@@ -1,0 +1,55 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { createDocumentClient } from './adapters/dynamodb/client';
+import { DynamoMerchantDirectory } from './adapters/dynamodb/merchant-directory';
+import { DynamoPaymentStore } from './adapters/dynamodb/payment-store';
+import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
+import { readConfig, type Config } from './config';
+import { systemClock, type Clock } from './ports/clock';
+import { randomIds, type Ids } from './ports/ids';
+import type { MerchantDirectory, MerchantSecrets } from './ports/merchants';
+import type { PaymentStore } from './ports/payments';
+
+/** Everything a use case may need, built once per process from the configuration. */
+export interface Deps {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly ids: Ids;
+  readonly db: DynamoDBDocumentClient;
+  readonly secretsClient: SecretsManagerClient;
+  readonly store: PaymentStore;
+  readonly merchants: MerchantDirectory;
+  readonly secrets: MerchantSecrets;
+}
+
+export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids = randomIds): Deps {
+  const db = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT });
+  const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT);
+  return {
+    config,
+    clock,
+    ids,
+    db,
+    secretsClient,
+    store: new DynamoPaymentStore(db, config.TABLE_NAME),
+    merchants: new DynamoMerchantDirectory(db, config.TABLE_NAME),
+    secrets: new CachedMerchantSecrets(
+      new SecretsManagerMerchantSecrets(secretsClient, config.MERCHANT_SECRET_PREFIX),
+      clock,
+      config.SECRET_CACHE_TTL_SECONDS * 1000,
+    ),
+  };
+}
+
+let current: Deps | undefined;
+
+/** The process-wide dependencies; built on first use so a bad configuration fails at cold start. */
+export function deps(): Deps {
+  current ??= buildDeps(readConfig());
+  return current;
+}
+
+/** Replaces the process-wide dependencies (the local runner and tests inject clock and ids here). */
+export function setDeps(next: Deps | undefined): void {
+  current = next;
+}

@@ -1,0 +1,162 @@
+/**
+ * The one catalog of errors the API answers with. Every refusal the service makes comes from here;
+ * docs/errors.md is generated from this table (npm run docs:errors) and a test keeps it current.
+ */
+export interface CatalogEntry {
+  readonly code: number;
+  readonly httpStatus: number;
+  readonly message: string;
+  readonly when: string;
+}
+
+export const ERRORS = {
+  REQUEST_INVALID: {
+    code: 0,
+    httpStatus: 400,
+    message: 'Request data is invalid.',
+    when: 'The body failed validation, the signature did not match, or the body is not acceptable JSON. `errors` lists one item per field.',
+  },
+  FIELD_INVALID: {
+    code: 100000,
+    httpStatus: 400,
+    message: '<field path>: <rule message>',
+    when: 'One item of `errors` in the envelope above: the dotted field path and the rule it broke.',
+  },
+  DUPLICATE_REQUEST: {
+    code: 400,
+    httpStatus: 409,
+    message: 'Duplicate request.',
+    when: 'A request reused an idempotency key or order number with different content.',
+  },
+  CARD_TOKEN_INVALID: {
+    code: 205005,
+    httpStatus: 400,
+    message: 'Card token is invalid or not found.',
+    when: 'A `card_token` is unknown or belongs to another merchant.',
+  },
+  CARD_TOKEN_EXPIRED: {
+    code: 205006,
+    httpStatus: 400,
+    message: 'Card token is expired.',
+    when: 'The card behind a `card_token` has expired.',
+  },
+  PAYMENT_NOT_FOUND: {
+    code: 208001,
+    httpStatus: 404,
+    message: 'Payment not found.',
+    when: 'No payment with this id (or order) exists for the calling merchant. Payments of other merchants answer the same.',
+  },
+  CAPTURE_NOT_PENDING: {
+    code: 208003,
+    httpStatus: 409,
+    message: 'Payment is not in pending status.',
+    when: 'Capture of a payment that is not an open authorization.',
+  },
+  CAPTURE_AMOUNT_TOO_BIG: {
+    code: 208004,
+    httpStatus: 400,
+    message: 'Capture amount is bigger than the authorized amount.',
+    when: 'Capture `amount` above the authorized amount.',
+  },
+  REFUND_NOT_ALLOWED: {
+    code: 208005,
+    httpStatus: 409,
+    message: 'Payment is not in settled or pending status.',
+    when: 'Refund of a payment that is neither settled nor pending.',
+  },
+  REFUND_AMOUNT_TOO_BIG: {
+    code: 208006,
+    httpStatus: 400,
+    message: 'Refund amount is bigger than the payment amount.',
+    when: 'Refund `amount` above what is left to refund.',
+  },
+  VOID_NOT_SETTLED: {
+    code: 208010,
+    httpStatus: 409,
+    message: 'Void is allowed only for payments in settled status.',
+    when: 'Void of a payment in any status other than `settled`.',
+  },
+  RETRY_NOT_ALLOWED: {
+    code: 208011,
+    httpStatus: 409,
+    message: 'Retry is allowed only for a soft-declined recurring payment.',
+    when: 'Retry of a payment that is not a soft-declined recurring payment.',
+  },
+  RECURRING_TOKEN_INVALID: {
+    code: 208020,
+    httpStatus: 400,
+    message: 'Recurring token is invalid or does not match the initial transaction.',
+    when: 'The `recurring_token` is unknown, belongs to another merchant, or does not belong to `recurring_init_trans_id`.',
+  },
+  ROUTE_NOT_FOUND: {
+    code: 404000,
+    httpStatus: 404,
+    message: 'Not found.',
+    when: 'No route matches the method and path.',
+  },
+  TOO_MANY_REQUESTS: {
+    code: 429000,
+    httpStatus: 429,
+    message: 'Too many requests.',
+    when: 'A route throttle was exceeded (API Gateway answers this itself in the cloud).',
+  },
+  INTERNAL: {
+    code: 500000,
+    httpStatus: 500,
+    message: 'Internal error. The request may be retried.',
+    when: 'An unexpected failure on our side; never caused by the request content. Details are only in our logs.',
+  },
+  UNAVAILABLE: {
+    code: 503000,
+    httpStatus: 503,
+    message: 'Service temporarily unavailable. The request may be retried.',
+    when: 'A dependency (database, secret store, acquirer) did not answer in time.',
+  },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorName = keyof typeof ERRORS;
+
+export interface FieldError {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** The JSON body every refusal carries (protocol.md §2). */
+export interface ErrorEnvelope {
+  error_code: number;
+  error_message: string;
+  errors: { error_code: number; error_message: string }[];
+}
+
+/** A refusal with a catalog entry; thrown by use cases, turned into the envelope at the edge. */
+export class ApiError extends Error {
+  readonly entry: CatalogEntry;
+  readonly fieldErrors: readonly FieldError[];
+
+  constructor(name: ErrorName, fieldErrors: readonly FieldError[] = [], detail?: string) {
+    super(detail ?? ERRORS[name].message);
+    this.name = 'ApiError';
+    this.entry = ERRORS[name];
+    this.fieldErrors = fieldErrors;
+  }
+
+  get httpStatus(): number {
+    return this.entry.httpStatus;
+  }
+
+  toEnvelope(): ErrorEnvelope {
+    return {
+      error_code: this.entry.code,
+      error_message: this.message,
+      errors: this.fieldErrors.map((f) => ({
+        error_code: ERRORS.FIELD_INVALID.code,
+        error_message: `${f.path}: ${f.message}`,
+      })),
+    };
+  }
+}
+
+export const invalidRequest = (fieldErrors: readonly FieldError[]): ApiError =>
+  new ApiError('REQUEST_INVALID', fieldErrors);
+
+export const HASH_NOT_VALID: FieldError = { path: 'hash', message: 'Hash is not valid.' };

@@ -1,0 +1,68 @@
+import currencies from 'currency-codes/data';
+
+/**
+ * Money is integer minor units plus an ISO 4217 currency. The merchant's literal amount string is
+ * kept beside it because signatures and echoes use the literal exactly as sent.
+ */
+export interface Money {
+  readonly amountMinor: number;
+  readonly currency: string;
+}
+
+export interface MerchantAmount extends Money {
+  /** The amount exactly as the merchant wrote it, e.g. "10.250". */
+  readonly literal: string;
+}
+
+const EXPONENTS: ReadonlyMap<string, number> = new Map(
+  currencies.filter((c) => Number.isInteger(c.digits)).map((c) => [c.code, c.digits]),
+);
+
+/** The ISO 4217 minor-unit exponent, or undefined for an unknown or non-monetary code. */
+export const currencyExponent = (currency: string): number | undefined => EXPONENTS.get(currency);
+
+export const isKnownCurrency = (currency: string): boolean => EXPONENTS.has(currency);
+
+/** Largest amount we accept in minor units: keeps every sum exactly representable. */
+export const MAX_AMOUNT_MINOR = 1e13;
+
+export type AmountProblem = 'blank' | 'not-positive' | 'format';
+
+/**
+ * Reads a merchant amount. Strings must carry exactly as many decimals as the currency's exponent
+ * ("0.19" USD, "1500" JPY, "10.250" KWD). A JSON number carries no trailing zeros, so its literal
+ * is the number written with the currency's exponent.
+ */
+export function parseAmount(input: string | number, currency: string): MerchantAmount | AmountProblem {
+  const exponent = currencyExponent(currency);
+  if (exponent === undefined) return 'format';
+  let literal: string;
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) return 'format';
+    if (input <= 0) return 'not-positive';
+    literal = input.toFixed(exponent);
+    if (Number(literal) !== input) return 'format';
+  } else {
+    literal = input;
+    if (literal.trim() === '') return 'blank';
+    if (/^-/.test(literal) && /^-\d+(\.\d+)?$/.test(literal)) return 'not-positive';
+  }
+  const pattern = exponent === 0 ? /^(\d{1,15})$/ : new RegExp(`^(\\d{1,15})\\.(\\d{${exponent}})$`);
+  const m = pattern.exec(literal);
+  if (!m) return 'format';
+  const whole = m[1] ?? '0';
+  const fraction = m[2] ?? '';
+  const amountMinor = Number(whole) * 10 ** exponent + Number(fraction || '0');
+  if (amountMinor <= 0) return 'not-positive';
+  if (amountMinor > MAX_AMOUNT_MINOR) return 'format';
+  return { literal, amountMinor, currency };
+}
+
+/** Writes minor units in the currency's format, e.g. 1025 KWD -> "1.025". */
+export function formatMinor(amountMinor: number, currency: string): string {
+  const exponent = currencyExponent(currency) ?? 2;
+  if (!Number.isSafeInteger(amountMinor) || amountMinor < 0) throw new RangeError(`bad amount ${amountMinor}`);
+  if (exponent === 0) return String(amountMinor);
+  const s = String(amountMinor).padStart(exponent + 1, '0');
+  return `${s.slice(0, -exponent)}.${s.slice(-exponent)}`;
+}

@@ -1,0 +1,97 @@
+/** The payment as the domain sees it: statuses, the order it pays for, its history. */
+
+export const PAYMENT_STATUSES = [
+  'prepare', 'settled', 'pending', '3ds', 'redirect', 'decline', 'refund', 'void', 'reversal', 'chargeback',
+] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export const TRANSACTION_TYPES = ['sale', '3ds', 'redirect', 'capture', 'refund', 'void', 'recurring', 'chargeback', 'reversal'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+export type TransactionStatus = 'success' | 'fail' | 'waiting' | 'undefined';
+
+export interface Order {
+  readonly number: string;
+  /** Exactly as the merchant sent it: signatures and echoes use this. */
+  readonly amount: string;
+  readonly amountMinor: number;
+  readonly currency: string;
+  readonly description: string;
+}
+
+export interface Customer {
+  readonly name: string;
+  readonly email?: string;
+}
+
+export interface BillingAddress {
+  readonly country?: string;
+  readonly state?: string;
+  readonly city?: string;
+  readonly address?: string;
+  readonly zip?: string;
+  readonly phone?: string;
+}
+
+export interface Transaction {
+  readonly transId: string;
+  readonly type: TransactionType;
+  readonly status: TransactionStatus;
+  readonly amountMinor: number;
+  readonly at: string;
+  readonly reason?: string;
+  readonly acquirerRef?: string;
+  readonly actor?: string;
+}
+
+export interface Payment {
+  readonly paymentId: string;
+  readonly merchantKey: string;
+  readonly status: PaymentStatus;
+  readonly reason?: string;
+  readonly order: Order;
+  readonly customer: Customer;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  /** The hosted checkout link that collects this payment. */
+  readonly checkout: Checkout;
+  readonly transactions: readonly Transaction[];
+  readonly recurringInit?: boolean;
+  readonly scheduleId?: string;
+  readonly recurringToken?: string;
+  readonly recurringInitTransId?: string;
+  readonly cardToken?: string;
+  readonly customData?: Record<string, string>;
+}
+
+/**
+ * What the merchant asked of the checkout page. Stored on the payment itself, so every change of a
+ * payment, from creation on, is one conditional write of one item.
+ */
+export interface Checkout {
+  /** sha256 of the secret half of the link token; the token itself is never stored. */
+  readonly secretHash: string;
+  readonly operation: 'purchase';
+  readonly methods?: readonly string[];
+  readonly successUrl: string;
+  readonly cancelUrl?: string;
+  readonly expiryUrl?: string;
+  readonly errorUrl?: string;
+  readonly urlTarget?: string;
+  readonly reqToken: boolean;
+  readonly cardTokens?: readonly string[];
+  readonly recurringInit: boolean;
+  readonly scheduleId?: string;
+  readonly billingAddress?: BillingAddress;
+  readonly parameters?: Record<string, Record<string, string>>;
+  readonly customData?: Record<string, string>;
+  /** When the link stops accepting a payment. */
+  readonly expiresAt: string;
+}
+
+/** The protocol's date format, "YYYY-MM-DD hh:mm:ss", in UTC. */
+export function protocolDate(iso: string): string {
+  return iso.slice(0, 19).replace('T', ' ');
+}
+
+export const epochSeconds = (d: Date): number => Math.floor(d.getTime() / 1000);

@@ -1,0 +1,22 @@
+import { HASH_NOT_VALID, invalidRequest } from '../domain/errors';
+import { verifyFields } from '../domain/hash';
+import type { MerchantSecrets } from '../ports/merchants';
+
+/**
+ * Verifies a request's hash against the merchant's password. An unknown merchant_key is answered
+ * exactly like a wrong hash, so keys cannot be enumerated; one of several accepted field
+ * renderings may match (see createSessionHashFields).
+ */
+export async function verifySignature(
+  secrets: MerchantSecrets,
+  merchantKey: string,
+  hash: string,
+  candidates: readonly (readonly string[])[],
+): Promise<void> {
+  const password = await secrets.passwordOf(merchantKey);
+  // With no password we still compute a hash, so the answer takes the same time.
+  const key = password ?? 'unknown-merchant-placeholder-password';
+  let ok = false;
+  for (const fields of candidates) ok = verifyFields(hash, fields, key) || ok;
+  if (!ok || password === undefined) throw invalidRequest([HASH_NOT_VALID]);
+}

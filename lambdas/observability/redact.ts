@@ -1,0 +1,27 @@
+/**
+ * Card data must never reach a log line or an error: anything that looks like a card number (13-19
+ * digits, spaces or dashes allowed) is masked, and card-shaped keys are dropped whatever they hold.
+ */
+const SENSITIVE_KEYS = /^(card_?number|pan|number_on_card|cvv2?|cvc2?|cv2|security_?code|card_?cvv|password|secret|hash_?secret)$/i;
+const PAN_LIKE = /\b\d(?:[ -]?\d){12,18}\b/g;
+const MAX_DEPTH = 8;
+
+export function redactText(text: string): string {
+  return text.replace(PAN_LIKE, (m) => {
+    const digits = m.replace(/\D/g, '');
+    return `${digits.slice(0, 6)}******${digits.slice(-4)}`;
+  });
+}
+
+export function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return '[truncated]';
+  if (value instanceof Error) {
+    return { name: value.name, message: redactText(value.message), ...(value.stack ? { stack: redactText(value.stack) } : {}) };
+  }
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEYS.test(k) ? '[redacted]' : redact(v, depth + 1);
+  return out;
+}

@@ -1,0 +1,23 @@
+/** Time is injected: domain code never reads the wall clock, tests move it instead of sleeping. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock tests and the local runner can set and move. */
+export class ManualClock implements Clock {
+  private current: number;
+  constructor(start: Date | string = new Date()) {
+    this.current = new Date(start).getTime();
+  }
+  now(): Date {
+    return new Date(this.current);
+  }
+  set(at: Date | string): void {
+    this.current = new Date(at).getTime();
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}

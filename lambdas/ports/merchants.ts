@@ -1,0 +1,38 @@
+/** Merchant settings live in the table; passwords live in the secret store. */
+export interface MerchantSettings {
+  readonly name: string;
+  readonly dms: boolean;
+  /** Minutes after authorization before automatic capture; undefined = manual capture only. */
+  readonly autoCaptureDelayMinutes?: number;
+  readonly returnParams: boolean;
+  readonly notificationUrl?: string;
+  /** Payment methods this merchant offers when a session names none. */
+  readonly methods?: readonly string[];
+  /** Declines allowed on one link before the customer is sent to cancel_url. */
+  readonly maxDeclines: number;
+  readonly branding?: { readonly primaryColor?: string; readonly logoUrl?: string };
+  /** Origins allowed to frame the checkout page (CSP frame-ancestors). */
+  readonly frameAncestors?: readonly string[];
+}
+
+export interface Merchant extends MerchantSettings {
+  readonly merchantKey: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export const DEFAULT_SETTINGS: MerchantSettings = { name: 'Merchant', dms: false, returnParams: false, maxDeclines: 3 };
+
+export interface MerchantDirectory {
+  find(merchantKey: string): Promise<Merchant | undefined>;
+  save(merchant: Merchant): Promise<void>;
+  /** Creates the merchant; false when the key is taken. */
+  create(merchant: Merchant): Promise<boolean>;
+}
+
+/** The merchants' signing passwords. */
+export interface MerchantSecrets {
+  /** The password, or undefined for an unknown merchant. */
+  passwordOf(merchantKey: string): Promise<string | undefined>;
+  put(merchantKey: string, password: string): Promise<void>;
+}

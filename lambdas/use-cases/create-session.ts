@@ -1,0 +1,226 @@
+import * as z from 'zod/mini';
+import { iso31661 } from 'iso-3166';
+import { invalidRequest, type FieldError } from '../domain/errors';
+import { isKnownCurrency, parseAmount } from '../domain/money';
+import { encodeLinkToken, hashLinkSecret } from '../domain/checkout-link';
+import type { Checkout, Payment } from '../domain/payment';
+import { RULE, fieldErrorsFrom, httpUrl, mergeFieldErrors, text } from '../domain/validation';
+import type { Clock } from '../ports/clock';
+import type { Ids } from '../ports/ids';
+import type { PaymentStore } from '../ports/payments';
+
+/** Payment methods this service can route to. */
+export const AVAILABLE_METHODS = ['card'] as const;
+export const OPERATIONS = ['purchase'] as const;
+
+const COUNTRIES: ReadonlySet<string> = new Set(iso31661.map((c) => c.alpha2));
+const TWO_LETTER_STATE_COUNTRIES = new Set(['US', 'CA', 'AU', 'JP', 'IN']);
+const DEFAULT_SESSION_MINUTES = 60;
+
+const ORDER_NUMBER = /^[a-zA-Z0-9-]+$/;
+const DESCRIPTION = /^[\p{L}\p{N}\s!"#$%&'()*+,./:;@]+$/u;
+const CUSTOMER_NAME = /^[A-Za-z]+(?:[ .'-]+[A-Za-z]+)*\.?$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
+const LETTERS = /^[\p{L}]+(?:[ .'-]+[\p{L}]+)*\.?$/u;
+const ADDRESS = /^[\p{L}\p{N}][\p{L}\p{N} ,./#'-]*$/u;
+const ZIP = /^[A-Za-z0-9][A-Za-z0-9 -]*$/;
+const PHONE = /^[0-9+()\- ]*$/;
+const FRAME_NAME = /^[A-Za-z][\w-]{0,63}$/;
+const CUSTOM_DATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+const orderSchema = z.object({
+  number: text({ max: 255, pattern: ORDER_NUMBER }),
+  amount: z.union([z.string(), z.number()], { error: RULE.invalid }),
+  currency: z.string().check(z.minLength(1, RULE.blank), z.regex(/^[A-Z]{3}$/, RULE.invalid), z.refine(isKnownCurrency, RULE.invalid)),
+  description: text({ min: 2, max: 1024, pattern: DESCRIPTION }),
+});
+
+const stringMap = (maxEntries: number, maxValue: number) =>
+  z.record(z.string().check(z.regex(CUSTOM_DATA_KEY, RULE.invalid)), z.string().check(z.maxLength(maxValue, RULE.tooLong(maxValue)))).check(
+    z.refine((r) => Object.keys(r).length <= maxEntries, RULE.tooMany(maxEntries)),
+  );
+
+export const createSessionSchema = z.object({
+  merchant_key: text({ max: 255 }),
+  operation: z.enum(OPERATIONS, { error: (iss) => (iss.input === undefined || iss.input === '' ? RULE.blank : RULE.choice) }),
+  methods: z.optional(
+    z.array(z.string().check(z.minLength(1, RULE.blank), z.refine((m) => (AVAILABLE_METHODS as readonly string[]).includes(m), RULE.choice))).check(
+      z.minLength(1, RULE.blank),
+      z.maxLength(10, RULE.tooMany(10)),
+    ),
+  ),
+  success_url: httpUrl(),
+  cancel_url: z.optional(httpUrl()),
+  expiry_url: z.optional(httpUrl()),
+  error_url: z.optional(httpUrl()),
+  url_target: z.optional(z.string().check(z.refine((t) => ['_blank', '_self', '_parent', '_top'].includes(t) || FRAME_NAME.test(t), RULE.invalid))),
+  req_token: z.optional(z.boolean()),
+  card_token: z.optional(
+    z.array(z.string().check(z.length(64, RULE.exactly(64)), z.regex(/^[A-Za-z0-9]+$/, RULE.invalid))).check(z.maxLength(10, RULE.tooMany(10))),
+  ),
+  recurring_init: z.optional(z.boolean()),
+  schedule_id: z.optional(text({ max: 255, pattern: /^[A-Za-z0-9_-]+$/ })),
+  hash: text({ max: 255 }),
+  order: orderSchema,
+  customer: z.object({
+    name: text({ min: 2, max: 32, pattern: CUSTOMER_NAME }),
+    email: z.optional(text({ max: 255, pattern: EMAIL })),
+  }),
+  billing_address: z.optional(
+    z.object({
+      country: z.optional(z.string().check(z.length(2, RULE.exactly(2)), z.refine((c) => COUNTRIES.has(c), RULE.invalid))),
+      state: z.optional(text({ min: 2, max: 32, pattern: LETTERS })),
+      city: z.optional(text({ min: 2, max: 32, pattern: LETTERS })),
+      address: z.optional(text({ min: 2, max: 32, pattern: ADDRESS })),
+      zip: z.optional(text({ min: 2, max: 10, pattern: ZIP })),
+      phone: z.optional(z.string().check(z.maxLength(32, RULE.tooLong(32)), z.regex(PHONE, RULE.invalid))),
+    }),
+  ),
+  parameters: z.optional(z.record(z.string().check(z.regex(CUSTOM_DATA_KEY, RULE.invalid)), stringMap(20, 255))),
+  session_expiry: z.optional(z.int().check(z.gte(1, RULE.between(1, 720)), z.lte(720, RULE.between(1, 720)))),
+  custom_data: z.optional(stringMap(20, 255)),
+});
+
+export type CreateSessionRequest = z.infer<typeof createSessionSchema>;
+
+/** Fields the request's hash covers, in order (protocol.md §1). */
+export function createSessionHashFields(r: CreateSessionRequest): string[][] {
+  const { number, amount, currency, description } = r.order;
+  const literals = [String(amount)];
+  // A JSON number has lost its trailing zeros: the client most likely signed it in the currency's format.
+  const canonical = parseAmount(amount, currency);
+  if (typeof amount === 'number' && typeof canonical !== 'string' && canonical.literal !== literals[0]) literals.unshift(canonical.literal);
+  return literals.map((literal) => [number, literal, currency, description]);
+}
+
+/**
+ * The loose forms existing clients send (protocol.md §3), read as their strict equivalents before
+ * validation: "true" and "Y" booleans, a single card token as a string, null objects, "" URLs.
+ */
+export function normalizeLooseForms(body: unknown): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const b: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  const truthy = (v: unknown) => (v === 'true' || v === 'Y' || v === 'y' || v === '1' || v === 1 ? true : v === 'false' || v === 'N' || v === 'n' || v === '0' || v === 0 ? false : v);
+  for (const key of ['recurring_init', 'req_token']) if (key in b) b[key] = truthy(b[key]);
+  if (typeof b.card_token === 'string') b.card_token = b.card_token === '' ? undefined : [b.card_token];
+  for (const key of ['billing_address', 'card_token', 'methods', 'parameters', 'custom_data', 'schedule_id', 'url_target', 'session_expiry']) {
+    if (b[key] === null) delete b[key];
+  }
+  if (b.customer === null) b.customer = {};
+  for (const key of ['cancel_url', 'expiry_url', 'error_url']) if (b[key] === '' || b[key] === null) delete b[key];
+  if (typeof b.session_expiry === 'string' && /^\d{1,4}$/.test(b.session_expiry)) b.session_expiry = Number(b.session_expiry);
+  return b;
+}
+
+const AMOUNT_MESSAGES = { blank: RULE.blank, 'not-positive': RULE.positive, format: RULE.invalid } as const;
+
+function amountErrors(amount: string | number, currency: string): FieldError[] {
+  const parsed = parseAmount(amount, currency);
+  return typeof parsed === 'string' ? [{ path: 'order.amount', message: AMOUNT_MESSAGES[parsed] }] : [];
+}
+
+/**
+ * Rules that need more than one field. Returned as field errors so the envelope still has one
+ * item per invalid field.
+ */
+export function crossFieldErrors(r: CreateSessionRequest): FieldError[] {
+  const errors: FieldError[] = amountErrors(r.order.amount, r.order.currency);
+  if (r.schedule_id !== undefined && r.recurring_init !== true) {
+    errors.push({ path: 'schedule_id', message: 'This value is allowed only when recurring_init is true.' });
+  }
+  const country = r.billing_address?.country;
+  const state = r.billing_address?.state;
+  if (country && state && TWO_LETTER_STATE_COUNTRIES.has(country) && !/^[A-Z]{2}$/.test(state)) {
+    errors.push({ path: 'billing_address.state', message: RULE.invalid });
+  }
+  return errors;
+}
+
+/** Schema first, then the rules across fields; the hash is checked only on a valid body. */
+export function validateCreateSession(body: unknown): CreateSessionRequest {
+  const normalized = normalizeLooseForms(body);
+  const parsed = createSessionSchema.safeParse(normalized);
+  if (!parsed.success) {
+    // The amount rule depends on the currency, so it is checked even when other fields failed.
+    const order = (normalized as { order?: { amount?: unknown; currency?: unknown } } | null)?.order;
+    const amount = order?.amount;
+    const currency = order?.currency;
+    const extra = (typeof amount === 'string' || typeof amount === 'number') && typeof currency === 'string' && isKnownCurrency(currency)
+      ? amountErrors(amount, currency)
+      : [];
+    throw invalidRequest(mergeFieldErrors(fieldErrorsFrom(parsed.error.issues), extra));
+  }
+  const more = crossFieldErrors(parsed.data);
+  if (more.length) throw invalidRequest(more);
+  return parsed.data;
+}
+
+export interface CreateSessionDeps {
+  readonly store: PaymentStore;
+  readonly clock: Clock;
+  readonly ids: Ids;
+}
+
+export interface CreateSessionResult {
+  /** The path segment of the checkout link: /auth/<linkToken>. */
+  readonly linkToken: string;
+  readonly paymentId: string;
+}
+
+/** Opens a checkout: a payment in status prepare carrying its link's settings, in one write. */
+export async function createSession(
+  deps: CreateSessionDeps,
+  merchantKey: string,
+  r: CreateSessionRequest,
+): Promise<CreateSessionResult> {
+  const amount = parseAmount(r.order.amount, r.order.currency);
+  if (typeof amount === 'string') throw new Error('amount must be validated before createSession');
+  const now = deps.clock.now();
+  const lifetimeMinutes = r.session_expiry ?? DEFAULT_SESSION_MINUTES;
+  const createdAt = now.toISOString();
+  const paymentId = deps.ids.paymentId();
+  const secret = deps.ids.linkSecret();
+  const recurringInit = r.recurring_init === true;
+  const cardTokens = r.card_token?.length ? r.card_token : undefined;
+
+  const checkout: Checkout = {
+    secretHash: hashLinkSecret(secret),
+    operation: r.operation,
+    methods: r.methods,
+    successUrl: r.success_url,
+    cancelUrl: r.cancel_url,
+    expiryUrl: r.expiry_url,
+    errorUrl: r.error_url,
+    urlTarget: r.url_target,
+    // req_token is ignored when card_token is given (seed 2.1).
+    reqToken: r.req_token === true && !cardTokens,
+    cardTokens,
+    recurringInit,
+    scheduleId: r.schedule_id,
+    billingAddress: r.billing_address,
+    parameters: r.parameters,
+    customData: r.custom_data,
+    expiresAt: new Date(now.getTime() + lifetimeMinutes * 60_000).toISOString(),
+  };
+  const payment: Payment = {
+    paymentId,
+    merchantKey,
+    status: 'prepare',
+    order: {
+      number: r.order.number,
+      amount: amount.literal,
+      amountMinor: amount.amountMinor,
+      currency: amount.currency,
+      description: r.order.description,
+    },
+    customer: { name: r.customer.name, ...(r.customer.email ? { email: r.customer.email } : {}) },
+    createdAt,
+    updatedAt: createdAt,
+    checkout,
+    transactions: [],
+    ...(recurringInit ? { recurringInit, scheduleId: r.schedule_id } : {}),
+    ...(r.custom_data ? { customData: r.custom_data } : {}),
+  };
+  await deps.store.createPayment(payment);
+  return { linkToken: encodeLinkToken(paymentId, secret), paymentId };
+}

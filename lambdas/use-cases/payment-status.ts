@@ -1,0 +1,76 @@
+import * as z from 'zod/mini';
+import { ApiError, invalidRequest } from '../domain/errors';
+import { protocolDate, type Payment } from '../domain/payment';
+import { RULE, fieldErrorsFrom, text } from '../domain/validation';
+import type { Clock } from '../ports/clock';
+import type { PaymentStore } from '../ports/payments';
+
+/** Status by payment_id or by order_id (protocol.md §3); exactly one of the two. */
+export const paymentStatusSchema = z.object({
+  merchant_key: text({ max: 255 }),
+  payment_id: z.optional(text({ max: 255 })),
+  order_id: z.optional(text({ max: 255 })),
+  hash: text({ max: 255 }),
+});
+export type PaymentStatusRequest = z.infer<typeof paymentStatusSchema>;
+
+export function validatePaymentStatus(body: unknown): PaymentStatusRequest {
+  const parsed = paymentStatusSchema.safeParse(body);
+  if (!parsed.success) throw invalidRequest(fieldErrorsFrom(parsed.error.issues));
+  const r = parsed.data;
+  if (r.payment_id === undefined && r.order_id === undefined) {
+    throw invalidRequest([{ path: 'payment_id', message: RULE.blank }]);
+  }
+  return r;
+}
+
+/** payment_id when given, else order_id (protocol.md §1). */
+export const paymentStatusHashFields = (r: PaymentStatusRequest): string[][] => [[r.payment_id ?? r.order_id ?? '']];
+
+export interface PaymentStatusResponse {
+  payment_id: string;
+  date: string;
+  status: string;
+  reason?: string;
+  order: { number: string; amount: string; currency: string; description: string };
+  customer: { name: string; email?: string };
+  recurring_token?: string;
+  recurring_init_trans_id?: string;
+  schedule_id?: string;
+  shedule_id?: string;
+  card_token?: string;
+}
+
+export const SESSION_EXPIRED_REASON = 'Checkout session expired without a payment.';
+
+/** What a merchant sees of a payment. An unpaid payment whose link expired reads as a decline. */
+export function toStatusResponse(p: Payment, now: Date): PaymentStatusResponse {
+  const expiredUnpaid = p.status === 'prepare' && p.transactions.length === 0 && Date.parse(p.checkout.expiresAt) <= now.getTime();
+  const status = expiredUnpaid ? 'decline' : p.status;
+  const reason = expiredUnpaid ? SESSION_EXPIRED_REASON : p.reason;
+  return {
+    payment_id: p.paymentId,
+    date: protocolDate(p.createdAt),
+    status,
+    ...(reason ? { reason } : {}),
+    order: { number: p.order.number, amount: p.order.amount, currency: p.order.currency, description: p.order.description },
+    customer: { name: p.customer.name, ...(p.customer.email ? { email: p.customer.email } : {}) },
+    ...(p.recurringToken ? { recurring_token: p.recurringToken, recurring_init_trans_id: p.recurringInitTransId } : {}),
+    ...(p.scheduleId ? { schedule_id: p.scheduleId, shedule_id: p.scheduleId } : {}),
+    ...(p.cardToken ? { card_token: p.cardToken } : {}),
+  };
+}
+
+export interface PaymentStatusDeps {
+  readonly store: PaymentStore;
+  readonly clock: Clock;
+}
+
+export async function paymentStatus(deps: PaymentStatusDeps, merchantKey: string, r: PaymentStatusRequest): Promise<PaymentStatusResponse> {
+  const payment = r.payment_id !== undefined
+    ? await deps.store.findPayment(r.payment_id)
+    : await deps.store.findLatestPaymentByOrder(merchantKey, r.order_id ?? '');
+  // Another merchant's payment answers exactly like a missing one.
+  if (!payment || payment.merchantKey !== merchantKey) throw new ApiError('PAYMENT_NOT_FOUND');
+  return toStatusResponse(payment, deps.clock.now());
+}

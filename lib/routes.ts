@@ -1,0 +1,48 @@
+/**
+ * The one route table. The CDK stack makes one Lambda and one HTTP API route of each entry; the
+ * local runner serves the same handlers at the same paths. Nothing else lists routes.
+ */
+export type TableAccess = 'none' | 'read' | 'readWrite';
+
+export interface RouteDefinition {
+  /** Stable id: construct ids, function names and log groups derive from it. */
+  readonly id: string;
+  readonly method: 'GET' | 'POST';
+  /** API Gateway path syntax; `{name}` is a path parameter. */
+  readonly path: string;
+  /** The handler module, relative to the project root; it exports `handler`. */
+  readonly entry: string;
+  readonly access: {
+    readonly table: TableAccess;
+    /** Reads merchant signing passwords from Secrets Manager. */
+    readonly merchantSecrets: boolean;
+  };
+  /** Route-level throttling in the cloud (requests per second, burst). */
+  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly memoryMb?: number;
+  readonly timeoutSeconds?: number;
+}
+
+const MERCHANT_API_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
+
+export const ROUTES: readonly RouteDefinition[] = [
+  {
+    id: 'CreateSession',
+    method: 'POST',
+    path: '/api/v1/session',
+    entry: 'lambdas/handlers/create-session.ts',
+    access: { table: 'readWrite', merchantSecrets: true },
+    throttle: MERCHANT_API_THROTTLE,
+  },
+  {
+    id: 'PaymentStatus',
+    method: 'POST',
+    path: '/api/v1/payment/status',
+    entry: 'lambdas/handlers/payment-status.ts',
+    access: { table: 'read', merchantSecrets: true },
+    throttle: MERCHANT_API_THROTTLE,
+  },
+];
+
+/** `POST /api/v1/session` — the API Gateway route key of a route. */
+export const routeKey = (r: Pick<RouteDefinition, 'method' | 'path'>): string => `${r.method} ${r.path}`;

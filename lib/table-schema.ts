@@ -1,0 +1,39 @@
+/**
+ * The single table's key schema, shared by the CDK table and the local runner's table, so the
+ * local engine has exactly the indexes the cloud has.
+ */
+export const TABLE_SCHEMA = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'ttl',
+  globalSecondaryIndexes: [
+    /** A merchant's payments by order number (status by order_id). */
+    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  ],
+} as const;
+
+/** CreateTable input for engines that speak the DynamoDB API (the local runner, tests). */
+export function createTableInput(tableName: string) {
+  const keyAttributes = new Set<string>([TABLE_SCHEMA.partitionKey, TABLE_SCHEMA.sortKey]);
+  for (const g of TABLE_SCHEMA.globalSecondaryIndexes) {
+    keyAttributes.add(g.partitionKey);
+    keyAttributes.add(g.sortKey);
+  }
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    AttributeDefinitions: [...keyAttributes].map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const })),
+    KeySchema: [
+      { AttributeName: TABLE_SCHEMA.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: TABLE_SCHEMA.sortKey, KeyType: 'RANGE' as const },
+    ],
+    GlobalSecondaryIndexes: TABLE_SCHEMA.globalSecondaryIndexes.map((g) => ({
+      IndexName: g.indexName,
+      KeySchema: [
+        { AttributeName: g.partitionKey, KeyType: 'HASH' as const },
+        { AttributeName: g.sortKey, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: 'ALL' as const },
+    })),
+  };
+}

@@ -1,0 +1,84 @@
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { createTableInput } from '../lib/table-schema';
+import { startSecretsServer } from './secrets-server';
+
+// dynalite ships without types; its factory returns an http.Server whose close() also closes LevelDB.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const dynalite = require('dynalite') as (options: Record<string, unknown>) => Server;
+
+export const LOCAL_TABLE_NAME = 'checkout-local';
+export const LOCAL_SECRET_PREFIX = 'checkout/local/merchants/';
+
+export interface LocalBackend {
+  readonly dynamodbEndpoint: string;
+  readonly secretsEndpoint: string;
+  readonly tableName: string;
+  close(): Promise<void>;
+}
+
+const listen = (server: Server) =>
+  new Promise<string>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
+    });
+  });
+
+const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+/**
+ * The local stand-ins for DynamoDB (dynalite, a DynamoDB-compatible engine over HTTP) and Secrets
+ * Manager. With a data directory both persist there; without one they live in memory (tests).
+ */
+export async function startLocalBackend(options: { dataDir?: string; tableName?: string } = {}): Promise<LocalBackend> {
+  const tableName = options.tableName ?? LOCAL_TABLE_NAME;
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const db = dynalite({
+    ...(options.dataDir ? { path: join(options.dataDir, 'dynamodb') } : {}),
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+  });
+  const dynamodbEndpoint = await listen(db);
+  const secrets = await startSecretsServer(options.dataDir ? join(options.dataDir, 'secrets.json') : undefined);
+  await ensureTable(dynamodbEndpoint, tableName);
+  return {
+    dynamodbEndpoint,
+    secretsEndpoint: secrets.endpoint,
+    tableName,
+    close: async () => {
+      await Promise.all([closeServer(db), closeServer(secrets.server)]);
+    },
+  };
+}
+
+async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+  } catch (e) {
+    if ((e as Error).name !== 'ResourceNotFoundException') throw e;
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The environment the handlers read, pointing at this backend. */
+export function backendEnvironment(backend: LocalBackend, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    TABLE_NAME: backend.tableName,
+    MERCHANT_SECRET_PREFIX: LOCAL_SECRET_PREFIX,
+    STAGE: 'local',
+    DYNAMODB_ENDPOINT: backend.dynamodbEndpoint,
+    SECRETS_MANAGER_ENDPOINT: backend.secretsEndpoint,
+    AWS_REGION: 'local',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    ...extra,
+  };
+}

@@ -1,0 +1,161 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ROUTES, routeKey, type RouteDefinition } from '../lib/routes';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
+
+const PROJECT_ROOT = resolve(__dirname, '..');
+/** API Gateway's payload limit for HTTP APIs. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+interface CompiledRoute {
+  readonly route: RouteDefinition;
+  readonly pattern: RegExp;
+  readonly params: string[];
+  handler?: Handler;
+}
+
+function compile(route: RouteDefinition): CompiledRoute {
+  const params: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const m = /^\{(\w+)\}$/.exec(segment);
+      if (!m) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      params.push(m[1] as string);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}$`), params };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+const TEXTUAL = /^(text\/|application\/(json|x-www-form-urlencoded|javascript|xml))/;
+
+/** Builds the API Gateway HTTP API (payload 2.0) event the Lambda would receive. */
+export function toEvent(req: IncomingMessage, body: Buffer, compiled: CompiledRoute, match: RegExpExecArray, url: URL): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined && k !== 'cookie') headers[k] = Array.isArray(v) ? v.join(',') : v;
+  }
+  const cookies = req.headers.cookie ? req.headers.cookie.split(/;\s*/) : undefined;
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = query[k] === undefined ? v : `${query[k]},${v}`;
+  const pathParameters: Record<string, string> = {};
+  compiled.params.forEach((name, i) => {
+    pathParameters[name] = decodeURIComponent(match[i + 1] ?? '');
+  });
+  const contentType = headers['content-type'] ?? '';
+  const textual = body.length === 0 || TEXTUAL.test(contentType) || contentType === '';
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey: routeKey(compiled.route),
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    headers,
+    ...(cookies ? { cookies } : {}),
+    ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
+    ...(compiled.params.length ? { pathParameters } : {}),
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: routeKey(compiled.route),
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    ...(body.length ? { body: textual ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: body.length > 0 && !textual,
+  };
+}
+
+function lambdaContext(route: RouteDefinition): Context {
+  const deadline = Date.now() + (route.timeoutSeconds ?? 10) * 1000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `local-${route.id}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${route.id}`,
+    memoryLimitInMB: String(route.memoryMb ?? 256),
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/local-${route.id}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2 | string | undefined): void {
+  if (typeof result === 'string' || result === undefined) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(result ?? '');
+    return;
+  }
+  const headers: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+const apiGatewayError = (res: ServerResponse, status: number, message: string) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ message }));
+};
+
+/**
+ * Serves the route table the way API Gateway would: one handler per route, payload format 2.0,
+ * API Gateway's own answers for unknown routes and oversized bodies.
+ */
+export function createApp(routes: readonly RouteDefinition[] = ROUTES): Server {
+  const compiled = routes.map(compile);
+  return createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      let found: { c: CompiledRoute; m: RegExpExecArray } | undefined;
+      for (const c of compiled) {
+        const m = c.route.method === req.method ? c.pattern.exec(url.pathname) : null;
+        if (m) {
+          found = { c, m };
+          break;
+        }
+      }
+      if (!found) return apiGatewayError(res, 404, 'Not Found');
+      const body = await readBody(req);
+      if (body === 'too-large') return apiGatewayError(res, 413, 'Request Entity Too Large');
+      found.c.handler ??= ((await import(resolve(PROJECT_ROOT, found.c.route.entry))) as { handler: Handler }).handler;
+      const result = await found.c.handler(toEvent(req, body, found.c, found.m, url), lambdaContext(found.c.route));
+      send(res, result);
+    } catch (e) {
+      // What a crashed Lambda looks like behind API Gateway.
+      console.error('handler crashed', (e as Error).name);
+      if (!res.headersSent) apiGatewayError(res, 500, 'Internal Server Error');
+      else res.end();
+    }
+  });
+}

@@ -1,0 +1,51 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { startLocalBackend, backendEnvironment, type LocalBackend } from './backend';
+
+/** Where the local runner keeps its data; DATA_DIR overrides. */
+export const dataDirectory = (): string => resolve(process.env.DATA_DIR ?? '.data');
+
+const backendFile = (dataDir: string) => join(dataDir, 'backend.json');
+
+interface RunningBackend {
+  pid: number;
+  dynamodbEndpoint: string;
+  secretsEndpoint: string;
+  tableName: string;
+}
+
+/** Tells other processes (the merchant CLI) where the running local backend listens. */
+export function announceBackend(dataDir: string, backend: LocalBackend): () => void {
+  const file = backendFile(dataDir);
+  const info: RunningBackend = { pid: process.pid, dynamodbEndpoint: backend.dynamodbEndpoint, secretsEndpoint: backend.secretsEndpoint, tableName: backend.tableName };
+  writeFileSync(file, JSON.stringify(info, null, 2));
+  return () => rmSync(file, { force: true });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * The local store for a tool that runs beside (or instead of) the runner: the runner's backend
+ * when it is up (its LevelDB is locked by it), else one opened on the data directory for the call.
+ */
+export async function openLocalStore(dataDir = dataDirectory()): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
+  const file = backendFile(dataDir);
+  if (existsSync(file)) {
+    const running = JSON.parse(readFileSync(file, 'utf8')) as RunningBackend;
+    if (alive(running.pid)) {
+      return {
+        env: backendEnvironment({ ...running, close: async () => undefined }),
+        close: async () => undefined,
+      };
+    }
+  }
+  const backend = await startLocalBackend({ dataDir });
+  return { env: backendEnvironment(backend), close: () => backend.close() };
+}

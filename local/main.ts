@@ -1,0 +1,103 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { signFields } from '../lambdas/domain/hash';
+import { buildDeps, setDeps } from '../lambdas/container';
+import { readConfig } from '../lambdas/config';
+import { createMerchant, showMerchant, MerchantAdminError } from '../lambdas/use-cases/manage-merchants';
+import { ROUTES, routeKey } from '../lib/routes';
+import { backendEnvironment, startLocalBackend } from './backend';
+import { createApp } from './http-server';
+import { announceBackend, dataDirectory } from './local-store';
+
+/**
+ * `npm start`: the whole service on one machine. The same handlers and route table as the cloud
+ * stack, on dynalite (a DynamoDB-compatible engine) and a local Secrets Manager, persisted in DATA_DIR.
+ */
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 3000);
+  const dataDir = dataDirectory();
+  const backend = await startLocalBackend({ dataDir });
+  Object.assign(process.env, backendEnvironment(backend, process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {}));
+  const deps = buildDeps(readConfig());
+  setDeps(deps);
+  const withdraw = announceBackend(dataDir, backend);
+
+  const demo = await seedDemoMerchant(deps, dataDir);
+  const app = createApp(ROUTES);
+  await new Promise<void>((resolve, reject) => {
+    app.once('error', reject);
+    app.listen(port, resolve);
+  });
+
+  const base = `http://localhost:${port}`;
+  const order = { number: 'demo-1', amount: '10.00', currency: 'USD', description: 'Demo order' };
+  const hash = signFields([order.number, order.amount, order.currency, order.description], demo.password);
+  const body = JSON.stringify({
+    merchant_key: demo.merchant_key,
+    operation: 'purchase',
+    success_url: 'https://example.com/success',
+    cancel_url: 'https://example.com/cancel',
+    hash,
+    order,
+    customer: { name: 'John Doe', email: 'john@example.com' },
+    billing_address: { country: 'US' },
+  });
+  console.log(`Checkout is running at ${base} (data in ${dataDir})`);
+  console.log(`Routes: ${ROUTES.map(routeKey).join(', ')}`);
+  console.log(`Demo merchant: ${JSON.stringify(demo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
+  console.log('Create a checkout session:');
+  console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping`);
+    app.closeAllConnections();
+    await new Promise<void>((resolve) => app.close(() => resolve()));
+    deps.db.destroy();
+    deps.secretsClient.destroy();
+    withdraw();
+    await backend.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+interface DemoMerchant {
+  merchant_key: string;
+  password: string;
+  generated: boolean;
+}
+
+async function seedDemoMerchant(deps: ReturnType<typeof buildDeps>, dataDir: string): Promise<DemoMerchant> {
+  const file = join(dataDir, 'demo-merchant.json');
+  const wantedKey = process.env.DEMO_MERCHANT_KEY;
+  const wantedPassword = process.env.DEMO_MERCHANT_PASSWORD;
+  if (wantedKey) {
+    const existing = await deps.merchants.find(wantedKey);
+    if (!existing) {
+      const created = await createMerchant(deps, { name: 'Demo Shop', merchantKey: wantedKey, password: wantedPassword });
+      return { ...created, generated: false };
+    }
+    if (wantedPassword) await deps.secrets.put(wantedKey, wantedPassword);
+    const password = wantedPassword ?? (await deps.secrets.passwordOf(wantedKey));
+    if (!password) throw new MerchantAdminError(`merchant ${wantedKey} has no password; set DEMO_MERCHANT_PASSWORD`);
+    return { merchant_key: wantedKey, password, generated: false };
+  }
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as DemoMerchant;
+    await showMerchant(deps, saved.merchant_key);
+    return { ...saved, generated: true };
+  }
+  const created = await createMerchant(deps, { name: 'Demo Shop' });
+  const demo = { ...created, generated: true };
+  writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
+  return demo;
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof MerchantAdminError || (e as Error).message?.startsWith('Invalid configuration') ? (e as Error).message : e);
+  process.exit(1);
+});
