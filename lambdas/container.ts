@@ -4,7 +4,9 @@ import { createDocumentClient } from './adapters/dynamodb/client';
 import { DynamoMerchantDirectory } from './adapters/dynamodb/merchant-directory';
 import { DynamoPaymentStore } from './adapters/dynamodb/payment-store';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
+import { SandboxAcquirer } from './adapters/sandbox-acquirer/sandbox-acquirer';
 import { readConfig, type Config } from './config';
+import type { Acquirer } from './ports/acquirer';
 import { systemClock, type Clock } from './ports/clock';
 import { randomIds, type Ids } from './ports/ids';
 import type { MerchantDirectory, MerchantSecrets } from './ports/merchants';
@@ -20,11 +22,15 @@ export interface Deps {
   readonly store: PaymentStore;
   readonly merchants: MerchantDirectory;
   readonly secrets: MerchantSecrets;
+  readonly acquirer: Acquirer;
+  /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
+  readonly sandbox: SandboxAcquirer;
 }
 
 export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids = randomIds): Deps {
   const db = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT });
   const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT);
+  const sandbox = new SandboxAcquirer(db, config.TABLE_NAME);
   return {
     config,
     clock,
@@ -38,6 +44,8 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
       clock,
       config.SECRET_CACHE_TTL_SECONDS * 1000,
     ),
+    acquirer: sandbox,
+    sandbox,
   };
 }
 

@@ -24,6 +24,7 @@ export interface RouteDefinition {
 }
 
 const MERCHANT_API_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
+const CHECKOUT_PAGE_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
 
 export const ROUTES: readonly RouteDefinition[] = [
   {
@@ -41,6 +42,48 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'lambdas/handlers/payment-status.ts',
     access: { table: 'read', merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
+  },
+  {
+    id: 'CheckoutPage',
+    method: 'GET',
+    path: '/auth/{token}',
+    entry: 'lambdas/handlers/checkout-page.ts',
+    access: { table: 'read', merchantSecrets: true },
+    throttle: CHECKOUT_PAGE_THROTTLE,
+  },
+  {
+    id: 'CheckoutPay',
+    method: 'POST',
+    path: '/auth/{token}',
+    entry: 'lambdas/handlers/checkout-pay.ts',
+    access: { table: 'readWrite', merchantSecrets: true },
+    throttle: CHECKOUT_PAGE_THROTTLE,
+    timeoutSeconds: 29,
+  },
+  {
+    id: 'CheckoutComplete',
+    method: 'GET',
+    path: '/auth/{token}/complete',
+    entry: 'lambdas/handlers/checkout-complete.ts',
+    access: { table: 'readWrite', merchantSecrets: true },
+    throttle: CHECKOUT_PAGE_THROTTLE,
+    timeoutSeconds: 29,
+  },
+  {
+    id: 'SandboxChallengePage',
+    method: 'GET',
+    path: '/sandbox/challenge/{key}',
+    entry: 'lambdas/handlers/sandbox-challenge-page.ts',
+    access: { table: 'read', merchantSecrets: false },
+    throttle: CHECKOUT_PAGE_THROTTLE,
+  },
+  {
+    id: 'SandboxChallengeAnswer',
+    method: 'POST',
+    path: '/sandbox/challenge/{key}',
+    entry: 'lambdas/handlers/sandbox-challenge-answer.ts',
+    access: { table: 'readWrite', merchantSecrets: false },
+    throttle: CHECKOUT_PAGE_THROTTLE,
   },
 ];
 

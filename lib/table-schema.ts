@@ -9,6 +9,11 @@ export const TABLE_SCHEMA = {
   globalSecondaryIndexes: [
     /** A merchant's payments by order number (status by order_id). */
     { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    /**
+     * A sparse work-queue index: a payment is in it only while background work is due on it (an
+     * attempt in flight to reconcile, an authorization to capture). Jobs read only what is due.
+     */
+    { indexName: 'queue', partitionKey: 'queuePk', sortKey: 'queueSk' },
   ],
 } as const;
 

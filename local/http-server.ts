@@ -117,7 +117,7 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2 | s
     return;
   }
   const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(result.headers ?? {})) headers[k.toLowerCase()] = String(v);
+  for (const [k, v] of Object.entries(result.headers ?? {})) if (v !== undefined && v !== null) headers[k.toLowerCase()] = String(v);
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
   res.writeHead(result.statusCode ?? 200, headers);
   res.end(result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);

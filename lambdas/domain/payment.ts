@@ -1,4 +1,6 @@
 /** The payment as the domain sees it: statuses, the order it pays for, its history. */
+import type { CardSummary } from './card';
+import type { BrowserInfo } from '../ports/acquirer';
 
 export const PAYMENT_STATUSES = [
   'prepare', 'settled', 'pending', '3ds', 'redirect', 'decline', 'refund', 'void', 'reversal', 'chargeback',
@@ -62,6 +64,35 @@ export interface Payment {
   readonly recurringInitTransId?: string;
   readonly cardToken?: string;
   readonly customData?: Record<string, string>;
+  /** Attempts made on the checkout link so far (each is one authorization at the acquirer). */
+  readonly attempt?: number;
+  readonly declines?: number;
+  /** The attempt whose acquirer answer has not been recorded yet. */
+  readonly inFlight?: InFlightAttempt;
+  /** The challenge or redirect the customer is completing. */
+  readonly action?: PendingAction;
+  readonly card?: CardSummary;
+  readonly browser?: BrowserInfo;
+  readonly billingAddress?: BillingAddress;
+  readonly acquirerRef?: string;
+  /** Set when the link can no longer take a payment (paid). */
+  readonly paidAt?: string;
+}
+
+export interface InFlightAttempt {
+  readonly attempt: number;
+  readonly transId: string;
+  readonly startedAt: string;
+  readonly idempotencyKey: string;
+}
+
+export interface PendingAction {
+  readonly attempt: number;
+  readonly transId: string;
+  readonly flow: '3ds' | 'redirect';
+  readonly url: string;
+  readonly idempotencyKey: string;
+  readonly acquirerRef: string;
 }
 
 /**

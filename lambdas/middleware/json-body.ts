@@ -33,11 +33,14 @@ export function jsonDepth(text: string): number {
  */
 export function jsonBody(): middy.MiddlewareObj<APIGatewayProxyEventV2> {
   const parser = httpJsonBodyParser({
+    // The content type is checked below; Middy's stricter pattern would call the JSON of
+    // "application/json ; charset=utf-8" malformed. (The option exists at runtime, not in its types.)
+    disableContentTypeCheck: true,
     reviver: (key: string, value: unknown) => {
       if (FORBIDDEN_KEYS.has(key)) throw new SyntaxError(`forbidden key ${key}`);
       return value;
     },
-  });
+  } as Parameters<typeof httpJsonBodyParser>[0]);
   return {
     before: async (request) => {
       const { event } = request;

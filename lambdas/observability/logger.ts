@@ -19,8 +19,17 @@ export class RedactingLogFormatter extends LogFormatter {
   }
 }
 
+/**
+ * Resolves the plain dotted paths we use as correlationIdPath ('requestContext.requestId'). Without
+ * a search function Powertools drops the correlation id with a warning; its JMESPath package would
+ * add a dependency for no expression we need.
+ */
+export const dottedPathSearch = (expression: string, data: unknown): unknown =>
+  expression.split('.').reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), data);
+
 export const logger = new Logger({
   serviceName: 'checkout',
   logFormatter: new RedactingLogFormatter(),
+  correlationIdSearchFn: dottedPathSearch,
   ...(process.env.LOG_LEVEL ? {} : { logLevel: process.env.JEST_WORKER_ID ? 'SILENT' : 'INFO' }),
 });

@@ -15,6 +15,12 @@ export function redactText(text: string): string {
 
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactText(value);
+  if (typeof value === 'number' && Number.isInteger(value)) {
+    // A card number parsed from JSON as a number is as sensitive as one in a string.
+    const digits = String(Math.abs(value));
+    const masked = redactText(digits);
+    return masked === digits ? value : masked;
+  }
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return '[truncated]';
   if (value instanceof Error) {

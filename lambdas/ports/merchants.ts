@@ -1,3 +1,5 @@
+import type { PreRoutingRule } from '../domain/checkout-methods';
+
 /** Merchant settings live in the table; passwords live in the secret store. */
 export interface MerchantSettings {
   readonly name: string;
@@ -11,6 +13,8 @@ export interface MerchantSettings {
   /** Declines allowed on one link before the customer is sent to cancel_url. */
   readonly maxDeclines: number;
   readonly branding?: { readonly primaryColor?: string; readonly logoUrl?: string };
+  /** Which methods to offer when a session names none (first matching rule wins). */
+  readonly preRouting?: readonly PreRoutingRule[];
   /** Origins allowed to frame the checkout page (CSP frame-ancestors). */
   readonly frameAncestors?: readonly string[];
 }

@@ -1,4 +1,40 @@
-import type { Payment } from '../domain/payment';
+import type { Payment, PaymentStatus, Transaction } from '../domain/payment';
+
+/**
+ * The business rule a transition depends on. The store turns it into the condition of a single
+ * conditional write, so two concurrent requests can never both pass it.
+ */
+export interface TransitionGuard {
+  readonly statusIn?: readonly PaymentStatus[];
+  /** The number of attempts made so far (optimistic check). */
+  readonly attemptIs?: number;
+  /** The in-flight attempt must be this one, or there must be none. */
+  readonly inFlight?: number | 'none';
+  /** The pending challenge must belong to this attempt. */
+  readonly actionAttempt?: number;
+  /** The checkout link must still be open at this time. */
+  readonly linkOpenAt?: Date;
+}
+
+/** What a transition changes; history is appended in the same write that changes the status. */
+export interface PaymentChange {
+  readonly set: Partial<Omit<Payment, 'paymentId' | 'merchantKey' | 'transactions' | 'createdAt'>> & { readonly updatedAt: string };
+  readonly remove?: readonly ('inFlight' | 'action' | 'reason')[];
+  readonly append?: readonly Transaction[];
+  /** Puts the payment in a work queue (sparse index) or takes it out (null). */
+  readonly queue?: { readonly name: string; readonly dueAt: string } | null;
+  /** Keeps the item for good: an attempted payment is never removed by TTL. */
+  readonly keep?: boolean;
+}
+
+export class TransitionRejected extends Error {
+  override readonly name = 'TransitionRejected';
+}
+
+export interface QueuedPayment {
+  readonly paymentId: string;
+  readonly dueAt: string;
+}
 
 export interface PaymentStore {
   /**
@@ -9,4 +45,8 @@ export interface PaymentStore {
   findPayment(paymentId: string): Promise<Payment | undefined>;
   /** The most recent payment of a merchant's order number. */
   findLatestPaymentByOrder(merchantKey: string, orderNumber: string): Promise<Payment | undefined>;
+  /** One conditional write; throws TransitionRejected when the guard does not hold. Returns the new state. */
+  transition(paymentId: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment>;
+  /** Payments in a work queue whose time has come, oldest first, at most `limit`. */
+  due(queue: string, until: Date, limit: number): Promise<QueuedPayment[]>;
 }

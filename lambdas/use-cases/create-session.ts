@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { iso31661 } from 'iso-3166';
+import { AVAILABLE_METHODS } from '../domain/checkout-methods';
+import { isCountryCode, isEmail } from '../domain/contact';
 import { invalidRequest, type FieldError } from '../domain/errors';
 import { isKnownCurrency, parseAmount } from '../domain/money';
 import { encodeLinkToken, hashLinkSecret } from '../domain/checkout-link';
@@ -9,18 +10,14 @@ import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import type { PaymentStore } from '../ports/payments';
 
-/** Payment methods this service can route to. */
-export const AVAILABLE_METHODS = ['card'] as const;
 export const OPERATIONS = ['purchase'] as const;
 
-const COUNTRIES: ReadonlySet<string> = new Set(iso31661.map((c) => c.alpha2));
 const TWO_LETTER_STATE_COUNTRIES = new Set(['US', 'CA', 'AU', 'JP', 'IN']);
 const DEFAULT_SESSION_MINUTES = 60;
 
 const ORDER_NUMBER = /^[a-zA-Z0-9-]+$/;
 const DESCRIPTION = /^[\p{L}\p{N}\s!"#$%&'()*+,./:;@]+$/u;
 const CUSTOMER_NAME = /^[A-Za-z]+(?:[ .'-]+[A-Za-z]+)*\.?$/;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
 const LETTERS = /^[\p{L}]+(?:[ .'-]+[\p{L}]+)*\.?$/u;
 const ADDRESS = /^[\p{L}\p{N}][\p{L}\p{N} ,./#'-]*$/u;
 const ZIP = /^[A-Za-z0-9][A-Za-z0-9 -]*$/;
@@ -30,7 +27,7 @@ const CUSTOM_DATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
 const orderSchema = z.object({
   number: text({ max: 255, pattern: ORDER_NUMBER }),
-  amount: z.union([z.string(), z.number()], { error: RULE.invalid }),
+  amount: z.union([z.string(), z.number()], { error: (iss) => (iss.input === undefined || iss.input === null ? RULE.blank : RULE.invalid) }),
   currency: z.string().check(z.minLength(1, RULE.blank), z.regex(/^[A-Z]{3}$/, RULE.invalid), z.refine(isKnownCurrency, RULE.invalid)),
   description: text({ min: 2, max: 1024, pattern: DESCRIPTION }),
 });
@@ -64,11 +61,11 @@ export const createSessionSchema = z.object({
   order: orderSchema,
   customer: z.object({
     name: text({ min: 2, max: 32, pattern: CUSTOMER_NAME }),
-    email: z.optional(text({ max: 255, pattern: EMAIL })),
+    email: z.optional(text({ max: 255 }).check(z.refine(isEmail, RULE.invalid))),
   }),
   billing_address: z.optional(
     z.object({
-      country: z.optional(z.string().check(z.length(2, RULE.exactly(2)), z.refine((c) => COUNTRIES.has(c), RULE.invalid))),
+      country: z.optional(z.string().check(z.length(2, RULE.exactly(2)), z.refine(isCountryCode, RULE.invalid))),
       state: z.optional(text({ min: 2, max: 32, pattern: LETTERS })),
       city: z.optional(text({ min: 2, max: 32, pattern: LETTERS })),
       address: z.optional(text({ min: 2, max: 32, pattern: ADDRESS })),

@@ -9,10 +9,11 @@ export const key = {
 } as const;
 
 export const GSI1 = TABLE_SCHEMA.globalSecondaryIndexes[0].indexName;
+export const QUEUE_INDEX = TABLE_SCHEMA.globalSecondaryIndexes[1].indexName;
 export const TTL_ATTRIBUTE = TABLE_SCHEMA.timeToLiveAttribute;
 
 /** Attributes that belong to the storage layout, not to the domain object. */
-export const STORAGE_ATTRIBUTES = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk', TTL_ATTRIBUTE] as const;
+export const STORAGE_ATTRIBUTES = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk', 'queuePk', 'queueSk', TTL_ATTRIBUTE] as const;
 
 export function withoutStorageAttributes<T>(item: Record<string, unknown>): T {
   const copy: Record<string, unknown> = { ...item };

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, type Payment } from '../../domain/payment';
-import type { PaymentStore } from '../../ports/payments';
-import { GSI1, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
+import { TransitionRejected, type PaymentChange, type PaymentStore, type QueuedPayment, type TransitionGuard } from '../../ports/payments';
+import { GSI1, QUEUE_INDEX, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
 
 /** Payments are one item each; every change of one is a single conditional write. */
 export class DynamoPaymentStore implements PaymentStore {
@@ -48,5 +48,81 @@ export class DynamoPaymentStore implements PaymentStore {
     );
     const item = out.Items?.[0];
     return item ? withoutStorageAttributes<Payment>(item) : undefined;
+  }
+
+  async transition(paymentId: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    const removes: string[] = [];
+    const conditions: string[] = ['attribute_exists(pk)'];
+    let n = 0;
+    const name = (attr: string) => {
+      const k = `#${attr}`;
+      names[k] = attr;
+      return k;
+    };
+    const value = (v: unknown) => {
+      const k = `:v${n++}`;
+      values[k] = v;
+      return k;
+    };
+
+    if (guard.statusIn) conditions.push(`${name('status')} IN (${guard.statusIn.map(value).join(', ')})`);
+    if (guard.attemptIs !== undefined) {
+      conditions.push(guard.attemptIs === 0 ? `attribute_not_exists(${name('attempt')})` : `${name('attempt')} = ${value(guard.attemptIs)}`);
+    }
+    if (guard.inFlight === 'none') conditions.push(`attribute_not_exists(${name('inFlight')})`);
+    else if (guard.inFlight !== undefined) conditions.push(`${name('inFlight')}.${name('attempt')} = ${value(guard.inFlight)}`);
+    if (guard.actionAttempt !== undefined) conditions.push(`${name('action')}.${name('attempt')} = ${value(guard.actionAttempt)}`);
+    if (guard.linkOpenAt) conditions.push(`${name('checkout')}.${name('expiresAt')} > ${value(guard.linkOpenAt.toISOString())}`);
+
+    for (const [attr, v] of Object.entries(change.set)) {
+      if (v !== undefined) sets.push(`${name(attr)} = ${value(v)}`);
+    }
+    if (change.append?.length) {
+      sets.push(`${name('transactions')} = list_append(if_not_exists(${name('transactions')}, ${value([])}), ${value(change.append)})`);
+    }
+    for (const attr of change.remove ?? []) removes.push(name(attr));
+    if (change.queue) {
+      sets.push(`${name('queuePk')} = ${value(change.queue.name)}`, `${name('queueSk')} = ${value(`${change.queue.dueAt}#${paymentId}`)}`);
+    } else if (change.queue === null) {
+      removes.push(name('queuePk'), name('queueSk'));
+    }
+    if (change.keep) removes.push(name(TTL_ATTRIBUTE));
+
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key.payment(paymentId),
+          UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return withoutStorageAttributes<Payment>(out.Attributes ?? {});
+    } catch (e) {
+      if ((e as Error).name === 'ConditionalCheckFailedException') throw new TransitionRejected(`transition of ${paymentId} rejected`);
+      throw e;
+    }
+  }
+
+  async due(queue: string, until: Date, limit: number): Promise<QueuedPayment[]> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: QUEUE_INDEX,
+        KeyConditionExpression: 'queuePk = :q AND queueSk <= :until',
+        ExpressionAttributeValues: { ':q': queue, ':until': `${until.toISOString()}#~` },
+        Limit: limit,
+      }),
+    );
+    return (out.Items ?? []).map((i) => {
+      const [dueAt = '', paymentId = ''] = String(i.queueSk).split('#');
+      return { paymentId, dueAt };
+    });
   }
 }

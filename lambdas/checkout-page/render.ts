@@ -1,0 +1,180 @@
+import { currencyExponent, formatMinor } from '../domain/money';
+import { countryList } from '../domain/contact';
+import type { LinkView, Navigation } from '../use-cases/checkout';
+import type { Merchant } from '../ports/merchants';
+import { clientScript, navigateScript } from './script';
+import { safePrimary, styles } from './styles';
+import { esc, jsonForScript } from './html';
+import { en, type Texts } from './texts/en';
+
+export interface RenderContext {
+  readonly nonce: string;
+  /** Form action of the checkout form. */
+  readonly action?: string;
+  readonly texts?: Texts;
+  readonly sandbox?: boolean;
+  /** Where Close leads (cancel_url, with return parameters after a decline). */
+  readonly closeUrl?: string;
+}
+
+/** "USD 10.00" formatted for people: "$10.00", "¥1,500", "KWD 10.250". */
+export function displayAmount(amountMinor: number, currency: string, locale = 'en'): string {
+  const exponent = currencyExponent(currency) ?? 2;
+  try {
+    return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent }).format(
+      Number(formatMinor(amountMinor, currency)),
+    );
+  } catch {
+    return `${formatMinor(amountMinor, currency)} ${currency}`;
+  }
+}
+
+export function layout(ctx: RenderContext, merchant: Merchant | undefined, title: string, body: string, script = ''): string {
+  const t = ctx.texts ?? en;
+  return `<!doctype html>
+<html lang="${t.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(title)}</title>
+<style nonce="${ctx.nonce}">${styles(safePrimary(merchant?.branding?.primaryColor))}</style>
+</head>
+<body>
+<main>
+<div class="panel">
+${body}
+</div>
+<footer>${esc(t.securedBy)}</footer>
+</main>
+${script ? `<script nonce="${ctx.nonce}">${script}</script>` : ''}
+</body>
+</html>`;
+}
+
+function merchantHeader(merchant: Merchant, headingId = 'title'): string {
+  const logo = merchant.branding?.logoUrl ? `<img src="${esc(merchant.branding.logoUrl)}" alt="${esc(merchant.name)}">` : '';
+  return `${logo}<h1 id="${headingId}">${esc(merchant.name)}</h1>`;
+}
+
+function field(opts: {
+  name: string;
+  label: string;
+  hint?: string;
+  error?: string;
+  attrs: string;
+  autofocus?: boolean;
+}): string {
+  const described = [opts.hint ? `${opts.name}-hint` : '', `${opts.name}-error`].filter(Boolean).join(' ');
+  return `<div>
+<label for="${opts.name}">${esc(opts.label)}</label>
+${opts.hint ? `<span class="hint" id="${opts.name}-hint">${esc(opts.hint)}</span>` : ''}
+<input id="${opts.name}" name="${opts.name}" ${opts.attrs} aria-describedby="${described}" aria-invalid="${opts.error ? 'true' : 'false'}"${opts.autofocus ? ' data-autofocus' : ''}>
+<p class="error" id="${opts.name}-error" aria-live="polite">${esc(opts.error ?? '')}</p>
+</div>`;
+}
+
+function targetAttr(target: string | undefined): string {
+  return target && target !== '_self' ? ` target="${esc(target)}"` : '';
+}
+
+export function renderForm(view: Extract<LinkView, { kind: 'form' }>, ctx: RenderContext): string {
+  const t = ctx.texts ?? en;
+  const { payment, merchant } = view;
+  const amount = displayAmount(payment.order.amountMinor, payment.order.currency);
+  const problems = view.problems ?? {};
+  const msg = (key: string) => (problems[key as keyof typeof problems] ? t.errors[key] : undefined);
+  const hasProblems = Object.keys(problems).length > 0;
+  const firstProblem = ['number', 'expiry', 'cvv', 'holder', 'email', 'country'].find((k) => k in problems);
+  const alert = view.declineReason
+    ? `<div class="alert" id="error-summary" role="alert" tabindex="-1" data-autofocus>${esc(t.declined(view.declineReason))} ${esc(t.attemptsLeft(view.attemptsLeft))}</div>`
+    : `<div class="alert" id="error-summary" role="alert" tabindex="-1"${hasProblems ? '' : ' hidden'}>${hasProblems ? esc(t.errors.summary) : ''}</div>`;
+  const methods = view.methods.length > 1
+    ? `<fieldset><legend>${esc(t.methodLegend)}</legend>${view.methods
+        .map((m, i) => `<label class="choice"><input type="radio" name="method" value="${esc(m)}"${i === 0 ? ' checked' : ''}> ${esc(t.methods[m] ?? m)}</label>`)
+        .join('')}</fieldset>`
+    : `<input type="hidden" name="method" value="${esc(view.methods[0] ?? '')}">`;
+  const countries = view.ask.includes('country')
+    ? `<div>
+<label for="country">${esc(t.country)}</label>
+<select id="country" name="country" autocomplete="country" required aria-describedby="country-error" aria-invalid="${msg('country') ? 'true' : 'false'}"${firstProblem === 'country' ? ' data-autofocus' : ''}>
+<option value="">${esc(t.countryPlaceholder)}</option>
+${countryList().map(([code, name]) => `<option value="${code}">${esc(name)}</option>`).join('')}
+</select>
+<p class="error" id="country-error" aria-live="polite">${esc(msg('country') ?? '')}</p>
+</div>`
+    : '';
+  const contact = view.ask.length
+    ? `<fieldset><legend>${esc(t.contactLegend)}</legend>
+${view.ask.includes('email') ? field({ name: 'email', label: t.email, error: msg('email'), attrs: 'type="email" autocomplete="email" required maxlength="255"', autofocus: firstProblem === 'email' }) : ''}
+${countries}
+</fieldset>`
+    : '';
+  const close = ctx.closeUrl ? `<a class="button secondary" href="${esc(ctx.closeUrl)}"${targetAttr(payment.checkout.urlTarget)}>${esc(t.closeButton)}</a>` : '';
+  const body = `<header aria-labelledby="title">
+${merchantHeader(merchant)}
+<p class="muted"><span class="visually-hidden">${esc(t.orderLabel)}:</span> ${esc(payment.order.description)}</p>
+<p class="amount" aria-label="${esc(t.amountLabel)}: ${esc(amount)}">${esc(amount)}</p>
+</header>
+${ctx.sandbox ? `<p class="sandbox">${esc(t.sandboxNotice)}</p>` : ''}
+${alert}
+<form id="pay-form" method="post" action="${esc(ctx.action ?? '')}" novalidate>
+${methods}
+<fieldset><legend>${esc(t.cardLegend)}</legend>
+${field({ name: 'card_number', label: t.cardNumber, hint: t.cardNumberHint, error: msg('number'), attrs: 'type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" spellcheck="false"', autofocus: firstProblem === 'number' })}
+<p class="brand" id="card-brand" aria-live="polite"></p>
+<div class="row">
+${field({ name: 'card_expiry', label: t.expiry, hint: t.expiryHint, error: msg('expiry'), attrs: 'type="text" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="MM/YY"', autofocus: firstProblem === 'expiry' })}
+${field({ name: 'card_cvv', label: t.cvv, hint: t.cvvHint, error: msg('cvv'), attrs: 'type="password" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"', autofocus: firstProblem === 'cvv' })}
+</div>
+${field({ name: 'card_holder', label: t.holder, hint: t.holderHint, error: msg('holder'), attrs: 'type="text" autocomplete="cc-name" required maxlength="32"', autofocus: firstProblem === 'holder' })}
+</fieldset>
+${contact}
+${['language', 'screen_width', 'screen_height', 'color_depth', 'tz_offset', 'java'].map((n) => `<input type="hidden" id="browser_${n}" name="browser_${n}" value="">`).join('\n')}
+<button type="submit" id="pay-button">${esc(t.payButton(amount))}</button>
+</form>
+${close}
+<script type="application/json" id="texts">${jsonForScript({ ...t.errors, brand: t.brandDetected('%s'), processing: t.processingButton })}</script>`;
+  return layout(ctx, merchant, `${t.title(merchant.name)}: ${amount}`, body, clientScript());
+}
+
+/** The pages of a link that cannot take a payment now. */
+export function renderState(view: Exclude<LinkView, { kind: 'form' }>, ctx: RenderContext): string {
+  const t = ctx.texts ?? en;
+  const merchant = 'merchant' in view ? view.merchant : undefined;
+  const [title, text]: readonly [string, string] = ({
+    'not-found': [t.notFoundTitle, t.notFoundBody],
+    expired: [t.expiredTitle, t.expiredBody],
+    paid: [t.paidTitle, t.paidBody],
+    closed: [t.closedTitle, t.closedBody],
+    processing: [t.processingTitle, t.processingBody],
+    action: [t.actionTitle, t.actionBody],
+  } as const)[view.kind];
+  const link = view.kind === 'action'
+    ? `<a class="button" href="${esc(view.url)}">${esc(t.actionButton)}</a>`
+    : ctx.closeUrl
+      ? `<a class="button secondary" href="${esc(ctx.closeUrl)}"${targetAttr('payment' in view ? view.payment.checkout.urlTarget : undefined)}>${esc(t.backToShop)}</a>`
+      : '';
+  const amount = 'payment' in view ? `<p class="muted">${esc(view.payment.order.description)}: ${esc(displayAmount(view.payment.order.amountMinor, view.payment.order.currency))}</p>` : '';
+  const body = `<header>${merchant ? merchantHeader(merchant, 'merchant') : ''}</header>
+<h1 id="title" tabindex="-1" data-state="${view.kind}">${esc(title)}</h1>
+${amount}
+<p>${esc(text)}</p>
+${link}`;
+  return layout(ctx, merchant, title, body);
+}
+
+/** Sends the customer on in another browsing context (url_target); a button if scripts are off. */
+export function renderNavigation(nav: Navigation, ctx: RenderContext): string {
+  const t = ctx.texts ?? en;
+  const target = nav.target ?? '_self';
+  const body = `<h1 id="title">${esc(t.leavingTitle)}</h1>
+<p>${esc(t.leavingBody)}</p>
+<a class="button" id="continue" href="${esc(nav.url)}"${targetAttr(target)}>${esc(t.continueButton)}</a>`;
+  return layout(ctx, undefined, t.leavingTitle, body, navigateScript(nav.url, target));
+}
+
+export function renderError(ctx: RenderContext): string {
+  const t = ctx.texts ?? en;
+  return layout(ctx, undefined, t.errorTitle, `<h1 id="title">${esc(t.errorTitle)}</h1><p>${esc(t.errorBody)}</p>`);
+}

@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Merchant } from '../ports/merchants';
+import type { MerchantSecrets } from '../ports/merchants';
+import { returnUrl, type CheckoutResult } from '../use-cases/checkout';
+import type { Payment } from '../domain/payment';
+import { renderForm, renderNavigation, renderState, type RenderContext } from './render';
+
+const STATUS_OF: Record<string, number> = { form: 200, paid: 200, action: 200, processing: 202, 'not-found': 404, expired: 410, closed: 410 };
+
+const origin = (url: string | undefined): string[] => {
+  if (!url) return [];
+  try {
+    return [new URL(url).origin];
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * The page's Content-Security-Policy: nothing but its own nonce'd style and script; forms may only
+ * go to us and (through our redirects) to the merchant's return URLs; framing only by the origins
+ * the merchant configured.
+ */
+export function contentSecurityPolicy(nonce: string, payment?: Payment, merchant?: Merchant): string {
+  const c = payment?.checkout;
+  const formTargets = new Set(["'self'", ...origin(c?.successUrl), ...origin(c?.cancelUrl), ...origin(c?.errorUrl), ...origin(c?.expiryUrl)]);
+  const images = new Set(["'self'", 'data:', ...origin(merchant?.branding?.logoUrl)]);
+  const ancestors = merchant?.frameAncestors?.length ? merchant.frameAncestors.join(' ') : "'none'";
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    `img-src ${[...images].join(' ')}`,
+    `form-action ${[...formTargets].join(' ')}`,
+    `frame-ancestors ${ancestors}`,
+    "base-uri 'none'",
+    "connect-src 'none'",
+  ].join('; ');
+}
+
+export function htmlResponse(statusCode: number, html: string, csp: string, framed: boolean): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': csp,
+      ...(framed ? {} : { 'x-frame-options': 'DENY' }),
+    },
+    body: html,
+  };
+}
+
+export const newNonce = (): string => randomBytes(16).toString('base64');
+
+/** Where Close goes: cancel_url, with return parameters once a decline has happened. */
+async function closeUrlOf(secrets: MerchantSecrets, payment: Payment, merchant: Merchant): Promise<string | undefined> {
+  const cancel = payment.checkout.cancelUrl;
+  if (!cancel) return undefined;
+  return payment.status === 'decline' ? returnUrl({ secrets }, payment, merchant, cancel) : cancel;
+}
+
+/** Turns what the checkout use case decided into the HTTP answer. */
+export async function respond(
+  result: CheckoutResult,
+  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean },
+): Promise<APIGatewayProxyStructuredResultV2> {
+  const nonce = newNonce();
+  if (result.kind === 'navigate') {
+    const target = result.target ?? '_self';
+    if (target === '_self' || result.why === 'action') {
+      return { statusCode: 303, headers: { location: result.url, 'cache-control': 'no-store' }, body: '' };
+    }
+    return htmlResponse(200, renderNavigation(result, { nonce }), contentSecurityPolicy(nonce), false);
+  }
+  const payment = 'payment' in result ? result.payment : undefined;
+  const merchant = 'merchant' in result ? result.merchant : undefined;
+  const render: RenderContext = {
+    nonce,
+    action: ctx.action,
+    sandbox: ctx.sandbox,
+    closeUrl: payment && merchant && result.kind !== 'paid' ? await closeUrlOf(ctx.secrets, payment, merchant) : undefined,
+  };
+  const html = result.kind === 'form' ? renderForm(result, render) : renderState(result, render);
+  const status = result.kind === 'form' && result.problems ? 400 : (STATUS_OF[result.kind] ?? 200);
+  return htmlResponse(status, html, contentSecurityPolicy(nonce, payment, merchant), Boolean(merchant?.frameAncestors?.length));
+}

@@ -1,0 +1,63 @@
+import { HOLDER_PATTERN, cardBrandPatterns, luhnValid } from '../domain/card';
+import { EMAIL_PATTERN } from '../domain/contact';
+
+/**
+ * The page's only script (inlined with the CSP nonce). It validates live with the same rules and
+ * messages as the server, which stays authoritative, and collects the browser data 3-D Secure 2
+ * needs. The page works without it.
+ */
+export const clientScript = () => `(function(){
+"use strict";
+var luhn=(${luhnValid.toString()});
+var holderRe=new RegExp(${JSON.stringify(HOLDER_PATTERN.source)},'u'),emailRe=new RegExp(${JSON.stringify(EMAIL_PATTERN.source)});
+var brands=${JSON.stringify(cardBrandPatterns())}.map(function(b){return [b[0],new RegExp(b[1])]});
+var form=document.getElementById('pay-form');
+if(!form)return;
+var texts=JSON.parse(document.getElementById('texts').textContent);
+function $(id){return document.getElementById(id)}
+function set(id,v){var e=$(id);if(e)e.value=v}
+set('browser_language',navigator.language||'');
+set('browser_screen_width',String(screen.width));
+set('browser_screen_height',String(screen.height));
+set('browser_color_depth',String(screen.colorDepth));
+set('browser_tz_offset',String(new Date().getTimezoneOffset()));
+set('browser_java',String(typeof navigator.javaEnabled==='function'&&navigator.javaEnabled()));
+function digits(s){return s.replace(/[\\s-]/g,'')}
+function brandOf(pan){for(var i=0;i<brands.length;i++){if(brands[i][1].test(pan))return brands[i][0]}return ''}
+var rules={
+ card_number:function(v){var d=digits(v);return /^\\d{14,19}$/.test(d)&&luhn(d)?'':texts.number},
+ card_expiry:function(v){var m=/^\\s*(\\d{1,2})\\s*\\/\\s*(\\d{2}|\\d{4})\\s*$/.exec(v);if(!m)return texts.expiry;var mo=+m[1],y=m[2].length===2?2000+ +m[2]:+m[2];var n=new Date();if(mo<1||mo>12||y<n.getFullYear()||(y===n.getFullYear()&&mo<n.getMonth()+1))return texts.expiry;return ''},
+ card_cvv:function(v){return /^\\d{3,4}$/.test(v.trim())?'':texts.cvv},
+ card_holder:function(v){var h=v.trim().replace(/\\s+/g,' ');return h.length<=32&&h.split(' ').length>=2&&holderRe.test(h)?'':texts.holder},
+ email:function(v){return emailRe.test(v.trim())?'':texts.email},
+ country:function(v){return v?'':texts.country}
+};
+function usingSavedCard(){var r=form.querySelector('input[name=saved_card]:checked');return r&&r.value!=='new'}
+function check(name){var el=form.elements[name];if(!el||!rules[name])return '';if(name.indexOf('card_')===0&&usingSavedCard()){show(el,'');return ''}var msg=rules[name](el.value);show(el,msg);return msg}
+function show(el,msg){var err=$(el.id+'-error');el.setAttribute('aria-invalid',msg?'true':'false');if(err)err.textContent=msg}
+var number=form.elements.card_number;
+if(number){number.addEventListener('input',function(){var d=digits(number.value).slice(0,19);var out=d.replace(/(\\d{4})(?=\\d)/g,'$1 ');if(out!==number.value)number.value=out;var b=brandOf(d);$('card-brand').textContent=b&&d.length>=4?texts.brand.replace('%s',b.toUpperCase()):''})}
+var exp=form.elements.card_expiry;
+if(exp){exp.addEventListener('input',function(e){var d=exp.value.replace(/\\D/g,'').slice(0,4);if(e.inputType!=='deleteContentBackward'&&d.length>=2)exp.value=d.slice(0,2)+'/'+d.slice(2);})}
+Object.keys(rules).forEach(function(name){var el=form.elements[name];if(el){el.addEventListener('blur',function(){if(el.value)check(name)});el.addEventListener('change',function(){check(name)})}});
+form.addEventListener('submit',function(e){
+ var first=null,bad=0;
+ Object.keys(rules).forEach(function(name){if(form.elements[name]&&check(name)){bad++;if(!first)first=form.elements[name]}});
+ var summary=$('error-summary');
+ if(bad){e.preventDefault();summary.hidden=false;summary.textContent=texts.summary;first.focus();return}
+ var b=$('pay-button');if(b.getAttribute('data-busy')){e.preventDefault();return}
+ b.setAttribute('data-busy','1');b.setAttribute('aria-disabled','true');b.textContent=texts.processing;
+});
+var focus=document.querySelector('[data-autofocus]');if(focus)focus.focus();
+})();`;
+
+/** Sends the customer on in the browsing context the merchant asked for (url_target). */
+export const navigateScript = (url: string, target: string) => `(function(){
+var url=${JSON.stringify(url)},target=${JSON.stringify(target)};
+try{
+ if(target==='_top'){window.top.location.href=url}
+ else if(target==='_parent'){window.parent.location.href=url}
+ else if(target==='_self'){window.location.href=url}
+ else{var w=window.open(url,target);if(!w)return}
+}catch(e){}
+})();`;

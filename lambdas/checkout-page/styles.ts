@@ -1,0 +1,48 @@
+/** The page's only stylesheet, inlined with the CSP nonce. Colours meet WCAG AA contrast. */
+export const styles = (primary: string) => `
+:root{--primary:${primary};--text:#1a1a1a;--muted:#4a4a4a;--error:#b00020;--border:#767676;--bg:#f4f5f7}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main{max-width:30rem;margin:0 auto;padding:1rem}
+.panel{background:#fff;border-radius:.5rem;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.15)}
+header{display:flex;flex-direction:column;gap:.25rem;margin-bottom:1rem}
+header img{max-height:3rem;max-width:12rem;object-fit:contain;align-self:flex-start}
+h1{font-size:1.25rem;margin:0}
+.amount{font-size:1.75rem;font-weight:700;margin:0}
+.muted{color:var(--muted);margin:0}
+fieldset{border:0;padding:0;margin:0 0 1rem}
+legend{font-weight:600;margin-bottom:.5rem;padding:0}
+label{display:block;font-weight:500;margin:.75rem 0 .25rem}
+.hint{display:block;font-size:.875rem;color:var(--muted)}
+input,select{width:100%;font:inherit;padding:.625rem .75rem;border:1px solid var(--border);border-radius:.375rem;background:#fff;color:var(--text)}
+input:focus,select:focus,button:focus,a:focus{outline:3px solid var(--primary);outline-offset:2px}
+input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--error);border-width:2px}
+.row{display:flex;gap:.75rem}
+.row>div{flex:1;min-width:0}
+.error{color:var(--error);font-size:.875rem;margin:.25rem 0 0;min-height:0}
+.error:empty{display:none}
+.alert{border:2px solid var(--error);border-radius:.375rem;padding:.75rem;margin-bottom:1rem;color:var(--error);background:#fff5f5}
+.alert:focus{outline:3px solid var(--error)}
+.brand{font-size:.875rem;color:var(--muted);min-height:1.3em;margin:.25rem 0 0}
+.choice{display:flex;align-items:center;gap:.5rem;margin:.5rem 0;font-weight:400}
+.choice input{width:auto}
+button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.75rem 1rem;border:0;border-radius:.375rem;background:var(--primary);color:#fff;cursor:pointer;text-align:center;text-decoration:none;margin-top:1rem}
+button[disabled]{opacity:.7;cursor:progress}
+.secondary{background:transparent;color:var(--primary);border:1px solid var(--primary)}
+.visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+footer{margin-top:1rem;font-size:.875rem;color:var(--muted);text-align:center}
+.sandbox{background:#fff8e1;border:1px solid #8a6d00;color:#5c4800;border-radius:.375rem;padding:.5rem .75rem;font-size:.875rem;margin-bottom:1rem}
+@media (max-width:360px){main{padding:.5rem}.panel{padding:.875rem}.row{flex-direction:column;gap:0}.amount{font-size:1.5rem}}
+`;
+
+/** A merchant colour is used only when it keeps white button text readable (contrast >= 4.5). */
+export function safePrimary(color: string | undefined): string {
+  const fallback = '#0b5cad';
+  if (!color || !/^#[0-9a-fA-F]{6}$/.test(color)) return fallback;
+  const channel = (i: number) => {
+    const c = parseInt(color.slice(1 + i * 2, 3 + i * 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
+  return 1.05 / (luminance + 0.05) >= 4.5 ? color : fallback;
+}

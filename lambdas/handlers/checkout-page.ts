@@ -1,0 +1,9 @@
+import { pageEndpoint } from '../middleware/page-endpoint';
+import { respond } from '../checkout-page/respond';
+import { openLink } from '../use-cases/checkout';
+
+/** GET /auth/{token}: the hosted checkout page. */
+export const handler = pageEndpoint(async (event, deps) => {
+  const token = event.pathParameters?.token ?? '';
+  return respond(await openLink(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: true });
+});

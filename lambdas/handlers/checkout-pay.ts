@@ -1,0 +1,49 @@
+import { formFields, pageEndpoint } from '../middleware/page-endpoint';
+import { publicBaseUrl } from '../middleware/merchant-endpoint';
+import { respond } from '../checkout-page/respond';
+import { openLink, pay } from '../use-cases/checkout';
+import type { BrowserInfo } from '../ports/acquirer';
+
+const int = (v: string | null, min: number, max: number): number | undefined => {
+  const n = Number(v);
+  return v && Number.isInteger(n) && n >= min && n <= max ? n : undefined;
+};
+
+/** The browser data 3-D Secure 2 asks for, from the page's hidden fields and the request headers. */
+function browserInfo(form: URLSearchParams, headers: Record<string, string | undefined>, ip: string | undefined): BrowserInfo {
+  return {
+    language: form.get('browser_language')?.slice(0, 16) || headers['accept-language']?.split(',')[0]?.slice(0, 16),
+    screenWidth: int(form.get('browser_screen_width'), 1, 100_000),
+    screenHeight: int(form.get('browser_screen_height'), 1, 100_000),
+    colorDepth: int(form.get('browser_color_depth'), 1, 64),
+    timeZoneOffsetMinutes: int(form.get('browser_tz_offset'), -900, 900),
+    javaEnabled: form.get('browser_java') === 'true',
+    userAgent: headers['user-agent']?.slice(0, 512),
+    acceptHeader: headers.accept?.slice(0, 256),
+    ip,
+  };
+}
+
+/** POST /auth/{token}: the customer pays. */
+export const handler = pageEndpoint(async (event, deps) => {
+  const token = event.pathParameters?.token ?? '';
+  const ctx = { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: true };
+  const form = formFields(event);
+  // A body we cannot read is answered with the page as it stands: the card data is never echoed.
+  if (!form) return respond(await openLink(deps, token), ctx);
+  const result = await pay(
+    deps,
+    token,
+    {
+      method: form.get('method') ?? undefined,
+      number: form.get('card_number') ?? '',
+      expiry: form.get('card_expiry') ?? '',
+      cvv: form.get('card_cvv') ?? '',
+      holder: form.get('card_holder') ?? '',
+      email: form.get('email') ?? undefined,
+      country: form.get('country') ?? undefined,
+    },
+    { baseUrl: publicBaseUrl(event, deps.config.PUBLIC_BASE_URL), browser: browserInfo(form, event.headers ?? {}, event.requestContext?.http?.sourceIp) },
+  );
+  return respond(result, ctx);
+});

@@ -1,0 +1,70 @@
+import type { CardSummary, ValidCard } from '../domain/card';
+
+/**
+ * The one narrow interface an acquirer implements. The sandbox implements it today; a real
+ * acquirer would map these types to its API in its own adapter. Every call is idempotent on
+ * `idempotencyKey`: asking twice returns the first answer and never charges twice.
+ */
+export interface BrowserInfo {
+  readonly language?: string;
+  readonly screenWidth?: number;
+  readonly screenHeight?: number;
+  readonly colorDepth?: number;
+  readonly timeZoneOffsetMinutes?: number;
+  readonly javaEnabled?: boolean;
+  readonly userAgent?: string;
+  readonly acceptHeader?: string;
+  readonly ip?: string;
+}
+
+export type PaymentInstrument =
+  | { readonly kind: 'card'; readonly card: ValidCard }
+  /** A card the acquirer stored for us earlier (saved card, recurring). */
+  | { readonly kind: 'stored'; readonly storedCredentialRef: string; readonly summary: CardSummary };
+
+export interface AuthorizeRequest {
+  readonly idempotencyKey: string;
+  readonly paymentId: string;
+  readonly amountMinor: number;
+  readonly currency: string;
+  /** sale = authorize and capture at once; auth = authorization only (DMS). */
+  readonly capture: boolean;
+  readonly instrument: PaymentInstrument;
+  readonly browser?: BrowserInfo;
+  /** Where the customer comes back after a challenge or redirect. */
+  readonly returnUrl: string;
+  /** Ask the acquirer to keep the card for later merchant-initiated charges. */
+  readonly storeCredential: boolean;
+  readonly recurring?: boolean;
+}
+
+export type AcquirerOutcome =
+  | { readonly kind: 'approved'; readonly acquirerRef: string; readonly storedCredentialRef?: string }
+  | { readonly kind: 'declined'; readonly acquirerRef: string; readonly reason: string; readonly soft?: boolean }
+  /** The customer must visit `url` (3-D Secure challenge or an acquirer redirect) and come back. */
+  | { readonly kind: 'action'; readonly acquirerRef: string; readonly flow: '3ds' | 'redirect'; readonly url: string }
+  /** The acquirer could not say: the payment is left for reconciliation. */
+  | { readonly kind: 'unknown'; readonly acquirerRef: string; readonly reason: string };
+
+export interface FollowUpRequest {
+  readonly idempotencyKey: string;
+  /** The authorization this operation acts on. */
+  readonly authorization: { readonly idempotencyKey: string; readonly acquirerRef: string };
+  readonly amountMinor: number;
+  readonly currency: string;
+}
+
+export type FollowUpOutcome =
+  | { readonly kind: 'approved'; readonly acquirerRef: string }
+  | { readonly kind: 'declined'; readonly acquirerRef: string; readonly reason: string };
+
+export interface Acquirer {
+  authorize(request: AuthorizeRequest): Promise<AcquirerOutcome>;
+  /** The result of an authorization after the customer finished the challenge or redirect. */
+  completeAction(idempotencyKey: string): Promise<AcquirerOutcome>;
+  /** What the acquirer knows of an attempt, for reconciliation; undefined = never received. */
+  lookup(idempotencyKey: string): Promise<AcquirerOutcome | undefined>;
+  capture(request: FollowUpRequest): Promise<FollowUpOutcome>;
+  void(request: FollowUpRequest): Promise<FollowUpOutcome>;
+  refund(request: FollowUpRequest): Promise<FollowUpOutcome>;
+}

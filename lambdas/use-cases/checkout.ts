@@ -1,0 +1,345 @@
+import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
+import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
+import { summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
+import { isCountryCode, isEmail } from '../domain/contact';
+import { signFields } from '../domain/hash';
+import type { BillingAddress, Customer, Payment, PaymentStatus, Transaction } from '../domain/payment';
+import type { Acquirer, AcquirerOutcome, BrowserInfo } from '../ports/acquirer';
+import type { Clock } from '../ports/clock';
+import type { Ids } from '../ports/ids';
+import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets } from '../ports/merchants';
+import { TransitionRejected, type PaymentStore } from '../ports/payments';
+
+export interface CheckoutDeps {
+  readonly store: PaymentStore;
+  readonly merchants: MerchantDirectory;
+  readonly secrets: MerchantSecrets;
+  readonly acquirer: Acquirer;
+  readonly clock: Clock;
+  readonly ids: Ids;
+}
+
+/** Work queues (sparse index) a payment can be in while background work is due. */
+export const QUEUES = { reconcile: 'reconcile', capture: 'capture' } as const;
+/** How long an attempt may stay without an acquirer answer before reconciliation asks. */
+export const RECONCILE_AFTER_MS = 2 * 60_000;
+/** How long the customer has to finish a challenge before reconciliation looks at it. */
+export const ACTION_TIMEOUT_MS = 20 * 60_000;
+
+export type FieldProblems = Partial<Record<CardField | CustomerField | 'method', string>>;
+
+/** What the customer sees on the link. The page renders exactly one of these. */
+export type LinkView =
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'expired'; readonly payment: Payment; readonly merchant: Merchant }
+  | { readonly kind: 'paid'; readonly payment: Payment; readonly merchant: Merchant }
+  | { readonly kind: 'closed'; readonly payment: Payment; readonly merchant: Merchant }
+  | { readonly kind: 'processing'; readonly payment: Payment; readonly merchant: Merchant }
+  | { readonly kind: 'action'; readonly payment: Payment; readonly merchant: Merchant; readonly url: string }
+  | {
+      readonly kind: 'form';
+      readonly payment: Payment;
+      readonly merchant: Merchant;
+      readonly methods: readonly PaymentMethod[];
+      readonly ask: readonly CustomerField[];
+      readonly problems?: FieldProblems;
+      readonly declineReason?: string;
+      readonly attemptsLeft: number;
+    };
+
+/** Where the customer goes next, and in which browsing context. */
+export interface Navigation {
+  readonly kind: 'navigate';
+  readonly url: string;
+  /** url_target of the session; undefined = this frame. */
+  readonly target?: string;
+  readonly why: 'success' | 'cancel' | 'expired' | 'error' | 'action';
+}
+
+export type CheckoutResult = LinkView | Navigation;
+
+const PAID: readonly PaymentStatus[] = ['settled', 'pending', 'refund', 'void', 'reversal', 'chargeback'];
+
+async function load(deps: CheckoutDeps, token: string): Promise<{ payment: Payment; merchant: Merchant } | undefined> {
+  const decoded = decodeLinkToken(token);
+  if (!decoded) return undefined;
+  const payment = await deps.store.findPayment(decoded.paymentId);
+  if (!payment || !linkSecretMatches(decoded.secret, payment.checkout.secretHash)) return undefined;
+  const merchant = (await deps.merchants.find(payment.merchantKey)) ?? {
+    ...DEFAULT_SETTINGS,
+    merchantKey: payment.merchantKey,
+    createdAt: payment.createdAt,
+    updatedAt: payment.createdAt,
+  };
+  return { payment, merchant };
+}
+
+const maxDeclines = (m: Merchant) => m.maxDeclines ?? DEFAULT_SETTINGS.maxDeclines;
+
+/** The state of a link as the customer finds it; no writes. */
+function viewOf(payment: Payment, merchant: Merchant, now: Date, extra: { problems?: FieldProblems; declineReason?: string } = {}): LinkView {
+  if (PAID.includes(payment.status) || payment.paidAt) return { kind: 'paid', payment, merchant };
+  if (payment.action && (payment.status === '3ds' || payment.status === 'redirect')) return { kind: 'action', payment, merchant, url: payment.action.url };
+  if (payment.inFlight) return { kind: 'processing', payment, merchant };
+  if ((payment.declines ?? 0) >= maxDeclines(merchant)) return { kind: 'closed', payment, merchant };
+  if (Date.parse(payment.checkout.expiresAt) <= now.getTime()) return { kind: 'expired', payment, merchant };
+  const methods = methodsOffered(payment.checkout.methods, merchant.preRouting, payment.order);
+  const method = methods[0];
+  return {
+    kind: 'form',
+    payment,
+    merchant,
+    methods,
+    ask: method ? missingCustomerFields(method, payment.customer, payment.billingAddress ?? payment.checkout.billingAddress) : [],
+    attemptsLeft: maxDeclines(merchant) - (payment.declines ?? 0),
+    ...(extra.problems ? { problems: extra.problems } : {}),
+    ...(extra.declineReason ? { declineReason: extra.declineReason } : (payment.status === 'decline' && payment.reason ? { declineReason: payment.reason } : {})),
+  };
+}
+
+/** GET /auth/{token}: what the link shows. An expired link goes to expiry_url when there is one. */
+export async function openLink(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
+  const found = await load(deps, token);
+  if (!found) return { kind: 'not-found' };
+  const view = viewOf(found.payment, found.merchant, deps.clock.now());
+  if (view.kind === 'expired' && found.payment.checkout.expiryUrl) {
+    return { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired' };
+  }
+  return view;
+}
+
+export interface PayForm extends CardInput {
+  readonly method?: string;
+  readonly email?: string;
+  readonly country?: string;
+}
+
+export interface PayContext {
+  /** Base URL of this service, for the acquirer's return address. */
+  readonly baseUrl: string;
+  readonly browser: BrowserInfo;
+}
+
+function validateForm(view: Extract<LinkView, { kind: 'form' }>, form: PayForm, now: Date):
+  | { ok: true; method: PaymentMethod; card: ValidCard; email?: string; country?: string }
+  | { ok: false; problems: FieldProblems } {
+  const problems: FieldProblems = {};
+  const method = (view.methods.length === 1 ? view.methods[0] : view.methods.find((m) => m === form.method)) as PaymentMethod | undefined;
+  if (!method) problems.method = 'method';
+  const checked = validateCard(form, now);
+  if ('errors' in checked) Object.assign(problems, checked.errors);
+  const email = form.email?.trim();
+  const country = form.country?.trim().toUpperCase();
+  if (view.ask.includes('email') && !(email && isEmail(email))) problems.email = 'email';
+  if (view.ask.includes('country') && !(country && isCountryCode(country))) problems.country = 'country';
+  if (Object.keys(problems).length || !method || 'errors' in checked) return { ok: false, problems };
+  return {
+    ok: true,
+    method,
+    card: checked.card,
+    ...(view.ask.includes('email') ? { email } : {}),
+    ...(view.ask.includes('country') ? { country } : {}),
+  };
+}
+
+/**
+ * POST /auth/{token}: one attempt to pay. The attempt is claimed with a conditional write (status
+ * prepare, before the acquirer is called), so racing submissions can never charge twice; the
+ * acquirer's answer is recorded with a second conditional write.
+ */
+export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx: PayContext): Promise<CheckoutResult> {
+  const found = await load(deps, token);
+  if (!found) return { kind: 'not-found' };
+  const now = deps.clock.now();
+  const view = viewOf(found.payment, found.merchant, now);
+  if (view.kind !== 'form') return view.kind === 'expired' && found.payment.checkout.expiryUrl
+    ? { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired' }
+    : view;
+  const valid = validateForm(view, form, now);
+  if (!valid.ok) return { ...view, problems: valid.problems };
+
+  const { payment, merchant } = found;
+  const attempt = (payment.attempt ?? 0) + 1;
+  const transId = deps.ids.transId();
+  const idempotencyKey = `${payment.paymentId}.${attempt}`;
+  const customer: Customer = valid.email ? { ...payment.customer, email: valid.email } : payment.customer;
+  const billingAddress: BillingAddress | undefined = valid.country
+    ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country }
+    : payment.checkout.billingAddress;
+  let claimed: Payment;
+  try {
+    claimed = await deps.store.transition(
+      payment.paymentId,
+      { statusIn: ['prepare', 'decline'], attemptIs: payment.attempt ?? 0, inFlight: 'none', linkOpenAt: now },
+      {
+        set: {
+          status: 'prepare',
+          attempt,
+          inFlight: { attempt, transId, startedAt: now.toISOString(), idempotencyKey },
+          card: summarize(valid.card),
+          browser: ctx.browser,
+          customer,
+          ...(billingAddress ? { billingAddress } : {}),
+          updatedAt: now.toISOString(),
+        },
+        remove: ['reason'],
+        queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + RECONCILE_AFTER_MS).toISOString() },
+        keep: true,
+      },
+    );
+  } catch (e) {
+    if (!(e instanceof TransitionRejected)) throw e;
+    // Another submission got there first: show what the link is now.
+    const again = await load(deps, token);
+    return again ? viewOf(again.payment, again.merchant, deps.clock.now()) : { kind: 'not-found' };
+  }
+
+  const outcome = await deps.acquirer.authorize({
+    idempotencyKey,
+    paymentId: payment.paymentId,
+    amountMinor: payment.order.amountMinor,
+    currency: payment.order.currency,
+    capture: !merchant.dms,
+    instrument: { kind: 'card', card: valid.card },
+    browser: ctx.browser,
+    returnUrl: `${ctx.baseUrl}/auth/${token}/complete`,
+    storeCredential: payment.checkout.reqToken || payment.checkout.recurringInit,
+    recurring: payment.checkout.recurringInit,
+  });
+  return settleAttempt(deps, claimed, merchant, { attempt, transId, idempotencyKey }, outcome, 'sale');
+}
+
+/** GET /auth/{token}/complete: the customer is back from the challenge or redirect. */
+export async function completeAction(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
+  const found = await load(deps, token);
+  if (!found) return { kind: 'not-found' };
+  const { payment, merchant } = found;
+  const action = payment.action;
+  if (!action || (payment.status !== '3ds' && payment.status !== 'redirect')) {
+    return viewOf(payment, merchant, deps.clock.now());
+  }
+  const outcome = await deps.acquirer.completeAction(action.idempotencyKey);
+  if (outcome.kind === 'action') return { kind: 'navigate', url: outcome.url, why: 'action' };
+  return settleAttempt(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey }, outcome, action.flow);
+}
+
+interface AttemptRef {
+  readonly attempt: number;
+  readonly transId: string;
+  readonly idempotencyKey: string;
+}
+
+/**
+ * Records the acquirer's answer for an attempt: one conditional write guarded by the attempt, so
+ * the page, the challenge return and reconciliation can race and only one records it.
+ */
+export async function settleAttempt(
+  deps: Pick<CheckoutDeps, 'store' | 'secrets' | 'clock' | 'ids'>,
+  payment: Payment,
+  merchant: Merchant,
+  ref: AttemptRef,
+  outcome: AcquirerOutcome,
+  type: 'sale' | '3ds' | 'redirect',
+): Promise<CheckoutResult> {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const fromAction = type !== 'sale';
+  const guard = fromAction
+    ? { actionAttempt: ref.attempt, statusIn: ['3ds', 'redirect'] as PaymentStatus[] }
+    : { inFlight: ref.attempt };
+  const tx = (status: Transaction['status'], reason?: string): Transaction => ({
+    transId: ref.transId,
+    type,
+    status,
+    amountMinor: payment.order.amountMinor,
+    at,
+    acquirerRef: outcome.acquirerRef,
+    ...(reason ? { reason } : {}),
+  });
+  let next: Payment;
+  try {
+    switch (outcome.kind) {
+      case 'approved': {
+        const status: PaymentStatus = merchant.dms ? 'pending' : 'settled';
+        const captureDue = merchant.dms && merchant.autoCaptureDelayMinutes !== undefined
+          ? { name: QUEUES.capture, dueAt: new Date(now.getTime() + merchant.autoCaptureDelayMinutes * 60_000).toISOString() }
+          : null;
+        next = await deps.store.transition(payment.paymentId, guard, {
+          set: { status, paidAt: at, acquirerRef: outcome.acquirerRef, updatedAt: at },
+          remove: ['inFlight', 'action', 'reason'],
+          append: [tx('success')],
+          queue: captureDue,
+        });
+        break;
+      }
+      case 'declined':
+        next = await deps.store.transition(payment.paymentId, guard, {
+          set: { status: 'decline', reason: outcome.reason, declines: (payment.declines ?? 0) + 1, acquirerRef: outcome.acquirerRef, updatedAt: at },
+          remove: ['inFlight', 'action'],
+          append: [tx('fail', outcome.reason)],
+          queue: null,
+        });
+        break;
+      case 'action':
+        next = await deps.store.transition(payment.paymentId, guard, {
+          set: {
+            status: outcome.flow,
+            action: { attempt: ref.attempt, transId: ref.transId, flow: outcome.flow, url: outcome.url, idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef },
+            acquirerRef: outcome.acquirerRef,
+            updatedAt: at,
+          },
+          remove: ['inFlight'],
+          append: [tx('waiting')],
+          queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + ACTION_TIMEOUT_MS).toISOString() },
+        });
+        return { kind: 'navigate', url: outcome.url, why: 'action' };
+      case 'unknown':
+        // Nothing is recorded: the attempt stays in flight, and reconciliation asks the acquirer.
+        return navigateError(payment);
+    }
+  } catch (e) {
+    if (!(e instanceof TransitionRejected)) throw e;
+    const current = await deps.store.findPayment(payment.paymentId);
+    return current ? afterSettlement(deps, current, merchant) : { kind: 'not-found' };
+  }
+  return afterSettlement(deps, next, merchant);
+}
+
+function navigateError(payment: Payment): CheckoutResult {
+  const url = payment.checkout.errorUrl ?? payment.checkout.cancelUrl;
+  if (url) return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'error' };
+  return { kind: 'processing', payment, merchant: { ...DEFAULT_SETTINGS, merchantKey: payment.merchantKey, createdAt: payment.createdAt, updatedAt: payment.createdAt } };
+}
+
+/** Where the customer goes once an attempt is recorded. */
+async function afterSettlement(deps: Pick<CheckoutDeps, 'secrets' | 'clock'>, payment: Payment, merchant: Merchant): Promise<CheckoutResult> {
+  const target = payment.checkout.urlTarget;
+  if (PAID.includes(payment.status)) {
+    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.successUrl), target, why: 'success' };
+  }
+  if (payment.status === 'decline' && (payment.declines ?? 0) >= maxDeclines(merchant) && payment.checkout.cancelUrl) {
+    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.cancelUrl), target, why: 'cancel' };
+  }
+  return viewOf(payment, merchant, deps.clock.now());
+}
+
+/**
+ * The merchant's URL, with payment_id, trans_id, order_id and hash appended when the merchant's
+ * return parameters are on (protocol.md §1, §4).
+ */
+export async function returnUrl(deps: Pick<CheckoutDeps, 'secrets'>, payment: Payment, merchant: Merchant, base: string): Promise<string> {
+  if (!merchant.returnParams) return base;
+  const password = await deps.secrets.passwordOf(payment.merchantKey);
+  if (!password) return base;
+  const last = [...payment.transactions].reverse().find((t) => t.type === 'sale' || t.type === '3ds' || t.type === 'redirect');
+  const url = new URL(base);
+  url.searchParams.set('payment_id', payment.paymentId);
+  url.searchParams.set('trans_id', last?.transId ?? '');
+  url.searchParams.set('order_id', payment.order.number);
+  url.searchParams.set('hash', returnHash(payment, password));
+  return url.toString();
+}
+
+/** The outgoing signature of return parameters and callbacks. */
+export const returnHash = (payment: Payment, password: string): string =>
+  signFields([payment.paymentId, payment.order.number, payment.order.amount, payment.order.currency, payment.order.description], password);

@@ -1,0 +1,16 @@
+/**
+ * Bundled in place of @smithy/core/event-streams (see lib/bundling.ts). DynamoDB and Secrets
+ * Manager have no event-stream operations; the SDK reaches this module only through a dynamic
+ * import for such operations, so a client that ever needs one fails loudly instead of silently.
+ */
+const notBundled = (): never => {
+  throw new Error('AWS SDK event streams are not bundled: remove the @smithy/core/event-streams alias in lib/bundling.ts');
+};
+
+export class EventStreamSerde {
+  constructor() {
+    notBundled();
+  }
+}
+
+export const eventStreamSerdeProvider = notBundled;

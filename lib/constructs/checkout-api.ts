@@ -1,0 +1,115 @@
+import { Lazy, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { routeKey, type RouteDefinition } from '../routes';
+
+export interface CheckoutApiProps {
+  readonly apiName: string;
+  readonly logRetention: logs.RetentionDays;
+  readonly logRemovalPolicy: RemovalPolicy;
+}
+
+/**
+ * Applies to any route without its own settings (today only unmatched requests, which API Gateway
+ * answers with 404): a ceiling well below the account limit so one noisy client cannot use it up.
+ */
+export const DEFAULT_ROUTE_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
+
+/**
+ * One JSON line per request. The route key (`GET /auth/{token}`) is logged rather than the path so
+ * link tokens in paths never reach the logs.
+ */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    requestTime: '$context.requestTime',
+    sourceIp: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+    routeKey: '$context.routeKey',
+    protocol: '$context.protocol',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    responseLatencyMs: '$context.responseLatency',
+    integrationLatencyMs: '$context.integrationLatency',
+    integrationStatus: '$context.integrationStatus',
+    integrationError: '$context.integrationErrorMessage',
+    error: '$context.error.message',
+  }),
+);
+
+/**
+ * The HTTP API, served at the host root by the `$default` stage. Each route gets its own Lambda
+ * integration and its own throttle.
+ */
+export class CheckoutApi extends Construct {
+  readonly httpApi: apigw.HttpApi;
+  readonly stage: apigw.HttpStage;
+  readonly accessLogGroup: logs.LogGroup;
+  /** Routes by route id, e.g. for attaching an authorizer later. */
+  readonly routes = new Map<string, apigw.HttpRoute>();
+  private readonly routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+
+  constructor(scope: Construct, id: string, props: CheckoutApiProps) {
+    super(scope, id);
+
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+
+    // The default stage is created here rather than by HttpApi, which cannot set access logging on it.
+    this.httpApi = new apigw.HttpApi(this, 'HttpApi', { apiName: props.apiName, createDefaultStage: false });
+    this.stage = this.httpApi.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: DEFAULT_ROUTE_THROTTLE,
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(this.accessLogGroup),
+        format: ACCESS_LOG_FORMAT,
+      },
+    });
+    // Route-level throttling has no L2 property; routes added later still land here (Lazy).
+    (this.stage.node.defaultChild as apigw.CfnStage).routeSettings = Lazy.any({
+      produce: () => (Object.keys(this.routeSettings).length > 0 ? this.routeSettings : undefined),
+    });
+  }
+
+  /** The API's base URL, without a trailing slash: clients append route paths as they are. */
+  get url(): string {
+    return this.httpApi.apiEndpoint;
+  }
+
+  /** Without an `authorizer` the route is open at the gateway and the function authenticates. */
+  addRoute(route: RouteDefinition, handler: lambda.IFunction, authorizer?: apigw.IHttpRouteAuthorizer): apigw.HttpRoute {
+    const [httpRoute] = this.httpApi.addRoutes({
+      path: route.path,
+      methods: [apigw.HttpMethod[route.method]],
+      integration: new HttpLambdaIntegration(`${route.id}Integration`, handler),
+      authorizer,
+    });
+    if (!httpRoute) throw new Error(`No route was created for ${routeKey(route)}`);
+
+    this.routeSettings[routeKey(route)] = {
+      ThrottlingRateLimit: route.throttle.rateLimit,
+      ThrottlingBurstLimit: route.throttle.burstLimit,
+    };
+    // Stage route settings may only name routes that already exist.
+    this.stage.node.addDependency(httpRoute);
+
+    if (!authorizer) {
+      Validations.of(httpRoute).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'Authorization happens in the function: merchant API routes verify the request signature made with ' +
+          "the merchant's signing password, and the hosted checkout page is public by design (reached through " +
+          'an unguessable one-time link).',
+      });
+    }
+    this.routes.set(route.id, httpRoute);
+    return httpRoute;
+  }
+}

@@ -1,0 +1,45 @@
+import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+
+export interface MerchantSecretsProps {
+  /** Name prefix of every merchant's secret (lib/naming.ts merchantSecretPrefix). */
+  readonly prefix: string;
+}
+
+/**
+ * The merchants' signing passwords in Secrets Manager. The merchant CLI creates one secret per
+ * merchant under `prefix`; the stack creates none (they are encrypted with the AWS-managed key, so
+ * no KMS grant is needed either) and only hands out read access.
+ */
+export class MerchantSecrets extends Construct {
+  readonly prefix: string;
+  /** Every merchant secret, and nothing else: Secrets Manager appends a random suffix to names. */
+  readonly secretArnPattern: string;
+
+  constructor(scope: Construct, id: string, props: MerchantSecretsProps) {
+    super(scope, id);
+    this.prefix = props.prefix;
+    this.secretArnPattern = Stack.of(this).formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${props.prefix}*`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+  }
+
+  /** GetSecretValue on merchant secrets only; `role` is the function role that holds the grant. */
+  grantRead(role: iam.IRole): void {
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.secretArnPattern] }),
+    );
+    // cdk-nag names a wildcard finding after the flattened resource; the stack is environment
+    // agnostic, so the ARN always flattens to these pseudo parameters.
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.prefix}*]`,
+      reason:
+        'Merchant secrets are created at run time by the merchant CLI, one per merchant, and Secrets Manager ' +
+        'appends a random suffix to each name, so the merchant prefix wildcard is the narrowest possible grant.',
+    });
+  }
+}

@@ -1,0 +1,98 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { PROJECT_ROOT } from '../../lib/bundling';
+import { CheckoutStack } from '../../lib/checkout-stack';
+import { stackName, type Stage } from '../../lib/naming';
+import { ROUTES, type RouteDefinition, type TableAccess } from '../../lib/routes';
+
+export interface Synthesized {
+  readonly stack: CheckoutStack;
+  readonly template: Template;
+  readonly nag: AwsSolutionsChecks;
+}
+
+/** The context `cdk synth` sees (cdk.json), so feature flags in tests match the deployed template. */
+const cdkJsonContext = (): Record<string, unknown> =>
+  JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context ?? {};
+
+const cache = new Map<string, Synthesized>();
+
+/**
+ * The stack of one stage, built as bin/checkout.ts builds it (cdk-nag registered on the app) but
+ * without bundling: no stack is listed in `aws:cdk:bundling-stacks`, so esbuild never runs.
+ */
+export function synthesize(stage: Stage, routes: readonly RouteDefinition[] = ROUTES): Synthesized {
+  const key = `${stage}:${JSON.stringify(routes)}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+
+  const app = new App({ context: { ...cdkJsonContext(), stage, 'aws:cdk:bundling-stacks': [] } });
+  const nag = new AwsSolutionsChecks(app);
+  Validations.of(app).addPlugins(nag);
+  const stack = new CheckoutStack(app, stackName(stage), { stage, routes });
+  const synthesized = { stack, template: Template.fromStack(stack), nag };
+  cache.set(key, synthesized);
+  return synthesized;
+}
+
+export const logicalId = (construct: IConstruct): string => {
+  const stack = Stack.of(construct);
+  return stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
+};
+
+/** Every kind of table access; adding a kind to TableAccess fails to compile here until it is listed. */
+export const TABLE_ACCESS_KINDS = Object.keys({ none: true, read: true, readWrite: true } satisfies Record<
+  TableAccess,
+  true
+>) as TableAccess[];
+
+/**
+ * A route table with one route per combination of table access and secrets access (and sizing
+ * overrides), so the rules are proven for kinds ROUTES does not use yet.
+ */
+export const ACCESS_MATRIX_ROUTES: readonly RouteDefinition[] = TABLE_ACCESS_KINDS.flatMap((table, i) =>
+  [false, true].map(
+    (merchantSecrets): RouteDefinition => ({
+      id: `Probe${table}${merchantSecrets ? 'WithSecrets' : ''}`,
+      method: i % 2 === 0 ? 'GET' : 'POST',
+      path: `/probe/${table}/${merchantSecrets ? 'secrets' : 'plain'}/{id}`,
+      entry: ROUTES[0]!.entry,
+      access: { table, merchantSecrets },
+      throttle: { rateLimit: 10 + i, burstLimit: 20 + i },
+      ...(merchantSecrets ? { memoryMb: 512, timeoutSeconds: 29 } : {}),
+    }),
+  ),
+);
+
+/**
+ * A CloudFormation value as one readable string: `{ Ref: X }` becomes `${X}`, `{ Fn::GetAtt: [X, Y] }`
+ * becomes `${X.Y}`, and `Fn::Join` is joined.
+ */
+export function flatten(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if (typeof v.Ref === 'string') return `\${${v.Ref}}`;
+    if (Array.isArray(v['Fn::GetAtt'])) return `\${${(v['Fn::GetAtt'] as string[]).join('.')}}`;
+    if (Array.isArray(v['Fn::Join'])) {
+      const [delimiter, parts] = v['Fn::Join'] as [string, unknown[]];
+      return parts.map(flatten).join(delimiter);
+    }
+  }
+  throw new Error(`Cannot flatten ${JSON.stringify(value)}`);
+}
+
+export type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+export const resourcesOfType = (template: Template, type: string): Record<string, Resource> =>
+  template.findResources(type) as Record<string, Resource>;
+
+export function resource(template: Template, id: string): Resource {
+  const found = (template.toJSON().Resources as Record<string, Resource>)[id];
+  if (!found) throw new Error(`No resource ${id}`);
+  return found;
+}

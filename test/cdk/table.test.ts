@@ -1,0 +1,50 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { STAGES, tableName } from '../../lib/naming';
+import { TABLE_SCHEMA, createTableInput } from '../../lib/table-schema';
+import { logicalId, resource, synthesize } from './synth';
+
+describe.each(STAGES)('the table (%s)', (stage) => {
+  const { stack, template } = synthesize(stage);
+  const table = () => resource(template, logicalId(stack.table.table));
+
+  test('is the only table', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.resourceCountIs('AWS::DynamoDB::GlobalTable', 0);
+  });
+
+  test('has exactly the keys and indexes the local runner creates (TABLE_SCHEMA)', () => {
+    const local = createTableInput(tableName(stage));
+    const props = table().Properties;
+    expect(props.TableName).toBe(tableName(stage));
+    expect(props.KeySchema).toEqual(local.KeySchema);
+    expect(props.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(sortBy(props.AttributeDefinitions, 'AttributeName')).toEqual(sortBy(local.AttributeDefinitions, 'AttributeName'));
+    expect(sortBy(props.GlobalSecondaryIndexes, 'IndexName')).toEqual(sortBy(local.GlobalSecondaryIndexes, 'IndexName'));
+  });
+
+  test('has one ALL-projected index per TABLE_SCHEMA entry', () => {
+    const indexes = table().Properties.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[];
+    expect(indexes.map((i) => i.IndexName).sort()).toEqual(TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName).sort());
+    for (const index of indexes) expect(index.Projection).toEqual({ ProjectionType: 'ALL' });
+  });
+
+  test('expires items by TTL, keeps point-in-time recovery and is encrypted with the AWS-managed key', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.timeToLiveAttribute, Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: Match.objectEquals({ SSEEnabled: true }),
+    });
+  });
+
+  const retained = stage === 'prod';
+  test(retained ? 'is retained and protected from deletion' : 'is destroyed with the stack', () => {
+    const t = table();
+    expect(t.DeletionPolicy).toBe(retained ? 'Retain' : 'Delete');
+    expect(t.UpdateReplacePolicy).toBe(retained ? 'Retain' : 'Delete');
+    expect(t.Properties.DeletionProtectionEnabled).toBe(retained);
+  });
+});
+
+function sortBy<T>(items: readonly T[], key: keyof T): T[] {
+  return [...items].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
+}

@@ -1,0 +1,90 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { readConfig } from '../../lambdas/config';
+import { buildDeps, setDeps, type Deps } from '../../lambdas/container';
+import type { Clock } from '../../lambdas/ports/clock';
+import type { Ids } from '../../lambdas/ports/ids';
+import type { MerchantSettings } from '../../lambdas/ports/merchants';
+import { createMerchant, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { backendEnvironment, startLocalBackend, type LocalBackend } from '../../local/backend';
+import { createApp } from '../../local/http-server';
+import { postJson, rawRequest, type HttpAnswer, type RawRequest } from './http';
+import { signBody } from './sign';
+
+export interface TestServiceOptions {
+  readonly clock?: Clock;
+  readonly ids?: Ids;
+  /** Extra configuration, e.g. { PUBLIC_BASE_URL } or { SECRET_CACHE_TTL_SECONDS }. */
+  readonly env?: Record<string, string>;
+}
+
+export interface TestService {
+  /** http://127.0.0.1:<port>, no trailing slash. */
+  readonly baseUrl: string;
+  readonly deps: Deps;
+  readonly backend: LocalBackend;
+  createMerchant(input?: { name?: string; settings?: Partial<MerchantSettings> }): Promise<MerchantCredentials>;
+  /** POSTs the body as JSON, unsigned. */
+  post<T = unknown>(path: string, body: unknown): Promise<HttpAnswer<T>>;
+  /** POSTs the body as JSON with its hash computed from the password (protocol.md §1). */
+  signedPost<T = unknown>(path: string, body: Record<string, unknown>, password: string): Promise<HttpAnswer<T>>;
+  request<T = unknown>(r: RawRequest): Promise<HttpAnswer<T>>;
+  /** Every item in the table, for asserting what was (not) persisted. */
+  tableItems(): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service in this process, as the local runner serves it: the route table over real HTTP,
+ * the real handlers and AWS SDK, dynalite and the Secrets Manager stand-in in memory. One per test
+ * file (Jest runs files in parallel workers, each with its own backend).
+ */
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
+  const backend = await startLocalBackend();
+  const env = backendEnvironment(backend, options.env);
+  const previousEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  const deps = buildDeps(readConfig(), options.clock, options.ids);
+  setDeps(deps);
+
+  const app: Server = createApp();
+  await new Promise<void>((resolve, reject) => {
+    app.once('error', reject);
+    app.listen(0, '127.0.0.1', () => resolve());
+  });
+  const baseUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+
+  return {
+    baseUrl,
+    deps,
+    backend,
+    createMerchant: (input = {}) => createMerchant(deps, { name: input.name ?? 'Test Shop', settings: input.settings }),
+    post: (path, body) => postJson(baseUrl, path, body),
+    signedPost: (path, body, password) => postJson(baseUrl, path, signBody(path, body, password)),
+    request: (r) => rawRequest(baseUrl, r),
+    tableItems: async () => {
+      const items: Record<string, unknown>[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await deps.db.send(new ScanCommand({ TableName: backend.tableName, ExclusiveStartKey }));
+        items.push(...(page.Items ?? []));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return items;
+    },
+    close: async () => {
+      app.closeAllConnections();
+      await new Promise<void>((resolve) => app.close(() => resolve()));
+      // Keep-alive sockets of the SDK clients would hold the backend's servers open.
+      deps.db.destroy();
+      deps.secretsClient.destroy();
+      await backend.close();
+      setDeps(undefined);
+      for (const [k, v] of Object.entries(previousEnv)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    },
+  };
+}
