@@ -8,6 +8,8 @@ import { ROUTES, routeKey } from '../lib/routes';
 import { backendEnvironment, startLocalBackend } from './backend';
 import { createApp } from './http-server';
 import { announceBackend, dataDirectory } from './local-store';
+import { startScheduler } from './scheduler';
+import { JOBS } from '../lib/jobs';
 
 /**
  * `npm start`: the whole service on one machine. The same handlers and route table as the cloud
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
     app.listen(port, resolve);
   });
 
+  const scheduler = startScheduler(JOBS);
   const base = `http://localhost:${port}`;
   const order = { number: 'demo-1', amount: '10.00', currency: 'USD', description: 'Demo order' };
   const hash = signFields([order.number, order.amount, order.currency, order.description], demo.password);
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
   });
   console.log(`Checkout is running at ${base} (data in ${dataDir})`);
   console.log(`Routes: ${ROUTES.map(routeKey).join(', ')}`);
+  console.log(`Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.everyMinutes} min`).join(', ')}`);
   console.log(`Demo merchant: ${JSON.stringify(demo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
   console.log('Create a checkout session:');
   console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
@@ -53,6 +57,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`\n${signal}: stopping`);
+    scheduler.stop();
     app.closeAllConnections();
     await new Promise<void>((resolve) => app.close(() => resolve()));
     deps.db.destroy();

@@ -105,8 +105,8 @@ export class CheckoutApi extends Construct {
         id: 'AwsSolutions-APIG4',
         reason:
           'Authorization happens in the function: merchant API routes verify the request signature made with ' +
-          "the merchant's signing password, and the hosted checkout page is public by design (reached through " +
-          'an unguessable one-time link).',
+          "the merchant's signing password, and the pages a shopper's browser opens (hosted checkout, sandbox " +
+          'challenge) are public by design, addressed by unguessable tokens in the path.',
       });
     }
     this.routes.set(route.id, httpRoute);

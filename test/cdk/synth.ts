@@ -10,6 +10,7 @@ import { stackName, type Stage } from '../../lib/naming';
 import { ROUTES, type RouteDefinition, type TableAccess } from '../../lib/routes';
 
 export interface Synthesized {
+  readonly app: App;
   readonly stack: CheckoutStack;
   readonly template: Template;
   readonly nag: AwsSolutionsChecks;
@@ -21,20 +22,34 @@ const cdkJsonContext = (): Record<string, unknown> =>
 
 const cache = new Map<string, Synthesized>();
 
+export interface SynthOptions {
+  readonly routes?: readonly RouteDefinition[];
+  /**
+   * Run CDK's built-in CloudFormation schema validation, as `cdk synth` does. It costs about ten
+   * seconds per test file, so only the test that is about it turns it on.
+   */
+  readonly cloudFormationValidation?: boolean;
+}
+
 /**
  * The stack of one stage, built as bin/checkout.ts builds it (cdk-nag registered on the app) but
  * without bundling: no stack is listed in `aws:cdk:bundling-stacks`, so esbuild never runs.
  */
-export function synthesize(stage: Stage, routes: readonly RouteDefinition[] = ROUTES): Synthesized {
-  const key = `${stage}:${JSON.stringify(routes)}`;
+export function synthesize(stage: Stage, options: SynthOptions = {}): Synthesized {
+  const routes = options.routes ?? ROUTES;
+  const cloudFormationValidation = options.cloudFormationValidation ?? false;
+  const key = JSON.stringify([stage, routes, cloudFormationValidation]);
   const cached = cache.get(key);
   if (cached) return cached;
 
-  const app = new App({ context: { ...cdkJsonContext(), stage, 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({
+    context: { ...cdkJsonContext(), stage, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: cloudFormationValidation,
+  });
   const nag = new AwsSolutionsChecks(app);
   Validations.of(app).addPlugins(nag);
   const stack = new CheckoutStack(app, stackName(stage), { stage, routes });
-  const synthesized = { stack, template: Template.fromStack(stack), nag };
+  const synthesized = { app, stack, template: Template.fromStack(stack), nag };
   cache.set(key, synthesized);
   return synthesized;
 }

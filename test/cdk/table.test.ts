@@ -1,11 +1,17 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { STAGES, tableName } from '../../lib/naming';
 import { TABLE_SCHEMA, createTableInput } from '../../lib/table-schema';
-import { logicalId, resource, synthesize } from './synth';
+import { logicalId, resource, synthesize, type Synthesized } from './synth';
 
 describe.each(STAGES)('the table (%s)', (stage) => {
-  const { stack, template } = synthesize(stage);
-  const table = () => resource(template, logicalId(stack.table.table));
+  let template: Synthesized['template'];
+  let tableId: string;
+  beforeAll(() => {
+    const synthesized = synthesize(stage);
+    template = synthesized.template;
+    tableId = logicalId(synthesized.stack.table.table);
+  });
+  const table = () => resource(template, tableId);
 
   test('is the only table', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);

@@ -1,0 +1,12 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { deps } from '../container';
+import { logger } from '../observability/logger';
+import { reconcileDue } from '../use-cases/reconcile';
+
+/** Scheduled (EventBridge, every minute): settles payment attempts left without an answer. */
+export const handler = middy(async () => {
+  const report = await reconcileDue(deps());
+  if (report.examined) logger.info('reconciled payment attempts', { ...report });
+  return report;
+}).use(injectLambdaContext(logger, { resetKeys: true }));

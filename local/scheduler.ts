@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { Context, ScheduledEvent } from 'aws-lambda';
+import { JOBS, type JobDefinition } from '../lib/jobs';
+
+type JobHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
+
+const PROJECT_ROOT = resolve(__dirname, '..');
+
+function scheduledEvent(job: JobDefinition): ScheduledEvent {
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '000000000000',
+    time: new Date().toISOString(),
+    region: 'local',
+    resources: [`arn:aws:events:local:000000000000:rule/${job.id}`],
+    detail: {},
+  };
+}
+
+function context(job: JobDefinition): Context {
+  const deadline = Date.now() + job.timeoutSeconds * 1000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `local-${job.id}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${job.id}`,
+    memoryLimitInMB: '256',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/local-${job.id}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/**
+ * Fires the stack's scheduled jobs on their schedule, like EventBridge would: a run is skipped while
+ * the previous one of the same job is still going.
+ */
+export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1): { runNow(id: string): Promise<unknown>; stop(): void } {
+  const running = new Set<string>();
+  const handlers = new Map<string, JobHandler>();
+  const run = async (job: JobDefinition) => {
+    if (running.has(job.id)) return undefined;
+    running.add(job.id);
+    try {
+      let handler = handlers.get(job.id);
+      if (!handler) {
+        handler = ((await import(resolve(PROJECT_ROOT, job.entry))) as { handler: JobHandler }).handler;
+        handlers.set(job.id, handler);
+      }
+      return await handler(scheduledEvent(job), context(job));
+    } catch (e) {
+      console.error(`job ${job.id} failed: ${(e as Error).name}`);
+      return undefined;
+    } finally {
+      running.delete(job.id);
+    }
+  };
+  const timers = jobs.map((job) => setInterval(() => void run(job), job.everyMinutes * 60_000 * scale));
+  return {
+    runNow: (id) => {
+      const job = jobs.find((j) => j.id === id);
+      if (!job) throw new Error(`no job ${id}`);
+      return run(job);
+    },
+    stop: () => timers.forEach(clearInterval),
+  };
+}

@@ -1,0 +1,86 @@
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { ESBUILD_OPTIONS, PROJECT_ROOT } from '../../lib/bundling';
+
+export interface BundleSpec {
+  /** Row label; route id for handlers. */
+  readonly name: string;
+  /** Handlers are held to the targets; references only give context. */
+  readonly kind: 'handler' | 'reference';
+  /** Absolute path of the entry module. */
+  readonly entry: string;
+  /** Replaces the project's alias table (the naive reference bundles with none). */
+  readonly alias?: Readonly<Record<string, string>>;
+  readonly note?: string;
+}
+
+export interface PackageBytes {
+  /** npm package name, or "(project)" for this repository's own files. */
+  readonly name: string;
+  readonly bytes: number;
+}
+
+export interface Bundle {
+  readonly spec: BundleSpec;
+  readonly file: string;
+  /** Size of the minified .mjs as deployed (the source map is a separate file). */
+  readonly bytes: number;
+  readonly gzipBytes: number;
+  /** Output bytes by package, largest first, from esbuild's metafile. */
+  readonly packages: readonly PackageBytes[];
+}
+
+/**
+ * ESBUILD_OPTIONS in the shape of esbuild's JS API. The options are written for CDK's
+ * NodejsFunction, whose one difference is the banner: a string there, `{ js }` here.
+ */
+export function esbuildApiOptions(): BuildOptions {
+  const { banner, mainFields, external, alias, ...rest } = ESBUILD_OPTIONS;
+  return { ...rest, banner: { js: banner }, mainFields: [...mainFields], external: [...external], alias: { ...alias } };
+}
+
+const PACKAGE_OF = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//;
+
+export function packageOf(inputPath: string): string {
+  const all = [...inputPath.matchAll(new RegExp(PACKAGE_OF.source, 'g'))];
+  return all.length ? (all[all.length - 1]?.[1] as string) : '(project)';
+}
+
+function bytesByPackage(metafile: Metafile, outfile: string): PackageBytes[] {
+  const output = Object.entries(metafile.outputs).find(([path]) => join(PROJECT_ROOT, path) === outfile)?.[1];
+  if (!output) throw new Error(`esbuild metafile has no output ${outfile}`);
+  const totals = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const name = packageOf(input);
+    totals.set(name, (totals.get(name) ?? 0) + bytesInOutput);
+  }
+  return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
+/** Bundles one entry exactly as the stack does, into outDir/<name>.mjs (+ .map). */
+export async function buildBundle(spec: BundleSpec, outDir: string): Promise<Bundle> {
+  const file = join(outDir, `${spec.name}.mjs`);
+  const options = esbuildApiOptions();
+  const result = await build({
+    ...options,
+    ...(spec.alias ? { alias: { ...spec.alias } } : {}),
+    absWorkingDir: PROJECT_ROOT,
+    entryPoints: [spec.entry],
+    outfile: file,
+    metafile: true,
+    logLevel: 'error',
+  });
+  const code = readFileSync(file);
+  return {
+    spec,
+    file,
+    bytes: code.length,
+    gzipBytes: gzipSync(code, { level: 9 }).length,
+    packages: bytesByPackage(result.metafile, file),
+  };
+}
+
+export const projectPath = (...segments: string[]): string => join(PROJECT_ROOT, ...segments);
+export const fromProject = (absolute: string): string => relative(PROJECT_ROOT, absolute);

@@ -1,0 +1,18 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Stand-ins for the country and currency data sets holding only the fields the merchant API
+ * reads (alpha-2 codes; currency code and minor-unit digits). Used for one "what if" bundle
+ * that estimates the gain of slimmer tables in lambdas/domain; never deployed.
+ */
+export async function compactDataAliases(dir: string): Promise<Record<string, string>> {
+  mkdirSync(dir, { recursive: true });
+  const { iso31661 } = (await import('iso-3166')) as { iso31661: { alpha2: string }[] };
+  const currencies = ((await import('currency-codes/data')) as unknown as { default: { code: string; digits: number }[] }).default;
+  const countries = join(dir, 'countries.mjs');
+  const currencyTable = join(dir, 'currencies.mjs');
+  writeFileSync(countries, `export const iso31661 = ${JSON.stringify(iso31661.map(({ alpha2 }) => ({ alpha2, name: alpha2 })))};\n`);
+  writeFileSync(currencyTable, `export default ${JSON.stringify(currencies.map(({ code, digits }) => ({ code, digits })))};\n`);
+  return { 'iso-3166': countries, 'currency-codes/data': currencyTable };
+}

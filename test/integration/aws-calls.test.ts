@@ -1,0 +1,104 @@
+import { ManualClock } from '../../lambdas/ports/clock';
+import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { validSessionBody } from '../support/fixtures';
+import { paymentIdOf } from '../support/links';
+import { recordCalls, type CallLog } from '../support/sdk-calls';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * What each request costs in AWS calls, counted on the real SDK clients: a warm request reads no
+ * secret, and create-session and status are one DynamoDB call each.
+ */
+const SESSION = '/api/v1/session';
+const STATUS = '/api/v1/payment/status';
+const SECRET_CACHE_SECONDS = 300;
+
+let service: TestService;
+let merchant: MerchantCredentials;
+let secretsCalls: CallLog;
+let dbCalls: CallLog;
+const clock = new ManualClock('2030-05-05T12:00:00.000Z');
+
+beforeAll(async () => {
+  service = await startTestService({ clock, env: { SECRET_CACHE_TTL_SECONDS: String(SECRET_CACHE_SECONDS) } });
+  merchant = await service.createMerchant();
+  secretsCalls = recordCalls(service.deps.secretsClient, 'secrets');
+  dbCalls = recordCalls(service.deps.db, 'dynamodb');
+});
+afterAll(() => service.close());
+
+beforeEach(() => {
+  secretsCalls.reset();
+  dbCalls.reset();
+});
+
+const createSession = async (orderNumber = 'order-1') => {
+  const res = await service.signedPost<{ redirect_url: string }>(
+    SESSION,
+    validSessionBody(merchant.merchant_key, { order: { number: orderNumber, amount: '1.00', currency: 'USD', description: 'Gift' } }),
+    merchant.password,
+  );
+  expect(res.status).toBe(200);
+  return paymentIdOf(res.json.redirect_url);
+};
+
+describe('Secrets Manager', () => {
+  it('is read once for a cold merchant, then not at all while the password is cached', async () => {
+    clock.advance(SECRET_CACHE_SECONDS * 1000);
+    await createSession();
+    expect(secretsCalls.calls).toEqual(['GetSecretValueCommand']);
+
+    secretsCalls.reset();
+    const paymentId = await createSession();
+    await service.signedPost(STATUS, { merchant_key: merchant.merchant_key, payment_id: paymentId }, merchant.password);
+    expect(secretsCalls.calls).toEqual([]);
+  });
+
+  it('is read again once the cache entry has expired', async () => {
+    await createSession();
+    clock.advance(SECRET_CACHE_SECONDS * 1000 + 1);
+    await createSession();
+    expect(secretsCalls.calls).toEqual(['GetSecretValueCommand']);
+  });
+
+  it('is read once for an unknown merchant_key, which is then remembered as unknown', async () => {
+    const body = validSessionBody('0d7e4b1c-0000-4000-8000-00000000beef', { hash: 'a'.repeat(40) });
+    expect((await service.post(SESSION, body)).status).toBe(400);
+    expect((await service.post(SESSION, body)).status).toBe(400);
+    expect(secretsCalls.calls).toEqual(['GetSecretValueCommand']);
+  });
+
+  it('is not called at all for a merchant_key no merchant could have', async () => {
+    await service.post(SESSION, validSessionBody('<script>', { hash: 'a'.repeat(40) }));
+    expect(secretsCalls.calls).toEqual([]);
+  });
+});
+
+describe('DynamoDB', () => {
+  it('create session is exactly one write', async () => {
+    await createSession();
+    expect(dbCalls.calls).toEqual(['PutItemCommand']);
+  });
+
+  it('status by payment_id is exactly one read', async () => {
+    const paymentId = await createSession();
+    dbCalls.reset();
+    await service.signedPost(STATUS, { merchant_key: merchant.merchant_key, payment_id: paymentId }, merchant.password);
+    expect(dbCalls.calls).toEqual(['GetItemCommand']);
+  });
+
+  it('status by order_id is exactly one query', async () => {
+    await createSession('order-q');
+    dbCalls.reset();
+    const res = await service.signedPost(STATUS, { merchant_key: merchant.merchant_key, order_id: 'order-q' }, merchant.password);
+    expect(res.status).toBe(200);
+    expect(dbCalls.calls).toEqual(['QueryCommand']);
+  });
+
+  it('is not called for a request refused by validation or signature', async () => {
+    await service.post(SESSION, validSessionBody(merchant.merchant_key, { hash: 'a'.repeat(40) }));
+    await service.post(SESSION, { merchant_key: merchant.merchant_key });
+    await service.post(STATUS, { merchant_key: merchant.merchant_key, payment_id: 'x', hash: 'a'.repeat(40) });
+    expect(dbCalls.calls).toEqual([]);
+  });
+});
