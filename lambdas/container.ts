@@ -3,6 +3,8 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDocumentClient } from './adapters/dynamodb/client';
 import { DynamoMerchantDirectory } from './adapters/dynamodb/merchant-directory';
 import { DynamoPaymentStore } from './adapters/dynamodb/payment-store';
+import { DynamoTokenVault } from './adapters/dynamodb/token-vault';
+import type { TokenVault } from './ports/tokens';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
 import { SandboxAcquirer } from './adapters/sandbox-acquirer/sandbox-acquirer';
 import { readConfig, type Config } from './config';
@@ -23,6 +25,7 @@ export interface Deps {
   readonly merchants: MerchantDirectory;
   readonly secrets: MerchantSecrets;
   readonly acquirer: Acquirer;
+  readonly tokens: TokenVault;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
 }
@@ -45,6 +48,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
       config.SECRET_CACHE_TTL_SECONDS * 1000,
     ),
     acquirer: sandbox,
+    tokens: new DynamoTokenVault(db, config.TABLE_NAME),
     sandbox,
   };
 }

@@ -3,7 +3,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Merchant } from '../ports/merchants';
 import type { MerchantSecrets } from '../ports/merchants';
 import { returnUrl, type CheckoutResult } from '../use-cases/checkout';
-import type { Payment } from '../domain/payment';
+import type { LinkPayment, Payment } from '../domain/payment';
 import { renderForm, renderNavigation, renderState, type RenderContext } from './render';
 
 const STATUS_OF: Record<string, number> = { form: 200, paid: 200, action: 200, processing: 202, 'not-found': 404, expired: 410, closed: 410 };
@@ -55,7 +55,7 @@ export function htmlResponse(statusCode: number, html: string, csp: string, fram
 export const newNonce = (): string => randomBytes(16).toString('base64');
 
 /** Where Close goes: cancel_url, with return parameters once a decline has happened. */
-async function closeUrlOf(secrets: MerchantSecrets, payment: Payment, merchant: Merchant): Promise<string | undefined> {
+async function closeUrlOf(secrets: MerchantSecrets, payment: LinkPayment, merchant: Merchant): Promise<string | undefined> {
   const cancel = payment.checkout.cancelUrl;
   if (!cancel) return undefined;
   return payment.status === 'decline' ? returnUrl({ secrets }, payment, merchant, cancel) : cancel;

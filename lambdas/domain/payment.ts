@@ -55,8 +55,8 @@ export interface Payment {
   readonly customer: Customer;
   readonly createdAt: string;
   readonly updatedAt: string;
-  /** The hosted checkout link that collects this payment. */
-  readonly checkout: Checkout;
+  /** The hosted checkout link that collects this payment; none for merchant-initiated payments. */
+  readonly checkout?: Checkout;
   readonly transactions: readonly Transaction[];
   readonly recurringInit?: boolean;
   readonly scheduleId?: string;
@@ -77,7 +77,22 @@ export interface Payment {
   readonly acquirerRef?: string;
   /** Set when the link can no longer take a payment (paid). */
   readonly paidAt?: string;
+  /** The end of the void window of a settled payment (see void-window.ts). */
+  readonly voidableUntil?: string;
+  /** The last decline was soft: a retry may succeed. */
+  readonly softDecline?: boolean;
+  /** Minor units refunded so far. */
+  readonly refundedMinor?: number;
+  /** Minor units captured of an authorization. */
+  readonly capturedMinor?: number;
+  /** The recurring chain a merchant-initiated payment belongs to. */
+  readonly recurringChainToken?: string;
 }
+
+/** A payment made through a hosted checkout link. */
+export type LinkPayment = Payment & { readonly checkout: Checkout };
+
+export const hasLink = (p: Payment): p is LinkPayment => p.checkout !== undefined;
 
 export interface InFlightAttempt {
   readonly attempt: number;

@@ -3,42 +3,41 @@ import { methodsOffered, missingCustomerFields, type CustomerField, type Payment
 import { summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { signFields } from '../domain/hash';
-import type { BillingAddress, Customer, Payment, PaymentStatus, Transaction } from '../domain/payment';
+import { hasLink, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, BrowserInfo } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets } from '../ports/merchants';
 import { TransitionRejected, type PaymentStore } from '../ports/payments';
+import { recordOutcome, type AttemptRef } from './record-outcome';
+import type { TokenVault } from '../ports/tokens';
 
 export interface CheckoutDeps {
   readonly store: PaymentStore;
   readonly merchants: MerchantDirectory;
   readonly secrets: MerchantSecrets;
   readonly acquirer: Acquirer;
+  readonly tokens: TokenVault;
   readonly clock: Clock;
   readonly ids: Ids;
 }
 
-/** Work queues (sparse index) a payment can be in while background work is due. */
-export const QUEUES = { reconcile: 'reconcile', capture: 'capture' } as const;
-/** How long an attempt may stay without an acquirer answer before reconciliation asks. */
-export const RECONCILE_AFTER_MS = 2 * 60_000;
-/** How long the customer has to finish a challenge before reconciliation looks at it. */
-export const ACTION_TIMEOUT_MS = 20 * 60_000;
+export { QUEUES, RECONCILE_AFTER_MS } from './record-outcome';
+import { QUEUES, RECONCILE_AFTER_MS } from './record-outcome';
 
 export type FieldProblems = Partial<Record<CardField | CustomerField | 'method', string>>;
 
 /** What the customer sees on the link. The page renders exactly one of these. */
 export type LinkView =
   | { readonly kind: 'not-found' }
-  | { readonly kind: 'expired'; readonly payment: Payment; readonly merchant: Merchant }
-  | { readonly kind: 'paid'; readonly payment: Payment; readonly merchant: Merchant }
-  | { readonly kind: 'closed'; readonly payment: Payment; readonly merchant: Merchant }
-  | { readonly kind: 'processing'; readonly payment: Payment; readonly merchant: Merchant }
-  | { readonly kind: 'action'; readonly payment: Payment; readonly merchant: Merchant; readonly url: string }
+  | { readonly kind: 'expired'; readonly payment: LinkPayment; readonly merchant: Merchant }
+  | { readonly kind: 'paid'; readonly payment: LinkPayment; readonly merchant: Merchant }
+  | { readonly kind: 'closed'; readonly payment: LinkPayment; readonly merchant: Merchant }
+  | { readonly kind: 'processing'; readonly payment: LinkPayment; readonly merchant: Merchant }
+  | { readonly kind: 'action'; readonly payment: LinkPayment; readonly merchant: Merchant; readonly url: string }
   | {
       readonly kind: 'form';
-      readonly payment: Payment;
+      readonly payment: LinkPayment;
       readonly merchant: Merchant;
       readonly methods: readonly PaymentMethod[];
       readonly ask: readonly CustomerField[];
@@ -58,26 +57,30 @@ export interface Navigation {
 
 export type CheckoutResult = LinkView | Navigation;
 
-const PAID: readonly PaymentStatus[] = ['settled', 'pending', 'refund', 'void', 'reversal', 'chargeback'];
+import { PAID } from './record-outcome';
 
-async function load(deps: CheckoutDeps, token: string): Promise<{ payment: Payment; merchant: Merchant } | undefined> {
+async function load(deps: CheckoutDeps, token: string): Promise<{ payment: LinkPayment; merchant: Merchant } | undefined> {
   const decoded = decodeLinkToken(token);
   if (!decoded) return undefined;
   const payment = await deps.store.findPayment(decoded.paymentId);
-  if (!payment || !linkSecretMatches(decoded.secret, payment.checkout.secretHash)) return undefined;
-  const merchant = (await deps.merchants.find(payment.merchantKey)) ?? {
+  if (!payment || !hasLink(payment) || !linkSecretMatches(decoded.secret, payment.checkout.secretHash)) return undefined;
+  return { payment, merchant: await merchantOf(deps, payment) };
+}
+
+/** The merchant's settings; the defaults when the merchant has none stored. */
+export async function merchantOf(deps: Pick<CheckoutDeps, 'merchants'>, payment: Payment): Promise<Merchant> {
+  return (await deps.merchants.find(payment.merchantKey)) ?? {
     ...DEFAULT_SETTINGS,
     merchantKey: payment.merchantKey,
     createdAt: payment.createdAt,
     updatedAt: payment.createdAt,
   };
-  return { payment, merchant };
 }
 
 const maxDeclines = (m: Merchant) => m.maxDeclines ?? DEFAULT_SETTINGS.maxDeclines;
 
 /** The state of a link as the customer finds it; no writes. */
-function viewOf(payment: Payment, merchant: Merchant, now: Date, extra: { problems?: FieldProblems; declineReason?: string } = {}): LinkView {
+function viewOf(payment: LinkPayment, merchant: Merchant, now: Date, extra: { problems?: FieldProblems; declineReason?: string } = {}): LinkView {
   if (PAID.includes(payment.status) || payment.paidAt) return { kind: 'paid', payment, merchant };
   if (payment.action && (payment.status === '3ds' || payment.status === 'redirect')) return { kind: 'action', payment, merchant, url: payment.action.url };
   if (payment.inFlight) return { kind: 'processing', payment, merchant };
@@ -206,7 +209,7 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
     storeCredential: payment.checkout.reqToken || payment.checkout.recurringInit,
     recurring: payment.checkout.recurringInit,
   });
-  return settleAttempt(deps, claimed, merchant, { attempt, transId, idempotencyKey }, outcome, 'sale');
+  return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey }, outcome, 'sale');
 }
 
 /** GET /auth/{token}/complete: the customer is back from the challenge or redirect. */
@@ -223,96 +226,36 @@ export async function completeAction(deps: CheckoutDeps, token: string): Promise
   return settleAttempt(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey }, outcome, action.flow);
 }
 
-interface AttemptRef {
-  readonly attempt: number;
-  readonly transId: string;
-  readonly idempotencyKey: string;
-}
-
 /**
- * Records the acquirer's answer for an attempt: one conditional write guarded by the attempt, so
- * the page, the challenge return and reconciliation can race and only one records it.
+ * Records the acquirer's answer for a page attempt and tells where the customer goes next. The page,
+ * the challenge return and reconciliation can race; the guarded write lets only one record it.
  */
 export async function settleAttempt(
-  deps: Pick<CheckoutDeps, 'store' | 'secrets' | 'clock' | 'ids'>,
-  payment: Payment,
+  deps: CheckoutDeps,
+  payment: LinkPayment,
   merchant: Merchant,
   ref: AttemptRef,
   outcome: AcquirerOutcome,
   type: 'sale' | '3ds' | 'redirect',
 ): Promise<CheckoutResult> {
-  const now = deps.clock.now();
-  const at = now.toISOString();
-  const fromAction = type !== 'sale';
-  const guard = fromAction
-    ? { actionAttempt: ref.attempt, statusIn: ['3ds', 'redirect'] as PaymentStatus[] }
-    : { inFlight: ref.attempt };
-  const tx = (status: Transaction['status'], reason?: string): Transaction => ({
-    transId: ref.transId,
-    type,
-    status,
-    amountMinor: payment.order.amountMinor,
-    at,
-    acquirerRef: outcome.acquirerRef,
-    ...(reason ? { reason } : {}),
-  });
-  let next: Payment;
-  try {
-    switch (outcome.kind) {
-      case 'approved': {
-        const status: PaymentStatus = merchant.dms ? 'pending' : 'settled';
-        const captureDue = merchant.dms && merchant.autoCaptureDelayMinutes !== undefined
-          ? { name: QUEUES.capture, dueAt: new Date(now.getTime() + merchant.autoCaptureDelayMinutes * 60_000).toISOString() }
-          : null;
-        next = await deps.store.transition(payment.paymentId, guard, {
-          set: { status, paidAt: at, acquirerRef: outcome.acquirerRef, updatedAt: at },
-          remove: ['inFlight', 'action', 'reason'],
-          append: [tx('success')],
-          queue: captureDue,
-        });
-        break;
-      }
-      case 'declined':
-        next = await deps.store.transition(payment.paymentId, guard, {
-          set: { status: 'decline', reason: outcome.reason, declines: (payment.declines ?? 0) + 1, acquirerRef: outcome.acquirerRef, updatedAt: at },
-          remove: ['inFlight', 'action'],
-          append: [tx('fail', outcome.reason)],
-          queue: null,
-        });
-        break;
-      case 'action':
-        next = await deps.store.transition(payment.paymentId, guard, {
-          set: {
-            status: outcome.flow,
-            action: { attempt: ref.attempt, transId: ref.transId, flow: outcome.flow, url: outcome.url, idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef },
-            acquirerRef: outcome.acquirerRef,
-            updatedAt: at,
-          },
-          remove: ['inFlight'],
-          append: [tx('waiting')],
-          queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + ACTION_TIMEOUT_MS).toISOString() },
-        });
-        return { kind: 'navigate', url: outcome.url, why: 'action' };
-      case 'unknown':
-        // Nothing is recorded: the attempt stays in flight, and reconciliation asks the acquirer.
-        return navigateError(payment);
-    }
-  } catch (e) {
-    if (!(e instanceof TransitionRejected)) throw e;
+  if (outcome.kind === 'unknown') return navigateError(payment, merchant);
+  const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, type);
+  if (recorded.kind === 'lost') {
     const current = await deps.store.findPayment(payment.paymentId);
-    return current ? afterSettlement(deps, current, merchant) : { kind: 'not-found' };
+    return current && hasLink(current) ? afterSettlement(deps, current, merchant) : { kind: 'not-found' };
   }
-  return afterSettlement(deps, next, merchant);
+  if (outcome.kind === 'action') return { kind: 'navigate', url: outcome.url, why: 'action' };
+  return afterSettlement(deps, recorded.payment as LinkPayment, merchant);
 }
 
-function navigateError(payment: Payment): CheckoutResult {
+function navigateError(payment: LinkPayment, merchant: Merchant): CheckoutResult {
   const url = payment.checkout.errorUrl ?? payment.checkout.cancelUrl;
   if (url) return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'error' };
-  return { kind: 'processing', payment, merchant: { ...DEFAULT_SETTINGS, merchantKey: payment.merchantKey, createdAt: payment.createdAt, updatedAt: payment.createdAt } };
+  return { kind: 'processing', payment, merchant };
 }
 
 /** Where the customer goes once an attempt is recorded. */
-async function afterSettlement(deps: Pick<CheckoutDeps, 'secrets' | 'clock'>, payment: Payment, merchant: Merchant): Promise<CheckoutResult> {
+async function afterSettlement(deps: Pick<CheckoutDeps, 'secrets' | 'clock'>, payment: LinkPayment, merchant: Merchant): Promise<CheckoutResult> {
   const target = payment.checkout.urlTarget;
   if (PAID.includes(payment.status)) {
     return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.successUrl), target, why: 'success' };

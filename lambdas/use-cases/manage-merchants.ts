@@ -2,6 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../ports/clock';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets, type MerchantSettings } from '../ports/merchants';
 import { MERCHANT_KEY_PATTERN } from '../adapters/secrets-manager/merchant-secrets';
+import { isHttpUrl } from '../domain/validation';
+import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 
 export interface ManageMerchantsDeps {
   readonly merchants: MerchantDirectory;
@@ -20,6 +22,73 @@ export class MerchantAdminError extends Error {
 
 export const generatePassword = (): string => randomBytes(16).toString('hex');
 
+/** Limits on merchant settings; the page, the capture timer and CSP headers rely on them. */
+export const SETTINGS_LIMITS = {
+  nameMaxLength: 64,
+  /** Seven days: card authorizations are commonly held no longer. */
+  autoCaptureDelayMaxMinutes: 7 * 24 * 60,
+  maxDeclines: { min: 1, max: 10 },
+  urlMaxLength: 1024,
+  frameAncestorsMax: 10,
+} as const;
+
+const BRAND_COLOR = /^#[0-9A-Fa-f]{6}$/;
+/** A CSP frame-ancestors origin: https (a leading wildcard label allowed), or http on the local machine. */
+const FRAME_ORIGIN = /^(?:https:\/\/(?:\*\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|http:\/\/(?:localhost|127\.0\.0\.1))(?::\d{1,5})?$/;
+
+const isWholeNumber = (n: unknown, min: number, max: number): boolean => typeof n === 'number' && Number.isInteger(n) && n >= min && n <= max;
+
+/**
+ * What is wrong with a settings patch, one sentence per problem; empty when it is acceptable. An
+ * undefined value clears an optional setting.
+ */
+export function settingsProblems(patch: Partial<MerchantSettings>): string[] {
+  const problems: string[] = [];
+  const has = (k: keyof MerchantSettings) => Object.prototype.hasOwnProperty.call(patch, k);
+  const { nameMaxLength, autoCaptureDelayMaxMinutes, maxDeclines, urlMaxLength, frameAncestorsMax } = SETTINGS_LIMITS;
+  if (has('name') && (typeof patch.name !== 'string' || !patch.name.trim() || patch.name.length > nameMaxLength || /[\p{Cc}]/u.test(patch.name))) {
+    problems.push(`name must be 1-${nameMaxLength} characters, without control characters`);
+  }
+  if (has('dms') && typeof patch.dms !== 'boolean') problems.push('dms must be on or off');
+  if (has('returnParams') && typeof patch.returnParams !== 'boolean') problems.push('return params must be on or off');
+  if (patch.autoCaptureDelayMinutes !== undefined && !isWholeNumber(patch.autoCaptureDelayMinutes, 0, autoCaptureDelayMaxMinutes)) {
+    problems.push(`auto capture delay must be a whole number of minutes from 0 to ${autoCaptureDelayMaxMinutes}`);
+  }
+  if (patch.notificationUrl !== undefined && !(isHttpUrl(patch.notificationUrl) && patch.notificationUrl.length <= urlMaxLength)) {
+    problems.push(`notification URL must be an http(s) URL of at most ${urlMaxLength} characters`);
+  }
+  if (patch.methods !== undefined) {
+    const known = AVAILABLE_METHODS as readonly string[];
+    const unknown = patch.methods.filter((m) => !known.includes(m));
+    if (!patch.methods.length || unknown.length || new Set(patch.methods).size !== patch.methods.length) {
+      problems.push(`methods must be a list without repeats of: ${known.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+    }
+  }
+  if (has('maxDeclines') && !isWholeNumber(patch.maxDeclines, maxDeclines.min, maxDeclines.max)) {
+    problems.push(`max declines must be a whole number from ${maxDeclines.min} to ${maxDeclines.max}`);
+  }
+  const { primaryColor, logoUrl } = patch.branding ?? {};
+  if (primaryColor !== undefined && !BRAND_COLOR.test(primaryColor)) problems.push('brand color must be #RRGGBB');
+  if (logoUrl !== undefined && !(isHttpUrl(logoUrl) && logoUrl.startsWith('https:') && logoUrl.length <= urlMaxLength)) {
+    // The page is served over https; an http logo would be mixed content.
+    problems.push(`logo URL must be an https URL of at most ${urlMaxLength} characters`);
+  }
+  if (patch.frameAncestors !== undefined) {
+    const bad = patch.frameAncestors.filter((o) => !FRAME_ORIGIN.test(o));
+    if (!patch.frameAncestors.length || patch.frameAncestors.length > frameAncestorsMax || bad.length) {
+      problems.push(
+        `frame ancestors must be 1-${frameAncestorsMax} origins like https://shop.example or https://*.shop.example${bad.length ? ` (not an origin: ${bad.join(', ')})` : ''}`,
+      );
+    }
+  }
+  return problems;
+}
+
+function assertValidSettings(patch: Partial<MerchantSettings>): void {
+  const problems = settingsProblems(patch);
+  if (problems.length) throw new MerchantAdminError(problems.join('; '));
+}
+
 /** Creates a merchant: settings in the table, signing password in the secret store. */
 export async function createMerchant(
   deps: ManageMerchantsDeps,
@@ -29,6 +98,7 @@ export async function createMerchant(
   if (!MERCHANT_KEY_PATTERN.test(merchantKey)) throw new MerchantAdminError('merchant key must be 1-64 letters, digits or hyphens');
   const password = input.password ?? generatePassword();
   if (password.length < 16) throw new MerchantAdminError('password must have at least 16 characters');
+  assertValidSettings({ ...input.settings, name: input.name });
   const now = deps.clock.now().toISOString();
   const merchant: Merchant = { ...DEFAULT_SETTINGS, ...input.settings, name: input.name, merchantKey, createdAt: now, updatedAt: now };
   if (!(await deps.merchants.create(merchant))) throw new MerchantAdminError(`merchant ${merchantKey} already exists`);
@@ -47,8 +117,15 @@ export async function updateMerchantSettings(
   merchantKey: string,
   patch: Partial<MerchantSettings>,
 ): Promise<Merchant> {
+  assertValidSettings(patch);
   const current = await showMerchant(deps, merchantKey);
   const next: Merchant = { ...current, ...patch, merchantKey, updatedAt: deps.clock.now().toISOString() };
+  // Branding is changed field by field: a new logo keeps the colour.
+  if (patch.branding) {
+    const branding = { ...current.branding, ...patch.branding };
+    for (const k of Object.keys(branding) as (keyof typeof branding)[]) if (branding[k] === undefined) delete branding[k];
+    (next as { branding?: Merchant['branding'] }).branding = Object.keys(branding).length ? branding : undefined;
+  }
   for (const k of Object.keys(next) as (keyof Merchant)[]) if (next[k] === undefined) delete (next as Partial<Merchant>)[k];
   await deps.merchants.save(next);
   return next;

@@ -45,7 +45,7 @@ export const SESSION_EXPIRED_REASON = 'Checkout session expired without a paymen
 
 /** What a merchant sees of a payment. An unpaid payment whose link expired reads as a decline. */
 export function toStatusResponse(p: Payment, now: Date): PaymentStatusResponse {
-  const expiredUnpaid = p.status === 'prepare' && p.transactions.length === 0 && Date.parse(p.checkout.expiresAt) <= now.getTime();
+  const expiredUnpaid = p.status === 'prepare' && p.transactions.length === 0 && p.checkout !== undefined && Date.parse(p.checkout.expiresAt) <= now.getTime();
   const status = expiredUnpaid ? 'decline' : p.status;
   const reason = expiredUnpaid ? SESSION_EXPIRED_REASON : p.reason;
   return {

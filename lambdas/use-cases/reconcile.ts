@@ -1,13 +1,20 @@
 import type { Payment } from '../domain/payment';
-import { DEFAULT_SETTINGS } from '../ports/merchants';
+import type { Acquirer } from '../ports/acquirer';
+import type { MerchantDirectory } from '../ports/merchants';
 import { TransitionRejected } from '../ports/payments';
-import { QUEUES, settleAttempt, type CheckoutDeps } from './checkout';
+import { merchantOf } from './checkout';
+import { QUEUES, recordOutcome, type RecordDeps } from './record-outcome';
 
 /** At most this many payments per run: a run stays well inside one Lambda timeout. */
 export const RECONCILE_BATCH = 25;
 const RETRY_LATER_MS = 5 * 60_000;
 export const INTERRUPTED_REASON = 'The payment attempt was interrupted before the acquirer received it.';
 export const ABANDONED_REASON = 'The customer did not complete the confirmation.';
+
+export interface ReconcileDeps extends RecordDeps {
+  readonly acquirer: Acquirer;
+  readonly merchants: MerchantDirectory;
+}
 
 export interface ReconcileReport {
   readonly examined: number;
@@ -22,21 +29,20 @@ export interface ReconcileReport {
  * key and records its answer with the same guarded write the page uses, so a late page request and
  * this job can never both record it.
  */
-export async function reconcileDue(deps: CheckoutDeps, limit = RECONCILE_BATCH): Promise<ReconcileReport> {
+export async function reconcileDue(deps: ReconcileDeps, limit = RECONCILE_BATCH): Promise<ReconcileReport> {
   const now = deps.clock.now();
   const due = await deps.store.due(QUEUES.reconcile, now, limit);
   const report = { examined: due.length, settled: 0, released: 0, postponed: 0 };
   for (const item of due) {
     const payment = await deps.store.findPayment(item.paymentId);
     if (!payment) continue;
-    const outcome = await reconcileOne(deps, payment, now);
-    report[outcome]++;
+    report[await reconcileOne(deps, payment, now)]++;
   }
   return report;
 }
 
-async function reconcileOne(deps: CheckoutDeps, payment: Payment, now: Date): Promise<'settled' | 'released' | 'postponed'> {
-  const merchant = (await deps.merchants.find(payment.merchantKey)) ?? { ...DEFAULT_SETTINGS, merchantKey: payment.merchantKey, createdAt: payment.createdAt, updatedAt: payment.createdAt };
+async function reconcileOne(deps: ReconcileDeps, payment: Payment, now: Date): Promise<'settled' | 'released' | 'postponed'> {
+  const merchant = await merchantOf(deps, payment);
   const at = now.toISOString();
   const later = { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + RETRY_LATER_MS).toISOString() };
   try {
@@ -47,7 +53,7 @@ async function reconcileOne(deps: CheckoutDeps, payment: Payment, now: Date): Pr
         await deps.store.transition(payment.paymentId, { inFlight: attempt.attempt }, {
           set: { status: 'decline', reason: INTERRUPTED_REASON, updatedAt: at },
           remove: ['inFlight'],
-          append: [{ transId: attempt.transId, type: 'sale', status: 'fail', amountMinor: payment.order.amountMinor, at, reason: INTERRUPTED_REASON }],
+          append: [{ transId: attempt.transId, type: payment.checkout ? 'sale' : 'recurring', status: 'fail', amountMinor: payment.order.amountMinor, at, reason: INTERRUPTED_REASON }],
           queue: null,
         });
         return 'released';
@@ -56,14 +62,14 @@ async function reconcileOne(deps: CheckoutDeps, payment: Payment, now: Date): Pr
         await deps.store.transition(payment.paymentId, { inFlight: attempt.attempt }, { set: { updatedAt: at }, queue: later });
         return 'postponed';
       }
-      await settleAttempt(deps, payment, merchant, attempt, outcome, 'sale');
-      return 'settled';
+      const recorded = await recordOutcome(deps, payment, merchant, attempt, outcome, payment.checkout ? 'sale' : 'recurring');
+      return recorded.kind === 'recorded' ? 'settled' : 'postponed';
     }
     if (payment.action && (payment.status === '3ds' || payment.status === 'redirect')) {
       const action = payment.action;
       const outcome = await deps.acquirer.completeAction(action.idempotencyKey);
       if (outcome.kind === 'action' || outcome.kind === 'unknown') {
-        if (Date.parse(payment.checkout.expiresAt) > now.getTime()) {
+        if (payment.checkout && Date.parse(payment.checkout.expiresAt) > now.getTime()) {
           await deps.store.transition(payment.paymentId, { actionAttempt: action.attempt, statusIn: [payment.status] }, { set: { updatedAt: at }, queue: later });
           return 'postponed';
         }
@@ -75,8 +81,8 @@ async function reconcileOne(deps: CheckoutDeps, payment: Payment, now: Date): Pr
         });
         return 'released';
       }
-      await settleAttempt(deps, payment, merchant, action, outcome, action.flow);
-      return 'settled';
+      const recorded = await recordOutcome(deps, payment, merchant, action, outcome, action.flow);
+      return recorded.kind === 'recorded' ? 'settled' : 'postponed';
     }
     // Nothing pending any more (the page finished first): just leave the queue.
     await deps.store.transition(payment.paymentId, { inFlight: 'none' }, { set: { updatedAt: payment.updatedAt }, queue: null });

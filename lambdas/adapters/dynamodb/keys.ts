@@ -4,6 +4,8 @@ import { TABLE_SCHEMA } from '../../../lib/table-schema';
 export const key = {
   merchant: (merchantKey: string) => ({ pk: `MERCHANT#${merchantKey}`, sk: 'PROFILE' }),
   payment: (paymentId: string) => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT' }),
+  cardToken: (token: string) => ({ pk: `CARDTOKEN#${token}`, sk: 'CARDTOKEN' }),
+  recurringChain: (token: string) => ({ pk: `RECURRING#${token}`, sk: 'CHAIN' }),
   /** GSI1: a merchant's payments by order number, newest last. */
   orderIndex: (merchantKey: string, orderNumber: string) => `ORDER#${merchantKey}#${orderNumber}`,
 } as const;

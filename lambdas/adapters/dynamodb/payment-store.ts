@@ -24,7 +24,8 @@ export class DynamoPaymentStore implements PaymentStore {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...DynamoPaymentStore.toItem(payment), [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) },
+        // Only an unpaid checkout expires; a merchant-initiated payment is kept from the start.
+        Item: { ...DynamoPaymentStore.toItem(payment), ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}) },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );

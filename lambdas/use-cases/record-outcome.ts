@@ -1,0 +1,154 @@
+import { voidWindowEndsAt } from '../domain/void-window';
+import type { Payment, PaymentStatus, Transaction, TransactionType } from '../domain/payment';
+import type { AcquirerOutcome } from '../ports/acquirer';
+import type { Clock } from '../ports/clock';
+import type { Ids } from '../ports/ids';
+import type { Merchant } from '../ports/merchants';
+import { TransitionRejected, type PaymentStore, type TransitionGuard } from '../ports/payments';
+import type { TokenVault } from '../ports/tokens';
+
+/** Work queues (sparse index) a payment can be in while background work is due. */
+export const QUEUES = { reconcile: 'reconcile', capture: 'capture' } as const;
+/** How long an attempt may stay without an acquirer answer before reconciliation asks. */
+export const RECONCILE_AFTER_MS = 2 * 60_000;
+/** How long the customer has to finish a challenge before reconciliation looks at it. */
+export const ACTION_TIMEOUT_MS = 20 * 60_000;
+
+/** Statuses in which the money moved (or is held): the link is used up. */
+export const PAID: readonly PaymentStatus[] = ['settled', 'pending', 'refund', 'void', 'reversal', 'chargeback'];
+
+export interface AttemptRef {
+  readonly attempt: number;
+  readonly transId: string;
+  readonly idempotencyKey: string;
+}
+
+export interface RecordDeps {
+  readonly store: PaymentStore;
+  readonly tokens: TokenVault;
+  readonly clock: Clock;
+  readonly ids: Ids;
+}
+
+export type Recorded = { readonly kind: 'recorded'; readonly payment: Payment } | { readonly kind: 'lost' };
+
+/**
+ * Records an acquirer answer for one attempt in one conditional write guarded by that attempt
+ * (in flight, or waiting on its challenge), with its transaction appended in the same write. On
+ * approval, the card token and recurring chain the payment asked for are issued first, so the
+ * payment never names a token that does not exist.
+ */
+export async function recordOutcome(
+  deps: RecordDeps,
+  payment: Payment,
+  merchant: Merchant,
+  ref: AttemptRef,
+  outcome: Exclude<AcquirerOutcome, { kind: 'unknown' }>,
+  type: TransactionType,
+): Promise<Recorded> {
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const fromAction = type === '3ds' || type === 'redirect';
+  const guard: TransitionGuard = fromAction ? { actionAttempt: ref.attempt, statusIn: ['3ds', 'redirect'] } : { inFlight: ref.attempt };
+  const tx = (status: Transaction['status'], reason?: string): Transaction => ({
+    transId: ref.transId,
+    type,
+    status,
+    amountMinor: payment.order.amountMinor,
+    at,
+    acquirerRef: outcome.acquirerRef,
+    ...(reason ? { reason } : {}),
+  });
+  try {
+    switch (outcome.kind) {
+      case 'approved': {
+        const authorizeOnly = merchant.dms && type !== 'recurring';
+        const status: PaymentStatus = authorizeOnly ? 'pending' : 'settled';
+        const tokens = outcome.storedCredentialRef ? await issueTokens(deps, payment, ref, outcome.storedCredentialRef, now) : {};
+        const captureDue = authorizeOnly && merchant.autoCaptureDelayMinutes !== undefined
+          ? { name: QUEUES.capture, dueAt: new Date(now.getTime() + merchant.autoCaptureDelayMinutes * 60_000).toISOString() }
+          : null;
+        const voidableUntil = status === 'settled' ? voidWindowEndsAt(now) : undefined;
+        return {
+          kind: 'recorded',
+          payment: await deps.store.transition(payment.paymentId, guard, {
+            set: {
+              status,
+              paidAt: at,
+              acquirerRef: outcome.acquirerRef,
+              updatedAt: at,
+              ...tokens,
+              ...(voidableUntil ? { voidableUntil: voidableUntil.toISOString() } : {}),
+            },
+            remove: ['inFlight', 'action', 'reason'],
+            append: [tx('success')],
+            queue: captureDue,
+          }),
+        };
+      }
+      case 'declined':
+        return {
+          kind: 'recorded',
+          payment: await deps.store.transition(payment.paymentId, guard, {
+            set: {
+              status: 'decline',
+              reason: outcome.reason,
+              declines: (payment.declines ?? 0) + 1,
+              acquirerRef: outcome.acquirerRef,
+              softDecline: outcome.soft === true,
+              updatedAt: at,
+            },
+            remove: ['inFlight', 'action'],
+            append: [tx('fail', outcome.reason)],
+            queue: null,
+          }),
+        };
+      case 'action':
+        return {
+          kind: 'recorded',
+          payment: await deps.store.transition(payment.paymentId, guard, {
+            set: {
+              status: outcome.flow,
+              action: { attempt: ref.attempt, transId: ref.transId, flow: outcome.flow, url: outcome.url, idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef },
+              acquirerRef: outcome.acquirerRef,
+              updatedAt: at,
+            },
+            remove: ['inFlight'],
+            append: [tx('waiting')],
+            queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + ACTION_TIMEOUT_MS).toISOString() },
+          }),
+        };
+    }
+  } catch (e) {
+    if (e instanceof TransitionRejected) return { kind: 'lost' };
+    throw e;
+  }
+}
+
+/** Card token (req_token) and recurring chain (recurring_init) for an approved first payment. */
+async function issueTokens(deps: RecordDeps, payment: Payment, ref: AttemptRef, storedCredentialRef: string, now: Date): Promise<Partial<Payment>> {
+  const card = payment.card;
+  if (!card) return {};
+  const out: { cardToken?: string; recurringToken?: string; recurringInitTransId?: string } = {};
+  if (payment.checkout?.reqToken) {
+    out.cardToken = deps.ids.longToken();
+    await deps.tokens.saveCardToken({ token: out.cardToken, merchantKey: payment.merchantKey, storedCredentialRef, card, createdAt: now.toISOString() });
+  }
+  if (payment.checkout?.recurringInit) {
+    out.recurringToken = deps.ids.longToken();
+    out.recurringInitTransId = ref.transId;
+    await deps.tokens.saveRecurringChain({
+      token: out.recurringToken,
+      merchantKey: payment.merchantKey,
+      initPaymentId: payment.paymentId,
+      initTransId: ref.transId,
+      storedCredentialRef,
+      currency: payment.order.currency,
+      card,
+      ...(payment.scheduleId ? { scheduleId: payment.scheduleId } : {}),
+      customer: payment.customer,
+      createdAt: now.toISOString(),
+    });
+  }
+  return out;
+}

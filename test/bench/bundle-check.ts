@@ -1,0 +1,142 @@
+import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { decodeLinkToken } from '../../lambdas/domain/checkout-link';
+import { routeKey, type RouteDefinition } from '../../lib/routes';
+import type { Bundle } from './bundles';
+import { expectStatus, postJson } from './http-client';
+import { createSessionBody, paymentStatusBody, type MerchantCredentials } from './requests';
+
+export interface CheckContext {
+  /** The in-process service running the TypeScript sources: it confirms what a bundle did. */
+  readonly baseUrl: string;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly merchant: MerchantCredentials;
+  session?: { readonly paymentId: string; readonly orderNumber: string };
+}
+
+interface RouteCheck {
+  readonly body: (ctx: CheckContext) => Record<string, unknown>;
+  /** Throws unless the bundled handler's answer, and its effect on the backend, are right. */
+  readonly verify: (result: APIGatewayProxyStructuredResultV2, ctx: CheckContext) => Promise<string>;
+}
+
+/** Route id → how to invoke its bundle. A route without an entry is reported as not checked. */
+const ROUTE_CHECKS: Readonly<Record<string, RouteCheck>> = {
+  CreateSession: {
+    body: (ctx) => {
+      ctx.session = { paymentId: '', orderNumber: `bench-bundle-${process.pid}` };
+      return createSessionBody(ctx.merchant, ctx.session.orderNumber);
+    },
+    verify: async (result, ctx) => {
+      const redirect = (JSON.parse(result.body ?? '{}') as { redirect_url?: string }).redirect_url ?? '';
+      const decoded = decodeLinkToken(redirect.slice(redirect.lastIndexOf('/') + 1));
+      if (result.statusCode !== 200 || !decoded || !ctx.session) throw new Error(`answered ${result.statusCode}: ${result.body}`);
+      ctx.session = { ...ctx.session, paymentId: decoded.paymentId };
+      // The payment the bundle wrote must be readable through the source handlers.
+      const status = await postJson(ctx.baseUrl, '/api/v1/payment/status', paymentStatusBody(ctx.merchant, { payment_id: decoded.paymentId }));
+      expectStatus('status of the payment the bundle created', status);
+      return 'session created; payment found in DynamoDB';
+    },
+  },
+  PaymentStatus: {
+    body: (ctx) => {
+      if (!ctx.session?.paymentId) throw new Error('the CreateSession check must run first');
+      return paymentStatusBody(ctx.merchant, { payment_id: ctx.session.paymentId });
+    },
+    verify: async (result, ctx) => {
+      const out = JSON.parse(result.body ?? '{}') as { payment_id?: string; order?: { number?: string } };
+      if (result.statusCode !== 200 || out.payment_id !== ctx.session?.paymentId || out.order?.number !== ctx.session?.orderNumber) {
+        throw new Error(`answered ${result.statusCode}: ${result.body}`);
+      }
+      return 'status of that payment returned';
+    },
+  },
+};
+
+/** The API Gateway (HTTP API, payload 2.0) event of a JSON POST. */
+function postEvent(route: RouteDefinition, body: string): APIGatewayProxyEventV2 {
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey: routeKey(route),
+    rawPath: route.path,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', host: 'localhost', 'user-agent': 'bench' },
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      http: { method: route.method, path: route.path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
+      requestId: randomUUID(),
+      routeKey: routeKey(route),
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    body,
+    isBase64Encoded: false,
+  };
+}
+
+interface Invocation {
+  readonly result: APIGatewayProxyStructuredResultV2;
+  readonly importMs: number;
+  readonly invokeMs: number;
+}
+
+function invokeBundle(bundle: Bundle, event: APIGatewayProxyEventV2, environment: Readonly<Record<string, string>>): Promise<Invocation> {
+  return new Promise((resolve, reject) => {
+    const child = fork(join(__dirname, 'invoke-bundle.mjs'), [], {
+      execArgv: [],
+      env: { ...environment, PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let output = '';
+    child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+    child.once('message', (m: { ok: boolean; error?: string } & Partial<Invocation>) => {
+      if (m.ok && m.result) resolve({ result: m.result, importMs: m.importMs ?? NaN, invokeMs: m.invokeMs ?? NaN });
+      else reject(new Error(m.error ?? 'no result'));
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`bundle process exited ${code}: ${output.slice(0, 500)}`));
+    });
+    child.send({ bundle: bundle.file, name: `bench-${bundle.spec.name}`, event });
+  });
+}
+
+export interface BundleCheckResult {
+  readonly route: RouteDefinition;
+  readonly outcome: 'works' | 'failed' | 'not checked';
+  readonly detail: string;
+  readonly importMs?: number;
+  readonly invokeMs?: number;
+}
+
+/**
+ * Invokes each route's BUNDLED handler in a fresh process against the local backend, so an
+ * alias or option in lib/bundling.ts that breaks runtime behaviour shows up here.
+ */
+export async function checkBundles(routes: readonly RouteDefinition[], bundles: readonly Bundle[], ctx: CheckContext): Promise<BundleCheckResult[]> {
+  const results: BundleCheckResult[] = [];
+  for (const route of routes) {
+    const check = ROUTE_CHECKS[route.id];
+    const bundle = bundles.find((b) => b.spec.name === route.id);
+    if (!check || !bundle) {
+      results.push({ route, outcome: 'not checked', detail: 'no sample request in test/bench/bundle-check.ts' });
+      continue;
+    }
+    try {
+      const invocation = await invokeBundle(bundle, postEvent(route, JSON.stringify(check.body(ctx))), ctx.environment);
+      const detail = await check.verify(invocation.result, ctx);
+      results.push({ route, outcome: 'works', detail, importMs: invocation.importMs, invokeMs: invocation.invokeMs });
+    } catch (e) {
+      results.push({ route, outcome: 'failed', detail: (e as Error).message.split('\n')[0] ?? 'failed' });
+    }
+  }
+  return results;
+}

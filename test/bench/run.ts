@@ -1,0 +1,143 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { buildDeps, setDeps } from '../../lambdas/container';
+import { readConfig } from '../../lambdas/config';
+import { createMerchant } from '../../lambdas/use-cases/manage-merchants';
+import { ROUTES } from '../../lib/routes';
+import { backendEnvironment, startLocalBackend } from '../../local/backend';
+import { createApp } from '../../local/http-server';
+import { AwsCallCounter, OPERATIONS, countAwsCalls } from './aws-calls';
+import { checkBundles } from './bundle-check';
+import { buildBundle, projectPath, type BundleSpec } from './bundles';
+import { measureColdImports, type ImportProbe } from './cold-import';
+import { describeMachine } from './machine';
+import { renderReport, renderSummary, type BenchResults, type BundleRow, type ThroughputRow } from './report';
+import { closeServer, generateLoad, helloWorldServer, listenOnFreePort } from './throughput';
+import { compactDataAliases } from './what-if';
+import { esbuildApiOptions } from './bundles';
+
+/** Samples per cold-import row; each is a fresh Node process. */
+const IMPORT_RUNS = 7;
+const LOAD = { concurrency: 16, warmupMs: 1000, durationMs: 5000 } as const;
+const WORK_DIR = projectPath('.bench');
+const REPORT = projectPath('docs', 'benchmarks.md');
+
+async function bundleRows(): Promise<BundleRow[]> {
+  const outDir = projectPath('.bench', 'bundles');
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const createSession = ROUTES.find((r) => r.id === 'CreateSession');
+  const specs: BundleSpec[] = [
+    ...ROUTES.map((r): BundleSpec => ({ name: r.id, kind: 'handler', entry: projectPath(r.entry) })),
+    {
+      name: 'naive',
+      kind: 'reference',
+      entry: projectPath('test/bench/fixtures/naive-handler.ts'),
+      alias: {},
+      note: 'the "before": DynamoDB client + lib-dynamodb + Secrets Manager client + classic `zod` + @middy/core + Powertools Logger, wired the usual way and bundled with the same options but no aliases (test/bench/fixtures/naive-handler.ts).',
+    },
+    {
+      name: 'AWS SDK clients only',
+      kind: 'reference',
+      entry: projectPath('test/bench/fixtures/aws-sdk-only.ts'),
+      note: 'only the SDK parts the merchant API uses (DynamoDB client, lib-dynamodb Get/Put/Query, Secrets Manager GetSecretValue) with the project\'s options and aliases: the part of every handler that project code cannot shrink.',
+    },
+    {
+      name: 'empty module',
+      kind: 'reference',
+      entry: projectPath('test/bench/fixtures/empty-handler.ts'),
+      note: 'a module that does nothing: the floor of the cold-import method on this machine.',
+    },
+    ...(createSession
+      ? [
+          {
+            name: 'what-if: compact country & currency tables',
+            kind: 'reference' as const,
+            entry: projectPath(createSession.entry),
+            alias: { ...esbuildApiOptions().alias, ...(await compactDataAliases(projectPath('.bench', 'what-if'))) },
+            note: 'CreateSession with `iso-3166` and `currency-codes/data` replaced by tables holding only the fields the API reads; an estimate for the proposal below, never deployed.',
+          },
+        ]
+      : []),
+  ];
+  const bundles = await Promise.all(specs.map((s) => buildBundle(s, outDir)));
+  const probes: ImportProbe[] = [
+    ...bundles.map((b) => ({ file: b.file })),
+    ...bundles.filter((b) => b.spec.kind === 'handler').map((b) => ({ file: b.file, nodeFlags: ['--enable-source-maps'] })),
+  ];
+  const timings = await measureColdImports(probes, IMPORT_RUNS);
+  const handlerCount = bundles.filter((b) => b.spec.kind === 'handler').length;
+  return bundles.map((bundle, i) => {
+    const route = bundle.spec.kind === 'handler' ? ROUTES.find((r) => r.id === bundle.spec.name) : undefined;
+    const sourceMaps = route ? timings[bundles.length + i] : undefined;
+    if (route && i >= handlerCount) throw new Error('handler bundles must come first');
+    return { bundle, cold: timings[i]!, ...(route ? { route } : {}), ...(sourceMaps ? { coldWithSourceMaps: sourceMaps } : {}) };
+  });
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const machine = describeMachine();
+  mkdirSync(WORK_DIR, { recursive: true });
+
+  console.log('bundling and timing cold imports…');
+  const bundles = await bundleRows();
+
+  console.log('starting the local backend…');
+  const backend = await startLocalBackend();
+  const environment = backendEnvironment(backend);
+  Object.assign(process.env, environment);
+  const deps = buildDeps(readConfig());
+  setDeps(deps);
+  const counter = new AwsCallCounter();
+  counter.attach(deps.db, 'DynamoDB');
+  counter.attach(deps.secretsClient, 'SecretsManager');
+  const app = createApp(ROUTES);
+  const hello = helloWorldServer();
+  try {
+    const baseUrl = await listenOnFreePort(app);
+    const service = { baseUrl, deps, newMerchant: () => createMerchant(deps, { name: 'Benchmark Shop' }) };
+
+    console.log('counting AWS calls…');
+    const awsCalls = await countAwsCalls(OPERATIONS, service, counter);
+
+    console.log('invoking the bundled handlers…');
+    const bundleChecks = await checkBundles(ROUTES, bundles.map((b) => b.bundle), { baseUrl, environment, merchant: await service.newMerchant() });
+
+    console.log(`load: ${LOAD.concurrency} concurrent requests, ${LOAD.durationMs / 1000} s per server…`);
+    const helloUrl = await listenOnFreePort(hello);
+    const merchant = await service.newMerchant();
+    const throughput: ThroughputRow[] = [
+      { name: 'bare node:http hello world', result: await generateLoad({ ...LOAD, url: `${helloUrl}/`, merchant }) },
+      { name: 'POST /api/v1/session (local runner)', result: await generateLoad({ ...LOAD, url: `${baseUrl}/api/v1/session`, merchant }) },
+    ];
+
+    const results: BenchResults = {
+      machine,
+      runSeconds: (performance.now() - started) / 1000,
+      importRuns: IMPORT_RUNS,
+      bundles,
+      awsCalls,
+      bundleChecks,
+      load: LOAD,
+      throughput,
+    };
+    writeFileSync(REPORT, renderReport(results));
+    console.log(`\n${renderSummary(results)}\n\nwrote ${REPORT}`);
+    const broken = bundleChecks.filter((c) => c.outcome === 'failed');
+    if (broken.length) throw new Error(`bundled handlers broken: ${broken.map((c) => `${c.route.id} (${c.detail})`).join('; ')}`);
+  } finally {
+    await Promise.all([closeServer(app), closeServer(hello)]);
+    deps.db.destroy();
+    deps.secretsClient.destroy();
+    await backend.close();
+  }
+}
+
+main().then(
+  // Keep-alive sockets of fetch may linger; the run is over.
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error('benchmark crashed:', e);
+    process.exit(1);
+  },
+);

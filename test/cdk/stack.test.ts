@@ -1,0 +1,42 @@
+import { PROJECT_ROOT } from '../../lib/bundling';
+import { merchantSecretPrefix, stackName, STAGES } from '../../lib/naming';
+import { ROUTES } from '../../lib/routes';
+import { logicalId, synthesize } from './synth';
+
+describe.each(STAGES)('the stack (%s)', (stage) => {
+  test('is named by stage and tells deployers where things are', () => {
+    const { stack, template } = synthesize(stage);
+    expect(stack.stackName).toBe(stackName(stage));
+    expect(template.toJSON().Outputs).toEqual({
+      ApiUrl: expect.objectContaining({ Value: { 'Fn::GetAtt': [logicalId(stack.api.httpApi), 'ApiEndpoint'] } }),
+      TableName: expect.objectContaining({ Value: { Ref: logicalId(stack.table.table) } }),
+      MerchantSecretPrefix: expect.objectContaining({ Value: merchantSecretPrefix(stage) }),
+      Stage: expect.objectContaining({ Value: stage }),
+    });
+  });
+
+  test('exposes the table, the API and each route function by route id', () => {
+    const { stack } = synthesize(stage);
+    expect(stack.table.table.tableName).toBeDefined();
+    expect([...stack.api.routes.keys()].sort()).toEqual(ROUTES.map((r) => r.id).sort());
+    for (const route of ROUTES) expect(stack.functions.get(route.id)?.function.runtime.name).toBe('nodejs22.x');
+  });
+
+  test('creates no secret and no key: merchant secrets belong to the merchant CLI', () => {
+    const { template } = synthesize(stage);
+    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    template.resourceCountIs('AWS::KMS::Key', 0);
+  });
+});
+
+/** Asset hashes change with every code change; the template's shape is what the snapshot guards. */
+const maskAssetHashes = (template: unknown): unknown =>
+  JSON.parse(JSON.stringify(template).replace(/[a-f0-9]{64}(\.zip)?/g, (_m, zip: string | undefined) => `[asset hash]${zip ?? ''}`));
+
+test('the dev template matches the snapshot', () => {
+  const { template } = synthesize('dev');
+  const json = template.toJSON();
+  // Nothing may depend on where the project is checked out.
+  expect(JSON.stringify(json)).not.toContain(PROJECT_ROOT);
+  expect(maskAssetHashes(json)).toMatchSnapshot();
+});

@@ -1,0 +1,206 @@
+import type { Browser, Page } from 'playwright-core';
+import { signFields } from '../../lambdas/domain/hash';
+import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { cards, fillCard, launchBrowser, newPage, payWith, screenshot } from '../support/browser';
+import { createCheckout, startMerchantSite, statusOf, type CheckoutLink, type MerchantSite } from '../support/merchant-site';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * A customer pays on the hosted page in a real browser, with the sandbox acquirer's test cards,
+ * and lands back on the merchant's site (seed spec: hosted checkout; protocol.md §4, §5).
+ */
+let browser: Browser;
+let service: TestService;
+let site: MerchantSite;
+/** Return parameters on, as most integrations run. */
+let shop: MerchantCredentials;
+/** Two declines allowed per link. */
+let strictShop: MerchantCredentials;
+
+beforeAll(async () => {
+  [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
+  [shop, strictShop] = await Promise.all([
+    service.createMerchant({ name: 'Gift Shop', settings: { returnParams: true } }),
+    service.createMerchant({ name: 'Strict Shop', settings: { returnParams: true, maxDeclines: 2 } }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([browser?.close(), site?.close()]);
+  await service?.close();
+});
+
+let page: Page;
+beforeEach(async () => {
+  ({ page } = await newPage(browser));
+});
+afterEach(async () => {
+  await page.context().close();
+});
+
+const checkout = (merchant: MerchantCredentials = shop) => createCheckout(service, merchant, site.urls());
+
+/** The return parameters on the URL the browser landed on, with the signature checked (protocol.md §1, §4). */
+function expectSignedReturn(landed: string, link: CheckoutLink, merchant: MerchantCredentials): URLSearchParams {
+  const query = new URL(landed).searchParams;
+  expect(query.get('payment_id')).toBe(link.paymentId);
+  expect(query.get('order_id')).toBe(link.order.number);
+  expect(query.get('trans_id')).toMatch(/^[0-9a-f-]{36}$/);
+  const { number, amount, currency, description } = link.order;
+  expect(query.get('hash')).toBe(signFields([link.paymentId, number, amount, currency, description], merchant.password));
+  return query;
+}
+
+const landOn = (path: string) => page.waitForURL((url) => url.origin === site.origin && url.pathname === path);
+
+describe('paying on the hosted page', () => {
+  it('pays with 4111 1111 1111 1111 01/38 and lands on success_url with signed return parameters', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await expect(page.getByRole('heading', { level: 1 })).resolves.toBeTruthy();
+    expect(await page.locator('h1').textContent()).toBe('Gift Shop');
+    await fillCard(page, cards.approved);
+    expect(await page.locator('#card_number').inputValue()).toBe('4111 1111 1111 1111');
+    expect(await page.locator('#card-brand').textContent()).toBe('Card type: VISA');
+    await screenshot(page, 'form-filled');
+    await page.locator('#pay-button').click();
+    await landOn('/success');
+
+    expectSignedReturn(page.url(), link, shop);
+    expect(await page.locator('h1').textContent()).toBe('Thank you for your order');
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+  });
+
+  it('shows a decline (announced as an alert) and then takes another card on the same link', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.declined);
+
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('The payment was declined: Declined by processing.');
+    expect(await alert.textContent()).toContain('You can try 2 more times.');
+    expect(await alert.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(new URL(page.url()).pathname).toBe(new URL(link.url).pathname);
+    await screenshot(page, 'form-declined');
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toEqual(expect.objectContaining({ status: 'decline', reason: 'Declined by processing.' }));
+
+    await payWith(page, cards.approved);
+    await landOn('/success');
+    expectSignedReturn(page.url(), link, shop);
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+  });
+
+  it('passes 3-D Secure with 05/38 and the code 123456 (status 3ds while the challenge is open)', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.threeDsPasses);
+
+    await page.waitForURL('**/sandbox/challenge/**');
+    expect(await page.locator('h1').textContent()).toBe('3-D Secure verification');
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: '3ds' });
+    await screenshot(page, 'challenge-3ds');
+
+    await page.locator('#code').fill('123456');
+    await page.locator('#confirm').click();
+    await landOn('/success');
+    expectSignedReturn(page.url(), link, shop);
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+  });
+
+  it('declines 06/38 after the 3-D Secure challenge and lets the customer try again', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.threeDsFails);
+    await page.waitForURL('**/sandbox/challenge/**');
+    await page.locator('#code').fill('123456');
+    await page.locator('#confirm').click();
+
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('3-D Secure authentication failed.');
+    expect(await page.locator('#pay-form').count()).toBe(1);
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'decline', reason: '3-D Secure authentication failed.' });
+  });
+
+  it('pays 12/38 through the bank redirect (status redirect while the customer is at the bank)', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.redirect);
+
+    await page.waitForURL('**/sandbox/challenge/**');
+    expect(await page.locator('h1').textContent()).toBe('Sandbox bank');
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'redirect' });
+    await screenshot(page, 'challenge-redirect');
+
+    await page.locator('#confirm').click();
+    await landOn('/success');
+    expectSignedReturn(page.url(), link, shop);
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+  });
+
+  it('can be paid with the keyboard alone (Tab, typing and Enter)', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    const focused = () => page.evaluate(() => document.activeElement?.id ?? '');
+    const tabTo = async (id: string) => {
+      for (let i = 0; i < 10 && (await focused()) !== id; i++) await page.keyboard.press('Tab');
+      expect(await focused()).toBe(id);
+    };
+
+    await tabTo('card_number');
+    await page.keyboard.type('4111111111111111');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('card_expiry');
+    await page.keyboard.type('0138');
+    expect(await page.locator('#card_expiry').inputValue()).toBe('01/38');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('card_cvv');
+    await page.keyboard.type('123');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('card_holder');
+    await page.keyboard.type('John Doe');
+    await page.keyboard.press('Enter');
+
+    await landOn('/success');
+    expectSignedReturn(page.url(), link, shop);
+  });
+
+  it('sends the customer to cancel_url, with signed return parameters, after the last allowed decline', async () => {
+    const link = await checkout(strictShop);
+    await page.goto(link.url);
+    await payWith(page, cards.declined);
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toContain('You can try once more.');
+
+    await payWith(page, cards.declined);
+    await landOn('/cancel');
+    expectSignedReturn(page.url(), link, strictShop);
+    await expect(statusOf(service, strictShop, link.paymentId)).resolves.toMatchObject({ status: 'decline' });
+
+    await page.goto(link.url);
+    expect(await page.locator('h1#title').textContent()).toBe('This payment link can no longer be used');
+    expect(await page.locator('form').count()).toBe(0);
+    await screenshot(page, 'link-closed');
+  });
+
+  it('closes to cancel_url without return parameters when nothing was attempted', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await page.getByRole('link', { name: 'Close' }).click();
+    await landOn('/cancel');
+    expect([...new URL(page.url()).searchParams.keys()]).toEqual([]);
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+  });
+
+  it('sends the customer to error_url when the acquirer does not answer (08/38)', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.noAnswer);
+    await landOn('/error');
+
+    await page.goto(link.url);
+    expect(await page.locator('h1#title').textContent()).toBe('Your payment is being processed');
+    expect(await page.locator('form').count()).toBe(0);
+    await screenshot(page, 'processing');
+  });
+});
