@@ -9,9 +9,12 @@ export const PROJECT_ROOT = path.resolve(__dirname, '..');
 /** Node.js major the functions run on (Lambda runtime nodejs22.x). */
 export const NODE_TARGET = 'node22';
 
-/** Module replacements: Lambda gets credentials from its environment only. */
+/** Module replacements for SDK parts a Lambda never runs; test/bench invokes the bundles to prove it. */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
+  // Lambda gets credentials from its environment only.
   '@aws-sdk/credential-provider-node': path.join(PROJECT_ROOT, 'lambdas/adapters/aws/lambda-credentials.ts'),
+  // Reached only by a dynamic import for event-stream operations, which DynamoDB and Secrets Manager lack (~19 KB).
+  '@smithy/core/event-streams': path.join(PROJECT_ROOT, 'lib/bundle-stubs/event-streams.ts'),
 };
 
 /** Options shared by CDK's NodejsFunction bundling and the benchmark's esbuild build. */

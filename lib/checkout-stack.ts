@@ -39,26 +39,26 @@ export class CheckoutStack extends Stack {
   /** Each route's function (with its role and log group) by route id, for wiring schedules or alarms to it. */
   readonly functions: ReadonlyMap<string, RouteFunction>;
 
-  constructor(scope: Construct, id: string, props: CheckoutStackProps) {
-    super(scope, id, { description: `Hosted checkout (${props.stage})`, ...props });
-    this.stage = props.stage;
-    const settings = STAGE_SETTINGS[props.stage];
+  constructor(scope: Construct, id: string, { stage, routes = ROUTES, ...stackProps }: CheckoutStackProps) {
+    super(scope, id, { description: `Hosted checkout (${stage})`, ...stackProps });
+    this.stage = stage;
+    const settings = STAGE_SETTINGS[stage];
     const logRemovalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
-    this.table = new CheckoutTable(this, 'Data', { tableName: tableName(props.stage), retainData: settings.retain });
-    this.merchantSecrets = new MerchantSecrets(this, 'MerchantSecrets', { prefix: merchantSecretPrefix(props.stage) });
+    this.table = new CheckoutTable(this, 'Data', { tableName: tableName(stage), retainData: settings.retain });
+    this.merchantSecrets = new MerchantSecrets(this, 'MerchantSecrets', { prefix: merchantSecretPrefix(stage) });
     this.api = new CheckoutApi(this, 'Api', {
-      apiName: stackName(props.stage),
+      apiName: stackName(stage),
       logRetention: settings.logRetention,
       logRemovalPolicy,
     });
 
     const functions = new Map<string, RouteFunction>();
-    for (const route of props.routes ?? ROUTES) {
+    for (const route of routes) {
       if (functions.has(route.id)) throw new Error(`Duplicate route id: ${route.id}`);
       const routeFunction = new RouteFunction(this, route.id, {
         route,
-        stage: props.stage,
+        stage,
         table: this.table,
         merchantSecrets: this.merchantSecrets,
         logLevel: settings.logLevel,
@@ -73,6 +73,6 @@ export class CheckoutStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (no trailing slash)' });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
     new CfnOutput(this, 'MerchantSecretPrefix', { value: this.merchantSecrets.prefix });
-    new CfnOutput(this, 'Stage', { value: props.stage });
+    new CfnOutput(this, 'Stage', { value: stage });
   }
 }

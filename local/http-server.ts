@@ -137,9 +137,16 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES): Server {
   return createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
+      // One spelling per path: percent-encoding normalized to upper-case hex (as the route table has it).
+      let path = url.pathname;
+      try {
+        path = encodeURI(decodeURI(url.pathname));
+      } catch {
+        /* a malformed escape is matched as sent */
+      }
       let found: { c: CompiledRoute; m: RegExpExecArray } | undefined;
       for (const c of compiled) {
-        const m = c.route.method === req.method ? c.pattern.exec(url.pathname) : null;
+        const m = c.route.method === req.method ? c.pattern.exec(path) : null;
         if (m) {
           found = { c, m };
           break;

@@ -72,7 +72,9 @@ export async function respond(
     if (target === '_self' || result.why === 'action') {
       return { statusCode: 303, headers: { location: result.url, 'cache-control': 'no-store' }, body: '' };
     }
-    return htmlResponse(200, renderNavigation(result, { nonce }), contentSecurityPolicy(nonce), false);
+    // The page may be inside the merchant's frame (url_target _top or _parent): its framing rules apply.
+    const framed = Boolean(result.merchant?.frameAncestors?.length);
+    return htmlResponse(200, renderNavigation(result, { nonce }), contentSecurityPolicy(nonce, undefined, result.merchant), framed);
   }
   const payment = 'payment' in result ? result.payment : undefined;
   const merchant = 'merchant' in result ? result.merchant : undefined;

@@ -77,6 +77,10 @@ export interface Payment {
   readonly acquirerRef?: string;
   /** Set when the link can no longer take a payment (paid). */
   readonly paidAt?: string;
+  /** The successful authorization at the acquirer, which captures, voids and refunds act on. */
+  readonly authorization?: { readonly idempotencyKey: string; readonly acquirerRef: string };
+  /** A capture claimed by the API, an operator or the capture job and not yet answered. */
+  readonly capturing?: { readonly transId: string; readonly amountMinor: number; readonly startedAt: string; readonly actor: string };
   /** The end of the void window of a settled payment (see void-window.ts). */
   readonly voidableUntil?: string;
   /** The last decline was soft: a retry may succeed. */
@@ -87,6 +91,8 @@ export interface Payment {
   readonly capturedMinor?: number;
   /** The recurring chain a merchant-initiated payment belongs to. */
   readonly recurringChainToken?: string;
+  /** A digest of what a merchant-initiated request asked for: a replay must ask the same. */
+  readonly requestFingerprint?: string;
 }
 
 /** A payment made through a hosted checkout link. */

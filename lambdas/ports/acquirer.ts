@@ -36,6 +36,8 @@ export interface AuthorizeRequest {
   /** Ask the acquirer to keep the card for later merchant-initiated charges. */
   readonly storeCredential: boolean;
   readonly recurring?: boolean;
+  /** 1 for a first try; a retry of a soft-declined merchant-initiated payment counts up. */
+  readonly attempt: number;
 }
 
 export type AcquirerOutcome =

@@ -14,12 +14,20 @@ export interface TransitionGuard {
   readonly actionAttempt?: number;
   /** The checkout link must still be open at this time. */
   readonly linkOpenAt?: Date;
+  /** The void window must still be open at this time. */
+  readonly voidableAt?: Date;
+  /** At most this much may have been refunded before (so the new refund fits). */
+  readonly refundedAtMost?: number;
+  /** Exactly this much is refunded now (optimistic check). */
+  readonly refundedIs?: number;
+  /** No capture may be claimed already; or the claimed one must be this transaction. */
+  readonly capturing?: 'none' | string;
 }
 
 /** What a transition changes; history is appended in the same write that changes the status. */
 export interface PaymentChange {
   readonly set: Partial<Omit<Payment, 'paymentId' | 'merchantKey' | 'transactions' | 'createdAt'>> & { readonly updatedAt: string };
-  readonly remove?: readonly ('inFlight' | 'action' | 'reason')[];
+  readonly remove?: readonly ('inFlight' | 'action' | 'reason' | 'capturing' | 'voidableUntil')[];
   readonly append?: readonly Transaction[];
   /** Puts the payment in a work queue (sparse index) or takes it out (null). */
   readonly queue?: { readonly name: string; readonly dueAt: string } | null;
@@ -41,7 +49,7 @@ export interface PaymentStore {
    * Writes a new payment (status prepare) with its checkout link. Until a first attempt is made the
    * item carries a TTL at the link's expiry, so abandoned checkouts clean themselves up.
    */
-  createPayment(payment: Payment): Promise<void>;
+  createPayment(payment: Payment, queue?: { readonly name: string; readonly dueAt: string }): Promise<void>;
   findPayment(paymentId: string): Promise<Payment | undefined>;
   /** The most recent payment of a merchant's order number. */
   findLatestPaymentByOrder(merchantKey: string, orderNumber: string): Promise<Payment | undefined>;

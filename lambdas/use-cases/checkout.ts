@@ -53,6 +53,8 @@ export interface Navigation {
   /** url_target of the session; undefined = this frame. */
   readonly target?: string;
   readonly why: 'success' | 'cancel' | 'expired' | 'error' | 'action';
+  /** Whose page the customer leaves: a page shown inside the merchant's frame obeys its framing rules. */
+  readonly merchant?: Merchant;
 }
 
 export type CheckoutResult = LinkView | Navigation;
@@ -106,7 +108,7 @@ export async function openLink(deps: CheckoutDeps, token: string): Promise<Check
   if (!found) return { kind: 'not-found' };
   const view = viewOf(found.payment, found.merchant, deps.clock.now());
   if (view.kind === 'expired' && found.payment.checkout.expiryUrl) {
-    return { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired' };
+    return { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant };
   }
   return view;
 }
@@ -156,7 +158,7 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
   const now = deps.clock.now();
   const view = viewOf(found.payment, found.merchant, now);
   if (view.kind !== 'form') return view.kind === 'expired' && found.payment.checkout.expiryUrl
-    ? { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired' }
+    ? { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant }
     : view;
   const valid = validateForm(view, form, now);
   if (!valid.ok) return { ...view, problems: valid.problems };
@@ -208,6 +210,7 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
     returnUrl: `${ctx.baseUrl}/auth/${token}/complete`,
     storeCredential: payment.checkout.reqToken || payment.checkout.recurringInit,
     recurring: payment.checkout.recurringInit,
+    attempt,
   });
   return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey }, outcome, 'sale');
 }
@@ -250,7 +253,7 @@ export async function settleAttempt(
 
 function navigateError(payment: LinkPayment, merchant: Merchant): CheckoutResult {
   const url = payment.checkout.errorUrl ?? payment.checkout.cancelUrl;
-  if (url) return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'error' };
+  if (url) return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'error', merchant };
   return { kind: 'processing', payment, merchant };
 }
 
@@ -258,10 +261,10 @@ function navigateError(payment: LinkPayment, merchant: Merchant): CheckoutResult
 async function afterSettlement(deps: Pick<CheckoutDeps, 'secrets' | 'clock'>, payment: LinkPayment, merchant: Merchant): Promise<CheckoutResult> {
   const target = payment.checkout.urlTarget;
   if (PAID.includes(payment.status)) {
-    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.successUrl), target, why: 'success' };
+    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.successUrl), target, why: 'success', merchant };
   }
   if (payment.status === 'decline' && (payment.declines ?? 0) >= maxDeclines(merchant) && payment.checkout.cancelUrl) {
-    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.cancelUrl), target, why: 'cancel' };
+    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.cancelUrl), target, why: 'cancel', merchant };
   }
   return viewOf(payment, merchant, deps.clock.now());
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { ApiError, invalidRequest } from '../domain/errors';
+import { formatMinor } from '../domain/money';
 import { protocolDate, type Payment } from '../domain/payment';
 import { RULE, fieldErrorsFrom, text } from '../domain/validation';
 import type { Clock } from '../ports/clock';
@@ -39,6 +40,8 @@ export interface PaymentStatusResponse {
   schedule_id?: string;
   shedule_id?: string;
   card_token?: string;
+  /** Platform extension: how much of the payment has been refunded so far. */
+  refunded_amount?: string;
 }
 
 export const SESSION_EXPIRED_REASON = 'Checkout session expired without a payment.';
@@ -58,6 +61,7 @@ export function toStatusResponse(p: Payment, now: Date): PaymentStatusResponse {
     ...(p.recurringToken ? { recurring_token: p.recurringToken, recurring_init_trans_id: p.recurringInitTransId } : {}),
     ...(p.scheduleId ? { schedule_id: p.scheduleId, shedule_id: p.scheduleId } : {}),
     ...(p.cardToken ? { card_token: p.cardToken } : {}),
+    ...(p.refundedMinor ? { refunded_amount: formatMinor(p.refundedMinor, p.order.currency) } : {}),
   };
 }
 

@@ -76,6 +76,7 @@ export async function recordOutcome(
               status,
               paidAt: at,
               acquirerRef: outcome.acquirerRef,
+              authorization: { idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef },
               updatedAt: at,
               ...tokens,
               ...(voidableUntil ? { voidableUntil: voidableUntil.toISOString() } : {}),

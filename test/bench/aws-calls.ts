@@ -6,18 +6,19 @@ import { createSessionBody, paymentStatusBody, type MerchantCredentials } from '
 export type AwsService = 'DynamoDB' | 'SecretsManager';
 
 type Next = (args: unknown) => Promise<unknown>;
-interface CountableClient {
-  readonly middlewareStack: {
-    add(middleware: (next: Next, context: { commandName?: string }) => Next, options: { step: 'initialize'; name: string }): void;
-  };
-}
+/** Every SDK client's stack accepts an initialize-step middleware; its overloads defeat a structural type. */
+type AddInitializeMiddleware = (
+  middleware: (next: Next, context: { commandName?: string }) => Next,
+  options: { step: 'initialize'; name: string },
+) => void;
 
 /** Counts the SDK commands a client sends (not HTTP attempts: a retried call counts once). */
 export class AwsCallCounter {
   private readonly calls = new Map<string, number>();
 
-  attach(client: CountableClient, service: AwsService): void {
-    client.middlewareStack.add(
+  attach(client: { readonly middlewareStack: { add(...args: never[]): void } }, service: AwsService): void {
+    const add = client.middlewareStack.add.bind(client.middlewareStack) as unknown as AddInitializeMiddleware;
+    add(
       (next, context) => async (args) => {
         const key = `${service} ${context.commandName ?? 'unknown command'}`;
         this.calls.set(key, (this.calls.get(key) ?? 0) + 1);

@@ -13,11 +13,16 @@ export interface CheckContext {
   readonly baseUrl: string;
   readonly environment: Readonly<Record<string, string>>;
   readonly merchant: MerchantCredentials;
-  session?: { readonly paymentId: string; readonly orderNumber: string };
+  session?: { readonly paymentId: string; readonly orderNumber: string; readonly linkToken: string };
+}
+
+interface CheckRequest {
+  readonly body?: Record<string, unknown>;
+  readonly pathParameters?: Readonly<Record<string, string>>;
 }
 
 interface RouteCheck {
-  readonly body: (ctx: CheckContext) => Record<string, unknown>;
+  readonly request: (ctx: CheckContext) => CheckRequest;
   /** Throws unless the bundled handler's answer, and its effect on the backend, are right. */
   readonly verify: (result: APIGatewayProxyStructuredResultV2, ctx: CheckContext) => Promise<string>;
 }
@@ -25,15 +30,16 @@ interface RouteCheck {
 /** Route id → how to invoke its bundle. A route without an entry is reported as not checked. */
 const ROUTE_CHECKS: Readonly<Record<string, RouteCheck>> = {
   CreateSession: {
-    body: (ctx) => {
-      ctx.session = { paymentId: '', orderNumber: `bench-bundle-${process.pid}` };
-      return createSessionBody(ctx.merchant, ctx.session.orderNumber);
+    request: (ctx) => {
+      ctx.session = { paymentId: '', linkToken: '', orderNumber: `bench-bundle-${process.pid}` };
+      return { body: createSessionBody(ctx.merchant, ctx.session.orderNumber) };
     },
     verify: async (result, ctx) => {
       const redirect = (JSON.parse(result.body ?? '{}') as { redirect_url?: string }).redirect_url ?? '';
-      const decoded = decodeLinkToken(redirect.slice(redirect.lastIndexOf('/') + 1));
+      const linkToken = redirect.slice(redirect.lastIndexOf('/') + 1);
+      const decoded = decodeLinkToken(linkToken);
       if (result.statusCode !== 200 || !decoded || !ctx.session) throw new Error(`answered ${result.statusCode}: ${result.body}`);
-      ctx.session = { ...ctx.session, paymentId: decoded.paymentId };
+      ctx.session = { ...ctx.session, paymentId: decoded.paymentId, linkToken };
       // The payment the bundle wrote must be readable through the source handlers.
       const status = await postJson(ctx.baseUrl, '/api/v1/payment/status', paymentStatusBody(ctx.merchant, { payment_id: decoded.paymentId }));
       expectStatus('status of the payment the bundle created', status);
@@ -41,10 +47,7 @@ const ROUTE_CHECKS: Readonly<Record<string, RouteCheck>> = {
     },
   },
   PaymentStatus: {
-    body: (ctx) => {
-      if (!ctx.session?.paymentId) throw new Error('the CreateSession check must run first');
-      return paymentStatusBody(ctx.merchant, { payment_id: ctx.session.paymentId });
-    },
+    request: (ctx) => ({ body: paymentStatusBody(ctx.merchant, { payment_id: sessionOf(ctx).paymentId }) }),
     verify: async (result, ctx) => {
       const out = JSON.parse(result.body ?? '{}') as { payment_id?: string; order?: { number?: string } };
       if (result.statusCode !== 200 || out.payment_id !== ctx.session?.paymentId || out.order?.number !== ctx.session?.orderNumber) {
@@ -53,30 +56,47 @@ const ROUTE_CHECKS: Readonly<Record<string, RouteCheck>> = {
       return 'status of that payment returned';
     },
   },
+  CheckoutPage: {
+    request: (ctx) => ({ pathParameters: { token: sessionOf(ctx).linkToken } }),
+    verify: async (result) => {
+      const type = String(result.headers?.['content-type'] ?? '');
+      if (result.statusCode !== 200 || !type.startsWith('text/html')) throw new Error(`answered ${result.statusCode} ${type}: ${String(result.body).slice(0, 200)}`);
+      return 'checkout page of that session rendered';
+    },
+  },
 };
 
-/** The API Gateway (HTTP API, payload 2.0) event of a JSON POST. */
-function postEvent(route: RouteDefinition, body: string): APIGatewayProxyEventV2 {
+function sessionOf(ctx: CheckContext): NonNullable<CheckContext['session']> {
+  if (!ctx.session?.linkToken) throw new Error('the CreateSession check must run first');
+  return ctx.session;
+}
+
+/** The API Gateway (HTTP API, payload 2.0) event of a request to `route`. */
+function apiEvent(route: RouteDefinition, request: CheckRequest): APIGatewayProxyEventV2 {
   const now = Date.now();
+  const params = request.pathParameters ?? {};
+  const rawPath = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  const headers: Record<string, string> = { host: 'localhost', 'user-agent': 'bench', ...(request.body ? { 'content-type': 'application/json' } : {}) };
   return {
     version: '2.0',
     routeKey: routeKey(route),
-    rawPath: route.path,
+    rawPath,
     rawQueryString: '',
-    headers: { 'content-type': 'application/json', host: 'localhost', 'user-agent': 'bench' },
+    headers,
+    ...(Object.keys(params).length ? { pathParameters: { ...params } } : {}),
     requestContext: {
       accountId: 'local',
       apiId: 'local',
       domainName: 'localhost',
       domainPrefix: 'localhost',
-      http: { method: route.method, path: route.path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
+      http: { method: route.method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' },
       requestId: randomUUID(),
       routeKey: routeKey(route),
       stage: '$default',
       time: new Date(now).toUTCString(),
       timeEpoch: now,
     },
-    body,
+    ...(request.body ? { body: JSON.stringify(request.body) } : {}),
     isBase64Encoded: false,
   };
 }
@@ -131,7 +151,7 @@ export async function checkBundles(routes: readonly RouteDefinition[], bundles: 
       continue;
     }
     try {
-      const invocation = await invokeBundle(bundle, postEvent(route, JSON.stringify(check.body(ctx))), ctx.environment);
+      const invocation = await invokeBundle(bundle, apiEvent(route, check.request(ctx)), ctx.environment);
       const detail = await check.verify(invocation.result, ctx);
       results.push({ route, outcome: 'works', detail, importMs: invocation.importMs, invokeMs: invocation.invokeMs });
     } catch (e) {

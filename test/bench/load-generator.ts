@@ -86,8 +86,8 @@ async function run(plan: LoadPlan): Promise<LoadResult> {
 if (process.send) {
   process.once('message', (plan: LoadPlan) => {
     run(plan).then(
-      (result) => process.send?.({ ok: true, result }, () => process.exit(0)),
-      (e: unknown) => process.send?.({ ok: false, error: String((e as Error)?.stack ?? e) }, () => process.exit(1)),
+      (result) => process.send?.({ ok: true, result }, undefined, {}, () => process.exit(0)),
+      (e: unknown) => process.send?.({ ok: false, error: String((e as Error)?.stack ?? e) }, undefined, {}, () => process.exit(1)),
     );
   });
 }

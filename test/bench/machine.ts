@@ -6,7 +6,11 @@ export interface Machine {
   readonly node: string;
   readonly cpu: string;
   readonly cores: number;
+  /** 1-minute load average when the run started and when it ended: other work skews timings. */
+  readonly loadAverage: { readonly start: number; readonly end: number };
 }
+
+export const loadAverage = (): number => os.loadavg()[0] ?? 0;
 
 function cpuModel(): string {
   try {
@@ -21,6 +25,6 @@ function cpuModel(): string {
 }
 
 /** What the figures were measured on; every report names it. */
-export function describeMachine(now: Date = new Date()): Machine {
-  return { date: now.toISOString(), node: process.version, cpu: cpuModel(), cores: os.availableParallelism() };
+export function describeMachine(now: Date, loadAtStart: number): Machine {
+  return { date: now.toISOString(), node: process.version, cpu: cpuModel(), cores: os.availableParallelism(), loadAverage: { start: loadAtStart, end: loadAverage() } };
 }

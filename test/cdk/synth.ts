@@ -22,29 +22,20 @@ const cdkJsonContext = (): Record<string, unknown> =>
 
 const cache = new Map<string, Synthesized>();
 
-export interface SynthOptions {
-  readonly routes?: readonly RouteDefinition[];
-  /**
-   * Run CDK's built-in CloudFormation schema validation, as `cdk synth` does. It costs about ten
-   * seconds per test file, so only the test that is about it turns it on.
-   */
-  readonly cloudFormationValidation?: boolean;
-}
-
 /**
  * The stack of one stage, built as bin/checkout.ts builds it (cdk-nag registered on the app) but
- * without bundling: no stack is listed in `aws:cdk:bundling-stacks`, so esbuild never runs.
+ * without bundling: no stack is listed in `aws:cdk:bundling-stacks`, so esbuild never runs. CDK's
+ * CloudFormation schema validation (about ten seconds) is left to app.test.ts, which runs the real app.
  */
-export function synthesize(stage: Stage, options: SynthOptions = {}): Synthesized {
+export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[] } = {}): Synthesized {
   const routes = options.routes ?? ROUTES;
-  const cloudFormationValidation = options.cloudFormationValidation ?? false;
-  const key = JSON.stringify([stage, routes, cloudFormationValidation]);
+  const key = JSON.stringify([stage, routes]);
   const cached = cache.get(key);
   if (cached) return cached;
 
   const app = new App({
     context: { ...cdkJsonContext(), stage, 'aws:cdk:bundling-stacks': [] },
-    builtinCloudFormationValidation: cloudFormationValidation,
+    builtinCloudFormationValidation: false,
   });
   const nag = new AwsSolutionsChecks(app);
   Validations.of(app).addPlugins(nag);

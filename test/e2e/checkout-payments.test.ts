@@ -32,6 +32,7 @@ afterAll(async () => {
 let page: Page;
 beforeEach(async () => {
   ({ page } = await newPage(browser));
+  page.setDefaultTimeout(10_000);
 });
 afterEach(async () => {
   await page.context().close();
@@ -56,7 +57,6 @@ describe('paying on the hosted page', () => {
   it('pays with 4111 1111 1111 1111 01/38 and lands on success_url with signed return parameters', async () => {
     const link = await checkout();
     await page.goto(link.url);
-    await expect(page.getByRole('heading', { level: 1 })).resolves.toBeTruthy();
     expect(await page.locator('h1').textContent()).toBe('Gift Shop');
     await fillCard(page, cards.approved);
     expect(await page.locator('#card_number').inputValue()).toBe('4111 1111 1111 1111');

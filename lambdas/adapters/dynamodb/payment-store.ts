@@ -20,12 +20,16 @@ export class DynamoPaymentStore implements PaymentStore {
     };
   }
 
-  async createPayment(payment: Payment): Promise<void> {
+  async createPayment(payment: Payment, queue?: { readonly name: string; readonly dueAt: string }): Promise<void> {
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
         // Only an unpaid checkout expires; a merchant-initiated payment is kept from the start.
-        Item: { ...DynamoPaymentStore.toItem(payment), ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}) },
+        Item: {
+          ...DynamoPaymentStore.toItem(payment),
+          ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}),
+          ...(queue ? { queuePk: queue.name, queueSk: `${queue.dueAt}#${payment.paymentId}` } : {}),
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -77,6 +81,17 @@ export class DynamoPaymentStore implements PaymentStore {
     else if (guard.inFlight !== undefined) conditions.push(`${name('inFlight')}.${name('attempt')} = ${value(guard.inFlight)}`);
     if (guard.actionAttempt !== undefined) conditions.push(`${name('action')}.${name('attempt')} = ${value(guard.actionAttempt)}`);
     if (guard.linkOpenAt) conditions.push(`${name('checkout')}.${name('expiresAt')} > ${value(guard.linkOpenAt.toISOString())}`);
+    if (guard.voidableAt) conditions.push(`${name('voidableUntil')} > ${value(guard.voidableAt.toISOString())}`);
+    if (guard.refundedAtMost !== undefined) {
+      conditions.push(`(attribute_not_exists(${name('refundedMinor')}) OR ${name('refundedMinor')} <= ${value(guard.refundedAtMost)})`);
+    }
+    if (guard.refundedIs !== undefined) {
+      conditions.push(guard.refundedIs === 0
+        ? `(attribute_not_exists(${name('refundedMinor')}) OR ${name('refundedMinor')} = ${value(0)})`
+        : `${name('refundedMinor')} = ${value(guard.refundedIs)}`);
+    }
+    if (guard.capturing === 'none') conditions.push(`attribute_not_exists(${name('capturing')})`);
+    else if (guard.capturing !== undefined) conditions.push(`${name('capturing')}.${name('transId')} = ${value(guard.capturing)}`);
 
     for (const [attr, v] of Object.entries(change.set)) {
       if (v !== undefined) sets.push(`${name(attr)} = ${value(v)}`);

@@ -40,10 +40,11 @@ export function planAuthorization(card: Pick<CardSummary, 'mask' | 'expMonth' | 
 }
 
 /** Merchant-initiated charges on a stored card: only 01/38 supports them; amounts trigger declines. */
-export function planRecurring(card: Pick<CardSummary, 'mask' | 'expMonth' | 'expYear'>, amountMinor: number): { kind: 'approve' } | { kind: 'decline'; reason: string; soft: boolean } {
+export function planRecurring(card: Pick<CardSummary, 'mask' | 'expMonth' | 'expYear'>, amountMinor: number, attempt = 1): { kind: 'approve' } | { kind: 'decline'; reason: string; soft: boolean } {
   if (!testCard(card, 1)) return { kind: 'decline', reason: SANDBOX_REASONS.recurringUnavailable, soft: false };
   if (amountMinor % 100 === 51) return { kind: 'decline', reason: SANDBOX_REASONS.recurringDeclined, soft: false };
-  if (amountMinor % 100 === 52) return { kind: 'decline', reason: SANDBOX_REASONS.softDeclined, soft: true };
+  // A soft decline passes on retry.
+  if (amountMinor % 100 === 52 && attempt === 1) return { kind: 'decline', reason: SANDBOX_REASONS.softDeclined, soft: true };
   return { kind: 'approve' };
 }
 

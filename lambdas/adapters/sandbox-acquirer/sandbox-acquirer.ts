@@ -45,7 +45,7 @@ export class SandboxAcquirer implements Acquirer {
       return this.record(request, { mask: '', expMonth: 0, expYear: 0 }, { kind: 'declined', acquirerRef, reason: SANDBOX_REASONS.recurringUnavailable });
     }
     if (request.instrument.kind === 'stored') {
-      const plan = planRecurring(card, request.amountMinor);
+      const plan = planRecurring(card, request.amountMinor, request.attempt);
       const outcome: AcquirerOutcome = plan.kind === 'approve' ? { kind: 'approved', acquirerRef } : { kind: 'declined', acquirerRef, reason: plan.reason, soft: plan.soft };
       return this.record(request, card, outcome);
     }

@@ -1,0 +1,14 @@
+import { merchantEndpoint } from '../middleware/merchant-endpoint';
+import { capture, captureResponse } from '../use-cases/capture-payment';
+import { amountHashFields, operationAmount, ownPayment, validateAmountOperation } from '../use-cases/payment-operations';
+
+/** POST /api/v1/payment/capture (platform extension) */
+export const handler = merchantEndpoint({
+  validate: validateAmountOperation,
+  hashFields: amountHashFields,
+  run: async ({ deps, merchantKey, body }) => {
+    const payment = await ownPayment(deps.store, merchantKey, body.payment_id);
+    const result = await capture(deps, payment, operationAmount(body.amount, payment), `merchant:${merchantKey}`);
+    return captureResponse(result, deps.clock.now());
+  },
+});

@@ -1,0 +1,10 @@
+import { merchantEndpoint } from '../middleware/merchant-endpoint';
+import { paymentIdHashFields, validatePaymentId } from '../use-cases/payment-operations';
+import { retryPayment } from '../use-cases/retry-payment';
+
+/** POST /api/v1/payment/retry (platform extension) */
+export const handler = merchantEndpoint({
+  validate: validatePaymentId,
+  hashFields: paymentIdHashFields,
+  run: ({ deps, merchantKey, body }) => retryPayment(deps, merchantKey, body),
+});

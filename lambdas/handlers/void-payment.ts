@@ -1,0 +1,10 @@
+import { merchantEndpoint } from '../middleware/merchant-endpoint';
+import { paymentIdHashFields, validatePaymentId } from '../use-cases/payment-operations';
+import { voidPayment } from '../use-cases/void-payment';
+
+/** POST /api/v1/payment/void */
+export const handler = merchantEndpoint({
+  validate: validatePaymentId,
+  hashFields: paymentIdHashFields,
+  run: ({ deps, merchantKey, body }) => voidPayment(deps, merchantKey, body),
+});

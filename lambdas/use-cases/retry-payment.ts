@@ -1,0 +1,54 @@
+import { ApiError } from '../domain/errors';
+import { refusalOf, TRANSITIONS } from '../domain/state-machine';
+import { TransitionRejected } from '../ports/payments';
+import type { AcceptedResponse } from './refund-payment';
+import { ownPayment, type PaymentIdRequest } from './payment-operations';
+import { QUEUES, RECONCILE_AFTER_MS } from './record-outcome';
+import { recordMerchantInitiated, type RecurringDeps } from './recurring-payment';
+
+/**
+ * POST /api/v1/payment/retry: tries a soft-declined recurring payment again on the same payment.
+ * The new attempt is claimed with a conditional write, so concurrent retries charge at most once.
+ */
+export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: PaymentIdRequest): Promise<AcceptedResponse> {
+  const payment = await ownPayment(deps.store, merchantKey, r.payment_id);
+  const refusal = refusalOf('retry', payment);
+  if (refusal) throw new ApiError(refusal);
+  const chain = payment.recurringChainToken ? await deps.tokens.findRecurringChain(payment.recurringChainToken) : undefined;
+  if (!chain) throw new ApiError('RETRY_NOT_ALLOWED');
+
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const attempt = (payment.attempt ?? 1) + 1;
+  const transId = deps.ids.transId();
+  const idempotencyKey = `${payment.paymentId}.${attempt}`;
+  let claimed;
+  try {
+    claimed = await deps.store.transition(
+      payment.paymentId,
+      { statusIn: TRANSITIONS.retry.from, attemptIs: payment.attempt ?? 1, inFlight: 'none' },
+      {
+        set: { status: 'prepare', attempt, softDecline: false, inFlight: { attempt, transId, startedAt: at, idempotencyKey }, updatedAt: at },
+        remove: ['reason'],
+        queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + RECONCILE_AFTER_MS).toISOString() },
+      },
+    );
+  } catch (e) {
+    if (e instanceof TransitionRejected) throw new ApiError('RETRY_NOT_ALLOWED');
+    throw e;
+  }
+  const outcome = await deps.acquirer.authorize({
+    idempotencyKey,
+    paymentId: payment.paymentId,
+    amountMinor: payment.order.amountMinor,
+    currency: payment.order.currency,
+    capture: true,
+    instrument: { kind: 'stored', storedCredentialRef: chain.storedCredentialRef, summary: chain.card },
+    returnUrl: 'https://invalid.example/merchant-initiated',
+    storeCredential: false,
+    recurring: true,
+    attempt,
+  });
+  await recordMerchantInitiated(deps, claimed, { attempt, transId, idempotencyKey }, outcome);
+  return { payment_id: payment.paymentId, result: 'accepted' };
+}

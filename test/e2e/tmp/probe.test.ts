@@ -1,0 +1,21 @@
+import { cards, launchBrowser, newPage, payWith } from '../../support/browser';
+import { createCheckout, startMerchantSite } from '../../support/merchant-site';
+import { startTestService } from '../../support/service';
+it('probe', async () => {
+  const [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
+  const shop = await service.createMerchant({ name: 'Gift Shop', settings: { returnParams: true } });
+  const link = await createCheckout(service, shop, site.urls());
+  const { page } = await newPage(browser);
+  page.setDefaultTimeout(5000);
+  page.on('console', (m) => console.log('CONSOLE', m.text()));
+  page.on('request', (r) => console.log('REQ', r.method(), r.url()));
+  page.on('response', (r) => console.log('RES', r.status(), r.url()));
+  await page.goto(link.url);
+  await payWith(page, cards.threeDsPasses);
+  await page.waitForURL('**/sandbox/challenge/**');
+  await page.locator('#code').fill('123456');
+  await page.locator('#confirm').click();
+  await new Promise((r) => setTimeout(r, 2000));
+  console.log('URL', page.url());
+  await browser.close(); await site.close(); await service.close();
+});

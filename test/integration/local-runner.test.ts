@@ -1,0 +1,110 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { signFields } from '../../lambdas/domain/hash';
+import { paymentIdOf } from '../support/links';
+import { freePort, startTs, type Service } from '../support/processes';
+
+/**
+ * `npm start` as a developer meets it: it prints a working curl command, stops cleanly on Ctrl-C
+ * and keeps its data (payments and the demo merchant) across restarts.
+ */
+const MAIN = 'local/main.ts';
+const DEMO = { DEMO_MERCHANT_KEY: 'demo-shop', DEMO_MERCHANT_PASSWORD: 'demo-password-0123456789' };
+
+const dataDirs: string[] = [];
+const running = new Set<Service>();
+afterAll(() => {
+  for (const r of running) r.kill();
+  for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
+});
+
+const newDataDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'checkout-runner-'));
+  dataDirs.push(dir);
+  return dir;
+};
+
+async function start(dataDir: string, env: Record<string, string | undefined>) {
+  const port = await freePort();
+  const runner = startTs(MAIN, { DATA_DIR: dataDir, PORT: String(port), DEMO_MERCHANT_KEY: undefined, DEMO_MERCHANT_PASSWORD: undefined, CHECKOUT_STAGE: undefined, ...env });
+  running.add(runner);
+  const curl = await runner.waitForLine(/^curl /);
+  const demo = JSON.parse(/^Demo merchant: (\{.*?\})/m.exec(runner.output())?.[1] ?? 'null') as { merchant_key: string; password: string; generated: boolean };
+  return { runner, port, curl, demo, base: `http://localhost:${port}` };
+}
+
+/** Runs the printed curl request; an answer also proves start-up finished (signal handlers included). */
+async function runCurl(curl: string) {
+  const request = requestOf(curl);
+  return fetch(request.url, { method: 'POST', headers: request.headers, body: request.body });
+}
+
+async function stop(runner: Service) {
+  const exit = await runner.stop('SIGINT');
+  running.delete(runner);
+  return exit;
+}
+
+/** The request of the printed `curl -s URL -H 'header' -d 'body'` line. */
+function requestOf(curl: string): { url: string; headers: Record<string, string>; body: string } {
+  const m = /^curl -s (\S+) -H '([^:']+): ([^']*)' -d '([^']*)'$/.exec(curl);
+  if (!m) throw new Error(`unexpected curl line: ${curl}`);
+  return { url: m[1] as string, headers: { [m[2] as string]: m[3] as string }, body: m[4] as string };
+}
+
+async function status(base: string, merchant: { merchant_key: string; password: string }, paymentId: string) {
+  const res = await fetch(`${base}/api/v1/payment/status`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ merchant_key: merchant.merchant_key, payment_id: paymentId, hash: signFields([paymentId], merchant.password) }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('the local runner with a chosen demo merchant', () => {
+  const dataDir = newDataDir();
+  let paymentId: string;
+
+  it('prints a curl command whose request creates a session', async () => {
+    const { runner, curl, base, demo } = await start(dataDir, DEMO);
+    expect(demo).toEqual({ merchant_key: DEMO.DEMO_MERCHANT_KEY, password: DEMO.DEMO_MERCHANT_PASSWORD, generated: false });
+
+    expect(requestOf(curl).url).toBe(`${base}/api/v1/session`);
+    const res = await runCurl(curl);
+    expect(res.status).toBe(200);
+    const { redirect_url } = (await res.json()) as { redirect_url: string };
+    expect(redirect_url).toMatch(new RegExp(`^${base}/auth/[A-Za-z0-9_-]{45,46}$`));
+    paymentId = paymentIdOf(redirect_url);
+    expect(await status(base, demo, paymentId)).toMatchObject({ status: 200, body: { payment_id: paymentId, status: 'prepare' } });
+
+    expect(existsSync(join(dataDir, 'backend.json'))).toBe(true);
+    expect(await stop(runner)).toEqual({ code: 0, signal: null });
+  });
+
+  it('stops on SIGINT with exit code 0 and withdraws its backend announcement', () => {
+    expect(existsSync(join(dataDir, 'backend.json'))).toBe(false);
+  });
+
+  it('still finds the payment after a restart on the same DATA_DIR', async () => {
+    const { runner, base, demo } = await start(dataDir, DEMO);
+    expect(await status(base, demo, paymentId)).toMatchObject({ status: 200, body: { payment_id: paymentId, status: 'prepare', order: { number: 'demo-1', amount: '10.00' } } });
+    expect(await stop(runner)).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('the local runner without DEMO_* settings', () => {
+  it('generates demo credentials, prints them, and reuses them after a restart', async () => {
+    const dataDir = newDataDir();
+    const first = await start(dataDir, {});
+    expect(first.demo).toMatchObject({ merchant_key: expect.stringMatching(/^[0-9a-f-]{36}$/), password: expect.stringMatching(/^[0-9a-f]{32}$/), generated: true });
+    expect(first.runner.output()).toContain('(generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)');
+    expect((await runCurl(first.curl)).status).toBe(200);
+    expect(await stop(first.runner)).toEqual({ code: 0, signal: null });
+
+    const second = await start(dataDir, {});
+    expect(second.demo).toEqual(first.demo);
+    expect((await runCurl(second.curl)).status).toBe(200);
+    expect(await stop(second.runner)).toEqual({ code: 0, signal: null });
+  });
+});

@@ -1,0 +1,117 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+/** Runs the project's TypeScript entry points as separate processes, the way a developer does. */
+export const PROJECT_ROOT = resolve(__dirname, '../..');
+
+const childEnv = (env: Record<string, string | undefined>): NodeJS.ProcessEnv => {
+  const merged: NodeJS.ProcessEnv = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env };
+  for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
+  return merged;
+};
+
+const tsx = (entry: string, args: readonly string[], env: Record<string, string | undefined>): ChildProcess =>
+  spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: PROJECT_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+
+export interface Finished {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a command to its end. */
+export function runTs(entry: string, args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Finished> {
+  const child = tsx(entry, args, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolveDone, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolveDone({ code, signal, stdout, stderr }));
+  });
+}
+
+export interface Service {
+  readonly output: () => string;
+  /** Resolves with the first stdout line matching the pattern. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends the signal and resolves with how the process ended. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Ends it if it still runs (cleanup after a failed test). */
+  kill(): void;
+}
+
+/** Starts a long-running entry point (the local runner) and follows its output. */
+export function startTs(entry: string, env: Record<string, string | undefined> = {}): Service {
+  const child = tsx(entry, [], env);
+  let stdout = '';
+  let stderr = '';
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const waiters = new Set<() => void>();
+  const notify = () => waiters.forEach((w) => w());
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    notify();
+  });
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exitedPromise = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
+    child.once('exit', (code, signal) => {
+      exited = { code, signal };
+      notify();
+      resolveExit(exited);
+    }),
+  );
+  const describe = () => `stdout:\n${stdout}\nstderr:\n${stderr}`;
+
+  return {
+    output: () => stdout,
+    waitForLine: (pattern, timeoutMs = 20_000) =>
+      new Promise((resolveLine, reject) => {
+        const timer = setTimeout(() => done(new Error(`no line matching ${pattern} within ${timeoutMs} ms\n${describe()}`)), timeoutMs);
+        const check = () => {
+          const line = stdout.split('\n').find((l) => pattern.test(l));
+          if (line !== undefined) done(undefined, line);
+          else if (exited) done(new Error(`exited (${JSON.stringify(exited)}) before a line matching ${pattern}\n${describe()}`));
+        };
+        const done = (error?: Error, line?: string) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          if (error) reject(error);
+          else resolveLine(line as string);
+        };
+        waiters.add(check);
+        check();
+      }),
+    stop: async (signal = 'SIGINT', timeoutMs = 10_000) => {
+      if (!exited) child.kill(signal);
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`did not exit within ${timeoutMs} ms after ${signal}\n${describe()}`)), timeoutMs);
+      });
+      try {
+        return await Promise.race([exitedPromise, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    kill: () => {
+      if (!exited) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** A TCP port that was free a moment ago (for a child that needs a fixed PORT). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
