@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readConfig } from '../lambdas/config';
 import { buildDeps, type Deps } from '../lambdas/container';
@@ -161,7 +162,7 @@ interface Target {
   close(): Promise<void>;
 }
 
-async function openTarget(stage: string | undefined): Promise<Target> {
+async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Promise<Target> {
   if (stage !== undefined) {
     if (!STAGE_NAME.test(stage)) throw new UsageError(`--stage must be a stage name like dev or prod, not "${stage}"`);
     const deps = buildDeps(readConfig({ TABLE_NAME: tableName(stage), MERCHANT_SECRET_PREFIX: merchantSecretPrefix(stage), STAGE: stage }));
@@ -174,11 +175,12 @@ async function openTarget(stage: string | undefined): Promise<Target> {
       },
     };
   }
-  const store = await openLocalStore();
+  const dataDir = env.DATA_DIR ? resolve(env.DATA_DIR) : dataDirectory();
+  const store = await openLocalStore(dataDir);
   const deps = buildDeps(readConfig(store.env));
   return {
     deps,
-    description: `local store in ${dataDirectory()}`,
+    description: `local store in ${dataDir}`,
     close: async () => {
       deps.db.destroy();
       deps.secretsClient.destroy();
@@ -258,7 +260,7 @@ export interface Io {
   err(text: string): void;
 }
 
-const consoleIo: Io = { out: (t) => io.out(t), err: (t) => io.err(t) };
+const consoleIo: Io = { out: (t) => console.log(t), err: (t) => console.error(t) };
 
 /** Runs one command line; resolves with the exit status (0 done, 1 failed, 2 bad usage). */
 export async function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -276,7 +278,7 @@ export async function runMerchantCommand(argv: readonly string[], io: Io = conso
   }
   let target: Target | undefined;
   try {
-    target = await openTarget(command.stage);
+    target = await openTarget(command.stage, env);
     const out = await execute(command, target.deps);
     io.out(JSON.stringify(out, null, 2));
     return 0;

@@ -94,6 +94,15 @@ export function renderForm(view: Extract<LinkView, { kind: 'form' }>, ctx: Rende
         .map((m, i) => `<label class="choice"><input type="radio" name="method" value="${esc(m)}"${i === 0 ? ' checked' : ''}> ${esc(t.methods[m] ?? m)}</label>`)
         .join('')}</fieldset>`
     : `<input type="hidden" name="method" value="${esc(view.methods[0] ?? '')}">`;
+  const saved = payment.checkout.savedCards ?? [];
+  const savedCards = saved.length
+    ? `<fieldset><legend>${esc(t.savedCardsLegend)}</legend>
+${saved
+  .map((c, i) => `<label class="choice"><input type="radio" name="saved_card" value="${esc(c.token)}"${i === 0 ? ' checked' : ''}> ${esc(t.savedCardOption(c.brand.toUpperCase(), c.last4, `${String(c.expMonth).padStart(2, '0')}/${String(c.expYear).slice(-2)}`))}</label>`)
+  .join('\n')}
+<label class="choice"><input type="radio" name="saved_card" value="new"> ${esc(t.newCardOption)}</label>
+</fieldset>`
+    : '';
   const countries = view.ask.includes('country')
     ? `<div>
 <label for="country">${esc(t.country)}</label>
@@ -120,7 +129,8 @@ ${ctx.sandbox ? `<p class="sandbox">${esc(t.sandboxNotice)}</p>` : ''}
 ${alert}
 <form id="pay-form" method="post" action="${esc(ctx.action ?? '')}" novalidate>
 ${methods}
-<fieldset><legend>${esc(t.cardLegend)}</legend>
+${savedCards}
+<fieldset id="card-fields"${payment.checkout.savedCards?.length ? ' data-saved="1"' : ''}><legend>${esc(t.cardLegend)}</legend>
 ${field({ name: 'card_number', label: t.cardNumber, hint: t.cardNumberHint, error: msg('number'), attrs: 'type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" spellcheck="false"', autofocus: firstProblem === 'number' })}
 <p class="brand" id="card-brand" aria-live="polite"></p>
 <div class="row">

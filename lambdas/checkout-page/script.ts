@@ -48,6 +48,10 @@ form.addEventListener('submit',function(e){
  var b=$('pay-button');if(b.getAttribute('data-busy')){e.preventDefault();return}
  b.setAttribute('data-busy','1');b.setAttribute('aria-disabled','true');b.textContent=texts.processing;
 });
+var cardFields=$('card-fields');
+function toggleCard(){if(cardFields&&cardFields.getAttribute('data-saved'))cardFields.hidden=usingSavedCard()}
+Array.prototype.forEach.call(form.querySelectorAll('input[name=saved_card]'),function(r){r.addEventListener('change',toggleCard)});
+toggleCard();
 var focus=document.querySelector('[data-autofocus]');if(focus)focus.focus();
 })();`;
 

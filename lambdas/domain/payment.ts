@@ -95,6 +95,14 @@ export interface Payment {
   readonly requestFingerprint?: string;
 }
 
+export interface SavedCard {
+  readonly token: string;
+  readonly brand: string;
+  readonly last4: string;
+  readonly expMonth: number;
+  readonly expYear: number;
+}
+
 /** A payment made through a hosted checkout link. */
 export type LinkPayment = Payment & { readonly checkout: Checkout };
 
@@ -132,6 +140,8 @@ export interface Checkout {
   readonly urlTarget?: string;
   readonly reqToken: boolean;
   readonly cardTokens?: readonly string[];
+  /** What the page shows of the saved cards (checked at session creation). */
+  readonly savedCards?: readonly SavedCard[];
   readonly recurringInit: boolean;
   readonly scheduleId?: string;
   readonly billingAddress?: BillingAddress;

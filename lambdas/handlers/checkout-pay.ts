@@ -36,6 +36,7 @@ export const handler = pageEndpoint(async (event, deps) => {
     token,
     {
       method: form.get('method') ?? undefined,
+      savedCard: form.get('saved_card') ?? undefined,
       number: form.get('card_number') ?? '',
       expiry: form.get('card_expiry') ?? '',
       cvv: form.get('card_cvv') ?? '',

@@ -3,7 +3,7 @@ import { methodsOffered, missingCustomerFields, type CustomerField, type Payment
 import { summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { signFields } from '../domain/hash';
-import { hasLink, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
+import { hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, BrowserInfo } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
@@ -115,6 +115,8 @@ export async function openLink(deps: CheckoutDeps, token: string): Promise<Check
 
 export interface PayForm extends CardInput {
   readonly method?: string;
+  /** A saved card's token, or 'new' / undefined for the card form. */
+  readonly savedCard?: string;
   readonly email?: string;
   readonly country?: string;
 }
@@ -126,12 +128,14 @@ export interface PayContext {
 }
 
 function validateForm(view: Extract<LinkView, { kind: 'form' }>, form: PayForm, now: Date):
-  | { ok: true; method: PaymentMethod; card: ValidCard; email?: string; country?: string }
+  | { ok: true; method: PaymentMethod; card: ValidCard | SavedCard; email?: string; country?: string }
   | { ok: false; problems: FieldProblems } {
   const problems: FieldProblems = {};
   const method = (view.methods.length === 1 ? view.methods[0] : view.methods.find((m) => m === form.method)) as PaymentMethod | undefined;
   if (!method) problems.method = 'method';
-  const checked = validateCard(form, now);
+  const saved = form.savedCard && form.savedCard !== 'new' ? view.payment.checkout.savedCards?.find((c) => c.token === form.savedCard) : undefined;
+  if (form.savedCard && form.savedCard !== 'new' && !saved) problems.method = 'method';
+  const checked = saved ? { card: saved } : validateCard(form, now);
   if ('errors' in checked) Object.assign(problems, checked.errors);
   const email = form.email?.trim();
   const country = form.country?.trim().toUpperCase();
@@ -167,6 +171,8 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
   const attempt = (payment.attempt ?? 0) + 1;
   const transId = deps.ids.transId();
   const idempotencyKey = `${payment.paymentId}.${attempt}`;
+  const savedCard = 'token' in valid.card ? await deps.tokens.findCardToken(valid.card.token) : undefined;
+  if ('token' in valid.card && (!savedCard || savedCard.merchantKey !== payment.merchantKey)) return { ...view, problems: { method: 'method' } };
   const customer: Customer = valid.email ? { ...payment.customer, email: valid.email } : payment.customer;
   const billingAddress: BillingAddress | undefined = valid.country
     ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country }
@@ -181,7 +187,7 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
           status: 'prepare',
           attempt,
           inFlight: { attempt, transId, startedAt: now.toISOString(), idempotencyKey },
-          card: summarize(valid.card),
+          card: savedCard ? savedCard.card : summarize(valid.card as ValidCard),
           browser: ctx.browser,
           customer,
           ...(billingAddress ? { billingAddress } : {}),
@@ -205,11 +211,13 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
     amountMinor: payment.order.amountMinor,
     currency: payment.order.currency,
     capture: !merchant.dms,
-    instrument: { kind: 'card', card: valid.card },
+    instrument: savedCard
+      ? { kind: 'stored', storedCredentialRef: savedCard.storedCredentialRef, summary: savedCard.card }
+      : { kind: 'card', card: valid.card as ValidCard },
     browser: ctx.browser,
     returnUrl: `${ctx.baseUrl}/auth/${token}/complete`,
     storeCredential: payment.checkout.reqToken || payment.checkout.recurringInit,
-    recurring: payment.checkout.recurringInit,
+    recurring: false,
     attempt,
   });
   return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey }, outcome, 'sale');

@@ -1,10 +1,12 @@
 import * as z from 'zod/mini';
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 import { isCountryCode, isEmail } from '../domain/contact';
-import { invalidRequest, type FieldError } from '../domain/errors';
+import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
 import { isKnownCurrency, parseAmount } from '../domain/money';
 import { encodeLinkToken, hashLinkSecret } from '../domain/checkout-link';
-import type { Checkout, Payment } from '../domain/payment';
+import type { Checkout, Payment, SavedCard } from '../domain/payment';
+import { expired } from '../domain/card';
+import type { TokenVault } from '../ports/tokens';
 import { RULE, fieldErrorsFrom, httpUrl, mergeFieldErrors, text } from '../domain/validation';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
@@ -154,6 +156,7 @@ export function validateCreateSession(body: unknown): CreateSessionRequest {
 
 export interface CreateSessionDeps {
   readonly store: PaymentStore;
+  readonly tokens: TokenVault;
   readonly clock: Clock;
   readonly ids: Ids;
 }
@@ -162,6 +165,20 @@ export interface CreateSessionResult {
   /** The path segment of the checkout link: /auth/<linkToken>. */
   readonly linkToken: string;
   readonly paymentId: string;
+}
+
+/**
+ * The saved cards a session offers: each token must exist, belong to this merchant (205005) and
+ * not be expired (205006).
+ */
+async function savedCardsOf(tokens: TokenVault, merchantKey: string, list: readonly string[], now: Date): Promise<SavedCard[]> {
+  const found = new Map((await tokens.findCardTokens(list)).map((t) => [t.token, t]));
+  return list.map((token) => {
+    const t = found.get(token);
+    if (!t || t.merchantKey !== merchantKey) throw new ApiError('CARD_TOKEN_INVALID');
+    if (expired(t.card.expMonth, t.card.expYear, now)) throw new ApiError('CARD_TOKEN_EXPIRED');
+    return { token, brand: t.card.brand, last4: t.card.mask.slice(-4), expMonth: t.card.expMonth, expYear: t.card.expYear };
+  });
 }
 
 /** Opens a checkout: a payment in status prepare carrying its link's settings, in one write. */
@@ -179,6 +196,7 @@ export async function createSession(
   const secret = deps.ids.linkSecret();
   const recurringInit = r.recurring_init === true;
   const cardTokens = r.card_token?.length ? r.card_token : undefined;
+  const savedCards = cardTokens ? await savedCardsOf(deps.tokens, merchantKey, cardTokens, now) : undefined;
 
   const checkout: Checkout = {
     secretHash: hashLinkSecret(secret),
@@ -192,6 +210,7 @@ export async function createSession(
     // req_token is ignored when card_token is given (seed 2.1).
     reqToken: r.req_token === true && !cardTokens,
     cardTokens,
+    savedCards,
     recurringInit,
     scheduleId: r.schedule_id,
     billingAddress: r.billing_address,

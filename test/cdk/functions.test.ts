@@ -141,6 +141,14 @@ describe.each(STAGES)('route functions (%s)', (stage) => {
       expect(grantedPermissions(synthesized, ids.role)).toEqual(expectedPermissions(stage, route, ids));
     });
 
+    test(`can write to the table only if it declares readWrite, read secrets only if it declares them`, () => {
+      const granted = grantedPermissions(synthesized, idsOf(synthesized, route).role);
+      const canWrite = granted.some((p) => /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem) /.test(p));
+      const canReadSecrets = granted.some((p) => p.startsWith('secretsmanager:'));
+      expect(canWrite).toBe(route.access.table === 'readWrite');
+      expect(canReadSecrets).toBe(route.access.merchantSecrets);
+    });
+
     test('has no managed or inline policies on its role', () => {
       const role = resource(synthesized.template, idsOf(synthesized, route).role).Properties;
       expect(role.ManagedPolicyArns).toBeUndefined();

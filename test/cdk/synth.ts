@@ -10,7 +10,6 @@ import { stackName, type Stage } from '../../lib/naming';
 import { ROUTES, type RouteDefinition, type TableAccess } from '../../lib/routes';
 
 export interface Synthesized {
-  readonly app: App;
   readonly stack: CheckoutStack;
   readonly template: Template;
   readonly nag: AwsSolutionsChecks;
@@ -40,7 +39,7 @@ export function synthesize(stage: Stage, options: { routes?: readonly RouteDefin
   const nag = new AwsSolutionsChecks(app);
   Validations.of(app).addPlugins(nag);
   const stack = new CheckoutStack(app, stackName(stage), { stage, routes });
-  const synthesized = { app, stack, template: Template.fromStack(stack), nag };
+  const synthesized = { stack, template: Template.fromStack(stack), nag };
   cache.set(key, synthesized);
   return synthesized;
 }

@@ -44,7 +44,7 @@ export class SandboxAcquirer implements Acquirer {
     if (!card) {
       return this.record(request, { mask: '', expMonth: 0, expYear: 0 }, { kind: 'declined', acquirerRef, reason: SANDBOX_REASONS.recurringUnavailable });
     }
-    if (request.instrument.kind === 'stored') {
+    if (request.instrument.kind === 'stored' && request.recurring) {
       const plan = planRecurring(card, request.amountMinor, request.attempt);
       const outcome: AcquirerOutcome = plan.kind === 'approve' ? { kind: 'approved', acquirerRef } : { kind: 'declined', acquirerRef, reason: plan.reason, soft: plan.soft };
       return this.record(request, card, outcome);

@@ -1,0 +1,323 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ManualClock } from '../../lambdas/ports/clock';
+import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { auditContext, cards, fillCard, launchBrowser, newPage, payWith, screenshot, seriousA11yViolations } from '../support/browser';
+import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * The hosted page's rules in a real browser: field rules (protocol.md §6) live and on the server,
+ * the fields asked only when the session lacks them, expiry, paid links, small screens, security
+ * headers and accessibility.
+ */
+let browser: Browser;
+let service: TestService;
+let site: MerchantSite;
+let shop: MerchantCredentials;
+/** The service's clock: the expiry tests move it instead of waiting. */
+const clock = new ManualClock(new Date());
+
+beforeAll(async () => {
+  [browser, service, site] = await Promise.all([launchBrowser(), startTestService({ clock }), startMerchantSite()]);
+  shop = await service.createMerchant({ name: 'Gift Shop', settings: { returnParams: true } });
+});
+afterAll(async () => {
+  await Promise.all([browser?.close(), site?.close()]);
+  await service?.close();
+});
+
+const contexts: BrowserContext[] = [];
+async function open(options: Parameters<typeof newPage>[1] = {}): Promise<Page> {
+  const { context, page } = await newPage(browser, options);
+  contexts.push(context);
+  page.setDefaultTimeout(10_000);
+  return page;
+}
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((c) => c.close()));
+});
+
+/** A session without expiry_url, so an expired link shows its own page. */
+const checkout = (overrides: Record<string, unknown> = {}) => createCheckout(service, shop, { ...site.urls(), expiry_url: undefined, ...overrides });
+const landOn = (page: Page, path: string) => page.waitForURL((url) => url.origin === site.origin && url.pathname === path);
+const stateTitle = (page: Page) => page.locator('h1#title').textContent();
+
+describe('card number check', () => {
+  it('refuses the Luhn-failing 1111 2222 3333 4444 live, before anything is sent', async () => {
+    const page = await open();
+    const link = await checkout();
+    await page.goto(link.url);
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST') posts.push(r.url());
+    });
+
+    await page.locator('#card_number').fill(cards.luhnFails.number);
+    await page.keyboard.press('Tab');
+    expect(await page.locator('#card_number-error').textContent()).toBe('Invalid card number');
+    expect(await page.locator('#card_number').getAttribute('aria-invalid')).toBe('true');
+
+    await fillCard(page, cards.luhnFails);
+    await page.locator('#pay-button').click();
+    expect(await page.locator('#error-summary').textContent()).toBe('Please correct the highlighted fields.');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('card_number');
+    expect(posts).toEqual([]);
+    await screenshot(page, 'form-errors-live');
+
+    // Corrected in place, the same form pays.
+    await page.locator('#card_number').fill(cards.approved.number);
+    await page.locator('#pay-button').click();
+    await landOn(page, '/success');
+  });
+
+  it('is refused by the server too when JavaScript is off, without echoing the card back', async () => {
+    const page = await open({ javaScriptEnabled: false });
+    const link = await checkout();
+    await page.goto(link.url);
+    await fillCard(page, { ...cards.luhnFails, cvv: '987' });
+    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.locator('#pay-button').click()]);
+
+    expect(response.status()).toBe(400);
+    await page.waitForLoadState();
+    expect(await page.locator('#card_number-error').textContent()).toBe('Invalid card number');
+    expect(await page.locator('#card_number').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#error-summary').textContent()).toBe('Please correct the highlighted fields.');
+    const html = await response.text();
+    expect(html).not.toMatch(/1111\s?2222\s?3333\s?4444/);
+    expect(html).not.toContain('987');
+    expect(await page.locator('#card_number').inputValue()).toBe('');
+    await screenshot(page, 'form-errors-server');
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+  });
+
+  it('pays without JavaScript: the form posts and the browser follows the redirect to success_url', async () => {
+    const page = await open({ javaScriptEnabled: false });
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.approved);
+    await landOn(page, '/success');
+    expect(new URL(page.url()).searchParams.get('payment_id')).toBe(link.paymentId);
+  });
+
+  it('passes 3-D Secure without JavaScript', async () => {
+    const page = await open({ javaScriptEnabled: false });
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.threeDsPasses);
+    await page.locator('#code').fill('123456');
+    await page.locator('#confirm').click();
+    await landOn(page, '/success');
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+  });
+});
+
+describe('customer details', () => {
+  it('asks for the e-mail and billing country when the session has neither, and stores them', async () => {
+    const page = await open();
+    const link = await checkout({ customer: { name: 'John Doe' }, billing_address: undefined });
+    await page.goto(link.url);
+    expect(await page.locator('#email').count()).toBe(1);
+    expect(await page.locator('#country').count()).toBe(1);
+    await screenshot(page, 'form-with-contact-fields');
+
+    await fillCard(page, cards.approved);
+    await page.locator('#pay-button').click();
+    expect(await page.locator('#email-error').textContent()).toBe('Enter a valid e-mail address');
+    expect(await page.locator('#country-error').textContent()).toBe('Select your billing country');
+
+    await page.locator('#email').fill('jane@example.com');
+    await page.locator('#country').selectOption('DE');
+    await page.locator('#pay-button').click();
+    await landOn(page, '/success');
+    const status = (await statusOf(service, shop, link.paymentId)) as { status: string; customer?: { email?: string } };
+    expect(status).toMatchObject({ status: 'settled', customer: { email: 'jane@example.com' } });
+    const stored = await service.deps.store.findPayment(link.paymentId);
+    expect(stored?.billingAddress?.country).toBe('DE');
+  });
+
+  it('does not ask for what the session already gave', async () => {
+    const page = await open();
+    const link = await checkout({ customer: { name: 'John Doe', email: 'john@example.com' }, billing_address: { country: 'US' } });
+    await page.goto(link.url);
+    expect(await page.locator('#email').count()).toBe(0);
+    expect(await page.locator('#country').count()).toBe(0);
+    await screenshot(page, 'form');
+  });
+
+  it('asks only for the country when the e-mail was given', async () => {
+    const page = await open();
+    const link = await checkout({ customer: { name: 'John Doe', email: 'john@example.com' }, billing_address: undefined });
+    await page.goto(link.url);
+    expect(await page.locator('#email').count()).toBe(0);
+    expect(await page.locator('#country').count()).toBe(1);
+  });
+
+  it('refuses a missing e-mail on the server when JavaScript is off', async () => {
+    const page = await open({ javaScriptEnabled: false });
+    const link = await checkout({ customer: { name: 'John Doe' } });
+    await page.goto(link.url);
+    await payWith(page, cards.approved);
+    await page.locator('#email-error').waitFor();
+    expect(await page.locator('#email-error').textContent()).toBe('Enter a valid e-mail address');
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+  });
+});
+
+describe('links that cannot take a payment', () => {
+  it('shows the expired page once session_expiry has passed', async () => {
+    const page = await open();
+    const link = await checkout({ session_expiry: 1 });
+    clock.advance(61_000);
+    const response = await page.goto(link.url);
+    expect(response?.status()).toBe(410);
+    expect(await stateTitle(page)).toBe('This payment link has expired');
+    expect(await page.locator('form').count()).toBe(0);
+    await screenshot(page, 'expired');
+  });
+
+  it('sends an expired link to expiry_url', async () => {
+    const page = await open();
+    const link = await checkout({ session_expiry: 1, expiry_url: site.urls().expiry_url });
+    clock.advance(61_000);
+    await page.goto(link.url);
+    await landOn(page, '/expired');
+  });
+
+  it('sends a form submitted after expiry to expiry_url, without charging', async () => {
+    const page = await open();
+    const link = await checkout({ session_expiry: 1, expiry_url: site.urls().expiry_url });
+    await page.goto(link.url);
+    clock.advance(61_000);
+    await payWith(page, cards.approved);
+    await landOn(page, '/expired');
+    const stored = await service.deps.store.findPayment(link.paymentId);
+    expect(stored?.transactions).toEqual([]);
+  });
+
+  it('shows "already paid" and no form on a paid link', async () => {
+    const page = await open();
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.approved);
+    await landOn(page, '/success');
+
+    await page.goto(link.url);
+    expect(await stateTitle(page)).toBe('This order is already paid');
+    expect(await page.locator('form').count()).toBe(0);
+    expect(await page.locator('input').count()).toBe(0);
+    await screenshot(page, 'paid');
+  });
+});
+
+describe('small screens', () => {
+  const noHorizontalScroll = (page: Page) => page.evaluate(() => (document.scrollingElement?.scrollWidth ?? Infinity) <= 320);
+
+  it('fits 320 px without horizontal scrolling, with every field, errors and a decline shown', async () => {
+    const page = await open({ viewport: { width: 320, height: 640 } });
+    const link = await checkout({ customer: { name: 'John Doe' }, billing_address: undefined, order: { number: 'narrow-1', amount: '123456.78', currency: 'USD', description: 'A rather long order description that has to wrap on a phone' } });
+    await page.goto(link.url);
+    expect(await noHorizontalScroll(page)).toBe(true);
+    await screenshot(page, 'form-320px');
+
+    await page.locator('#pay-button').click();
+    expect(await noHorizontalScroll(page)).toBe(true);
+    await screenshot(page, 'form-errors-320px');
+
+    await payWith(page, cards.declined, { email: 'john@example.com', country: 'GB' });
+    await page.getByRole('alert').filter({ hasText: 'declined' }).waitFor();
+    expect(await noHorizontalScroll(page)).toBe(true);
+    await screenshot(page, 'form-declined-320px');
+  });
+});
+
+describe('security headers', () => {
+  it('sends a CSP whose nonce is the one on the page\'s style and script, and forbids framing', async () => {
+    const page = await open();
+    const link = await checkout();
+    const first = await page.goto(link.url);
+    const csp = first?.headers()['content-security-policy'] ?? '';
+    const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+    expect(nonce).toBeDefined();
+    expect(csp).toContain(`style-src 'nonce-${nonce}'`);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain(`form-action 'self' ${site.origin}`);
+    expect(first?.headers()['x-frame-options']).toBe('DENY');
+    expect(first?.headers()['cache-control']).toBe('no-store');
+
+    const html = (await first?.text()) ?? '';
+    expect(html).toContain(`<script nonce="${nonce}">`);
+    expect(html).toContain(`<style nonce="${nonce}">`);
+    // The page script ran under that policy: it collected the browser data.
+    expect(await page.locator('#browser_screen_width').inputValue()).toMatch(/^\d+$/);
+
+    const second = await page.request.get(link.url);
+    expect(second.headers()['content-security-policy']).not.toContain(nonce);
+  });
+});
+
+describe('accessibility (axe-core: no serious or critical violations)', () => {
+  // Audit pages run in a context that bypasses CSP, only so that axe-core can be injected.
+  let audit: BrowserContext;
+  let page: Page;
+  beforeEach(async () => {
+    audit = await auditContext(browser);
+    contexts.push(audit);
+    page = await audit.newPage();
+    page.setDefaultTimeout(10_000);
+  });
+  const expectAccessible = async () => expect(await seriousA11yViolations(page)).toEqual([]);
+
+  it('the form page, with every field', async () => {
+    const link = await checkout({ customer: { name: 'John Doe' }, billing_address: undefined });
+    await page.goto(link.url);
+    await expectAccessible();
+  });
+
+  it('the form with errors, found live and by the server', async () => {
+    const link = await checkout({ customer: { name: 'John Doe' }, billing_address: undefined });
+    await page.goto(link.url);
+    await page.locator('#card_number').fill(cards.luhnFails.number);
+    await page.locator('#pay-button').click();
+    await expectAccessible();
+
+    // form.submit() skips the page script: the server's own error page.
+    await Promise.all([page.waitForURL(link.url), page.evaluate(() => (document.getElementById('pay-form') as HTMLFormElement).submit())]);
+    await page.locator('#card_number-error').filter({ hasText: 'Invalid card number' }).waitFor();
+    await expectAccessible();
+  });
+
+  it('the form after a decline', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.declined);
+    await page.getByRole('alert').filter({ hasText: 'declined' }).waitFor();
+    await expectAccessible();
+  });
+
+  it('the paid page', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.approved);
+    await landOn(page, '/success');
+    await page.goto(link.url);
+    expect(await stateTitle(page)).toBe('This order is already paid');
+    await expectAccessible();
+  });
+
+  it('the expired page', async () => {
+    const link = await checkout({ session_expiry: 1 });
+    clock.advance(61_000);
+    await page.goto(link.url);
+    expect(await stateTitle(page)).toBe('This payment link has expired');
+    await expectAccessible();
+  });
+
+  it('the 3-D Secure page', async () => {
+    const link = await checkout();
+    await page.goto(link.url);
+    await payWith(page, cards.threeDsPasses);
+    await page.waitForURL('**/sandbox/challenge/**');
+    await expectAccessible();
+  });
+});
