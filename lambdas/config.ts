@@ -10,6 +10,8 @@ const configSchema = z.object({
   /** Endpoints of the local stand-ins; unset on AWS. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   SECRETS_MANAGER_ENDPOINT: z.optional(z.url()),
+  /** Days an authorization (DMS) may wait for capture before it is released. */
+  AUTHORIZATION_VALIDITY_DAYS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(30)), 7),
   SECRET_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
 });
 

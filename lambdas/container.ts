@@ -5,6 +5,7 @@ import { DynamoMerchantDirectory } from './adapters/dynamodb/merchant-directory'
 import { DynamoPaymentStore } from './adapters/dynamodb/payment-store';
 import { DynamoTokenVault } from './adapters/dynamodb/token-vault';
 import type { TokenVault } from './ports/tokens';
+import type { Policy } from './use-cases/record-outcome';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
 import { SandboxAcquirer } from './adapters/sandbox-acquirer/sandbox-acquirer';
 import { readConfig, type Config } from './config';
@@ -26,6 +27,7 @@ export interface Deps {
   readonly secrets: MerchantSecrets;
   readonly acquirer: Acquirer;
   readonly tokens: TokenVault;
+  readonly policy: Policy;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
 }
@@ -49,6 +51,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     ),
     acquirer: sandbox,
     tokens: new DynamoTokenVault(db, config.TABLE_NAME),
+    policy: { authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000 },
     sandbox,
   };
 }

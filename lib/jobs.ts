@@ -22,4 +22,12 @@ export const JOBS: readonly JobDefinition[] = [
     timeoutSeconds: 60,
     description: 'Settles payment attempts left without an acquirer answer',
   },
+  {
+    id: 'CaptureAuthorizations',
+    entry: 'lambdas/handlers/capture-job.ts',
+    everyMinutes: 1,
+    access: { table: 'readWrite', merchantSecrets: false },
+    timeoutSeconds: 60,
+    description: 'Captures due authorizations and releases expired ones',
+  },
 ];

@@ -156,6 +156,13 @@ function settingsView(m: Merchant): Record<string, unknown> {
   return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined));
 }
 
+/** The deployed stage's table and secrets, reached with the default AWS credential chain: no endpoints. */
+export const stageEnvironment = (stage: string): Record<string, string> => ({
+  TABLE_NAME: tableName(stage),
+  MERCHANT_SECRET_PREFIX: merchantSecretPrefix(stage),
+  STAGE: stage,
+});
+
 interface Target {
   readonly deps: Deps;
   readonly description: string;
@@ -165,7 +172,7 @@ interface Target {
 async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Promise<Target> {
   if (stage !== undefined) {
     if (!STAGE_NAME.test(stage)) throw new UsageError(`--stage must be a stage name like dev or prod, not "${stage}"`);
-    const deps = buildDeps(readConfig({ TABLE_NAME: tableName(stage), MERCHANT_SECRET_PREFIX: merchantSecretPrefix(stage), STAGE: stage }));
+    const deps = buildDeps(readConfig(stageEnvironment(stage)));
     return {
       deps,
       description: `stage ${stage} (table ${tableName(stage)})`,

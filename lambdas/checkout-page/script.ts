@@ -25,7 +25,7 @@ set('browser_java',String(typeof navigator.javaEnabled==='function'&&navigator.j
 function digits(s){return s.replace(/[\\s-]/g,'')}
 function brandOf(pan){for(var i=0;i<brands.length;i++){if(brands[i][1].test(pan))return brands[i][0]}return ''}
 var rules={
- card_number:function(v){var d=digits(v);return /^\\d{14,19}$/.test(d)&&luhn(d)?'':texts.number},
+ card_number:function(v){var d=digits(v);return /^\\d{14,19}$/.test(d)&&luhn(d)&&brandOf(d)?'':texts.number},
  card_expiry:function(v){var m=/^\\s*(\\d{1,2})\\s*\\/\\s*(\\d{2}|\\d{4})\\s*$/.exec(v);if(!m)return texts.expiry;var mo=+m[1],y=m[2].length===2?2000+ +m[2]:+m[2];var n=new Date();if(mo<1||mo>12||y<n.getFullYear()||(y===n.getFullYear()&&mo<n.getMonth()+1))return texts.expiry;return ''},
  card_cvv:function(v){return /^\\d{3,4}$/.test(v.trim())?'':texts.cvv},
  card_holder:function(v){var h=v.trim().replace(/\\s+/g,' ');return h.length<=32&&h.split(' ').length>=2&&holderRe.test(h)?'':texts.holder},
@@ -39,7 +39,9 @@ var number=form.elements.card_number;
 if(number){number.addEventListener('input',function(){var d=digits(number.value).slice(0,19);var out=d.replace(/(\\d{4})(?=\\d)/g,'$1 ');if(out!==number.value)number.value=out;var b=brandOf(d);$('card-brand').textContent=b&&d.length>=4?texts.brand.replace('%s',b.toUpperCase()):''})}
 var exp=form.elements.card_expiry;
 if(exp){exp.addEventListener('input',function(e){var d=exp.value.replace(/\\D/g,'').slice(0,4);if(e.inputType!=='deleteContentBackward'&&d.length>=2)exp.value=d.slice(0,2)+'/'+d.slice(2);})}
-Object.keys(rules).forEach(function(name){var el=form.elements[name];if(el){el.addEventListener('blur',function(){if(el.value)check(name)});el.addEventListener('change',function(){check(name)})}});
+// A field marked invalid is checked again as it is corrected: its message goes away while typing,
+// not on the blur of a click on Pay, whose layout shift would make that click miss the button.
+Object.keys(rules).forEach(function(name){var el=form.elements[name];if(el){el.addEventListener('blur',function(){if(el.value)check(name)});el.addEventListener('change',function(){check(name)});el.addEventListener('input',function(){if(el.getAttribute('aria-invalid')==='true')check(name)})}});
 form.addEventListener('submit',function(e){
  var first=null,bad=0;
  Object.keys(rules).forEach(function(name){if(form.elements[name]&&check(name)){bad++;if(!first)first=form.elements[name]}});

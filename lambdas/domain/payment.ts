@@ -79,6 +79,8 @@ export interface Payment {
   readonly paidAt?: string;
   /** The successful authorization at the acquirer, which captures, voids and refunds act on. */
   readonly authorization?: { readonly idempotencyKey: string; readonly acquirerRef: string };
+  /** When an uncaptured authorization is released (DMS). */
+  readonly authorizationExpiresAt?: string;
   /** A capture claimed by the API, an operator or the capture job and not yet answered. */
   readonly capturing?: { readonly transId: string; readonly amountMinor: number; readonly startedAt: string; readonly actor: string };
   /** The end of the void window of a settled payment (see void-window.ts). */

@@ -6,6 +6,7 @@ import type { Acquirer } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { TransitionRejected, type PaymentStore } from '../ports/payments';
+import { QUEUES } from './record-outcome';
 
 export interface CaptureDeps {
   readonly store: PaymentStore;
@@ -88,8 +89,8 @@ export async function finishCapture(deps: CaptureDeps, payment: Payment, claim: 
       set: { reason: outcome.reason, updatedAt: at },
       remove: ['capturing'],
       append: [tx],
-      // A declined capture is not retried automatically: it waits for an operator or expiry.
-      queue: null,
+      // A declined capture is not retried automatically: it waits for an operator or its expiry.
+      queue: payment.authorizationExpiresAt ? { name: QUEUES.capture, dueAt: payment.authorizationExpiresAt } : null,
     });
     return { kind: 'declined', payment: next, reason: outcome.reason };
   } catch (e) {

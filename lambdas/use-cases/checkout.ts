@@ -1,6 +1,6 @@
 import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
-import { summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
+import { CARD_MESSAGES, cardBrand, digitsOnly, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { signFields } from '../domain/hash';
 import { hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
@@ -9,7 +9,7 @@ import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets } from '../ports/merchants';
 import { TransitionRejected, type PaymentStore } from '../ports/payments';
-import { recordOutcome, type AttemptRef } from './record-outcome';
+import { recordOutcome, type AttemptRef, type Policy } from './record-outcome';
 import type { TokenVault } from '../ports/tokens';
 
 export interface CheckoutDeps {
@@ -18,6 +18,7 @@ export interface CheckoutDeps {
   readonly secrets: MerchantSecrets;
   readonly acquirer: Acquirer;
   readonly tokens: TokenVault;
+  readonly policy: Policy;
   readonly clock: Clock;
   readonly ids: Ids;
 }
@@ -137,6 +138,9 @@ function validateForm(view: Extract<LinkView, { kind: 'form' }>, form: PayForm, 
   if (form.savedCard && form.savedCard !== 'new' && !saved) problems.method = 'method';
   const checked = saved ? { card: saved } : validateCard(form, now);
   if ('errors' in checked) Object.assign(problems, checked.errors);
+  // A number of no card network cannot be routed, whatever its checksum: 1111 2222 3333 4444 passes
+  // the Luhn sum, yet the page must refuse it as "Invalid card number" (protocol.md §5).
+  if (!saved && !problems.number && cardBrand(digitsOnly(form.number)) === 'unknown') problems.number = CARD_MESSAGES.number;
   const email = form.email?.trim();
   const country = form.country?.trim().toUpperCase();
   if (view.ask.includes('email') && !(email && isEmail(email))) problems.email = 'email';

@@ -23,8 +23,15 @@ export interface AttemptRef {
   readonly idempotencyKey: string;
 }
 
+/** Business limits that come from configuration. */
+export interface Policy {
+  /** How long an authorization may wait for capture before it is released. */
+  readonly authorizationValidityMs: number;
+}
+
 export interface RecordDeps {
   readonly store: PaymentStore;
+  readonly policy: Policy;
   readonly tokens: TokenVault;
   readonly clock: Clock;
   readonly ids: Ids;
@@ -65,8 +72,10 @@ export async function recordOutcome(
         const authorizeOnly = merchant.dms && type !== 'recurring';
         const status: PaymentStatus = authorizeOnly ? 'pending' : 'settled';
         const tokens = outcome.storedCredentialRef ? await issueTokens(deps, payment, ref, outcome.storedCredentialRef, now) : {};
-        const captureDue = authorizeOnly && merchant.autoCaptureDelayMinutes !== undefined
-          ? { name: QUEUES.capture, dueAt: new Date(now.getTime() + merchant.autoCaptureDelayMinutes * 60_000).toISOString() }
+        // An authorization waits in the capture queue until its automatic capture or its expiry.
+        const authorizationExpiresAt = authorizeOnly ? new Date(now.getTime() + deps.policy.authorizationValidityMs) : undefined;
+        const captureDue = authorizationExpiresAt
+          ? { name: QUEUES.capture, dueAt: nextCaptureEvent(now, merchant.autoCaptureDelayMinutes, authorizationExpiresAt).toISOString() }
           : null;
         const voidableUntil = status === 'settled' ? voidWindowEndsAt(now) : undefined;
         return {
@@ -80,6 +89,7 @@ export async function recordOutcome(
               updatedAt: at,
               ...tokens,
               ...(voidableUntil ? { voidableUntil: voidableUntil.toISOString() } : {}),
+              ...(authorizationExpiresAt ? { authorizationExpiresAt: authorizationExpiresAt.toISOString() } : {}),
             },
             remove: ['inFlight', 'action', 'reason'],
             append: [tx('success')],
@@ -124,6 +134,13 @@ export async function recordOutcome(
     if (e instanceof TransitionRejected) return { kind: 'lost' };
     throw e;
   }
+}
+
+/** When the capture job should next look at an authorization: its automatic capture, else its expiry. */
+export function nextCaptureEvent(authorizedAt: Date, delayMinutes: number | undefined, expiresAt: Date): Date {
+  if (delayMinutes === undefined) return expiresAt;
+  const due = new Date(authorizedAt.getTime() + delayMinutes * 60_000);
+  return due < expiresAt ? due : expiresAt;
 }
 
 /** Card token (req_token) and recurring chain (recurring_init) for an approved first payment. */

@@ -300,7 +300,12 @@ export function renderReport(r: BenchResults): string {
 
 /** The few lines a terminal needs; the full tables are in the report. */
 export function renderSummary(r: BenchResults): string {
-  const out = [`benchmarks on Node ${r.machine.node}, ${r.machine.cpu}, ${r.machine.cores} cores (${r.runSeconds.toFixed(0)} s)`, ''];
+  const m = r.machine;
+  const busy = m.loadAverage.start > m.cores || m.loadAverage.end > m.cores;
+  const out = [
+    `benchmarks on Node ${m.node}, ${m.cpu}, ${m.cores} cores (${r.runSeconds.toFixed(0)} s; load average ${m.loadAverage.start.toFixed(1)} → ${m.loadAverage.end.toFixed(1)}${busy ? ': busy machine, timings inflated' : ''})`,
+    '',
+  ];
   for (const row of r.bundles) {
     const targets = row.route ? `  size ${verdict(sizePass(row)).replace(/\*/g, '')}, import ${verdict(importPass(row)).replace(/\*/g, '')}` : '';
     out.push(`${(row.route?.id ?? row.bundle.spec.name).padEnd(46)} ${kb(row.bundle.bytes).padStart(7)} KB  gzip ${kb(row.bundle.gzipBytes).padStart(6)} KB  import ${ms(row.cold.medianMs).padStart(6)} ms (min ${ms(row.cold.minMs)})${targets}`);

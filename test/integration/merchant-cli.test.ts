@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signFields } from '../../lambdas/domain/hash';
-import { runMerchantCommand } from '../../local/merchant-command';
+import { readConfig } from '../../lambdas/config';
+import { parseCommand, runMerchantCommand, stageEnvironment } from '../../local/merchant-command';
 import { validSessionBody } from '../support/fixtures';
 import { freePort, runTs, startTs, type Service } from '../support/processes';
 
@@ -174,7 +175,8 @@ describe('merchant CLI usage', () => {
     [['set'], 'set needs a merchant key'],
     [['set', 'k', '--dms', 'yes'], '--dms must be on or off, not "yes"'],
     [['set', 'k', '--return-params', '1'], '--return-params must be on or off, not "1"'],
-    [['set', 'k', '--auto-capture-delay', '-5'], '--auto-capture-delay must be a whole number, not "-5"'],
+    [['set', 'k', '--auto-capture-delay=-5'], '--auto-capture-delay must be a whole number, not "-5"'],
+    [['set', 'k', '--auto-capture-delay', '1.5'], '--auto-capture-delay must be a whole number, not "1.5"'],
     [['set', 'k', '--auto-capture-delay', '20000'], 'auto capture delay must be a whole number of minutes from 0 to 10080'],
     [['set', 'k', '--max-declines', '0'], 'max declines must be a whole number from 1 to 10'],
     [['set', 'k', '--max-declines', 'many'], '--max-declines must be a whole number, not "many"'],
@@ -193,5 +195,24 @@ describe('merchant CLI usage', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
     expect(result.stderr).toContain('Run with --help for usage.');
+  });
+});
+
+describe('merchant CLI targets', () => {
+  it('--stage targets the deployed table and secret prefix of that stage, with no local endpoints', () => {
+    const config = readConfig(stageEnvironment('prod'));
+    expect(config).toMatchObject({ TABLE_NAME: 'checkout-prod', MERCHANT_SECRET_PREFIX: 'checkout/prod/merchants/', STAGE: 'prod' });
+    expect(config.DYNAMODB_ENDPOINT).toBeUndefined();
+    expect(config.SECRETS_MANAGER_ENDPOINT).toBeUndefined();
+  });
+
+  it('CHECKOUT_STAGE selects a stage when --stage is not given, and --stage wins over it', () => {
+    expect(parseCommand(['show', 'k'], { CHECKOUT_STAGE: 'staging' })).toMatchObject({ stage: 'staging' });
+    expect(parseCommand(['show', 'k', '--stage', 'dev'], { CHECKOUT_STAGE: 'staging' })).toMatchObject({ stage: 'dev' });
+  });
+
+  it('without either, the local store is the target', () => {
+    expect(parseCommand(['show', 'k'], {})).toMatchObject({ stage: undefined });
+    expect(parseCommand(['show', 'k'], { CHECKOUT_STAGE: '' })).toMatchObject({ stage: undefined });
   });
 });

@@ -1,0 +1,12 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { deps } from '../container';
+import { logger } from '../observability/logger';
+import { runCaptureJob } from '../use-cases/capture-job';
+
+/** Scheduled (EventBridge, every minute): automatic captures and expiry of authorizations. */
+export const handler = middy(async () => {
+  const report = await runCaptureJob(deps());
+  if (report.examined) logger.info('capture job', { ...report });
+  return report;
+}).use(injectLambdaContext(logger, { resetKeys: true }));

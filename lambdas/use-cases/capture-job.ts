@@ -1,0 +1,97 @@
+import type { Payment } from '../domain/payment';
+import type { Acquirer } from '../ports/acquirer';
+import type { Clock } from '../ports/clock';
+import type { Ids } from '../ports/ids';
+import type { MerchantDirectory } from '../ports/merchants';
+import { TransitionRejected, type PaymentStore } from '../ports/payments';
+import { capture, finishCapture, release } from './capture-payment';
+import { merchantOf } from './checkout';
+import { QUEUES, nextCaptureEvent } from './record-outcome';
+
+/** Payments per run (bounded, so a run fits its Lambda timeout) and a claim's staleness limit. */
+export const CAPTURE_BATCH = 50;
+export const STALE_CLAIM_MS = 5 * 60_000;
+export const EXPIRED_REASON = 'Authorization expired without capture.';
+export const AUTO_CAPTURE_ACTOR = 'system:auto-capture';
+
+export interface CaptureJobDeps {
+  readonly store: PaymentStore;
+  readonly merchants: MerchantDirectory;
+  readonly acquirer: Acquirer;
+  readonly clock: Clock;
+  readonly ids: Ids;
+}
+
+export interface CaptureJobReport {
+  readonly examined: number;
+  readonly captured: number;
+  readonly declined: number;
+  readonly released: number;
+  readonly skipped: number;
+}
+
+/**
+ * Runs every minute (EventBridge; the local runner's timer). Reads only what is due from the
+ * sparse capture queue, in one bounded batch: captures authorizations whose merchant delay has
+ * passed, releases those past their validity, and finishes captures left half-done by a crash.
+ * Every action is claimed with a conditional write, so an operator acting at the same moment, or a
+ * second run, never captures twice.
+ */
+export async function runCaptureJob(deps: CaptureJobDeps, limit = CAPTURE_BATCH): Promise<CaptureJobReport> {
+  const now = deps.clock.now();
+  const due = await deps.store.due(QUEUES.capture, now, limit);
+  const report = { examined: due.length, captured: 0, declined: 0, released: 0, skipped: 0 };
+  for (const item of due) {
+    const payment = await deps.store.findPayment(item.paymentId);
+    if (!payment) continue;
+    report[await handleDue(deps, payment, now)]++;
+  }
+  return report;
+}
+
+async function handleDue(deps: CaptureJobDeps, payment: Payment, now: Date): Promise<'captured' | 'declined' | 'released' | 'skipped'> {
+  const at = now.toISOString();
+  if (payment.status !== 'pending') {
+    await leaveQueue(deps, payment, at);
+    return 'skipped';
+  }
+  if (payment.capturing) {
+    if (now.getTime() - Date.parse(payment.capturing.startedAt) < STALE_CLAIM_MS) return 'skipped';
+    const result = await finishCapture(deps, payment, payment.capturing);
+    return result.kind === 'captured' ? 'captured' : result.kind === 'declined' ? 'declined' : 'skipped';
+  }
+  const expiresAt = payment.authorizationExpiresAt ? new Date(payment.authorizationExpiresAt) : undefined;
+  if (expiresAt && expiresAt <= now) {
+    const result = await release(deps, payment, 'system:authorization-expiry', EXPIRED_REASON);
+    return result.kind === 'captured' ? 'released' : 'skipped';
+  }
+  const merchant = await merchantOf(deps, payment);
+  const authorizedAt = new Date(payment.paidAt ?? payment.createdAt);
+  const delay = merchant.autoCaptureDelayMinutes;
+  if (delay === undefined || authorizedAt.getTime() + delay * 60_000 > now.getTime()) {
+    // Not due (the merchant changed the delay, or capture is manual now): look again when it is.
+    const next = expiresAt ? nextCaptureEvent(authorizedAt, delay, expiresAt) : undefined;
+    if (next && next > now) await requeue(deps, payment, next, at);
+    else await leaveQueue(deps, payment, at);
+    return 'skipped';
+  }
+  const result = await capture(deps, payment, payment.order.amountMinor, AUTO_CAPTURE_ACTOR);
+  if (result.kind === 'declined' && expiresAt) await requeue(deps, result.payment, expiresAt, at);
+  return result.kind === 'captured' ? 'captured' : result.kind === 'declined' ? 'declined' : 'skipped';
+}
+
+async function requeue(deps: CaptureJobDeps, payment: Payment, dueAt: Date, at: string): Promise<void> {
+  try {
+    await deps.store.transition(payment.paymentId, { statusIn: ['pending'], capturing: 'none' }, { set: { updatedAt: at }, queue: { name: QUEUES.capture, dueAt: dueAt.toISOString() } });
+  } catch (e) {
+    if (!(e instanceof TransitionRejected)) throw e;
+  }
+}
+
+async function leaveQueue(deps: CaptureJobDeps, payment: Payment, at: string): Promise<void> {
+  try {
+    await deps.store.transition(payment.paymentId, { statusIn: [payment.status] }, { set: { updatedAt: at }, queue: null });
+  } catch (e) {
+    if (!(e instanceof TransitionRejected)) throw e;
+  }
+}
