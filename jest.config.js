@@ -1,5 +1,5 @@
 /** Jest runs TypeScript through SWC; ESM-only dependencies are transformed too. */
-const esmOnly = ['@middy', 'iso-3166'];
+const esmOnly = ['@middy', 'iso-3166', 'jose'];
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',

@@ -5,6 +5,9 @@ import { DynamoMerchantDirectory } from './adapters/dynamodb/merchant-directory'
 import { DynamoPaymentStore } from './adapters/dynamodb/payment-store';
 import { DynamoTokenVault } from './adapters/dynamodb/token-vault';
 import type { TokenVault } from './ports/tokens';
+import { DynamoAuditLog } from './adapters/dynamodb/audit-log';
+import { CognitoOperatorAuthenticator } from './adapters/cognito/operator-auth';
+import type { AuditLog, OperatorAuthenticator } from './ports/operators';
 import type { Policy } from './use-cases/record-outcome';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
 import { SandboxAcquirer } from './adapters/sandbox-acquirer/sandbox-acquirer';
@@ -28,11 +31,13 @@ export interface Deps {
   readonly acquirer: Acquirer;
   readonly tokens: TokenVault;
   readonly policy: Policy;
+  readonly audit: AuditLog;
+  readonly operators: OperatorAuthenticator;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
 }
 
-export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids = randomIds): Deps {
+export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids = randomIds, overrides: Partial<Deps> = {}): Deps {
   const db = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT });
   const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT);
   const sandbox = new SandboxAcquirer(db, config.TABLE_NAME);
@@ -51,9 +56,21 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     ),
     acquirer: sandbox,
     tokens: new DynamoTokenVault(db, config.TABLE_NAME),
+    audit: new DynamoAuditLog(db, config.TABLE_NAME),
+    operators: operatorAuthenticator(config),
     policy: { authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000 },
     sandbox,
+    ...overrides,
   };
+}
+
+/** Cognito in the cloud; the local runner injects its own operator store (see local/backend.ts). */
+function operatorAuthenticator(config: Config): OperatorAuthenticator {
+  const region = config.COGNITO_REGION ?? process.env.AWS_REGION;
+  if (config.COGNITO_CLIENT_ID && region) {
+    return new CognitoOperatorAuthenticator(region, config.COGNITO_CLIENT_ID);
+  }
+  return { signIn: () => Promise.reject(new Error('operator sign-in is not configured for this function')) };
 }
 
 let current: Deps | undefined;

@@ -7,7 +7,7 @@ export type TableAccess = 'none' | 'read' | 'readWrite';
 export interface RouteDefinition {
   /** Stable id: construct ids, function names and log groups derive from it. */
   readonly id: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT';
   /** API Gateway path syntax; `{name}` is a path parameter. */
   readonly path: string;
   /** The handler module, relative to the project root; it exports `handler`. */
@@ -19,12 +19,18 @@ export interface RouteDefinition {
   };
   /** Route-level throttling in the cloud (requests per second, burst). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * Who may call: everyone (the route checks a merchant signature or a link token itself), or
+   * signed-in operators (the API's JWT authorizer in the cloud, its local equivalent locally).
+   */
+  readonly auth?: 'operator';
   readonly memoryMb?: number;
   readonly timeoutSeconds?: number;
 }
 
 const MERCHANT_API_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 const CHECKOUT_PAGE_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
+const ADMIN_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
 
 export const ROUTES: readonly RouteDefinition[] = [
   {
@@ -47,17 +53,6 @@ export const ROUTES: readonly RouteDefinition[] = [
     id: 'RecurringPayment',
     method: 'POST',
     path: '/api/v1/payment/recurring',
-    entry: 'lambdas/handlers/recurring-payment.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
-    throttle: MERCHANT_API_THROTTLE,
-    timeoutSeconds: 29,
-  },
-  {
-    // The platform also publishes this path with a Cyrillic "с" (U+0441) as the third letter of
-    // "recurring"; clients send it percent-encoded.
-    id: 'RecurringPaymentCyrillic',
-    method: 'POST',
-    path: '/api/v1/payment/re%D1%81urring',
     entry: 'lambdas/handlers/recurring-payment.ts',
     access: { table: 'readWrite', merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
@@ -94,6 +89,19 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/payment/capture',
     entry: 'lambdas/handlers/capture-payment.ts',
+    access: { table: 'readWrite', merchantSecrets: true },
+    throttle: MERCHANT_API_THROTTLE,
+    timeoutSeconds: 29,
+  },
+  {
+    // The platform also publishes the recurring path with a Cyrillic "с" (U+0441) as the third
+    // letter of "recurring". A route key with a non-ASCII (or percent-encoded) path cannot be relied
+    // on at API Gateway, so a path parameter catches it; explicit routes above win over it, and
+    // the handler answers 404 for any other spelling (see recurring-payment.ts).
+    id: 'RecurringPaymentCyrillic',
+    method: 'POST',
+    path: '/api/v1/payment/{alias}',
+    entry: 'lambdas/handlers/recurring-payment.ts',
     access: { table: 'readWrite', merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
     timeoutSeconds: 29,
@@ -139,6 +147,106 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'lambdas/handlers/sandbox-challenge-answer.ts',
     access: { table: 'readWrite', merchantSecrets: false },
     throttle: CHECKOUT_PAGE_THROTTLE,
+  },
+  {
+    id: 'AdminPortal',
+    method: 'GET',
+    path: '/admin',
+    entry: 'lambdas/handlers/admin-portal.ts',
+    access: { table: 'none', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+  },
+  {
+    id: 'AdminSignIn',
+    method: 'POST',
+    path: '/admin/api/session',
+    entry: 'lambdas/handlers/admin-sign-in.ts',
+    // Sign-in goes to Cognito; the local runner's stand-in reads its own operator store.
+    access: { table: 'none', merchantSecrets: false },
+    throttle: { rateLimit: 5, burstLimit: 10 },
+  },
+  {
+    id: 'AdminPayments',
+    method: 'GET',
+    path: '/admin/api/payments',
+    entry: 'lambdas/handlers/admin-payments.ts',
+    access: { table: 'read', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+  },
+  {
+    id: 'AdminPaymentDetail',
+    method: 'GET',
+    path: '/admin/api/payments/{paymentId}',
+    entry: 'lambdas/handlers/admin-payment-detail.ts',
+    access: { table: 'read', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+  },
+  {
+    id: 'AdminPaymentAction',
+    method: 'POST',
+    path: '/admin/api/payments/{paymentId}/{action}',
+    entry: 'lambdas/handlers/admin-payment-action.ts',
+    access: { table: 'readWrite', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+    timeoutSeconds: 29,
+  },
+  {
+    id: 'AdminCaptureQueue',
+    method: 'GET',
+    path: '/admin/api/capture-queue',
+    entry: 'lambdas/handlers/admin-capture-queue.ts',
+    access: { table: 'read', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+  },
+  {
+    id: 'AdminCaptureBulk',
+    method: 'POST',
+    path: '/admin/api/capture-queue/bulk',
+    entry: 'lambdas/handlers/admin-capture-bulk.ts',
+    access: { table: 'readWrite', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+    timeoutSeconds: 29,
+  },
+  {
+    id: 'AdminMerchants',
+    method: 'GET',
+    path: '/admin/api/merchants',
+    entry: 'lambdas/handlers/admin-merchants.ts',
+    access: { table: 'read', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+  },
+  {
+    id: 'AdminMerchantDetail',
+    method: 'GET',
+    path: '/admin/api/merchants/{merchantKey}',
+    entry: 'lambdas/handlers/admin-merchant-detail.ts',
+    access: { table: 'read', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+  },
+  {
+    id: 'AdminMerchantUpdate',
+    method: 'PUT',
+    path: '/admin/api/merchants/{merchantKey}',
+    entry: 'lambdas/handlers/admin-merchant-update.ts',
+    access: { table: 'readWrite', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+  },
+  {
+    id: 'AdminAudit',
+    method: 'GET',
+    path: '/admin/api/audit',
+    entry: 'lambdas/handlers/admin-audit.ts',
+    access: { table: 'read', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
   },
 ];
 

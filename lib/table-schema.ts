@@ -14,6 +14,8 @@ export const TABLE_SCHEMA = {
      * attempt in flight to reconcile, an authorization to capture). Jobs read only what is due.
      */
     { indexName: 'queue', partitionKey: 'queuePk', sortKey: 'queueSk' },
+    /** The admin portal's lists: payments by day, audit entries by what they are about. */
+    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
   ],
 } as const;
 

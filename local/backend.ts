@@ -1,7 +1,13 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { buildDeps, type Deps } from '../lambdas/container';
+import type { Config } from '../lambdas/config';
+import type { Clock } from '../lambdas/ports/clock';
+import type { Ids } from '../lambdas/ports/ids';
+import { LocalOperatorAuthenticator } from '../lambdas/adapters/local/operator-auth';
 import { createTableInput } from '../lib/table-schema';
 import { startSecretsServer } from './secrets-server';
 
@@ -16,6 +22,8 @@ export interface LocalBackend {
   readonly dynamodbEndpoint: string;
   readonly secretsEndpoint: string;
   readonly tableName: string;
+  /** Signs and verifies the local operators' tokens (the local stand-in for Cognito's keys). */
+  readonly operatorKey: Uint8Array;
   close(): Promise<void>;
 }
 
@@ -50,10 +58,27 @@ export async function startLocalBackend(options: { dataDir?: string; tableName?:
     dynamodbEndpoint,
     secretsEndpoint: secrets.endpoint,
     tableName,
+    operatorKey: operatorKeyOf(options.dataDir),
     close: async () => {
       await Promise.all([closeServer(db), closeServer(secrets.server)]);
     },
   };
+}
+
+/** A random key per data directory (kept there), or per process in memory. */
+function operatorKeyOf(dataDir: string | undefined): Uint8Array {
+  if (!dataDir) return randomBytes(32);
+  const file = join(dataDir, 'operator-key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  const fresh = randomBytes(32);
+  writeFileSync(file, fresh.toString('hex'), { mode: 0o600 });
+  return fresh;
+}
+
+/** The handlers' dependencies on this backend, with the local operator store in place of Cognito. */
+export function localDeps(backend: LocalBackend, config: Config, clock?: Clock, ids?: Ids): Deps {
+  const deps = buildDeps(config, clock, ids);
+  return { ...deps, operators: new LocalOperatorAuthenticator(deps.db, backend.tableName, backend.operatorKey) };
 }
 
 async function ensureTable(endpoint: string, tableName: string): Promise<void> {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ROUTES, routeKey, type RouteDefinition } from '../lib/routes';
+import { verifyLocalOperatorToken } from '../lambdas/adapters/local/operator-auth';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
 
@@ -132,7 +133,12 @@ const apiGatewayError = (res: ServerResponse, status: number, message: string) =
  * Serves the route table the way API Gateway would: one handler per route, payload format 2.0,
  * API Gateway's own answers for unknown routes and oversized bodies.
  */
-export function createApp(routes: readonly RouteDefinition[] = ROUTES): Server {
+export interface AppOptions {
+  /** Verifies operator tokens on admin routes, as API Gateway's JWT authorizer does in the cloud. */
+  readonly operatorKey?: Uint8Array;
+}
+
+export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: AppOptions = {}): Server {
   const compiled = routes.map(compile);
   return createServer(async (req, res) => {
     try {
@@ -155,8 +161,15 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES): Server {
       if (!found) return apiGatewayError(res, 404, 'Not Found');
       const body = await readBody(req);
       if (body === 'too-large') return apiGatewayError(res, 413, 'Request Entity Too Large');
+      const event = toEvent(req, body, found.c, found.m, url);
+      if (found.c.route.auth === 'operator') {
+        const bearer = /^Bearer (\S+)$/i.exec(event.headers.authorization ?? '')?.[1];
+        const claims = bearer && options.operatorKey ? await verifyLocalOperatorToken(bearer, options.operatorKey) : undefined;
+        if (!claims) return apiGatewayError(res, 401, 'Unauthorized');
+        (event.requestContext as { authorizer?: unknown }).authorizer = { jwt: { claims, scopes: null } };
+      }
       found.c.handler ??= ((await import(resolve(PROJECT_ROOT, found.c.route.entry))) as { handler: Handler }).handler;
-      const result = await found.c.handler(toEvent(req, body, found.c, found.m, url), lambdaContext(found.c.route));
+      const result = await found.c.handler(event, lambdaContext(found.c.route));
       send(res, result);
     } catch (e) {
       // What a crashed Lambda looks like behind API Gateway.

@@ -41,7 +41,7 @@ export async function openLocalStore(dataDir = dataDirectory()): Promise<{ env: 
     const running = JSON.parse(readFileSync(file, 'utf8')) as RunningBackend;
     if (alive(running.pid)) {
       return {
-        env: backendEnvironment({ ...running, close: async () => undefined }),
+        env: backendEnvironment({ ...running, operatorKey: new Uint8Array(32), close: async () => undefined }),
         close: async () => undefined,
       };
     }

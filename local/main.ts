@@ -1,11 +1,13 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import type { LocalOperatorAuthenticator } from '../lambdas/adapters/local/operator-auth';
 import { join } from 'node:path';
 import { signFields } from '../lambdas/domain/hash';
 import { buildDeps, setDeps } from '../lambdas/container';
 import { readConfig } from '../lambdas/config';
 import { createMerchant, showMerchant, MerchantAdminError } from '../lambdas/use-cases/manage-merchants';
 import { ROUTES, routeKey } from '../lib/routes';
-import { backendEnvironment, startLocalBackend } from './backend';
+import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
 import { announceBackend, dataDirectory } from './local-store';
 import { startScheduler } from './scheduler';
@@ -20,12 +22,13 @@ async function main(): Promise<void> {
   const dataDir = dataDirectory();
   const backend = await startLocalBackend({ dataDir });
   Object.assign(process.env, backendEnvironment(backend, process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {}));
-  const deps = buildDeps(readConfig());
+  const deps = localDeps(backend, readConfig());
   setDeps(deps);
   const withdraw = announceBackend(dataDir, backend);
 
   const demo = await seedDemoMerchant(deps, dataDir);
-  const app = createApp(ROUTES);
+  const operator = await seedOperator(deps.operators as LocalOperatorAuthenticator, dataDir);
+  const app = createApp(ROUTES, { operatorKey: backend.operatorKey });
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
     app.listen(port, resolve);
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
   console.log(`Routes: ${ROUTES.map(routeKey).join(', ')}`);
   console.log(`Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.everyMinutes} min`).join(', ')}`);
   console.log(`Demo merchant: ${JSON.stringify(demo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
+  console.log(`Admin portal: ${base}/admin (operator ${JSON.stringify({ username: operator.username, password: operator.password })}${operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''})`);
   console.log('Create a checkout session:');
   console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
 
@@ -68,6 +72,31 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+interface SeededOperator {
+  username: string;
+  password: string;
+  generated: boolean;
+}
+
+/** The local operator: ADMIN_USER / ADMIN_PASSWORD, else one generated on first start and kept. */
+async function seedOperator(operators: LocalOperatorAuthenticator, dataDir: string): Promise<SeededOperator> {
+  const wantedUser = process.env.ADMIN_USER;
+  const wantedPassword = process.env.ADMIN_PASSWORD;
+  if (wantedUser && wantedPassword) {
+    await operators.createOperator(wantedUser, wantedPassword);
+    return { username: wantedUser, password: wantedPassword, generated: false };
+  }
+  const file = join(dataDir, 'admin-operator.json');
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as SeededOperator;
+    if (await operators.exists(saved.username)) return saved;
+  }
+  const seeded = { username: wantedUser ?? 'operator', password: randomBytes(12).toString('base64url'), generated: true };
+  await operators.createOperator(seeded.username, seeded.password);
+  writeFileSync(file, JSON.stringify(seeded, null, 2), { mode: 0o600 });
+  return seeded;
 }
 
 interface DemoMerchant {

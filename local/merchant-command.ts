@@ -137,9 +137,12 @@ function settingsFrom(values: Values): Partial<MerchantSettings> {
   return patch;
 }
 
-/** What `show` and `set` print: the settings, by name, so nothing else stored can leak out. */
+/**
+ * What `show` and `set` print: the settings, by name, so nothing else stored can leak out. Typed
+ * so that a new setting fails to compile here until it is listed.
+ */
 function settingsView(m: Merchant): Record<string, unknown> {
-  const view = {
+  const view: Record<keyof Merchant, unknown> = {
     merchantKey: m.merchantKey,
     name: m.name,
     dms: m.dms,
@@ -149,6 +152,7 @@ function settingsView(m: Merchant): Record<string, unknown> {
     methods: m.methods,
     maxDeclines: m.maxDeclines,
     branding: m.branding,
+    preRouting: m.preRouting,
     frameAncestors: m.frameAncestors,
     createdAt: m.createdAt,
     updatedAt: m.updatedAt,
@@ -171,7 +175,6 @@ interface Target {
 
 async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Promise<Target> {
   if (stage !== undefined) {
-    if (!STAGE_NAME.test(stage)) throw new UsageError(`--stage must be a stage name like dev or prod, not "${stage}"`);
     const deps = buildDeps(readConfig(stageEnvironment(stage)));
     return {
       deps,
@@ -216,6 +219,7 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
   if (!name) throw new UsageError('a command is needed: create, show, set or rotate-password');
   if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   const stage = values.stage ?? (env.CHECKOUT_STAGE || undefined);
+  if (stage !== undefined && !STAGE_NAME.test(stage)) throw new UsageError(`--stage must be a stage name like dev or prod, not "${stage}"`);
   const given = SETTING_OPTIONS.filter((o) => values[o] !== undefined);
   switch (name) {
     case 'create':

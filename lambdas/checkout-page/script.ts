@@ -4,7 +4,9 @@ import { EMAIL_PATTERN } from '../domain/contact';
 /**
  * The page's only script (inlined with the CSP nonce). It validates live with the same rules and
  * messages as the server, which stays authoritative, and collects the browser data 3-D Secure 2
- * needs. The page works without it.
+ * needs. The page works without it. A field marked invalid is checked again as it is corrected, so
+ * its message goes away while typing and not on the blur of a click on Pay (that layout shift would
+ * make the click miss the button).
  */
 export const clientScript = () => `(function(){
 "use strict";
@@ -39,8 +41,6 @@ var number=form.elements.card_number;
 if(number){number.addEventListener('input',function(){var d=digits(number.value).slice(0,19);var out=d.replace(/(\\d{4})(?=\\d)/g,'$1 ');if(out!==number.value)number.value=out;var b=brandOf(d);$('card-brand').textContent=b&&d.length>=4?texts.brand.replace('%s',b.toUpperCase()):''})}
 var exp=form.elements.card_expiry;
 if(exp){exp.addEventListener('input',function(e){var d=exp.value.replace(/\\D/g,'').slice(0,4);if(e.inputType!=='deleteContentBackward'&&d.length>=2)exp.value=d.slice(0,2)+'/'+d.slice(2);})}
-// A field marked invalid is checked again as it is corrected: its message goes away while typing,
-// not on the blur of a click on Pay, whose layout shift would make that click miss the button.
 Object.keys(rules).forEach(function(name){var el=form.elements[name];if(el){el.addEventListener('blur',function(){if(el.value)check(name)});el.addEventListener('change',function(){check(name)});el.addEventListener('input',function(){if(el.getAttribute('aria-invalid')==='true')check(name)})}});
 form.addEventListener('submit',function(e){
  var first=null,bad=0;

@@ -88,6 +88,18 @@ export const ERRORS = {
     message: 'Recurring token is invalid or does not match the initial transaction.',
     when: 'The `recurring_token` is unknown, belongs to another merchant, or does not belong to `recurring_init_trans_id`.',
   },
+  MERCHANT_NOT_FOUND: {
+    code: 208030,
+    httpStatus: 404,
+    message: 'Merchant not found.',
+    when: 'Admin portal: no merchant with this key.',
+  },
+  UNAUTHORIZED: {
+    code: 401000,
+    httpStatus: 401,
+    message: 'Sign in again.',
+    when: 'Admin portal: the operator token is missing, expired or invalid, or the credentials are wrong.',
+  },
   ROUTE_NOT_FOUND: {
     code: 404000,
     httpStatus: 404,

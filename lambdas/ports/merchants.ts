@@ -32,6 +32,8 @@ export interface MerchantDirectory {
   save(merchant: Merchant): Promise<void>;
   /** Creates the merchant; false when the key is taken. */
   create(merchant: Merchant): Promise<boolean>;
+  /** Every merchant by name, at most `limit`. */
+  list(limit?: number): Promise<Merchant[]>;
 }
 
 /** The merchants' signing passwords. */

@@ -55,6 +55,10 @@ export interface PaymentStore {
   findLatestPaymentByOrder(merchantKey: string, orderNumber: string): Promise<Payment | undefined>;
   /** One conditional write; throws TransitionRejected when the guard does not hold. Returns the new state. */
   transition(paymentId: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment>;
+  /** Several payments by id (missing ones are left out), at most 100. */
+  findPayments(paymentIds: readonly string[]): Promise<Payment[]>;
+  /** The payments created on a UTC day, newest first, one page at a time. */
+  paymentsOfDay(day: string, limit: number, cursor?: string): Promise<{ payments: Payment[]; cursor?: string }>;
   /** Payments in a work queue whose time has come, oldest first, at most `limit`. */
   due(queue: string, until: Date, limit: number): Promise<QueuedPayment[]>;
 }

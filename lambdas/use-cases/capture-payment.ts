@@ -119,13 +119,18 @@ export async function release(deps: CaptureDeps, payment: Payment, actor: string
   }
 }
 
+/**
+ * The API's answer to a capture. A capture another request claimed first is refused (208003), as
+ * racing voids and retries are: this request captured nothing, and answering FAIL while the other
+ * capture succeeds would tell the merchant the opposite of what happened.
+ */
 export function captureResponse(result: CaptureResult, now: Date): CaptureResponse {
+  if (result.kind === 'taken') throw new ApiError('CAPTURE_NOT_PENDING');
   const p = result.payment;
-  const success = result.kind === 'captured' || (result.kind === 'taken' && p.status === 'settled');
   return {
     payment_id: p.paymentId,
     status: p.status,
-    trans_status: success ? 'SUCCESS' : 'FAIL',
+    trans_status: result.kind === 'captured' ? 'SUCCESS' : 'FAIL',
     date: protocolDate(now.toISOString()),
     ...(result.kind === 'declined' ? { reason: result.reason } : {}),
   };

@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors';
 import { refusalOf, TRANSITIONS } from '../domain/state-machine';
-import type { Transaction } from '../domain/payment';
+import type { Payment, Transaction } from '../domain/payment';
 import type { Acquirer } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
@@ -19,44 +19,59 @@ export interface AcceptedResponse {
   result: 'accepted';
 }
 
+/** What can be refunded at most: the captured amount of a DMS payment, else the payment amount. */
+export const refundableMinor = (p: Pick<Payment, 'capturedMinor' | 'order'>): number => p.capturedMinor ?? p.order.amountMinor;
+
 /**
- * Refunds all or part of a settled payment; several partial refunds up to the payment amount.
- * The amount is reserved first with a conditional write whose condition is "what was refunded
- * before still leaves room for this one", so racing refunds can never pass the amount. Then the
- * acquirer is asked; a declined refund gives its reservation back. A full refund ends in `refund`.
+ * A reservation loses a race only when another refund moved the refunded total first; after at
+ * most as many losses as refunds that fit, what is left is too small. This bounds the tries.
  */
-export async function refundPayment(deps: RefundDeps, merchantKey: string, r: AmountOperationRequest): Promise<AcceptedResponse> {
-  const payment = await ownPayment(deps.store, merchantKey, r.payment_id);
+const RESERVE_TRIES = 10;
+
+/**
+ * Refunds all or part of a settled payment; several partial refunds up to the refundable amount.
+ * The amount is reserved first with a conditional write guarded by the refunded total it was
+ * computed from, so racing refunds can never pass the amount: a loser reads again and either fits
+ * in what is left or is refused. Then the acquirer is asked; a declined refund gives its
+ * reservation back. A full refund ends in `refund`.
+ */
+export async function refundPayment(deps: RefundDeps, merchantKey: string, r: Pick<AmountOperationRequest, 'payment_id' | 'amount'>): Promise<AcceptedResponse> {
+  let payment = await ownPayment(deps.store, merchantKey, r.payment_id);
   const refusal = refusalOf('refund', payment);
   if (refusal) throw new ApiError(refusal);
   const amountMinor = operationAmount(r.amount, payment);
-  const refundedBefore = payment.refundedMinor ?? 0;
-  if (amountMinor > payment.order.amountMinor - refundedBefore) throw new ApiError('REFUND_AMOUNT_TOO_BIG');
   if (!payment.authorization) throw new Error(`payment ${payment.paymentId} has no authorization to refund`);
+  const authorization = payment.authorization;
 
   const transId = deps.ids.transId();
   const start = deps.clock.now().toISOString();
-  let reserved;
-  try {
-    reserved = await deps.store.transition(
-      payment.paymentId,
-      { statusIn: TRANSITIONS.refund.from, refundedAtMost: payment.order.amountMinor - amountMinor },
-      {
-        set: { refundedMinor: refundedBefore + amountMinor, updatedAt: start },
-        append: [{ transId, type: 'refund', status: 'waiting', amountMinor, at: start }],
-      },
-    );
-  } catch (e) {
-    if (!(e instanceof TransitionRejected)) throw e;
-    const current = await deps.store.findPayment(payment.paymentId);
-    throw new ApiError(current && TRANSITIONS.refund.from.includes(current.status) ? 'REFUND_AMOUNT_TOO_BIG' : 'REFUND_NOT_ALLOWED');
+  for (let attempt = 1; ; attempt++) {
+    const refusedNow = refusalOf('refund', payment);
+    if (refusedNow) throw new ApiError(refusedNow);
+    const refundedBefore = payment.refundedMinor ?? 0;
+    if (amountMinor > refundableMinor(payment) - refundedBefore) throw new ApiError('REFUND_AMOUNT_TOO_BIG');
+    try {
+      await deps.store.transition(
+        payment.paymentId,
+        { statusIn: TRANSITIONS.refund.from, refundedIs: refundedBefore },
+        {
+          set: { refundedMinor: refundedBefore + amountMinor, updatedAt: start },
+          append: [{ transId, type: 'refund', status: 'waiting', amountMinor, at: start }],
+        },
+      );
+      break;
+    } catch (e) {
+      if (!(e instanceof TransitionRejected)) throw e;
+      if (attempt >= RESERVE_TRIES) throw new Error(`could not reserve refund ${transId} of ${payment.paymentId}`);
+      const current = await deps.store.findPayment(payment.paymentId);
+      if (!current) throw new ApiError('PAYMENT_NOT_FOUND');
+      payment = current;
+    }
   }
-  // The reservation counted from what we read; the write's condition guaranteed it still held.
-  void reserved;
 
   const outcome = await deps.acquirer.refund({
     idempotencyKey: `${payment.paymentId}.refund.${transId}`,
-    authorization: payment.authorization,
+    authorization,
     amountMinor,
     currency: payment.order.currency,
   });
@@ -85,7 +100,8 @@ async function settleRefund(store: PaymentStore, paymentId: string, amountMinor:
     const refunded = current.refundedMinor ?? 0;
     const nextRefunded = approved ? refunded : refunded - amountMinor;
     // Fully refunded once every reserved amount is confirmed; a declined refund gives it back.
-    const status = approved && nextRefunded >= current.order.amountMinor ? 'refund' : current.status === 'refund' && nextRefunded < current.order.amountMinor ? 'settled' : current.status;
+    const full = refundableMinor(current);
+    const status = approved && nextRefunded >= full ? 'refund' : current.status === 'refund' && nextRefunded < full ? 'settled' : current.status;
     try {
       await store.transition(
         paymentId,

@@ -38,7 +38,7 @@ const response = (p: Payment, status: VoidResponse['status'], at: Date, reason?:
  * read, the acquirer (idempotent per payment), then one conditional write whose condition is the
  * rule itself: still settled and still inside the window. Concurrent voids: exactly one wins.
  */
-export async function voidPayment(deps: VoidDeps, merchantKey: string, r: PaymentIdRequest): Promise<VoidResponse> {
+export async function voidPayment(deps: VoidDeps, merchantKey: string, r: Pick<PaymentIdRequest, 'payment_id'>): Promise<VoidResponse> {
   const payment = await ownPayment(deps.store, merchantKey, r.payment_id);
   const refusal = refusalOf('void', payment);
   if (refusal) throw new ApiError(refusal);

@@ -61,7 +61,7 @@ function bytesByPackage(metafile: Metafile, outfile: string): PackageBytes[] {
 
 /** Bundles one entry exactly as the stack does, into outDir/<name>.mjs (+ .map). */
 export async function buildBundle(spec: BundleSpec, outDir: string): Promise<Bundle> {
-  const file = join(outDir, `${spec.name}.mjs`);
+  const file = join(outDir, `${spec.name.replace(/[^A-Za-z0-9-]+/g, '-')}.mjs`);
   const options = esbuildApiOptions();
   const result = await build({
     ...options,

@@ -38,7 +38,7 @@ async function bundleRows(): Promise<{ rows: BundleRow[]; sourceMaps: BenchResul
       name: 'AWS SDK clients only',
       kind: 'reference',
       entry: projectPath('test/bench/fixtures/aws-sdk-only.ts'),
-      note: 'only the SDK parts the merchant API uses (DynamoDB client, lib-dynamodb Get/Put/Query, Secrets Manager GetSecretValue) with the project\'s options and aliases: the part of every handler that project code cannot shrink.',
+      note: 'only the SDK parts the merchant API uses (DynamoDB client, lib-dynamodb Get/Put/Query, Secrets Manager GetSecretValue) with the project\'s options and aliases: the part of every handler that neither bundling options nor project code can shrink, short of dropping a client.',
     },
     {
       name: 'empty module',

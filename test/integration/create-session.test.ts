@@ -120,7 +120,6 @@ describe('a valid, signed session request', () => {
   });
 
   it('stores the checkout options the merchant asked for', async () => {
-    const token = 'T'.repeat(64);
     const item = await createdItem(
       body({
         methods: ['card'],
@@ -129,7 +128,6 @@ describe('a valid, signed session request', () => {
         error_url: 'https://shop.example/error',
         recurring_init: 'true',
         schedule_id: 'monthly-1',
-        card_token: token,
         req_token: 'Y',
         custom_data: { basket: 'b-7' },
         parameters: { card: { descriptor: 'GIFTSHOP' } },
@@ -142,11 +140,17 @@ describe('a valid, signed session request', () => {
       expiryUrl: 'https://shop.example/expired',
       errorUrl: 'https://shop.example/error',
       recurringInit: true,
-      cardTokens: [token],
-      // req_token is ignored when card_token is given (seed 2.1).
-      reqToken: false,
+      reqToken: true,
       parameters: { card: { descriptor: 'GIFTSHOP' } },
     });
+  });
+
+  it('refuses a card_token that does not exist with 205005, storing nothing', async () => {
+    const before = (await service.tableItems()).length;
+    const res = await service.signedPost(SESSION, body({ card_token: 'T'.repeat(64) }), merchant.password);
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ error_code: 205005, error_message: 'Card token is invalid or not found.', errors: [] });
+    expect((await service.tableItems()).length).toBe(before);
   });
 
   it('is accepted with a hash in upper-case hex', async () => {

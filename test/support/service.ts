@@ -7,7 +7,7 @@ import type { Clock } from '../../lambdas/ports/clock';
 import type { Ids } from '../../lambdas/ports/ids';
 import type { MerchantSettings } from '../../lambdas/ports/merchants';
 import { createMerchant, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { backendEnvironment, startLocalBackend, type LocalBackend } from '../../local/backend';
+import { backendEnvironment, localDeps, startLocalBackend, type LocalBackend } from '../../local/backend';
 import { createApp } from '../../local/http-server';
 import { postJson, rawRequest, type HttpAnswer, type RawRequest } from './http';
 import { signBody } from './sign';
@@ -45,10 +45,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const env = backendEnvironment(backend, options.env);
   const previousEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
-  const deps = buildDeps(readConfig(), options.clock, options.ids);
+  const deps = localDeps(backend, readConfig(), options.clock, options.ids);
   setDeps(deps);
 
-  const app: Server = createApp();
+  const app: Server = createApp(undefined, { operatorKey: backend.operatorKey });
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
     app.listen(0, '127.0.0.1', () => resolve());

@@ -24,6 +24,9 @@ class MemoryDirectory implements MerchantDirectory {
     this.items.set(m.merchantKey, m);
     return true;
   }
+  async list(limit = 100) {
+    return [...this.items.values()].sort((a, b) => a.name.localeCompare(b.name)).slice(0, limit);
+  }
 }
 
 class MemorySecrets implements MerchantSecrets {

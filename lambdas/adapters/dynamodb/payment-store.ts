@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, type Payment } from '../../domain/payment';
 import { TransitionRejected, type PaymentChange, type PaymentStore, type QueuedPayment, type TransitionGuard } from '../../ports/payments';
-import { GSI1, QUEUE_INDEX, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
+import { GSI1, GSI2, QUEUE_INDEX, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
 
 /** Payments are one item each; every change of one is a single conditional write. */
 export class DynamoPaymentStore implements PaymentStore {
@@ -17,6 +17,8 @@ export class DynamoPaymentStore implements PaymentStore {
       ...payment,
       gsi1pk: key.orderIndex(payment.merchantKey, payment.order.number),
       gsi1sk: `${payment.createdAt}#${payment.paymentId}`,
+      gsi2pk: key.paymentsOfDay(payment.createdAt.slice(0, 10)),
+      gsi2sk: `${payment.createdAt}#${payment.paymentId}`,
     };
   }
 
@@ -124,6 +126,38 @@ export class DynamoPaymentStore implements PaymentStore {
       if ((e as Error).name === 'ConditionalCheckFailedException') throw new TransitionRejected(`transition of ${paymentId} rejected`);
       throw e;
     }
+  }
+
+  async findPayments(paymentIds: readonly string[]): Promise<Payment[]> {
+    const ids = [...new Set(paymentIds)].slice(0, 100);
+    const found: Payment[] = [];
+    let keys: Record<string, unknown>[] = ids.map((id) => key.payment(id));
+    // BatchGetItem may leave keys unprocessed under load; a bounded number of rounds picks them up.
+    for (let round = 0; keys.length && round < 5; round++) {
+      const out = await this.db.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
+      found.push(...(out.Responses?.[this.tableName] ?? []).map((i) => withoutStorageAttributes<Payment>(i)));
+      keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, unknown>[];
+    }
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return found.sort((a, b) => (order.get(a.paymentId) ?? 0) - (order.get(b.paymentId) ?? 0));
+  }
+
+  async paymentsOfDay(day: string, limit: number, cursor?: string): Promise<{ payments: Payment[]; cursor?: string }> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: GSI2,
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': key.paymentsOfDay(day) },
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: cursor ? (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>) : undefined,
+      }),
+    );
+    return {
+      payments: (out.Items ?? []).map((i) => withoutStorageAttributes<Payment>(i)),
+      ...(out.LastEvaluatedKey ? { cursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') } : {}),
+    };
   }
 
   async due(queue: string, until: Date, limit: number): Promise<QueuedPayment[]> {

@@ -60,7 +60,8 @@ export const en = {
   leavingBody: 'If nothing happens, use the button below.',
   continueButton: 'Continue',
   errorTitle: 'Something went wrong',
-  errorBody: 'Your card was not charged by this page. Please try again in a moment.',
+  // The failure may come after the acquirer was asked, so the page cannot promise there was no charge.
+  errorBody: 'Please open this payment link again in a moment to see whether your payment went through before you try again.',
   backToShop: 'Back to the shop',
   securedBy: 'Secure payment page',
   sandboxNotice: 'Test mode: use the sandbox test cards. No real money moves.',

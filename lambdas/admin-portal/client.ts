@@ -1,0 +1,343 @@
+// @ts-nocheck -- browser code, serialized into the page with Function.prototype.toString; it must not use imports or module-level names.
+/** The portal's browser script. Runs in the operator's browser only. */
+export function portalClient() {
+  'use strict';
+  var STATUSES = JSON.parse(document.getElementById('statuses').textContent);
+  var view = document.getElementById('view');
+  var statusBox = document.getElementById('status');
+  var store = window.sessionStorage;
+
+  function el(tag, attrs) {
+    var node = document.createElement(tag);
+    var kids = Array.prototype.slice.call(arguments, 2);
+    Object.keys(attrs || {}).forEach(function (k) {
+      var v = attrs[k];
+      if (v === undefined || v === null || v === false) return;
+      if (k === 'text') node.textContent = String(v);
+      else if (k.indexOf('on') === 0) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? '' : String(v));
+    });
+    kids.forEach(function (c) {
+      if (c === undefined || c === null || c === false) return;
+      node.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+    });
+    return node;
+  }
+  function say(text, kind) {
+    statusBox.textContent = text || '';
+    statusBox.className = 'status' + (kind ? ' ' + kind : '');
+  }
+  function heading(text) {
+    var h = el('h1', { text: text, tabindex: '-1' });
+    return h;
+  }
+  function show(title) {
+    var nodes = Array.prototype.slice.call(arguments, 1);
+    view.textContent = '';
+    var h = heading(title);
+    view.appendChild(h);
+    nodes.forEach(function (n) { if (n) view.appendChild(n); });
+    document.title = title + ' – Checkout operations';
+    h.focus();
+  }
+  function token() { return store.getItem('operator-token'); }
+  function signOut(message) {
+    store.removeItem('operator-token');
+    store.removeItem('operator-name');
+    renderChrome();
+    location.hash = '#/sign-in';
+    if (message) say(message, 'error');
+  }
+  function problemText(body) {
+    if (!body) return 'The request failed.';
+    if (body.errors && body.errors.length) return body.errors.map(function (e) { return e.error_message; }).join(' ');
+    return body.error_message || body.message || 'The request failed.';
+  }
+  function api(method, path, body) {
+    var headers = { accept: 'application/json' };
+    if (token()) headers.authorization = 'Bearer ' + token();
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' }).then(function (res) {
+      return res.json().catch(function () { return {}; }).then(function (json) {
+        if (res.status === 401 && path !== '/admin/api/session') { signOut('Your session has ended. Sign in again.'); throw new Error('signed out'); }
+        if (!res.ok) { var err = new Error(problemText(json)); err.body = json; throw err; }
+        return json;
+      });
+    });
+  }
+  function fail(e) { if (e && e.message !== 'signed out') say(e.message, 'error'); }
+  function renderChrome() {
+    var signedIn = Boolean(token());
+    document.getElementById('nav').hidden = !signedIn;
+    document.getElementById('who').hidden = !signedIn;
+    document.getElementById('who-name').textContent = signedIn ? 'Signed in as ' + store.getItem('operator-name') : '';
+    var current = (location.hash.split('/')[1] || '');
+    Array.prototype.forEach.call(document.querySelectorAll('[data-nav]'), function (a) {
+      if (a.getAttribute('data-nav') === current) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+    });
+  }
+  function field(label, input, hint) {
+    var id = input.id || ('f-' + Math.random().toString(36).slice(2));
+    input.id = id;
+    return el('div', null, el('label', { for: id }, label, hint ? el('span', { class: 'hint', text: hint }) : null), input);
+  }
+  function cell(text, cls) { return el('td', { class: cls, text: text === undefined || text === null ? '' : text }); }
+  function table(caption, columns, rows) {
+    return el('table', null, el('caption', { text: caption }),
+      el('thead', null, el('tr', null, columns.map(function (c) { return el('th', { scope: 'col', text: c }); }))),
+      el('tbody', null, rows.length ? rows : [el('tr', null, el('td', { colspan: String(columns.length), text: 'Nothing to show.' }))]));
+  }
+  function when(iso) { return iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : ''; }
+  function paymentLink(id) { return el('a', { href: '#/payments/' + encodeURIComponent(id), class: 'mono', text: id }); }
+  function query(params) {
+    return Object.keys(params).filter(function (k) { return params[k]; }).map(function (k) { return encodeURIComponent(k) + '=' + encodeURIComponent(params[k]); }).join('&');
+  }
+
+  // Sign in
+  function signInView() {
+    var user = el('input', { name: 'username', autocomplete: 'username', required: true });
+    var pass = el('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+    var form = el('form', { class: 'signin', novalidate: true, onsubmit: function (e) {
+      e.preventDefault();
+      if (!user.value || !pass.value) { say('Enter your user name and password.', 'error'); (user.value ? pass : user).focus(); return; }
+      say('Signing in…');
+      api('POST', '/admin/api/session', { username: user.value, password: pass.value }).then(function (r) {
+        store.setItem('operator-token', r.token);
+        store.setItem('operator-name', r.username);
+        say('');
+        location.hash = '#/payments';
+      }).catch(function (e) { say(e.message, 'error'); pass.value = ''; pass.focus(); });
+    } }, field('User name', user), field('Password', pass), el('div', null, el('button', { type: 'submit', text: 'Sign in' })));
+    show('Sign in', form);
+  }
+
+  // Payments
+  function paymentsView(params) {
+    var inputs = {
+      order: el('input', { name: 'order', value: params.order || '' }),
+      payment_id: el('input', { name: 'payment_id', value: params.payment_id || '', class: 'mono' }),
+      status: el('select', { name: 'status' }, el('option', { value: '', text: 'Any' }), STATUSES.map(function (s) { return el('option', { value: s, text: s, selected: params.status === s }); })),
+      merchant: el('input', { name: 'merchant', value: params.merchant || '' }),
+      from: el('input', { name: 'from', type: 'date', value: params.from || '' }),
+      to: el('input', { name: 'to', type: 'date', value: params.to || '' })
+    };
+    var form = el('form', { class: 'filters', role: 'search', onsubmit: function (e) {
+      e.preventDefault();
+      var next = {};
+      Object.keys(inputs).forEach(function (k) { next[k] = inputs[k].value.trim(); });
+      location.hash = '#/payments?' + query(next);
+    } },
+      field('Order number', inputs.order), field('Payment id', inputs.payment_id), field('Status', inputs.status),
+      field('Merchant key', inputs.merchant), field('From', inputs.from, 'UTC day'), field('To', inputs.to, 'UTC day'),
+      el('div', null, el('button', { type: 'submit', text: 'Search' })));
+    var results = el('div', { 'aria-busy': 'true' });
+    show('Payments', form, results);
+    api('GET', '/admin/api/payments?' + query(params)).then(function (r) {
+      results.removeAttribute('aria-busy');
+      var rows = r.payments.map(function (p) {
+        return el('tr', null, cell(when(p.created_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number),
+          cell(p.amount + ' ' + p.currency, 'num'), el('td', null, el('span', { class: 'badge', text: p.status })), cell(p.reason));
+      });
+      results.appendChild(table('Payments, newest first', ['Created', 'Payment id', 'Merchant', 'Order', 'Amount', 'Status', 'Reason'], rows));
+      var pager = el('div', { class: 'pager' });
+      if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'First page', onclick: function () { var p = Object.assign({}, params); delete p.cursor; location.hash = '#/payments?' + query(p); } }));
+      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Next page', onclick: function () { location.hash = '#/payments?' + query(Object.assign({}, params, { cursor: r.cursor })); } }));
+      results.appendChild(pager);
+    }).catch(fail);
+  }
+
+  function amountInput(label, value) {
+    return field(label, el('input', { inputmode: 'decimal', value: value || '', placeholder: 'full amount' }));
+  }
+
+  function actionButtons(p, after) {
+    var box = el('div', { class: 'actions' });
+    function run(action, amountField) {
+      var amount = amountField ? amountField.querySelector('input').value.trim() : '';
+      say('Working…');
+      Array.prototype.forEach.call(box.querySelectorAll('button'), function (b) { b.disabled = true; });
+      api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, amount ? { amount: amount } : {}).then(function (r) {
+        say(action + ': ' + r.outcome + (r.message ? ' – ' + r.message : '') + ' (status ' + r.status + ')', r.outcome === 'done' ? 'ok' : 'error');
+        after();
+      }).catch(function (e) { fail(e); after(); });
+    }
+    if (p.actions.indexOf('capture') >= 0) {
+      var capAmount = amountInput('Capture amount (' + p.currency + ')', p.amount);
+      box.appendChild(capAmount);
+      box.appendChild(el('button', { type: 'button', text: 'Capture', onclick: function () { run('capture', capAmount); } }));
+    }
+    if (p.actions.indexOf('release') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Release', onclick: function () { run('release'); } }));
+    if (p.actions.indexOf('void') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Void', onclick: function () { run('void'); } }));
+    if (p.actions.indexOf('refund') >= 0) {
+      var refAmount = amountInput('Refund amount (' + p.currency + ')', '');
+      box.appendChild(refAmount);
+      box.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Refund', onclick: function () { run('refund', refAmount); } }));
+    }
+    return p.actions.length ? box : el('p', { text: 'No operator action applies to this payment now.' });
+  }
+
+  function auditTable(caption, entries) {
+    return table(caption, ['When', 'Who', 'What', 'Target', 'Outcome', 'Before', 'After'], entries.map(function (a) {
+      var target = a.targetKind === 'payment' ? paymentLink(a.target) : el('a', { href: '#/merchants/' + encodeURIComponent(a.target.replace(/^merchant:/, '')), class: 'mono', text: a.target });
+      return el('tr', null, cell(when(a.at)), cell(a.actor), cell(a.action), el('td', null, target), cell(a.outcome + (a.detail ? ': ' + a.detail : '')),
+        cell(a.before ? JSON.stringify(a.before) : '', 'mono'), cell(a.after ? JSON.stringify(a.after) : '', 'mono'));
+    }));
+  }
+
+  function paymentView(id) {
+    show('Payment');
+    api('GET', '/admin/api/payments/' + encodeURIComponent(id)).then(function (r) {
+      var p = r.payment;
+      var facts = el('dl', { class: 'facts' });
+      [['Payment id', p.payment_id], ['Status', p.status + (p.reason ? ' – ' + p.reason : '')], ['Merchant', p.merchant_key], ['Order', p.order_number],
+        ['Amount', p.amount + ' ' + p.currency], ['Description', p.description], ['Customer', (p.customer.name || '') + (p.customer.email ? ' <' + p.customer.email + '>' : '')],
+        ['Card', p.card ? p.card.brand + ' ' + p.card.mask + ' ' + p.card.expiry : ''], ['Created', when(p.created_at)], ['Authorization expires', when(p.authorization_expires_at)],
+        ['Captured', p.captured_amount], ['Refunded', p.refunded_amount], ['Void possible until', when(p.voidable_until)]].forEach(function (f) {
+        if (f[1]) { facts.appendChild(el('dt', { text: f[0] })); facts.appendChild(el('dd', { text: f[1] })); }
+      });
+      var tx = table('Transactions', ['When', 'Type', 'Status', 'Amount (minor units)', 'Transaction id', 'Reason', 'By'], r.transactions.map(function (t) {
+        return el('tr', null, cell(when(t.at)), cell(t.type), cell(t.status), cell(String(t.amountMinor), 'num'), cell(t.transId, 'mono'), cell(t.reason), cell(t.actor));
+      }));
+      show('Payment ' + p.order_number, facts, el('h2', { text: 'Actions' }), actionButtons(p, function () { paymentView(id); }), tx, auditTable('Operator actions', r.audit));
+    }).catch(fail);
+  }
+
+  // Capture queue
+  function queueView() {
+    show('Capture queue');
+    api('GET', '/admin/api/capture-queue').then(function (r) {
+      var boxes = [];
+      var rows = r.payments.map(function (p) {
+        var box = el('input', { type: 'checkbox', value: p.payment_id, 'aria-label': 'Select ' + p.order_number });
+        boxes.push(box);
+        var amount = el('input', { inputmode: 'decimal', value: p.amount, 'aria-label': 'Capture amount for ' + p.order_number });
+        function act(action) {
+          say('Working…');
+          api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, action === 'capture' ? { amount: amount.value.trim() } : {}).then(function (res) {
+            queueView();
+            say(p.order_number + ' ' + action + ': ' + res.outcome + (res.message ? ' – ' + res.message : ''), res.outcome === 'done' ? 'ok' : 'error');
+          }).catch(fail);
+        }
+        return el('tr', null, el('td', null, box), cell(when(p.authorization_expires_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number),
+          cell(p.amount + ' ' + p.currency, 'num'), el('td', null, el('div', { class: 'actions' }, amount,
+            el('button', { type: 'button', text: 'Capture', onclick: function () { act('capture'); } }),
+            el('button', { type: 'button', class: 'danger', text: 'Release', onclick: function () { act('release'); } }))));
+      });
+      function bulk(action) {
+        var ids = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
+        if (!ids.length) { say('Select at least one payment.', 'error'); return; }
+        say('Working on ' + ids.length + ' payments…');
+        api('POST', '/admin/api/capture-queue/bulk', { action: action, payment_ids: ids }).then(function (res) {
+          var done = res.results.filter(function (x) { return x.outcome === 'done'; }).length;
+          queueView();
+          say(action + ': ' + done + ' of ' + res.results.length + ' done', done === res.results.length ? 'ok' : 'error');
+        }).catch(fail);
+      }
+      var selectAll = el('input', { type: 'checkbox', id: 'select-all', onchange: function () { boxes.forEach(function (b) { b.checked = selectAll.checked; }); } });
+      var bulkBar = el('div', { class: 'actions' }, el('label', { for: 'select-all' }, selectAll, ' Select all'),
+        el('button', { type: 'button', text: 'Capture selected', onclick: function () { bulk('capture'); } }),
+        el('button', { type: 'button', class: 'danger', text: 'Release selected', onclick: function () { bulk('release'); } }));
+      show('Capture queue', el('p', { text: r.payments.length + ' authorizations waiting, the soonest to expire first.' }), bulkBar,
+        table('Authorizations waiting for capture', ['Select', 'Expires', 'Payment id', 'Merchant', 'Order', 'Amount', 'Capture or release'], rows));
+    }).catch(fail);
+  }
+
+  // Merchants
+  function merchantsView() {
+    show('Merchants');
+    api('GET', '/admin/api/merchants').then(function (r) {
+      show('Merchants', table('Merchants by name', ['Name', 'Merchant key', 'DMS', 'Auto capture', 'Return parameters'], r.merchants.map(function (m) {
+        return el('tr', null, el('td', null, el('a', { href: '#/merchants/' + encodeURIComponent(m.merchant_key), text: m.name })), cell(m.merchant_key, 'mono'),
+          cell(m.dms ? 'on' : 'off'), cell(m.autoCaptureDelayMinutes === undefined ? 'manual' : m.autoCaptureDelayMinutes + ' min'), cell(m.returnParams ? 'on' : 'off'));
+      })));
+    }).catch(fail);
+  }
+
+  function merchantView(key) {
+    show('Merchant');
+    api('GET', '/admin/api/merchants/' + encodeURIComponent(key)).then(function (r) {
+      var s = r.settings;
+      var f = {
+        name: el('input', { name: 'name', value: s.name || '', required: true }),
+        dms: el('input', { name: 'dms', type: 'checkbox', checked: Boolean(s.dms) }),
+        delay: el('input', { name: 'auto_capture_delay_minutes', inputmode: 'numeric', value: s.autoCaptureDelayMinutes === undefined ? '' : String(s.autoCaptureDelayMinutes) }),
+        returnParams: el('input', { name: 'return_params', type: 'checkbox', checked: Boolean(s.returnParams) }),
+        notificationUrl: el('input', { name: 'notification_url', type: 'url', value: s.notificationUrl || '' }),
+        methods: el('input', { name: 'methods', value: (s.methods || []).join(', ') }),
+        maxDeclines: el('input', { name: 'max_declines', inputmode: 'numeric', value: String(s.maxDeclines || 3) }),
+        color: el('input', { name: 'primary_color', value: (s.branding && s.branding.primaryColor) || '', placeholder: '#0b5cad' }),
+        logo: el('input', { name: 'logo_url', type: 'url', value: (s.branding && s.branding.logoUrl) || '' }),
+        frames: el('input', { name: 'frame_ancestors', value: (s.frameAncestors || []).join(', ') }),
+        rules: el('textarea', { name: 'pre_routing' }, JSON.stringify((s.preRouting || []).map(function (x) {
+          var o = { methods: x.methods };
+          if (x.currency) o.currency = x.currency;
+          if (x.minAmountMinor !== undefined) o.min_amount_minor = x.minAmountMinor;
+          if (x.maxAmountMinor !== undefined) o.max_amount_minor = x.maxAmountMinor;
+          return o;
+        }), null, 2))
+      };
+      function list(v) { return v.split(',').map(function (x) { return x.trim(); }).filter(Boolean); }
+      var form = el('form', { class: 'settings', novalidate: true, onsubmit: function (e) {
+        e.preventDefault();
+        var rules;
+        try { rules = f.rules.value.trim() ? JSON.parse(f.rules.value) : null; } catch (err) { say('Pre-routing rules must be JSON.', 'error'); f.rules.focus(); return; }
+        var body = {
+          name: f.name.value.trim(), dms: f.dms.checked, return_params: f.returnParams.checked,
+          auto_capture_delay_minutes: f.delay.value.trim() === '' ? null : Number(f.delay.value),
+          notification_url: f.notificationUrl.value.trim() || null,
+          methods: list(f.methods.value).length ? list(f.methods.value) : null,
+          max_declines: Number(f.maxDeclines.value),
+          branding: f.color.value.trim() || f.logo.value.trim() ? { primary_color: f.color.value.trim() || null, logo_url: f.logo.value.trim() || null } : null,
+          frame_ancestors: list(f.frames.value).length ? list(f.frames.value) : null,
+          pre_routing: rules && rules.length ? rules : null
+        };
+        say('Saving…');
+        api('PUT', '/admin/api/merchants/' + encodeURIComponent(key), body).then(function () {
+          merchantView(key);
+          say('Settings saved.', 'ok');
+        }).catch(fail);
+      } },
+        field('Name', f.name), field('Two-stage payments (DMS)', f.dms, 'Payments are authorized, then captured'),
+        field('Automatic capture delay', f.delay, 'Minutes after authorization; empty = manual capture only'),
+        field('Return parameters', f.returnParams, 'Append payment_id, trans_id, order_id, hash to the return URLs'),
+        field('Notification URL', f.notificationUrl), field('Payment methods', f.methods, 'Comma separated, e.g. card'),
+        field('Declines before cancel', f.maxDeclines), field('Brand colour', f.color, '#RRGGBB'), field('Logo URL', f.logo, 'https only'),
+        field('Allowed framing origins', f.frames, 'Comma separated, e.g. https://shop.example'),
+        field('Pre-routing rules', f.rules, 'JSON list of {"currency", "min_amount_minor", "max_amount_minor", "methods"}'),
+        el('div', null, el('button', { type: 'submit', text: 'Save settings' })));
+      show('Merchant ' + (s.name || key), el('p', { class: 'mono', text: key }), form, auditTable('Settings changes', r.audit));
+    }).catch(fail);
+  }
+
+  // Audit
+  function auditView(params) {
+    show('Audit log');
+    api('GET', '/admin/api/audit?' + query(params)).then(function (r) {
+      var pager = el('div', { class: 'pager' });
+      if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Newest', onclick: function () { location.hash = '#/audit'; } }));
+      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Older entries', onclick: function () { location.hash = '#/audit?' + query({ cursor: r.cursor }); } }));
+      show('Audit log', el('p', { text: 'Every operator action, newest first. Entries cannot be changed or removed.' }), auditTable('Operator actions', r.entries), pager);
+    }).catch(fail);
+  }
+
+  function route() {
+    renderChrome();
+    var hash = location.hash || '#/payments';
+    var parts = hash.slice(2).split('?');
+    var path = parts[0].split('/');
+    var params = {};
+    new URLSearchParams(parts[1] || '').forEach(function (v, k) { params[k] = v; });
+    if (!token()) { if (path[0] !== 'sign-in') { location.hash = '#/sign-in'; return; } return signInView(); }
+    say('');
+    if (path[0] === 'payments' && path[1]) return paymentView(decodeURIComponent(path[1]));
+    if (path[0] === 'queue') return queueView();
+    if (path[0] === 'merchants' && path[1]) return merchantView(decodeURIComponent(path[1]));
+    if (path[0] === 'merchants') return merchantsView();
+    if (path[0] === 'audit') return auditView(params);
+    if (path[0] === 'sign-in') { location.hash = '#/payments'; return; }
+    return paymentsView(params);
+  }
+  document.getElementById('sign-out').addEventListener('click', function () { signOut(); say('Signed out.', 'ok'); });
+  window.addEventListener('hashchange', route);
+  route();
+}

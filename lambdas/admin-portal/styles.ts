@@ -1,0 +1,45 @@
+/** The portal's stylesheet: plain, dense, readable; colours meet WCAG AA contrast. */
+export const portalStyles = `
+:root{--fg:#1a1a1a;--muted:#4a4a4a;--line:#c8c8c8;--bg:#f6f7f9;--accent:#0b5cad;--danger:#a4001d;--ok:#0a6b2d}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+.skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:2}
+.top{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;padding:.75rem 1rem;background:#fff;border-bottom:1px solid var(--line)}
+.brand{font-weight:700;margin:0}
+nav{display:flex;gap:1rem;flex-wrap:wrap}
+nav a{color:var(--accent);text-decoration:none;padding:.25rem 0}
+nav a[aria-current=page]{font-weight:700;border-bottom:2px solid var(--accent)}
+.who{margin:0 0 0 auto;color:var(--muted)}
+main{padding:1rem;max-width:80rem;margin:0 auto}
+h1{font-size:1.35rem;margin:.25rem 0 1rem}
+h2{font-size:1.1rem;margin:1.25rem 0 .5rem}
+.status{min-height:1.5rem;margin-bottom:.5rem}
+.status.error{color:var(--danger);font-weight:600}
+.status.ok{color:var(--ok);font-weight:600}
+form.filters,form.settings,form.signin{display:grid;gap:.75rem;grid-template-columns:repeat(auto-fit,minmax(11rem,1fr));align-items:end;background:#fff;padding:1rem;border:1px solid var(--line);border-radius:.375rem}
+form.signin{max-width:24rem;grid-template-columns:1fr}
+label{display:block;font-weight:600;font-size:.9rem;margin-bottom:.2rem}
+.hint{display:block;font-weight:400;color:var(--muted);font-size:.8rem}
+input,select,textarea{width:100%;font:inherit;padding:.4rem .5rem;border:1px solid #767676;border-radius:.25rem;background:#fff;color:var(--fg)}
+input[type=checkbox]{width:auto}
+textarea{min-height:6rem;font-family:ui-monospace,monospace;font-size:.85rem}
+button{font:inherit;padding:.45rem .8rem;border-radius:.25rem;border:1px solid var(--accent);background:var(--accent);color:#fff;cursor:pointer}
+button.secondary{background:#fff;color:var(--accent)}
+button.danger{background:var(--danger);border-color:var(--danger)}
+button.link{background:none;border:0;color:var(--accent);padding:0;text-decoration:underline}
+button:disabled{opacity:.6;cursor:not-allowed}
+:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+table{width:100%;border-collapse:collapse;background:#fff;border:1px solid var(--line);margin:.5rem 0}
+caption{text-align:left;font-weight:600;padding:.5rem}
+th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
+th{background:#eef0f3;font-size:.85rem}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.mono{font-family:ui-monospace,monospace;font-size:.85rem;word-break:break-all}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:.5rem 0}
+.actions input{width:8rem}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;background:#fff;border:1px solid var(--line);padding:1rem;margin:0}
+dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+.pager{display:flex;gap:.5rem;margin:.5rem 0}
+.badge{display:inline-block;padding:0 .4rem;border-radius:.25rem;background:#e6e9ee;font-size:.85rem}
+@media (max-width:40rem){th,td{padding:.3rem}.who{margin-left:0}}
+`;

@@ -1,0 +1,36 @@
+/** Operators of the admin portal: who they are and how they sign in. */
+export interface Operator {
+  readonly username: string;
+}
+
+export type SignInResult =
+  | { readonly kind: 'signed-in'; readonly token: string; readonly expiresInSeconds: number; readonly username: string }
+  | { readonly kind: 'refused' }
+  /** The identity provider wants a new password first (Cognito's NEW_PASSWORD_REQUIRED). */
+  | { readonly kind: 'password-change-required' };
+
+export interface OperatorAuthenticator {
+  signIn(username: string, password: string): Promise<SignInResult>;
+}
+
+/** One entry of the audit log: who did what, when, to what, and the state before and after. */
+export interface AuditEntry {
+  readonly id: string;
+  readonly at: string;
+  readonly actor: string;
+  readonly action: string;
+  readonly target: string;
+  readonly targetKind: 'payment' | 'merchant';
+  readonly before?: Record<string, unknown>;
+  readonly after?: Record<string, unknown>;
+  readonly outcome: 'done' | 'refused' | 'failed';
+  readonly detail?: string;
+}
+
+/** Append-only: there is no way to change or remove an entry. */
+export interface AuditLog {
+  append(entry: AuditEntry): Promise<void>;
+  /** Newest first, across days, paged by an opaque cursor. */
+  list(options: { limit: number; cursor?: string; until: Date; days: number }): Promise<{ entries: AuditEntry[]; cursor?: string }>;
+  forTarget(target: string, limit: number): Promise<AuditEntry[]>;
+}

@@ -1,0 +1,319 @@
+import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
+import { formatMinor, parseAmount } from '../domain/money';
+import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../domain/payment';
+import { refusalOf } from '../domain/state-machine';
+import { canVoidAt } from '../domain/void-window';
+import type { Acquirer } from '../ports/acquirer';
+import type { Clock } from '../ports/clock';
+import type { Ids } from '../ports/ids';
+import type { Merchant, MerchantDirectory, MerchantSecrets, MerchantSettings } from '../ports/merchants';
+import type { AuditEntry, AuditLog } from '../ports/operators';
+import type { PaymentStore } from '../ports/payments';
+import { capture, release, type CaptureResult } from './capture-payment';
+import { QUEUES } from './record-outcome';
+import { refundPayment } from './refund-payment';
+import { voidPayment } from './void-payment';
+import { MerchantAdminError, settingsProblems, updateMerchantSettings } from './manage-merchants';
+
+export interface AdminDeps {
+  readonly store: PaymentStore;
+  readonly merchants: MerchantDirectory;
+  readonly secrets: MerchantSecrets;
+  readonly acquirer: Acquirer;
+  readonly audit: AuditLog;
+  readonly clock: Clock;
+  readonly ids: Ids;
+}
+
+/** Limits of the portal's reads: pages, days searched, queries per search. */
+export const ADMIN_LIMITS = { pageSize: 25, maxDays: 31, maxQueriesPerSearch: 20, queueSize: 500, bulkSize: 50 } as const;
+
+export type PaymentAction = 'capture' | 'release' | 'void' | 'refund';
+
+/** What an operator may do with a payment now (the portal shows these buttons only). */
+export function allowedActions(p: Payment, now: Date): PaymentAction[] {
+  const actions: PaymentAction[] = [];
+  if (!refusalOf('capture', p) && !p.capturing) actions.push('capture', 'release');
+  if (!refusalOf('void', p) && canVoidAt(p.voidableUntil, now)) actions.push('void');
+  if (!refusalOf('refund', p) && (p.refundedMinor ?? 0) < p.order.amountMinor) actions.push('refund');
+  return actions;
+}
+
+/** A payment as the portal lists it. */
+export function paymentSummary(p: Payment, now: Date) {
+  return {
+    payment_id: p.paymentId,
+    merchant_key: p.merchantKey,
+    order_number: p.order.number,
+    amount: p.order.amount,
+    currency: p.order.currency,
+    description: p.order.description,
+    status: p.status,
+    reason: p.reason,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+    card: p.card ? { mask: p.card.mask, brand: p.card.brand, expiry: `${String(p.card.expMonth).padStart(2, '0')}/${p.card.expYear}` } : undefined,
+    customer: p.customer,
+    authorization_expires_at: p.authorizationExpiresAt,
+    captured_amount: p.capturedMinor !== undefined ? formatMinor(p.capturedMinor, p.order.currency) : undefined,
+    refunded_amount: p.refundedMinor ? formatMinor(p.refundedMinor, p.order.currency) : undefined,
+    voidable_until: p.voidableUntil,
+    capturing: p.capturing ? { by: p.capturing.actor, since: p.capturing.startedAt } : undefined,
+    actions: allowedActions(p, now),
+  };
+}
+
+export interface PaymentSearch {
+  readonly paymentId?: string;
+  readonly order?: string;
+  readonly status?: string;
+  readonly merchant?: string;
+  /** YYYY-MM-DD, UTC, inclusive. */
+  readonly from?: string;
+  readonly to?: string;
+  readonly cursor?: string;
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * Searches payments: by id directly, else day by day (newest first) through the by-day index,
+ * filtered by order number, status and merchant; paged with an opaque cursor; bounded reads.
+ */
+export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ payments: ReturnType<typeof paymentSummary>[]; cursor?: string }> {
+  const now = deps.clock.now();
+  if (q.status && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) throw invalidRequest([{ path: 'status', message: 'The value you selected is not a valid choice.' }]);
+  if (q.paymentId) {
+    const p = await deps.store.findPayment(q.paymentId.trim());
+    return { payments: p && matches(p, q) ? [paymentSummary(p, now)] : [] };
+  }
+  const to = q.to && DAY.test(q.to) ? q.to : now.toISOString().slice(0, 10);
+  const from = q.from && DAY.test(q.from) ? q.from : new Date(Date.parse(to) - 6 * DAY_MS).toISOString().slice(0, 10);
+  const days = Math.floor((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;
+  if (!(days >= 1 && days <= ADMIN_LIMITS.maxDays)) {
+    throw invalidRequest([{ path: 'from', message: `The date range should cover 1 to ${ADMIN_LIMITS.maxDays} days.` }]);
+  }
+  let position = q.cursor ? (JSON.parse(Buffer.from(q.cursor, 'base64url').toString('utf8')) as { day: number; page?: string }) : { day: 0 };
+  const found: Payment[] = [];
+  for (let queries = 0; queries < ADMIN_LIMITS.maxQueriesPerSearch && position.day < days && found.length < ADMIN_LIMITS.pageSize; queries++) {
+    const day = new Date(Date.parse(to) - position.day * DAY_MS).toISOString().slice(0, 10);
+    const page = await deps.store.paymentsOfDay(day, 100, position.page);
+    found.push(...page.payments.filter((p) => matches(p, q)));
+    position = page.cursor ? { day: position.day, page: page.cursor } : { day: position.day + 1 };
+  }
+  const more = position.day < days;
+  return {
+    payments: found.map((p) => paymentSummary(p, now)),
+    ...(more ? { cursor: Buffer.from(JSON.stringify(position)).toString('base64url') } : {}),
+  };
+}
+
+function matches(p: Payment, q: PaymentSearch): boolean {
+  return (!q.order || p.order.number === q.order.trim()) && (!q.status || p.status === q.status) && (!q.merchant || p.merchantKey === q.merchant.trim());
+}
+
+export async function paymentDetail(deps: AdminDeps, paymentId: string) {
+  const payment = await deps.store.findPayment(paymentId);
+  if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
+  const audit = await deps.audit.forTarget(paymentId, 100);
+  return { payment: paymentSummary(payment, deps.clock.now()), transactions: payment.transactions, audit };
+}
+
+/** Pending authorizations, the soonest to expire first. */
+export async function captureQueue(deps: AdminDeps) {
+  const now = deps.clock.now();
+  const queued = await deps.store.due(QUEUES.capture, new Date('9999-12-31T00:00:00.000Z'), ADMIN_LIMITS.queueSize);
+  const payments: Payment[] = [];
+  for (let i = 0; i < queued.length; i += 100) payments.push(...(await deps.store.findPayments(queued.slice(i, i + 100).map((q) => q.paymentId))));
+  return payments
+    .filter((p) => p.status === 'pending')
+    .sort((a, b) => (a.authorizationExpiresAt ?? '').localeCompare(b.authorizationExpiresAt ?? ''))
+    .map((p) => paymentSummary(p, now));
+}
+
+const snapshot = (p: Payment): Record<string, unknown> => ({
+  status: p.status,
+  ...(p.reason ? { reason: p.reason } : {}),
+  ...(p.capturedMinor !== undefined ? { captured_amount: formatMinor(p.capturedMinor, p.order.currency) } : {}),
+  ...(p.refundedMinor ? { refunded_amount: formatMinor(p.refundedMinor, p.order.currency) } : {}),
+});
+
+function actionAmount(amount: string | undefined, p: Payment): number {
+  if (amount === undefined || amount === '') return p.order.amountMinor;
+  const parsed = parseAmount(amount, p.order.currency);
+  if (typeof parsed === 'string') throw invalidRequest([{ path: 'amount', message: 'This value is not valid.' }]);
+  return parsed.amountMinor;
+}
+
+export interface ActionOutcome {
+  readonly payment_id: string;
+  readonly action: PaymentAction;
+  readonly outcome: 'done' | 'refused' | 'failed';
+  readonly status: PaymentStatus;
+  readonly message?: string;
+}
+
+/**
+ * An operator's action on a payment, with the same rules and conditional writes as the API and
+ * the capture job. Every attempt, done or refused, is written to the audit log with the state
+ * before and after.
+ */
+export async function operatorAction(deps: AdminDeps, actor: string, paymentId: string, action: PaymentAction, amount?: string): Promise<ActionOutcome> {
+  const before = await deps.store.findPayment(paymentId);
+  if (!before) throw new ApiError('PAYMENT_NOT_FOUND');
+  let outcome: ActionOutcome['outcome'] = 'done';
+  let message: string | undefined;
+  try {
+    switch (action) {
+      case 'capture': {
+        const result: CaptureResult = await capture(deps, before, actionAmount(amount, before), `operator:${actor}`);
+        if (result.kind === 'declined') [outcome, message] = ['failed', result.reason];
+        if (result.kind === 'taken') [outcome, message] = ['refused', 'Someone else captured or released this payment first.'];
+        break;
+      }
+      case 'release': {
+        const result = await release(deps, before, `operator:${actor}`);
+        if (result.kind === 'taken') [outcome, message] = ['refused', 'Someone else captured or released this payment first.'];
+        break;
+      }
+      case 'void': {
+        const result = await voidPayment(deps, before.merchantKey, { payment_id: paymentId });
+        if (result.status === 'FAIL') [outcome, message] = ['failed', result.reason];
+        break;
+      }
+      case 'refund':
+        await refundPayment(deps, before.merchantKey, { payment_id: paymentId, amount: amount && amount !== '' ? amount : formatMinor(before.order.amountMinor - (before.refundedMinor ?? 0), before.order.currency) });
+        break;
+    }
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    outcome = 'refused';
+    message = e.fieldErrors.length ? e.fieldErrors.map((f) => `${f.path}: ${f.message}`).join(' ') : e.message;
+  }
+  const after = (await deps.store.findPayment(paymentId)) ?? before;
+  await deps.audit.append({
+    id: deps.ids.transId(),
+    at: deps.clock.now().toISOString(),
+    actor,
+    action: `payment.${action}${amount ? ` ${amount}` : ''}`,
+    target: paymentId,
+    targetKind: 'payment',
+    before: snapshot(before),
+    after: snapshot(after),
+    outcome,
+    ...(message ? { detail: message } : {}),
+  });
+  return { payment_id: paymentId, action, outcome, status: after.status, ...(message ? { message } : {}) };
+}
+
+/** The same action on many payments (bounded), each with its own audit entry. */
+export async function bulkAction(deps: AdminDeps, actor: string, action: 'capture' | 'release', paymentIds: readonly string[]): Promise<ActionOutcome[]> {
+  if (!paymentIds.length || paymentIds.length > ADMIN_LIMITS.bulkSize) {
+    throw invalidRequest([{ path: 'payment_ids', message: `Select 1 to ${ADMIN_LIMITS.bulkSize} payments.` }]);
+  }
+  const results: ActionOutcome[] = [];
+  for (const id of paymentIds) {
+    try {
+      results.push(await operatorAction(deps, actor, id, action));
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      results.push({ payment_id: id, action, outcome: 'refused', status: 'prepare', message: e.message });
+    }
+  }
+  return results;
+}
+
+const SETTINGS_KEYS: readonly (keyof MerchantSettings)[] = ['name', 'dms', 'autoCaptureDelayMinutes', 'returnParams', 'notificationUrl', 'methods', 'maxDeclines', 'branding', 'frameAncestors', 'preRouting'];
+
+const settingsOf = (m: Merchant): Record<string, unknown> => Object.fromEntries(SETTINGS_KEYS.filter((k) => m[k] !== undefined).map((k) => [k, m[k]]));
+
+export async function merchantList(deps: AdminDeps) {
+  return (await deps.merchants.list(200)).map((m) => ({ merchant_key: m.merchantKey, ...settingsOf(m), updated_at: m.updatedAt }));
+}
+
+export async function merchantDetail(deps: AdminDeps, merchantKey: string) {
+  const m = await deps.merchants.find(merchantKey);
+  if (!m) throw new ApiError('MERCHANT_NOT_FOUND');
+  return { merchant_key: m.merchantKey, settings: settingsOf(m), created_at: m.createdAt, updated_at: m.updatedAt, audit: await deps.audit.forTarget(`merchant:${merchantKey}`, 50) };
+}
+
+/**
+ * Reads the portal's settings form (snake_case JSON; null clears an optional setting) into a
+ * settings patch, or the field errors.
+ */
+export function parseSettingsPatch(body: Record<string, unknown>): { settings: Partial<MerchantSettings> } | { errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const out: Record<string, unknown> = {};
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(body, k);
+  const take = (from: string, to: keyof MerchantSettings, check: (v: unknown) => boolean, nullable = true) => {
+    if (!has(from)) return;
+    const v = body[from];
+    if (v === null && nullable) out[to] = undefined;
+    else if (check(v)) out[to] = v;
+    else errors.push({ path: from, message: 'This value is not valid.' });
+  };
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  take('name', 'name', (v) => typeof v === 'string', false);
+  take('dms', 'dms', (v) => typeof v === 'boolean', false);
+  take('return_params', 'returnParams', (v) => typeof v === 'boolean', false);
+  take('auto_capture_delay_minutes', 'autoCaptureDelayMinutes', (v) => typeof v === 'number');
+  take('notification_url', 'notificationUrl', (v) => typeof v === 'string');
+  take('methods', 'methods', strings);
+  take('max_declines', 'maxDeclines', (v) => typeof v === 'number', false);
+  take('frame_ancestors', 'frameAncestors', strings);
+  if (has('branding')) {
+    const b = body.branding as { primary_color?: unknown; logo_url?: unknown } | null;
+    if (b === null) out.branding = undefined;
+    else if (typeof b === 'object' && (b.primary_color === undefined || b.primary_color === null || typeof b.primary_color === 'string') && (b.logo_url === undefined || b.logo_url === null || typeof b.logo_url === 'string')) {
+      out.branding = { primaryColor: b.primary_color ?? undefined, logoUrl: b.logo_url ?? undefined };
+    } else errors.push({ path: 'branding', message: 'This value is not valid.' });
+  }
+  if (has('pre_routing')) {
+    const rules = body.pre_routing;
+    const valid = rules === null || (Array.isArray(rules) && rules.length <= 20 && rules.every((r) => {
+      const x = r as Record<string, unknown>;
+      return x && typeof x === 'object' && strings(x.methods) && (x.methods as string[]).length > 0 &&
+        (x.currency === undefined || (typeof x.currency === 'string' && /^[A-Z]{3}$/.test(x.currency))) &&
+        (x.min_amount_minor === undefined || Number.isSafeInteger(x.min_amount_minor)) &&
+        (x.max_amount_minor === undefined || Number.isSafeInteger(x.max_amount_minor));
+    }));
+    if (!valid) errors.push({ path: 'pre_routing', message: 'This value is not valid.' });
+    else out.preRouting = rules === null ? undefined : (rules as Record<string, unknown>[]).map((r) => ({
+      methods: r.methods as string[],
+      ...(r.currency !== undefined ? { currency: r.currency as string } : {}),
+      ...(r.min_amount_minor !== undefined ? { minAmountMinor: r.min_amount_minor as number } : {}),
+      ...(r.max_amount_minor !== undefined ? { maxAmountMinor: r.max_amount_minor as number } : {}),
+    }));
+  }
+  if (errors.length) return { errors };
+  const problems = settingsProblems(out as Partial<MerchantSettings>);
+  if (problems.length) return { errors: problems.map((message) => ({ path: 'settings', message })) };
+  return { settings: out as Partial<MerchantSettings> };
+}
+
+/** Changes a merchant's settings (validated as the CLI validates them), audited before/after. */
+export async function changeMerchantSettings(deps: AdminDeps, actor: string, merchantKey: string, patch: Partial<MerchantSettings>) {
+  const before = await deps.merchants.find(merchantKey);
+  if (!before) throw new ApiError('MERCHANT_NOT_FOUND');
+  const after = await updateMerchantSettings(deps, merchantKey, patch).catch((e: unknown) => {
+    if (e instanceof MerchantAdminError) throw invalidRequest([{ path: 'settings', message: e.message }]);
+    throw e;
+  });
+  await deps.audit.append({
+    id: deps.ids.transId(),
+    at: deps.clock.now().toISOString(),
+    actor,
+    action: 'merchant.settings',
+    target: `merchant:${merchantKey}`,
+    targetKind: 'merchant',
+    before: settingsOf(before),
+    after: settingsOf(after),
+    outcome: 'done',
+  });
+  return { merchant_key: merchantKey, settings: settingsOf(after) };
+}
+
+export async function auditPage(deps: AdminDeps, cursor?: string): Promise<{ entries: AuditEntry[]; cursor?: string }> {
+  return deps.audit.list({ limit: ADMIN_LIMITS.pageSize, cursor, until: deps.clock.now(), days: 90 });
+}
