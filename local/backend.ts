@@ -1,4 +1,4 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -84,7 +84,20 @@ export function localDeps(backend: LocalBackend, config: Config, clock?: Clock, 
 async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const existing = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    // A data directory from an older version lacks the indexes added since: add them.
+    const have = new Set((existing.Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName));
+    const wanted = createTableInput(tableName);
+    for (const index of wanted.GlobalSecondaryIndexes.filter((g) => !have.has(g.IndexName))) {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: wanted.AttributeDefinitions,
+          // dynalite wants a throughput on every created index, even for an on-demand table.
+          GlobalSecondaryIndexUpdates: [{ Create: { ...index, ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } } }],
+        }),
+      );
+    }
   } catch (e) {
     if ((e as Error).name !== 'ResourceNotFoundException') throw e;
     await client.send(new CreateTableCommand(createTableInput(tableName)));

@@ -20,8 +20,25 @@ export interface ImportProbe {
 
 export interface ImportTiming {
   readonly samplesMs: readonly number[];
+  /** NaN when the module could not be imported. */
   readonly medianMs: number;
   readonly minMs: number;
+  /** Why the import failed: the handler would crash at Lambda init too. */
+  readonly error?: string;
+}
+
+export interface ImportPlan {
+  readonly maxRuns: number;
+  readonly minRuns: number;
+  /** Rounds stop once another would overrun this (after minRuns), so many routes keep the run short. */
+  readonly budgetMs: number;
+}
+
+/** The error line of a failed import's stderr, not the minified source line Node prints above it. */
+function errorLine(stderr: string): string {
+  const lines = stderr.split('\n').map((l) => l.trim()).filter(Boolean);
+  const line = lines.filter((l) => /^[\w.]*(Error|Exception)\b/.test(l)).pop() ?? lines.pop() ?? 'no output';
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
 function importOnce(probe: ImportProbe): Promise<number> {
@@ -38,22 +55,37 @@ function importOnce(probe: ImportProbe): Promise<number> {
     child.on('error', reject);
     child.on('close', (code) => {
       const ms = Number(out);
-      if (code !== 0 || !Number.isFinite(ms)) reject(new Error(`importing ${probe.file} failed (exit ${code}): ${err.trim().split('\n').slice(0, 5).join(' | ')}`));
+      if (code !== 0 || !Number.isFinite(ms)) reject(new Error(errorLine(err) + (code !== 0 ? ` (exit ${code})` : '')));
       else resolve(ms);
     });
   });
 }
 
 /**
- * Imports each module in a fresh Node process `runs` times. The probes are interleaved round by
- * round, so a slow spell of the machine hits every row alike. One unrecorded import first warms
- * the Node binary in the file cache (the bundles are there already: they were just written).
+ * Imports each module in a fresh Node process, up to `plan.maxRuns` times. The probes are
+ * interleaved round by round, so a slow spell of the machine hits every row alike. One unrecorded
+ * import first warms the Node binary in the file cache (the bundles are there already: they were
+ * just written). A module that fails to import is not retried.
  */
-export async function measureColdImports(probes: readonly ImportProbe[], runs: number): Promise<ImportTiming[]> {
-  if (probes[0]) await importOnce(probes[0]);
+export async function measureColdImports(probes: readonly ImportProbe[], plan: ImportPlan): Promise<ImportTiming[]> {
+  if (probes[0]) await importOnce(probes[0]).catch(() => undefined);
   const samples = probes.map(() => [] as number[]);
-  for (let round = 0; round < runs; round++) {
-    for (const [i, probe] of probes.entries()) samples[i]?.push(await importOnce(probe));
+  const errors: (string | undefined)[] = probes.map(() => undefined);
+  const started = performance.now();
+  for (let round = 0; round < plan.maxRuns; round++) {
+    for (const [i, probe] of probes.entries()) {
+      if (errors[i] !== undefined) continue;
+      try {
+        samples[i]?.push(await importOnce(probe));
+      } catch (e) {
+        errors[i] = (e as Error).message;
+      }
+    }
+    const elapsed = performance.now() - started;
+    if (round + 1 >= plan.minRuns && elapsed + elapsed / (round + 1) > plan.budgetMs) break;
   }
-  return samples.map((s) => ({ samplesMs: s, medianMs: median(s), minMs: minimum(s) }));
+  return samples.map((s, i) => {
+    const error = errors[i];
+    return s.length && error === undefined ? { samplesMs: s, medianMs: median(s), minMs: minimum(s) } : { samplesMs: s, medianMs: NaN, minMs: NaN, error: error ?? 'no samples' };
+  });
 }

@@ -128,7 +128,7 @@ describe('POST /api/v1/payment/recurring', () => {
 
   it('refuses a wrong hash with the hash envelope, and charges nothing', async () => {
     const init = await eurChain();
-    const body = { ...recurringBody(shop, { initTransId: init.initTransId, token: init.token }), hash: 'f'.repeat(40) };
+    const body: Record<string, unknown> = { ...recurringBody(shop, { initTransId: init.initTransId, token: init.token }), hash: 'f'.repeat(40) };
     const res = await service.post(RECURRING, body);
     expect(res.status).toBe(400);
     expect(res.json).toEqual(HASH_NOT_VALID);

@@ -80,7 +80,8 @@ export interface PageForm {
   readonly savedCard?: string;
   readonly cvv?: string;
   readonly holder?: string;
-  readonly extra?: Record<string, string>;
+  /** Other form fields (method, email, browser_*). */
+  readonly fields?: Record<string, string>;
 }
 
 /** The customer's form post on the hosted page (no browser, no script: the fields as the form sends them). */
@@ -97,7 +98,7 @@ export function submitPage(service: TestService, session: Pick<Session, 'path'>,
   return service.request({
     path: session.path,
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...fields, ...form.extra }).toString(),
+    body: new URLSearchParams({ ...fields, ...form.fields }).toString(),
   });
 }
 
