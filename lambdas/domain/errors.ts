@@ -61,8 +61,8 @@ export const ERRORS = {
   REFUND_NOT_ALLOWED: {
     code: 208005,
     httpStatus: 409,
-    message: 'Payment is not in settled or pending status.',
-    when: 'Refund of a payment that is neither settled nor pending.',
+    message: 'Refund is allowed only for payments in settled status.',
+    when: 'Refund of a payment that is not settled (an authorization is released instead, a void or a full refund ended it).',
   },
   REFUND_AMOUNT_TOO_BIG: {
     code: 208006,
