@@ -15,6 +15,7 @@ export function renderPortal(nonce: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>Checkout operations</title>
 <style nonce="${nonce}">${portalStyles}</style>
 </head>
@@ -47,7 +48,7 @@ export const portalContentSecurityPolicy = (nonce: string): string =>
     `script-src 'nonce-${nonce}'`,
     `style-src 'nonce-${nonce}'`,
     "connect-src 'self'",
-    "img-src 'self'",
+    "img-src 'self' data:",
     "form-action 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",

@@ -37,6 +37,7 @@ export function layout(ctx: RenderContext, merchant: Merchant | undefined, title
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${esc(title)}</title>
 <style nonce="${ctx.nonce}">${styles(safePrimary(merchant?.branding?.primaryColor))}</style>
 </head>

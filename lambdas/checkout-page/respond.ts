@@ -46,6 +46,7 @@ export function htmlResponse(statusCode: number, html: string, csp: string, fram
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'no-store',
       'content-security-policy': csp,
+      'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
       ...(framed ? {} : { 'x-frame-options': 'DENY' }),
     },
     body: html,

@@ -99,7 +99,9 @@ export type CardField = keyof CardInput;
 export function validateCard(input: CardInput, now: Date): { card: ValidCard } | { errors: Partial<Record<CardField, string>> } {
   const errors: Partial<Record<CardField, string>> = {};
   const pan = digitsOnly(input.number);
-  if (!/^\d{14,19}$/.test(pan) || !luhnValid(pan)) errors.number = CARD_MESSAGES.number;
+  // A number of no card network cannot be routed whatever its checksum: 1111 2222 3333 4444 passes
+  // the Luhn sum, yet the page must refuse it as "Invalid card number" (protocol.md §5).
+  if (!/^\d{14,19}$/.test(pan) || !luhnValid(pan) || cardBrand(pan) === 'unknown') errors.number = CARD_MESSAGES.number;
   const exp = parseExpiry(input.expiry);
   if (!exp || expired(exp.month, exp.year, now)) errors.expiry = CARD_MESSAGES.expiry;
   if (!/^\d{3,4}$/.test(input.cvv.trim())) errors.cvv = CARD_MESSAGES.cvv;

@@ -27,6 +27,6 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
   logger.info('operator signed in', { username: result.username });
   return jsonResponse(200, { token: result.token, expires_in: result.expiresInSeconds, username: result.username });
 })
-  .use(injectLambdaContext(logger, { resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+  .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
   .use(errorEnvelope())
   .use(jsonBody()) as unknown as LambdaHandler;

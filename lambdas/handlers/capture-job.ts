@@ -9,4 +9,4 @@ export const handler = middy(async () => {
   const report = await runCaptureJob(deps());
   if (report.examined) logger.info('capture job', { ...report });
   return report;
-}).use(injectLambdaContext(logger, { resetKeys: true }));
+}).use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }));

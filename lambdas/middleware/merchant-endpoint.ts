@@ -41,7 +41,7 @@ export function merchantEndpoint<R extends { merchant_key: string; hash: string 
     return jsonResponse(spec.statusCode ?? 200, out);
   };
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
-    .use(injectLambdaContext(logger, { resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
     .use(errorEnvelope())
     .use(jsonBody()) as unknown as LambdaHandler;
 }

@@ -25,6 +25,15 @@ export function actorOf(event: APIGatewayProxyEventV2): string | undefined {
   return typeof name === 'string' && name ? name : undefined;
 }
 
+/** The host of an Origin header; undefined for an opaque origin ("null", sent by sandboxed frames). */
+function hostOf(origin: string): string | undefined {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The chain of the admin API. The token is verified before the Lambda runs (the JWT authorizer;
  * locally its equivalent); this checks a verified identity is present and, for writes, that the
@@ -36,7 +45,7 @@ export function operatorEndpoint(run: (request: OperatorRequest) => Promise<unkn
     const actor = actorOf(event);
     if (!actor) throw new ApiError('UNAUTHORIZED');
     const origin = event.headers?.origin;
-    if (options.body && origin && new URL(origin).host !== (event.headers?.host ?? event.requestContext.domainName)) {
+    if (options.body && origin && hostOf(origin) !== (event.headers?.host ?? event.requestContext.domainName)) {
       throw new ApiError('UNAUTHORIZED', [], 'Cross-origin requests are not accepted.');
     }
     logger.appendKeys({ operator: actor });
@@ -44,7 +53,7 @@ export function operatorEndpoint(run: (request: OperatorRequest) => Promise<unkn
     return jsonResponse(200, out);
   };
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
-    .use(injectLambdaContext(logger, { resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
     .use(errorEnvelope());
   return (options.body ? chain.use(jsonBody()) : chain) as unknown as LambdaHandler;
 }

@@ -17,14 +17,15 @@ export const FORM_LIMIT_BYTES = 16 * 1024;
  */
 export function pageEndpoint(run: (event: APIGatewayProxyEventV2, deps: Deps) => Promise<APIGatewayProxyStructuredResultV2>): LambdaHandler {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>((event: APIGatewayProxyEventV2) => run(event, processDeps()))
-    .use(injectLambdaContext(logger, { resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
     .use(
       httpSecurityHeaders({
         contentSecurityPolicy: false,
         frameOptions: false,
         crossOriginEmbedderPolicy: false,
         crossOriginOpenerPolicy: false,
-        permissionsPolicy: { camera: '', microphone: '', geolocation: '', payment: '' },
+        // Middy's list names features browsers no longer know (console noise); the page sets its own.
+        permissionsPolicy: false,
         referrerPolicy: { policy: 'no-referrer' },
         strictTransportSecurity: { maxAge: 63072000, includeSubDomains: true, preload: false },
         reportTo: false,

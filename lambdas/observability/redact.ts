@@ -3,11 +3,14 @@
  * digits, spaces or dashes allowed) is masked, and card-shaped keys are dropped whatever they hold.
  */
 const SENSITIVE_KEYS = /^(card_?number|pan|number_on_card|cvv2?|cvc2?|cv2|security_?code|card_?cvv|password|secret|hash_?secret)$/i;
-const PAN_LIKE = /\b\d(?:[ -]?\d){12,18}\b/g;
+const PAN_LIKE = /\b\d(?:(?:[ +-]|%20)?\d){12,18}\b/g;
 const MAX_DEPTH = 8;
 
+/** card_number=4111+1111+… and cvv=123 in form-encoded or query text. */
+const SENSITIVE_PAIR = /\b(card_?number|card_?cvv|cvv2?|cvc2?|security_?code|pan)=[^&\s"]*/gi;
+
 export function redactText(text: string): string {
-  return text.replace(PAN_LIKE, (m) => {
+  return text.replace(SENSITIVE_PAIR, '$1=[redacted]').replace(PAN_LIKE, (m) => {
     const digits = m.replace(/\D/g, '');
     return `${digits.slice(0, 6)}******${digits.slice(-4)}`;
   });

@@ -4,13 +4,13 @@ import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import type { MerchantDirectory } from '../ports/merchants';
 import { TransitionRejected, type PaymentStore } from '../ports/payments';
-import { capture, finishCapture, release } from './capture-payment';
+import { STALE_CLAIM_MS, capture, finishCapture, release } from './capture-payment';
 import { merchantOf } from './checkout';
 import { QUEUES, nextCaptureEvent } from './record-outcome';
 
-/** Payments per run (bounded, so a run fits its Lambda timeout) and a claim's staleness limit. */
+/** Payments per run: bounded, so a run fits its Lambda timeout. */
 export const CAPTURE_BATCH = 50;
-export const STALE_CLAIM_MS = 5 * 60_000;
+export { STALE_CLAIM_MS };
 export const EXPIRED_REASON = 'Authorization expired without capture.';
 export const AUTO_CAPTURE_ACTOR = 'system:auto-capture';
 

@@ -23,6 +23,9 @@ export interface CaptureResponse {
   reason?: string;
 }
 
+/** A capture claimed longer ago than this was interrupted (a crash, a timeout): the capture job finishes it. */
+export const STALE_CLAIM_MS = 5 * 60_000;
+
 export type CaptureResult =
   | { readonly kind: 'captured'; readonly payment: Payment }
   | { readonly kind: 'declined'; readonly payment: Payment; readonly reason: string }
@@ -42,10 +45,14 @@ export async function capture(deps: CaptureDeps, payment: Payment, amountMinor: 
   if (amountMinor <= 0) throw new ApiError('CAPTURE_AMOUNT_TOO_BIG');
   if (!payment.authorization) throw new Error(`payment ${payment.paymentId} has no authorization`);
   const transId = deps.ids.transId();
-  const started = deps.clock.now().toISOString();
+  const now = deps.clock.now();
+  const started = now.toISOString();
   try {
     await deps.store.transition(payment.paymentId, { statusIn: TRANSITIONS.capture.from, capturing: 'none' }, {
       set: { capturing: { transId, amountMinor, startedAt: started, actor }, updatedAt: started },
+      // Should this capture never be finished, the job looks at it as soon as the claim is stale,
+      // not at the authorization's next event (its expiry, days away, when capture is manual).
+      queue: { name: QUEUES.capture, dueAt: new Date(now.getTime() + STALE_CLAIM_MS).toISOString() },
     });
   } catch (e) {
     if (!(e instanceof TransitionRejected)) throw e;

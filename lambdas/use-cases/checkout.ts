@@ -1,6 +1,6 @@
 import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
-import { CARD_MESSAGES, cardBrand, digitsOnly, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
+import { summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { signFields } from '../domain/hash';
 import { hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
@@ -138,9 +138,6 @@ function validateForm(view: Extract<LinkView, { kind: 'form' }>, form: PayForm, 
   if (form.savedCard && form.savedCard !== 'new' && !saved) problems.method = 'method';
   const checked = saved ? { card: saved } : validateCard(form, now);
   if ('errors' in checked) Object.assign(problems, checked.errors);
-  // A number of no card network cannot be routed, whatever its checksum: 1111 2222 3333 4444 passes
-  // the Luhn sum, yet the page must refuse it as "Invalid card number" (protocol.md §5).
-  if (!saved && !problems.number && cardBrand(digitsOnly(form.number)) === 'unknown') problems.number = CARD_MESSAGES.number;
   const email = form.email?.trim();
   const country = form.country?.trim().toUpperCase();
   if (view.ask.includes('email') && !(email && isEmail(email))) problems.email = 'email';
