@@ -35,7 +35,25 @@ async function main(): Promise<void> {
   });
 
   const scheduler = startScheduler(JOBS);
-  const base = `http://localhost:${port}`;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping`);
+    scheduler.stop();
+    app.closeAllConnections();
+    await new Promise<void>((resolve) => app.close(() => resolve()));
+    deps.db.destroy();
+    deps.secretsClient.destroy();
+    withdraw();
+    await backend.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  const address = app.address();
+  const base = `http://localhost:${typeof address === 'object' && address ? address.port : port}`;
   const order = { number: 'demo-1', amount: '10.00', currency: 'USD', description: 'Demo order' };
   const hash = signFields([order.number, order.amount, order.currency, order.description], demo.password);
   const body = JSON.stringify({
@@ -55,23 +73,6 @@ async function main(): Promise<void> {
   console.log(`Admin portal: ${base}/admin (operator ${JSON.stringify({ username: operator.username, password: operator.password })}${operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''})`);
   console.log('Create a checkout session:');
   console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping`);
-    scheduler.stop();
-    app.closeAllConnections();
-    await new Promise<void>((resolve) => app.close(() => resolve()));
-    deps.db.destroy();
-    deps.secretsClient.destroy();
-    withdraw();
-    await backend.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
 interface SeededOperator {

@@ -41,7 +41,7 @@ export function renderErrorDocs(entries: readonly CatalogEntry[] = Object.values
     '',
     'Requests that never reach the service are answered by the API gateway in its own format, not with',
     'this envelope: an unknown method or path gets HTTP 404 `{"message":"Not Found"}`, and a body over',
-    '10 MB gets HTTP 413.',
+    '10 MB gets HTTP 413; a route over its throttle limit gets HTTP 429 `{"message":"Too Many Requests"}`.',
     '',
     '| Code | HTTP status | Message | When |',
     '|---:|---:|---|---|',

@@ -100,18 +100,6 @@ export const ERRORS = {
     message: 'Sign in again.',
     when: 'Admin portal: the operator token is missing, expired or invalid, or the credentials are wrong.',
   },
-  ROUTE_NOT_FOUND: {
-    code: 404000,
-    httpStatus: 404,
-    message: 'Not found.',
-    when: 'No route matches the method and path.',
-  },
-  TOO_MANY_REQUESTS: {
-    code: 429000,
-    httpStatus: 429,
-    message: 'Too many requests.',
-    when: 'A route throttle was exceeded (API Gateway answers this itself in the cloud).',
-  },
   INTERNAL: {
     code: 500000,
     httpStatus: 500,

@@ -17,3 +17,16 @@ export const canVoidAt = (voidableUntil: string | undefined, now: Date): boolean
   voidableUntil !== undefined && now.getTime() < Date.parse(voidableUntil);
 
 export const VOID_WINDOW_REASON = 'Void is possible only on the day of the payment before 21:00 (UTC+3).';
+
+/**
+ * A void gives the whole amount back; after a refund it would give the refunded part back twice.
+ * A payment with any amount refunded (or being refunded) is therefore not voided.
+ */
+export const VOID_REFUNDED_REASON = 'A payment with refunds cannot be voided.';
+
+/** Why a settled payment cannot be voided at `now`, or undefined when it can. */
+export function voidBlockedReason(payment: { readonly voidableUntil?: string; readonly refundedMinor?: number }, now: Date): string | undefined {
+  if (!canVoidAt(payment.voidableUntil, now)) return VOID_WINDOW_REASON;
+  if ((payment.refundedMinor ?? 0) > 0) return VOID_REFUNDED_REASON;
+  return undefined;
+}

@@ -13,10 +13,16 @@ export async function verifySignature(
   hash: string,
   candidates: readonly (readonly string[])[],
 ): Promise<void> {
-  const password = await secrets.passwordOf(merchantKey);
-  // With no password we still compute a hash, so the answer takes the same time.
-  const key = password ?? 'unknown-merchant-placeholder-password';
-  let ok = false;
-  for (const fields of candidates) ok = verifyFields(hash, fields, key) || ok;
-  if (!ok || password === undefined) throw invalidRequest([HASH_NOT_VALID]);
+  const matches = (password: string | undefined) => {
+    // With no password we still compute a hash, so the answer takes the same time.
+    const key = password ?? 'unknown-merchant-placeholder-password';
+    let ok = false;
+    for (const fields of candidates) ok = verifyFields(hash, fields, key) || ok;
+    return ok && password !== undefined;
+  };
+  const cached = await secrets.passwordOf(merchantKey);
+  if (matches(cached)) return;
+  // The password may have been rotated since it was cached: read it again (rate-limited) once.
+  const fresh = cached !== undefined && secrets.refresh ? await secrets.refresh(merchantKey) : undefined;
+  if (fresh === undefined || fresh === cached || !matches(fresh)) throw invalidRequest([HASH_NOT_VALID]);
 }

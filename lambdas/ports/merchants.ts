@@ -40,5 +40,10 @@ export interface MerchantDirectory {
 export interface MerchantSecrets {
   /** The password, or undefined for an unknown merchant. */
   passwordOf(merchantKey: string): Promise<string | undefined>;
+  /**
+   * The password read again from the store, bypassing any cache (after a hash mismatch, so a
+   * rotated password works at once); implementations may refuse to refresh too often.
+   */
+  refresh?(merchantKey: string): Promise<string | undefined>;
   put(merchantKey: string, password: string): Promise<void>;
 }

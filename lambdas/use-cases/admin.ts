@@ -1,3 +1,4 @@
+import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
 import { formatMinor, parseAmount } from '../domain/money';
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../domain/payment';
@@ -11,7 +12,7 @@ import type { AuditEntry, AuditLog } from '../ports/operators';
 import type { PaymentStore } from '../ports/payments';
 import { capture, release, type CaptureResult } from './capture-payment';
 import { QUEUES } from './record-outcome';
-import { refundPayment } from './refund-payment';
+import { refundPayment, refundableMinor } from './refund-payment';
 import { voidPayment } from './void-payment';
 import { MerchantAdminError, settingsProblems, updateMerchantSettings } from './manage-merchants';
 
@@ -35,7 +36,7 @@ export function allowedActions(p: Payment, now: Date): PaymentAction[] {
   const actions: PaymentAction[] = [];
   if (!refusalOf('capture', p) && !p.capturing) actions.push('capture', 'release');
   if (!refusalOf('void', p) && canVoidAt(p.voidableUntil, now)) actions.push('void');
-  if (!refusalOf('refund', p) && (p.refundedMinor ?? 0) < p.order.amountMinor) actions.push('refund');
+  if (!refusalOf('refund', p) && (p.refundedMinor ?? 0) < refundableMinor(p)) actions.push('refund');
   return actions;
 }
 
@@ -94,11 +95,13 @@ export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise
   if (!(days >= 1 && days <= ADMIN_LIMITS.maxDays)) {
     throw invalidRequest([{ path: 'from', message: `The date range should cover 1 to ${ADMIN_LIMITS.maxDays} days.` }]);
   }
-  let position = q.cursor ? (JSON.parse(Buffer.from(q.cursor, 'base64url').toString('utf8')) as { day: number; page?: string }) : { day: 0 };
+  let position = q.cursor ? searchPosition(q.cursor) : { day: 0 };
   const found: Payment[] = [];
   for (let queries = 0; queries < ADMIN_LIMITS.maxQueriesPerSearch && position.day < days && found.length < ADMIN_LIMITS.pageSize; queries++) {
     const day = new Date(Date.parse(to) - position.day * DAY_MS).toISOString().slice(0, 10);
-    const page = await deps.store.paymentsOfDay(day, 100, position.page);
+    // Never read more than the page still has room for: the cursor resumes right after the last
+    // payment read, so nothing is skipped or shown twice, and a page has at most pageSize rows.
+    const page = await refusingBadCursor(q.cursor, () => deps.store.paymentsOfDay(day, ADMIN_LIMITS.pageSize - found.length, position.page));
     found.push(...page.payments.filter((p) => matches(p, q)));
     position = page.cursor ? { day: position.day, page: page.cursor } : { day: position.day + 1 };
   }
@@ -107,6 +110,31 @@ export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise
     payments: found.map((p) => paymentSummary(p, now)),
     ...(more ? { cursor: Buffer.from(JSON.stringify(position)).toString('base64url') } : {}),
   };
+}
+
+const BAD_CURSOR = () => invalidRequest([{ path: 'cursor', message: 'This value is not valid.' }]);
+
+/** Where a search resumes. Cursors are opaque; one that was not made by us is refused, never a 500. */
+function searchPosition(cursor: string): { day: number; page?: string } {
+  let position: unknown;
+  try {
+    position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw BAD_CURSOR();
+  }
+  const { day, page } = (position ?? {}) as { day?: unknown; page?: unknown };
+  if (!Number.isInteger(day) || (day as number) < 0 || (page !== undefined && typeof page !== 'string')) throw BAD_CURSOR();
+  return { day: day as number, ...(page !== undefined ? { page: page as string } : {}) };
+}
+
+/** A read resuming from a tampered cursor fails in the store (bad JSON, a bad date, a key of another shape): refused. */
+async function refusingBadCursor<T>(cursor: string | undefined, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (cursor !== undefined && (e instanceof SyntaxError || e instanceof RangeError || (e as Error).name === 'ValidationException')) throw BAD_CURSOR();
+    throw e;
+  }
 }
 
 function matches(p: Payment, q: PaymentSearch): boolean {
@@ -183,7 +211,7 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
         break;
       }
       case 'refund':
-        await refundPayment(deps, before.merchantKey, { payment_id: paymentId, amount: amount && amount !== '' ? amount : formatMinor(before.order.amountMinor - (before.refundedMinor ?? 0), before.order.currency) });
+        await refundPayment(deps, before.merchantKey, { payment_id: paymentId, amount: amount && amount !== '' ? amount : formatMinor(refundableMinor(before) - (before.refundedMinor ?? 0), before.order.currency) });
         break;
     }
   } catch (e) {
@@ -274,6 +302,10 @@ export function parseSettingsPatch(body: Record<string, unknown>): { settings: P
     const valid = rules === null || (Array.isArray(rules) && rules.length <= 20 && rules.every((r) => {
       const x = r as Record<string, unknown>;
       return x && typeof x === 'object' && strings(x.methods) && (x.methods as string[]).length > 0 &&
+        // A rule naming no method the page knows would offer the customer nothing to pay with.
+        (x.methods as string[]).every((m) => (AVAILABLE_METHODS as readonly string[]).includes(m)) &&
+        new Set(x.methods as string[]).size === (x.methods as string[]).length &&
+        !(Number.isSafeInteger(x.min_amount_minor) && Number.isSafeInteger(x.max_amount_minor) && (x.min_amount_minor as number) > (x.max_amount_minor as number)) &&
         (x.currency === undefined || (typeof x.currency === 'string' && /^[A-Z]{3}$/.test(x.currency))) &&
         (x.min_amount_minor === undefined || Number.isSafeInteger(x.min_amount_minor)) &&
         (x.max_amount_minor === undefined || Number.isSafeInteger(x.max_amount_minor));
@@ -315,5 +347,5 @@ export async function changeMerchantSettings(deps: AdminDeps, actor: string, mer
 }
 
 export async function auditPage(deps: AdminDeps, cursor?: string): Promise<{ entries: AuditEntry[]; cursor?: string }> {
-  return deps.audit.list({ limit: ADMIN_LIMITS.pageSize, cursor, until: deps.clock.now(), days: 90 });
+  return refusingBadCursor(cursor, () => deps.audit.list({ limit: ADMIN_LIMITS.pageSize, cursor, until: deps.clock.now(), days: 90 }));
 }

@@ -1,7 +1,7 @@
 import { ApiError } from '../domain/errors';
 import { protocolDate, type Payment } from '../domain/payment';
 import { refusalOf, TRANSITIONS } from '../domain/state-machine';
-import { VOID_WINDOW_REASON, canVoidAt } from '../domain/void-window';
+import { voidBlockedReason } from '../domain/void-window';
 import type { Acquirer } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
@@ -34,16 +34,18 @@ const response = (p: Payment, status: VoidResponse['status'], at: Date, reason?:
 });
 
 /**
- * Voids a settled payment inside its window (the day of the payment, before 21:00 UTC+3). One
- * read, the acquirer (idempotent per payment), then one conditional write whose condition is the
- * rule itself: still settled and still inside the window. Concurrent voids: exactly one wins.
+ * Voids a settled payment inside its window (the day of the payment, before 21:00 UTC+3) that has
+ * no refunds. One read, the acquirer (idempotent per payment), then one conditional write whose
+ * condition is the rule itself: still settled, still inside the window, nothing refunded.
+ * Concurrent voids: exactly one wins.
  */
 export async function voidPayment(deps: VoidDeps, merchantKey: string, r: Pick<PaymentIdRequest, 'payment_id'>): Promise<VoidResponse> {
   const payment = await ownPayment(deps.store, merchantKey, r.payment_id);
   const refusal = refusalOf('void', payment);
   if (refusal) throw new ApiError(refusal);
   const now = deps.clock.now();
-  if (!canVoidAt(payment.voidableUntil, now)) return response(payment, 'FAIL', now, VOID_WINDOW_REASON);
+  const blocked = voidBlockedReason(payment, now);
+  if (blocked) return response(payment, 'FAIL', now, blocked);
   if (!payment.authorization) throw new Error(`payment ${payment.paymentId} has no authorization to void`);
 
   const outcome = await deps.acquirer.void({
@@ -65,7 +67,7 @@ export async function voidPayment(deps: VoidDeps, merchantKey: string, r: Pick<P
   try {
     const next = await deps.store.transition(
       payment.paymentId,
-      { statusIn: TRANSITIONS.void.from, voidableAt: now },
+      { statusIn: TRANSITIONS.void.from, voidableAt: now, refundedIs: 0 },
       outcome.kind === 'approved'
         ? { set: { status: 'void', updatedAt: at }, append: [transaction] }
         : { set: { updatedAt: at }, append: [transaction] },
@@ -73,7 +75,10 @@ export async function voidPayment(deps: VoidDeps, merchantKey: string, r: Pick<P
     return outcome.kind === 'approved' ? response(next, 'SUCCESS', now) : response(next, 'FAIL', now, outcome.reason);
   } catch (e) {
     if (!(e instanceof TransitionRejected)) throw e;
-    // Another void won, or the window closed meanwhile: the rule answers.
+    // Another void won, or a refund was reserved meanwhile: the rule answers.
+    const current = await deps.store.findPayment(payment.paymentId);
+    const reason = current && !refusalOf('void', current) ? voidBlockedReason(current, now) : undefined;
+    if (current && reason) return response(current, 'FAIL', now, reason);
     throw new ApiError('VOID_NOT_SETTLED');
   }
 }

@@ -58,6 +58,8 @@ export class SecretsManagerMerchantSecrets implements MerchantSecrets {
  */
 export class CachedMerchantSecrets implements MerchantSecrets {
   private readonly entries = new Map<string, { password: string | undefined; until: number }>();
+  private readonly refreshedAt = new Map<string, number>();
+  private readonly refreshIntervalMs = 30_000;
 
   constructor(
     private readonly inner: MerchantSecrets,
@@ -79,6 +81,17 @@ export class CachedMerchantSecrets implements MerchantSecrets {
     this.entries.delete(merchantKey);
     this.entries.set(merchantKey, { password, until: now + (password === undefined ? this.negativeTtlMs : this.ttlMs) });
     return password;
+  }
+
+  /** At most one refresh per merchant per interval, so bad hashes cannot flood the secret store. */
+  async refresh(merchantKey: string): Promise<string | undefined> {
+    const now = this.clock.now().getTime();
+    const last = this.refreshedAt.get(merchantKey) ?? -Infinity;
+    if (now - last < this.refreshIntervalMs) return this.entries.get(merchantKey)?.password;
+    if (this.refreshedAt.size >= this.maxEntries) this.refreshedAt.clear();
+    this.refreshedAt.set(merchantKey, now);
+    this.entries.delete(merchantKey);
+    return this.passwordOf(merchantKey);
   }
 
   async put(merchantKey: string, password: string): Promise<void> {
