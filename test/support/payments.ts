@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
+import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
 import type { Payment, Transaction } from '../../lambdas/domain/payment';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { PaymentStatusResponse } from '../../lambdas/use-cases/payment-status';
@@ -215,8 +216,14 @@ export async function ledgerOf(service: TestService, paymentId: string): Promise
   return (await service.tableItems()).filter((i) => i.kind === 'sandbox-attempt' && String(i.idempotencyKey).startsWith(`${paymentId}.`));
 }
 
-/** The catalog envelope of a refusal (protocol.md §2). */
-export const refusal = (code: number, message: string) => ({ error_code: code, error_message: message, errors: [] });
+/**
+ * The envelope of a catalogued refusal (protocol.md §2). The documented code is written out in the
+ * test; the message comes from the catalog, the one place that words it.
+ */
+export function refusal(code: number, name: ErrorName): { error_code: number; error_message: string; errors: never[] } {
+  if (ERRORS[name].code !== code) throw new Error(`${name} is ${ERRORS[name].code} in the catalog, not ${code}`);
+  return { error_code: code, error_message: ERRORS[name].message, errors: [] };
+}
 
 export const HASH_NOT_VALID = {
   error_code: 0,

@@ -1,4 +1,12 @@
-import { VOID_CUTOFF_HOUR, VOID_ZONE_OFFSET_MINUTES, canVoidAt, voidWindowEndsAt } from '../../lambdas/domain/void-window';
+import {
+  VOID_CUTOFF_HOUR,
+  VOID_REFUNDED_REASON,
+  VOID_WINDOW_REASON,
+  VOID_ZONE_OFFSET_MINUTES,
+  canVoidAt,
+  voidBlockedReason,
+  voidWindowEndsAt,
+} from '../../lambdas/domain/void-window';
 
 /**
  * The void window (seed spec §3, §8): a settled payment can be voided on the day of the payment,
@@ -83,5 +91,20 @@ describe('canVoidAt: payments settled at different times of the day, the clock a
 
   it('never voids a payment without a window (settled after the cut-off, or never settled)', () => {
     expect(canVoidAt(undefined, at3(`${DAY}T10:00:00`))).toBe(false);
+  });
+});
+
+describe('voidBlockedReason: the window, then refunds', () => {
+  const voidableUntil = CUTOFF.toISOString();
+  const before = at3(`${DAY}T12:00:00`);
+  it.each([
+    ['inside the window, nothing refunded', { voidableUntil }, before, undefined],
+    ['inside the window, a refund given back (0 refunded)', { voidableUntil, refundedMinor: 0 }, before, undefined],
+    ['inside the window, part refunded', { voidableUntil, refundedMinor: 1 }, before, VOID_REFUNDED_REASON],
+    ['after the cut-off, nothing refunded', { voidableUntil }, CUTOFF, VOID_WINDOW_REASON],
+    ['after the cut-off, part refunded (the window is the first reason)', { voidableUntil, refundedMinor: 500 }, CUTOFF, VOID_WINDOW_REASON],
+    ['no window at all', {}, before, VOID_WINDOW_REASON],
+  ] as const)('%s → %s', (_name, payment, now, expected) => {
+    expect(voidBlockedReason(payment, now)).toBe(expected);
   });
 });
