@@ -321,6 +321,8 @@ export function portalClient() {
   }
 
   function route() {
+    // Only '#/…' is a route; any other fragment (the skip link's '#main') is not a page to show.
+    if (location.hash && location.hash.indexOf('#/') !== 0) return;
     renderChrome();
     var hash = location.hash || '#/payments';
     var parts = hash.slice(2).split('?');
@@ -338,6 +340,8 @@ export function portalClient() {
     return paymentsView(params);
   }
   document.getElementById('sign-out').addEventListener('click', function () { signOut(); say('Signed out.', 'ok'); });
+  // The skip link moves focus to the content and leaves the route (the URL fragment) alone.
+  document.querySelector('.skip').addEventListener('click', function (e) { e.preventDefault(); document.getElementById('main').focus(); });
   window.addEventListener('hashchange', route);
   route();
 }

@@ -2,6 +2,7 @@
 export const portalStyles = `
 :root{--fg:#1a1a1a;--muted:#4a4a4a;--line:#c8c8c8;--bg:#f6f7f9;--accent:#0b5cad;--danger:#a4001d;--ok:#0a6b2d}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:2}
 .top{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;padding:.75rem 1rem;background:#fff;border-bottom:1px solid var(--line)}

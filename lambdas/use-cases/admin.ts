@@ -3,7 +3,7 @@ import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
 import { formatMinor, parseAmount } from '../domain/money';
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../domain/payment';
 import { refusalOf } from '../domain/state-machine';
-import { canVoidAt } from '../domain/void-window';
+import { voidBlockedReason } from '../domain/void-window';
 import type { Acquirer } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
@@ -35,7 +35,7 @@ export type PaymentAction = 'capture' | 'release' | 'void' | 'refund';
 export function allowedActions(p: Payment, now: Date): PaymentAction[] {
   const actions: PaymentAction[] = [];
   if (!refusalOf('capture', p) && !p.capturing) actions.push('capture', 'release');
-  if (!refusalOf('void', p) && canVoidAt(p.voidableUntil, now)) actions.push('void');
+  if (!refusalOf('void', p) && !voidBlockedReason(p, now)) actions.push('void');
   if (!refusalOf('refund', p) && (p.refundedMinor ?? 0) < refundableMinor(p)) actions.push('refund');
   return actions;
 }

@@ -25,9 +25,9 @@ import { startTestService, type TestService } from '../support/service';
  * amount; a declined capture leaves it pending.
  */
 const T0 = new Date('2030-03-01T07:00:00.000Z');
-const NOT_PENDING = refusal(208003, 'Payment is not in pending status.');
-const TOO_BIG = refusal(208004, 'Capture amount is bigger than the authorized amount.');
-const NOT_FOUND = refusal(208001, 'Payment not found.');
+const NOT_PENDING = refusal(208003, 'CAPTURE_NOT_PENDING');
+const TOO_BIG = refusal(208004, 'CAPTURE_AMOUNT_TOO_BIG');
+const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
 let service: TestService;
 let dmsShop: MerchantCredentials;
@@ -151,7 +151,7 @@ describe('after a capture', () => {
     const paid = await authorized('01/38', '25.00');
     await captureOf(service, dmsShop, paid.paymentId, '10.00');
     const over = await refundOf(service, dmsShop, paid.paymentId, '15.00');
-    expect([over.status, over.json]).toEqual([400, refusal(208006, 'Refund amount is bigger than the payment amount.')]);
+    expect([over.status, over.json]).toEqual([400, refusal(208006, 'REFUND_AMOUNT_TOO_BIG')]);
     const all = await refundOf(service, dmsShop, paid.paymentId, '10.00');
     expect(all.json).toEqual({ payment_id: paid.paymentId, result: 'accepted' });
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'refund', refunded_amount: '10.00' });
@@ -160,7 +160,7 @@ describe('after a capture', () => {
   it('cannot void an authorization (208010), but can void the captured payment the same day', async () => {
     const paid = await authorized();
     const pending = await voidOf(service, dmsShop, paid.paymentId);
-    expect([pending.status, pending.json]).toEqual([409, refusal(208010, 'Void is allowed only for payments in settled status.')]);
+    expect([pending.status, pending.json]).toEqual([409, refusal(208010, 'VOID_NOT_SETTLED')]);
     await captureOf(service, dmsShop, paid.paymentId, '25.00');
     const voided = await voidOf(service, dmsShop, paid.paymentId);
     expect(voided.json).toMatchObject({ status: 'SUCCESS', payment_status: 'void' });

@@ -30,7 +30,7 @@ const RECURRING = '/api/v1/payment/recurring';
 /** The same path with a Cyrillic "с" (U+0441) as its third letter, percent-encoded as clients send it. */
 const RECURRING_CYRILLIC = '/api/v1/payment/re%D1%81urring';
 const T0 = new Date('2030-03-01T07:00:00.000Z');
-const TOKEN_INVALID = refusal(208020, 'Recurring token is invalid or does not match the initial transaction.');
+const TOKEN_INVALID = refusal(208020, 'RECURRING_TOKEN_INVALID');
 
 let service: TestService;
 let shop: MerchantCredentials;
@@ -124,6 +124,24 @@ describe('POST /api/v1/payment/recurring', () => {
     const res = await recurringOf<RecurringResponse>(service, shop, { initTransId: init.paymentId, token: init.token });
     expect(res.status).toBe(200);
     expect(res.json.status).toBe('settled');
+  });
+
+  it('reads the amount in the currency of the chain (JPY: no decimals)', async () => {
+    const init = await recurringChain(service, shop, { order: { currency: 'JPY', amount: '1500' } });
+    const res = await recurringOf<RecurringResponse>(service, shop, { initTransId: init.initTransId, token: init.token, order: { amount: '1500' } });
+    expect(res.json).toMatchObject({ status: 'settled', order: { amount: '1500', currency: 'JPY' } });
+    const decimals = await recurringOf(service, shop, { initTransId: init.initTransId, token: init.token, order: { amount: '15.00' } });
+    expect(decimals.status).toBe(400);
+    expect(decimals.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: 'order.amount: This value is not valid.' }] });
+  });
+
+  it('accepts the amount as a JSON number, signed in the currency format', async () => {
+    const init = await eurChain();
+    const body = { ...recurringBody(shop, { initTransId: init.initTransId, token: init.token, order: { number: 'num-1', description: 'Box' } }), order: { number: 'num-1', amount: 10, description: 'Box' } };
+    const hash = signFields([init.initTransId, init.token, 'num-1', '10.00', 'Box'], shop.password);
+    const res = await service.post<RecurringResponse>(RECURRING, { ...body, hash });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ status: 'settled', order: { amount: '10.00', currency: 'EUR' } });
   });
 
   it('refuses a wrong hash with the hash envelope, and charges nothing', async () => {
@@ -250,7 +268,7 @@ describe('idempotency: one charge per chain and order number', () => {
     expect(first.json.status).toBe('settled');
     const res = await recurringOf(service, shop, { initTransId: init.initTransId, token: init.token, order: { number: 'dup-1', amount: '4.00' } });
     expect(res.status).toBe(409);
-    expect(res.json).toEqual(refusal(400, 'Duplicate request.'));
+    expect(res.json).toEqual(refusal(400, 'DUPLICATE_REQUEST'));
     expect(await storedPayment(service, first.json.payment_id)).toMatchObject({ order: { amount: '3.00' }, status: 'settled' });
   });
 

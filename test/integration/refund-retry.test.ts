@@ -26,10 +26,10 @@ import { startTestService, type TestService } from '../support/service';
  * {payment_id, result: "accepted"}; the outcome shows in the payment's status.
  */
 const T0 = new Date('2030-03-01T07:00:00.000Z');
-const REFUND_TOO_BIG = refusal(208006, 'Refund amount is bigger than the payment amount.');
-const REFUND_NOT_ALLOWED = refusal(208005, 'Payment is not in settled or pending status.');
-const RETRY_NOT_ALLOWED = refusal(208011, 'Retry is allowed only for a soft-declined recurring payment.');
-const NOT_FOUND = refusal(208001, 'Payment not found.');
+const REFUND_TOO_BIG = refusal(208006, 'REFUND_AMOUNT_TOO_BIG');
+const REFUND_NOT_ALLOWED = refusal(208005, 'REFUND_NOT_ALLOWED');
+const RETRY_NOT_ALLOWED = refusal(208011, 'RETRY_NOT_ALLOWED');
+const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
 let service: TestService;
 let shop: MerchantCredentials;

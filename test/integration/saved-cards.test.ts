@@ -10,8 +10,8 @@ import { startTestService, type TestService } from '../support/service';
  */
 const SESSION = '/api/v1/session';
 const T0 = new Date('2030-03-10T09:00:00.000Z');
-const TOKEN_INVALID = refusal(205005, 'Card token is invalid or not found.');
-const TOKEN_EXPIRED = refusal(205006, 'Card token is expired.');
+const TOKEN_INVALID = refusal(205005, 'CARD_TOKEN_INVALID');
+const TOKEN_EXPIRED = refusal(205006, 'CARD_TOKEN_EXPIRED');
 
 let service: TestService;
 let shop: MerchantCredentials;

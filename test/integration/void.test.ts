@@ -1,9 +1,9 @@
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
-import { VOID_WINDOW_REASON } from '../../lambdas/domain/void-window';
+import { VOID_REFUNDED_REASON, VOID_WINDOW_REASON } from '../../lambdas/domain/void-window';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { VoidResponse } from '../../lambdas/use-cases/void-payment';
-import { HASH_NOT_VALID, ledgerOf, openSession, paidPayment, refusal, statusOf, storedPayment, transactionsOf, voidOf } from '../support/payments';
+import { HASH_NOT_VALID, ledgerOf, openSession, paidPayment, refundOf, refusal, statusOf, storedPayment, transactionsOf, voidOf } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /**
@@ -14,8 +14,8 @@ const VOID = '/api/v1/payment/void';
 /** A wall-clock time at UTC+3. */
 const at3 = (local: string) => new Date(`${local}+03:00`);
 const DAY = '2030-03-01';
-const NOT_SETTLED = refusal(208010, 'Void is allowed only for payments in settled status.');
-const NOT_FOUND = refusal(208001, 'Payment not found.');
+const NOT_SETTLED = refusal(208010, 'VOID_NOT_SETTLED');
+const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
 let service: TestService;
 let shop: MerchantCredentials;
@@ -110,6 +110,26 @@ describe('outside the window: FAIL, payment_status settled, with the reason', ()
     await expect(statusOf(service, shop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
     // The acquirer was never asked.
     expect((await ledgerOf(service, paid.paymentId)).filter((e) => String(e.idempotencyKey).endsWith('.void'))).toEqual([]);
+  });
+});
+
+describe('after a refund', () => {
+  it('answers FAIL with the reason once part of the payment was refunded (a void would give it back twice)', async () => {
+    const paid = await paidAt(`${DAY}T10:00:00`);
+    expect((await refundOf(service, shop, paid.paymentId, '5.00')).status).toBe(200);
+    const res = await voidAt(`${DAY}T10:30:00`, paid.paymentId);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ status: 'FAIL', payment_status: 'settled', reason: VOID_REFUNDED_REASON });
+    await expect(statusOf(service, shop, paid.paymentId)).resolves.toMatchObject({ status: 'settled', refunded_amount: '5.00' });
+    expect((await ledgerOf(service, paid.paymentId)).filter((e) => String(e.idempotencyKey).endsWith('.void'))).toEqual([]);
+  });
+
+  it('still voids when the only refund was declined (nothing was given back)', async () => {
+    const paid = await paidAt(`${DAY}T10:00:00`, '07/38');
+    await refundOf(service, shop, paid.paymentId, '5.00');
+    expect((await storedPayment(service, paid.paymentId)).refundedMinor).toBe(0);
+    const res = await voidAt(`${DAY}T10:30:00`, paid.paymentId);
+    expect(res.json).toMatchObject({ status: 'SUCCESS', payment_status: 'void' });
   });
 });
 

@@ -1,0 +1,598 @@
+import { randomBytes } from 'node:crypto';
+import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
+import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
+import { ManualClock } from '../../lambdas/ports/clock';
+import type { AuditEntry } from '../../lambdas/ports/operators';
+import { ADMIN_LIMITS } from '../../lambdas/use-cases/admin';
+import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { ROUTES } from '../../lib/routes';
+import { adminApi, adminRequest, operatorToken, seedOperator, signIn, signInRequest, type AdminApi, type AdminPayment } from '../support/admin';
+import { openSession, paidPayment, statusOf, storedPayment } from '../support/payments';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * The admin API behind the operators' portal (seed spec §1: manual capture "in an administration
+ * portal"; protocol.md §4 DMS), over real HTTP with a local operator's token, checked the way API
+ * Gateway's JWT authorizer checks Cognito's. Every operator action goes through the same use
+ * cases and conditional writes as the merchant API and is written to the append-only audit log.
+ */
+const T0 = new Date('2030-05-06T08:00:00.000Z');
+const TODAY = '2030-05-06';
+const HOUR = 3600_000;
+const DAY = 24 * HOUR;
+const UNAUTHORIZED = { message: 'Unauthorized' };
+const NOT_FOUND = { message: 'Not Found' };
+/** The catalog envelope of a refusal, optionally with the message the use case gave it. */
+const refusal = (name: ErrorName, message: string = ERRORS[name].message) => ({ error_code: ERRORS[name].code, error_message: message, errors: [] });
+const invalid = (...errors: string[]) => ({ error_code: 0, error_message: 'Request data is invalid.', errors: errors.map((e) => ({ error_code: 100000, error_message: e })) });
+
+const clock = new ManualClock(T0);
+let service: TestService;
+let api: AdminApi;
+let token: string;
+/** Two-stage (DMS) with manual capture, and one-stage. */
+let dmsShop: MerchantCredentials;
+let smsShop: MerchantCredentials;
+
+beforeAll(async () => {
+  service = await startTestService({ clock });
+  const alice = await seedOperator(service, 'alice', 'alice-long-password');
+  token = await signIn(service, alice);
+  api = adminApi(service, token);
+  [dmsShop, smsShop] = await Promise.all([service.createMerchant({ name: 'Two Step Shop' }), service.createMerchant({ name: 'One Step Shop' })]);
+  await updateMerchantSettings(service.deps, dmsShop.merchant_key, { dms: true });
+});
+afterAll(() => service.close());
+beforeEach(() => clock.set(T0));
+
+/** A DMS page payment, authorized now: pending. */
+async function authorization(card = '01/38', amount = '25.00') {
+  const paid = await paidPayment(service, dmsShop, { card, order: { amount } });
+  expect(paid.status.status).toBe('pending');
+  return paid;
+}
+
+/** A one-stage page payment, settled now (voidable until 21:00 UTC+3 today). */
+async function sale(amount = '25.00') {
+  const paid = await paidPayment(service, smsShop, { order: { amount } });
+  expect(paid.status.status).toBe('settled');
+  return paid;
+}
+
+async function detail(paymentId: string) {
+  const res = await api.payment(paymentId);
+  expect(res.status).toBe(200);
+  return res.json;
+}
+
+/** Every page of a search, following the cursor. */
+async function allPages(params: Record<string, string>) {
+  const pages: AdminPayment[][] = [];
+  let cursor: string | undefined;
+  do {
+    const res = await api.searchPayments({ ...params, ...(cursor ? { cursor } : {}) });
+    expect(res.status).toBe(200);
+    pages.push(res.json.payments);
+    cursor = res.json.cursor;
+  } while (cursor && pages.length < 20);
+  return pages;
+}
+
+describe('POST /admin/api/session (sign-in)', () => {
+  it('signs an operator in: a bearer token for an hour, which the admin API accepts', async () => {
+    const res = await signInRequest(service, { username: 'alice', password: 'alice-long-password' });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/), expires_in: 3600, username: 'alice' });
+    expect((await adminRequest(service, 'GET', '/admin/api/merchants', res.json.token)).status).toBe(200);
+  });
+
+  it.each([
+    ['a wrong password', { username: 'alice', password: 'alice-wrong-password' }],
+    ['an unknown operator', { username: 'mallory', password: 'alice-long-password' }],
+    ['a user name the store would not accept', { username: 'a/b', password: 'alice-long-password' }],
+  ])('refuses %s with the same 401 envelope', async (_case, body) => {
+    const res = await signInRequest(service, body);
+    expect([res.status, res.json]).toEqual([401, refusal('UNAUTHORIZED', 'Wrong user name or password.')]);
+  });
+
+  it.each([
+    ['no fields', {}, ['username: This value should not be blank.', 'password: This value should not be blank.']],
+    ['no password', { username: 'alice' }, ['password: This value should not be blank.']],
+    ['a blank user name', { username: '   ', password: 'alice-long-password' }, ['username: This value should not be blank.']],
+    ['fields of the wrong type', { username: 7, password: ['x'] }, ['username: This value should not be blank.', 'password: This value should not be blank.']],
+  ])('answers %s with 400 and the fields missing', async (_case, body, errors) => {
+    const res = await signInRequest(service, body);
+    expect([res.status, res.json]).toEqual([400, invalid(...errors)]);
+  });
+
+  it('answers a body that is not JSON with 400', async () => {
+    const res = await service.request({ path: '/admin/api/session', headers: { 'content-type': 'application/json' }, body: 'username=alice' });
+    expect([res.status, res.json]).toEqual([400, invalid('body: The request body is not valid JSON.')]);
+  });
+});
+
+describe('the admin API without a valid operator token', () => {
+  const operatorRoutes = ROUTES.filter((r) => r.auth === 'operator').map((r) => [`${r.method} ${r.path}`, r.method, r.path.replace(/\{\w+\}/g, 'x')] as const);
+
+  it('protects every /admin/api route but sign-in', () => {
+    const adminApiRoutes = ROUTES.filter((r) => r.path.startsWith('/admin/api'));
+    expect(adminApiRoutes.filter((r) => r.auth !== 'operator').map((r) => r.id)).toEqual(['AdminSignIn']);
+    expect(operatorRoutes).toHaveLength(adminApiRoutes.length - 1);
+  });
+
+  const tokens: [string, () => Promise<string | undefined>][] = [
+    ['no token', async () => undefined],
+    ['a token signed with another key', () => operatorToken(randomBytes(32), { username: 'alice' })],
+    ['an expired token', () => operatorToken(service.backend.operatorKey, { username: 'alice', issuedAt: new Date(Date.now() - 2 * HOUR), expiresAt: new Date(Date.now() - HOUR) })],
+    ['a token of another issuer', () => operatorToken(service.backend.operatorKey, { username: 'alice', issuer: 'https://cognito-idp.example/other' })],
+    ['a token for another audience', () => operatorToken(service.backend.operatorKey, { username: 'alice', audience: 'another-app' })],
+    ['an unsigned token (alg none)', async () => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ username: 'alice', exp: 4e9 })).toString('base64url')}.`],
+    ['a token that is not a JWT', async () => 'not-a-token'],
+  ];
+
+  describe.each(tokens)('with %s', (_case, makeToken) => {
+    it.each(operatorRoutes)('%s answers 401 {"message":"Unauthorized"} and does nothing', async (_route, method, path) => {
+      const bearer = await makeToken();
+      const res = await adminRequest(service, method, path, bearer, method === 'GET' ? undefined : { action: 'capture', payment_ids: ['x'], dms: true });
+      expect([res.status, res.json]).toEqual([401, UNAUTHORIZED]);
+    });
+  });
+
+  it('does not act on a write sent from another origin, even with a valid token', async () => {
+    const paid = await authorization();
+    for (const origin of ['https://evil.example', 'null']) {
+      const res = await service.request({
+        method: 'POST',
+        path: `/admin/api/payments/${paid.paymentId}/capture`,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin },
+        body: '{}',
+      });
+      expect([res.status, res.json]).toEqual([401, refusal('UNAUTHORIZED', 'Cross-origin requests are not accepted.')]);
+    }
+    expect((await storedPayment(service, paid.paymentId)).status).toBe('pending');
+  });
+});
+
+describe('payments search (GET /admin/api/payments)', () => {
+  it('finds a payment by order number, and by payment id', async () => {
+    const paid = await sale();
+    const byOrder = await api.searchPayments({ order: paid.order.number });
+    expect(byOrder.status).toBe(200);
+    expect(byOrder.json.payments.map((p) => p.payment_id)).toEqual([paid.paymentId]);
+    expect(byOrder.json.payments[0]).toMatchObject({
+      merchant_key: smsShop.merchant_key,
+      order_number: paid.order.number,
+      amount: '25.00',
+      currency: 'USD',
+      status: 'settled',
+      created_at: T0.toISOString(),
+      actions: ['void', 'refund'],
+    });
+    expect((await api.searchPayments({ payment_id: paid.paymentId })).json.payments.map((p) => p.order_number)).toEqual([paid.order.number]);
+    expect((await api.searchPayments({ payment_id: paid.paymentId, merchant: dmsShop.merchant_key })).json.payments).toEqual([]);
+    expect((await api.searchPayments({ payment_id: 'no-such-payment' })).json).toEqual({ payments: [] });
+  });
+
+  it('filters by status and by merchant', async () => {
+    const shop = await service.createMerchant({ name: 'Status Shop' });
+    const [approved, declined] = [await paidPayment(service, shop), await paidPayment(service, shop, { card: '02/38' })];
+    await paidPayment(service, smsShop, { card: '02/38' });
+    const declines = await api.searchPayments({ merchant: shop.merchant_key, status: 'decline' });
+    expect(declines.json.payments.map((p) => [p.payment_id, p.status, p.reason])).toEqual([[declined.paymentId, 'decline', 'Declined by processing.']]);
+    const ofShop = await api.searchPayments({ merchant: shop.merchant_key });
+    expect(ofShop.json.payments.map((p) => p.payment_id).sort()).toEqual([approved.paymentId, declined.paymentId].sort());
+    const res = await api.searchPayments({ status: 'paid' });
+    expect([res.status, res.json]).toEqual([400, invalid('status: The value you selected is not a valid choice.')]);
+  });
+
+  it('searches a range of UTC days, newest first; by default the last 7 days', async () => {
+    const shop = await service.createMerchant({ name: 'Calendar Shop' });
+    const days = ['2030-04-20', '2030-04-21', '2030-04-22', '2030-04-28'];
+    const made: Record<string, string> = {};
+    for (const day of days) {
+      clock.set(`${day}T12:00:00.000Z`);
+      made[day] = (await openSession(service, shop)).paymentId;
+    }
+    clock.set('2030-04-28T13:00:00.000Z');
+    const ids = async (params: Record<string, string>) => (await allPages({ merchant: shop.merchant_key, ...params })).flat().map((p) => p.payment_id);
+    expect(await ids({ from: '2030-04-21', to: '2030-04-21' })).toEqual([made['2030-04-21']]);
+    expect(await ids({ from: '2030-04-20', to: '2030-04-22' })).toEqual([made['2030-04-22'], made['2030-04-21'], made['2030-04-20']]);
+    expect(await ids({})).toEqual([made['2030-04-28'], made['2030-04-22']]);
+
+    const tooLong = await api.searchPayments({ from: '2030-01-01', to: '2030-04-28' });
+    expect([tooLong.status, tooLong.json]).toEqual([400, invalid('from: The date range should cover 1 to 31 days.')]);
+    const backwards = await api.searchPayments({ from: '2030-04-28', to: '2030-04-20' });
+    expect(backwards.status).toBe(400);
+  });
+
+  it(`pages through more than ${ADMIN_LIMITS.pageSize} payments with the cursor: each once, newest first`, async () => {
+    const day = '2030-05-16';
+    const shop = await service.createMerchant({ name: 'Busy Shop' });
+    const made: string[] = [];
+    for (let i = 0; i < 32; i++) {
+      clock.set(new Date(Date.parse(`${day}T09:00:00.000Z`) + i * 1000));
+      made.push((await openSession(service, shop)).paymentId);
+    }
+    clock.set(`${day}T18:00:00.000Z`);
+    for (const params of [{ from: day, to: day }, { merchant: shop.merchant_key }] as Record<string, string>[]) {
+      const pages = await allPages(params);
+      expect(pages.map((p) => p.length)).toEqual([25, 7]);
+      expect(pages.flat().map((p) => p.payment_id)).toEqual([...made].reverse());
+    }
+  });
+
+  it('refuses a cursor it did not make (400, not an error page)', async () => {
+    const forged = [
+      'not-base64-json',
+      Buffer.from('{"day":"x"}').toString('base64url'),
+      Buffer.from(JSON.stringify({ day: 0, page: 'garbage' })).toString('base64url'),
+      Buffer.from(JSON.stringify({ day: 0, page: Buffer.from('{"pk":1}').toString('base64url') })).toString('base64url'),
+    ];
+    for (const cursor of forged) {
+      const res = await api.searchPayments({ cursor });
+      expect([res.status, res.json]).toEqual([400, invalid('cursor: This value is not valid.')]);
+    }
+    const audit = await api.audit('not-base64-json');
+    expect([audit.status, audit.json]).toEqual([400, invalid('cursor: This value is not valid.')]);
+  });
+});
+
+describe('payment detail (GET /admin/api/payments/{id})', () => {
+  it('shows the payment, its transactions and the operator actions on it', async () => {
+    const paid = await authorization();
+    clock.set(new Date(T0.getTime() + HOUR));
+    await api.act(paid.paymentId, 'capture', { amount: '20.00' });
+    const d = await detail(paid.paymentId);
+    expect(d.payment).toMatchObject({ payment_id: paid.paymentId, status: 'settled', captured_amount: '20.00', authorization_expires_at: new Date(T0.getTime() + 7 * DAY).toISOString() });
+    expect(d.transactions.map((t) => [t.type, t.status, t.amountMinor, t.at, t.actor])).toEqual([
+      ['sale', 'success', 2500, T0.toISOString(), undefined],
+      ['capture', 'success', 2000, new Date(T0.getTime() + HOUR).toISOString(), 'operator:alice'],
+    ]);
+    expect(d.audit).toEqual([
+      expect.objectContaining({ actor: 'alice', action: 'payment.capture 20.00', target: paid.paymentId, outcome: 'done', at: new Date(T0.getTime() + HOUR).toISOString() }),
+    ]);
+  });
+
+  it('answers 404 (208001) for an unknown payment', async () => {
+    const res = await api.payment('no-such-payment');
+    expect([res.status, res.json]).toEqual([404, refusal('PAYMENT_NOT_FOUND')]);
+  });
+});
+
+describe('operator actions (POST /admin/api/payments/{id}/{action})', () => {
+  it('offers capture and release on an authorization, void and refund on a settled payment', async () => {
+    const [auth, settled] = [await authorization(), await sale()];
+    expect((await detail(auth.paymentId)).payment.actions).toEqual(['capture', 'release']);
+    expect((await detail(settled.paymentId)).payment.actions).toEqual(['void', 'refund']);
+  });
+
+  it('captures the whole authorization: settled, as the merchant status endpoint says', async () => {
+    const paid = await authorization();
+    const res = await api.act(paid.paymentId, 'capture');
+    expect([res.status, res.json]).toEqual([200, { payment_id: paid.paymentId, action: 'capture', outcome: 'done', status: 'settled' }]);
+    await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    expect((await storedPayment(service, paid.paymentId)).capturedMinor).toBe(2500);
+  });
+
+  it('captures part of the authorization once; a refund then defaults to what was captured', async () => {
+    const paid = await authorization();
+    expect((await api.act(paid.paymentId, 'capture', { amount: '10.00' })).json).toMatchObject({ outcome: 'done', status: 'settled' });
+    expect((await detail(paid.paymentId)).payment).toMatchObject({ captured_amount: '10.00', actions: ['void', 'refund'] });
+    expect((await api.act(paid.paymentId, 'capture', { amount: '5.00' })).json).toMatchObject({ outcome: 'refused', status: 'settled', message: ERRORS.CAPTURE_NOT_PENDING.message });
+
+    expect((await api.act(paid.paymentId, 'refund')).json).toMatchObject({ outcome: 'done', status: 'refund' });
+    expect((await detail(paid.paymentId)).payment).toMatchObject({ refunded_amount: '10.00', actions: [] });
+  });
+
+  it('refuses a capture over the authorized amount (208004), leaves the payment pending, and audits the refusal', async () => {
+    const paid = await authorization();
+    const res = await api.act(paid.paymentId, 'capture', { amount: '25.01' });
+    expect([res.status, res.json]).toEqual([200, { payment_id: paid.paymentId, action: 'capture', outcome: 'refused', status: 'pending', message: ERRORS.CAPTURE_AMOUNT_TOO_BIG.message }]);
+    expect(ERRORS.CAPTURE_AMOUNT_TOO_BIG.code).toBe(208004);
+    await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'pending' });
+    expect((await detail(paid.paymentId)).audit).toEqual([
+      expect.objectContaining({
+        actor: 'alice',
+        action: 'payment.capture 25.01',
+        outcome: 'refused',
+        detail: ERRORS.CAPTURE_AMOUNT_TOO_BIG.message,
+        before: { status: 'pending' },
+        after: { status: 'pending' },
+      }),
+    ]);
+    const bad = await api.act(paid.paymentId, 'capture', { amount: 'ten' });
+    expect(bad.json).toMatchObject({ outcome: 'refused', message: 'amount: This value is not valid.' });
+  });
+
+  it('reports a capture the acquirer declines (03/38) as failed; the payment stays pending', async () => {
+    const paid = await authorization('03/38');
+    const res = await api.act(paid.paymentId, 'capture');
+    expect(res.json).toEqual({ payment_id: paid.paymentId, action: 'capture', outcome: 'failed', status: 'pending', message: SANDBOX_REASONS.captureDeclined });
+    expect((await detail(paid.paymentId)).payment.actions).toEqual(['capture', 'release']);
+  });
+
+  it('releases an authorization: reversal, as the merchant status endpoint says', async () => {
+    const paid = await authorization();
+    expect((await api.act(paid.paymentId, 'release')).json).toEqual({ payment_id: paid.paymentId, action: 'release', outcome: 'done', status: 'reversal' });
+    await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'reversal', reason: 'Authorization released.' });
+    expect((await storedPayment(service, paid.paymentId)).transactions.map((t) => [t.type, t.actor])).toEqual([
+      ['sale', undefined],
+      ['reversal', 'operator:alice'],
+    ]);
+    expect((await api.act(paid.paymentId, 'capture')).json).toMatchObject({ outcome: 'refused', message: ERRORS.CAPTURE_NOT_PENDING.message });
+  });
+
+  it('voids a settled payment inside its window, and refuses to void an authorization', async () => {
+    const settled = await sale();
+    clock.set(new Date(T0.getTime() + 2 * HOUR));
+    expect((await api.act(settled.paymentId, 'void')).json).toEqual({ payment_id: settled.paymentId, action: 'void', outcome: 'done', status: 'void' });
+    await expect(statusOf(service, smsShop, settled.paymentId)).resolves.toMatchObject({ status: 'void' });
+
+    const auth = await authorization();
+    expect((await api.act(auth.paymentId, 'void')).json).toMatchObject({ outcome: 'refused', status: 'pending', message: ERRORS.VOID_NOT_SETTLED.message });
+  });
+
+  it('reports a void after the window as failed (settled stays settled)', async () => {
+    const settled = await sale();
+    clock.set('2030-05-06T18:00:00.000Z'); // 21:00 at UTC+3
+    expect((await api.act(settled.paymentId, 'void')).json).toMatchObject({ outcome: 'failed', status: 'settled' });
+    expect((await detail(settled.paymentId)).payment.actions).toEqual(['refund']);
+  });
+
+  it('refunds part and then the rest of a settled payment', async () => {
+    const settled = await sale();
+    expect((await api.act(settled.paymentId, 'refund', { amount: '5.00' })).json).toMatchObject({ outcome: 'done', status: 'settled' });
+    expect((await detail(settled.paymentId)).payment).toMatchObject({ refunded_amount: '5.00', actions: ['void', 'refund'] });
+    expect((await api.act(settled.paymentId, 'refund', { amount: '20.01' })).json).toMatchObject({ outcome: 'refused', message: ERRORS.REFUND_AMOUNT_TOO_BIG.message });
+    expect((await api.act(settled.paymentId, 'refund')).json).toMatchObject({ outcome: 'done', status: 'refund' });
+    await expect(statusOf(service, smsShop, settled.paymentId)).resolves.toMatchObject({ status: 'refund', refunded_amount: '25.00' });
+  });
+
+  it('answers an unknown action with 400 and an unknown payment with 404', async () => {
+    const paid = await authorization();
+    const res = await api.act(paid.paymentId, 'settle');
+    expect([res.status, res.json]).toEqual([400, invalid('action: The value you selected is not a valid choice.')]);
+    const missing = await api.act('no-such-payment', 'capture');
+    expect([missing.status, missing.json]).toEqual([404, refusal('PAYMENT_NOT_FOUND')]);
+  });
+});
+
+describe('capture queue (GET /admin/api/capture-queue, POST /admin/api/capture-queue/bulk)', () => {
+  it('lists pending authorizations, the soonest to expire first', async () => {
+    const made: string[] = [];
+    for (const offset of [2 * HOUR, 0, HOUR]) {
+      clock.set(new Date(T0.getTime() - 3 * HOUR + offset));
+      made.push((await authorization()).paymentId);
+    }
+    clock.set(T0);
+    const res = await api.captureQueue();
+    expect(res.status).toBe(200);
+    const expiries = res.json.payments.map((p) => p.authorization_expires_at ?? '');
+    expect(expiries).toEqual([...expiries].sort());
+    expect(res.json.payments.every((p) => p.status === 'pending')).toBe(true);
+    const ours = res.json.payments.filter((p) => made.includes(p.payment_id)).map((p) => p.payment_id);
+    expect(ours).toEqual([made[1], made[2], made[0]]);
+  });
+
+  it('captures several at once, each audited; they leave the queue', async () => {
+    const paid = [await authorization(), await authorization(), await authorization()];
+    const settled = await sale();
+    const ids = [...paid.map((p) => p.paymentId), settled.paymentId];
+    const res = await api.bulk('capture', ids);
+    expect(res.status).toBe(200);
+    expect(res.json.results.map((r) => [r.payment_id, r.outcome, r.status])).toEqual([
+      ...paid.map((p) => [p.paymentId, 'done', 'settled']),
+      [settled.paymentId, 'refused', 'settled'],
+    ]);
+    const queued = (await api.captureQueue()).json.payments.map((p) => p.payment_id);
+    expect(ids.filter((id) => queued.includes(id))).toEqual([]);
+    for (const p of paid) await expect(statusOf(service, dmsShop, p.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    for (const id of ids) expect((await detail(id)).audit).toEqual([expect.objectContaining({ actor: 'alice', action: 'payment.capture' })]);
+  });
+
+  it('releases several at once', async () => {
+    const paid = [await authorization(), await authorization()];
+    const res = await api.bulk('release', paid.map((p) => p.paymentId));
+    expect(res.json.results.map((r) => [r.outcome, r.status])).toEqual([['done', 'reversal'], ['done', 'reversal']]);
+  });
+
+  it.each([
+    ['an unknown action', 'void', ['x'], 'action: The value you selected is not a valid choice.'],
+    ['no payments', 'capture', [], `payment_ids: Select 1 to ${ADMIN_LIMITS.bulkSize} payments.`],
+    ['too many payments', 'capture', Array.from({ length: ADMIN_LIMITS.bulkSize + 1 }, (_, i) => `p${i}`), `payment_ids: Select 1 to ${ADMIN_LIMITS.bulkSize} payments.`],
+    ['payment ids that are not a list', 'capture', 'p1,p2', `payment_ids: Select 1 to ${ADMIN_LIMITS.bulkSize} payments.`],
+  ])('refuses %s with 400', async (_case, action, ids, error) => {
+    const res = await api.bulk(action, ids);
+    expect([res.status, res.json]).toEqual([400, invalid(error)]);
+  });
+});
+
+describe('merchant settings (GET and PUT /admin/api/merchants/{key})', () => {
+  it('lists merchants with their settings', async () => {
+    const res = await api.merchants();
+    expect(res.status).toBe(200);
+    expect(res.json.merchants).toEqual(expect.arrayContaining([expect.objectContaining({ merchant_key: dmsShop.merchant_key, name: 'Two Step Shop', dms: true })]));
+  });
+
+  it('changes every setting the portal offers, audited with before and after; the checkout uses them', async () => {
+    const shop = await service.createMerchant({ name: 'Settings Shop' });
+    const change = {
+      dms: true,
+      auto_capture_delay_minutes: 45,
+      return_params: true,
+      notification_url: 'https://shop.example/notify',
+      methods: ['card'],
+      branding: { primary_color: '#123456', logo_url: 'https://shop.example/logo.png' },
+      frame_ancestors: ['https://shop.example', 'https://*.shop.example'],
+      pre_routing: [{ currency: 'EUR', min_amount_minor: 100, max_amount_minor: 100000, methods: ['card'] }],
+      max_declines: 5,
+      name: 'Settings Shop Ltd',
+    };
+    const res = await api.changeMerchant(shop.merchant_key, change);
+    const settings = {
+      name: 'Settings Shop Ltd',
+      dms: true,
+      autoCaptureDelayMinutes: 45,
+      returnParams: true,
+      notificationUrl: 'https://shop.example/notify',
+      methods: ['card'],
+      maxDeclines: 5,
+      branding: { primaryColor: '#123456', logoUrl: 'https://shop.example/logo.png' },
+      frameAncestors: ['https://shop.example', 'https://*.shop.example'],
+      preRouting: [{ currency: 'EUR', minAmountMinor: 100, maxAmountMinor: 100000, methods: ['card'] }],
+    };
+    expect([res.status, res.json]).toEqual([200, { merchant_key: shop.merchant_key, settings }]);
+    const read = await api.merchant(shop.merchant_key);
+    expect(read.json.settings).toEqual(settings);
+    expect(read.json.audit).toEqual([
+      expect.objectContaining({
+        actor: 'alice',
+        action: 'merchant.settings',
+        target: `merchant:${shop.merchant_key}`,
+        at: T0.toISOString(),
+        outcome: 'done',
+        before: { name: 'Settings Shop', dms: false, returnParams: false, maxDeclines: 3 },
+        after: settings,
+      }),
+    ]);
+
+    // The checkout follows the new settings: a page payment is now an authorization.
+    const paid = await paidPayment(service, shop);
+    expect(paid.status.status).toBe('pending');
+    expect((await storedPayment(service, paid.paymentId)).authorizationExpiresAt).toBe(new Date(T0.getTime() + 7 * DAY).toISOString());
+  });
+
+  it('clears an optional setting with null (automatic capture off: manual capture only)', async () => {
+    const shop = await service.createMerchant({ name: 'Clearing Shop', settings: { dms: true, autoCaptureDelayMinutes: 10, notificationUrl: 'https://shop.example/n' } });
+    const res = await api.changeMerchant(shop.merchant_key, { auto_capture_delay_minutes: null, notification_url: null });
+    expect(res.json.settings).toEqual({ name: 'Clearing Shop', dms: true, returnParams: false, maxDeclines: 3 });
+  });
+
+  const DELAY = 'settings: auto capture delay must be a whole number of minutes from 0 to 10080';
+  const NOT_VALID = (path: string) => `${path}: This value is not valid.`;
+  it.each([
+    ['a negative delay', { auto_capture_delay_minutes: -1 }, DELAY],
+    ['a fractional delay', { auto_capture_delay_minutes: 1.5 }, DELAY],
+    ['a delay over 7 days', { auto_capture_delay_minutes: 10081 }, DELAY],
+    ['a delay as text', { auto_capture_delay_minutes: '10' }, NOT_VALID('auto_capture_delay_minutes')],
+    ['dms as text', { dms: 'yes' }, NOT_VALID('dms')],
+    ['return params as a number', { return_params: 1 }, NOT_VALID('return_params')],
+    ['a notification URL that is not http(s)', { notification_url: 'ftp://shop.example/n' }, 'settings: notification URL must be an http(s) URL of at most 1024 characters'],
+    ['an unknown method', { methods: ['bitcoin'] }, 'settings: methods must be a list without repeats of: card (unknown: bitcoin)'],
+    ['no methods', { methods: [] }, 'settings: methods must be a list without repeats of: card'],
+    ['a brand colour that is not #RRGGBB', { branding: { primary_color: 'red' } }, 'settings: brand color must be #RRGGBB'],
+    ['an http logo', { branding: { logo_url: 'http://shop.example/logo.png' } }, 'settings: logo URL must be an https URL of at most 1024 characters'],
+    ['branding that is not an object', { branding: 'blue' }, NOT_VALID('branding')],
+    ['a framing origin that is not an origin', { frame_ancestors: ['*'] }, 'settings: frame ancestors must be 1-10 origins like https://shop.example or https://*.shop.example (not an origin: *)'],
+    ['a pre-routing rule without methods', { pre_routing: [{ methods: [] }] }, NOT_VALID('pre_routing')],
+    ['a pre-routing rule with an unknown method', { pre_routing: [{ methods: ['bitcoin'] }] }, NOT_VALID('pre_routing')],
+    ['a pre-routing rule with min above max', { pre_routing: [{ methods: ['card'], min_amount_minor: 500, max_amount_minor: 100 }] }, NOT_VALID('pre_routing')],
+    ['a pre-routing rule with a bad currency', { pre_routing: [{ methods: ['card'], currency: 'euro' }] }, NOT_VALID('pre_routing')],
+    ['pre-routing that is not a list', { pre_routing: { methods: ['card'] } }, NOT_VALID('pre_routing')],
+    ['a blank name', { name: '  ' }, 'settings: name must be 1-64 characters, without control characters'],
+    ['max declines out of range', { max_declines: 0 }, 'settings: max declines must be a whole number from 1 to 10'],
+  ])('refuses %s with 400 and changes nothing', async (_case, body, error) => {
+    const before = (await api.merchant(dmsShop.merchant_key)).json;
+    const res = await api.changeMerchant(dmsShop.merchant_key, body);
+    expect([res.status, res.json]).toEqual([400, invalid(error)]);
+    expect((await api.merchant(dmsShop.merchant_key)).json).toEqual(before);
+  });
+
+  it('answers 404 (208030) for an unknown merchant, on read and on change', async () => {
+    expect((await api.merchant('no-such-merchant')).json).toEqual(refusal('MERCHANT_NOT_FOUND'));
+    const res = await api.changeMerchant('no-such-merchant', { dms: true });
+    expect([res.status, res.json]).toEqual([404, refusal('MERCHANT_NOT_FOUND')]);
+  });
+});
+
+describe('the audit log (GET /admin/api/audit)', () => {
+  it('records who did what, when, to what, with the state before and after, newest first', async () => {
+    const bob = await seedOperator(service, 'bob', 'bob-long-password-1');
+    const bobApi = adminApi(service, await signIn(service, bob));
+    clock.set('2030-05-07T09:00:00.000Z');
+    const [toCapture, toRelease] = [await authorization(), await authorization()];
+    clock.set('2030-05-07T09:01:00.000Z');
+    await bobApi.act(toCapture.paymentId, 'capture', { amount: '12.50' });
+    clock.set('2030-05-07T09:02:00.000Z');
+    await bobApi.bulk('release', [toRelease.paymentId]);
+    clock.set('2030-05-07T09:03:00.000Z');
+    await bobApi.changeMerchant(smsShop.merchant_key, { return_params: true });
+
+    const res = await bobApi.audit();
+    expect(res.status).toBe(200);
+    const byBob = res.json.entries.filter((e) => e.actor === 'bob');
+    expect(byBob).toEqual([
+      {
+        id: expect.any(String),
+        at: '2030-05-07T09:03:00.000Z',
+        actor: 'bob',
+        action: 'merchant.settings',
+        target: `merchant:${smsShop.merchant_key}`,
+        targetKind: 'merchant',
+        before: expect.objectContaining({ returnParams: false }),
+        after: expect.objectContaining({ returnParams: true }),
+        outcome: 'done',
+      },
+      {
+        id: expect.any(String),
+        at: '2030-05-07T09:02:00.000Z',
+        actor: 'bob',
+        action: 'payment.release',
+        target: toRelease.paymentId,
+        targetKind: 'payment',
+        before: { status: 'pending' },
+        after: { status: 'reversal', reason: 'Authorization released.' },
+        outcome: 'done',
+      },
+      {
+        id: expect.any(String),
+        at: '2030-05-07T09:01:00.000Z',
+        actor: 'bob',
+        action: 'payment.capture 12.50',
+        target: toCapture.paymentId,
+        targetKind: 'payment',
+        before: { status: 'pending' },
+        after: { status: 'settled', captured_amount: '12.50' },
+        outcome: 'done',
+      },
+    ]);
+    const times = res.json.entries.map((e) => e.at);
+    expect(times).toEqual([...times].sort().reverse());
+  });
+
+  it('pages back through older entries with the cursor, each entry once', async () => {
+    clock.set('2030-05-08T12:00:00.000Z');
+    const seen: AuditEntry[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const res = await api.audit(cursor);
+      expect(res.status).toBe(200);
+      expect(res.json.entries.length).toBeLessThanOrEqual(ADMIN_LIMITS.pageSize);
+      seen.push(...res.json.entries);
+      cursor = res.json.cursor;
+      pages++;
+    } while (cursor && pages < 20);
+    expect(pages).toBeGreaterThan(1);
+    expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
+    expect(seen.length).toBeGreaterThan(ADMIN_LIMITS.pageSize);
+  });
+
+  it('offers no way to change or remove an entry: no route, and an entry id cannot be written twice', async () => {
+    expect(ROUTES.filter((r) => r.path.startsWith('/admin/api/audit')).map((r) => r.method)).toEqual(['GET']);
+    const [entry] = (await api.audit()).json.entries;
+    if (!entry) throw new Error('no audit entry');
+    for (const [method, path] of [['PUT', '/admin/api/audit'], ['POST', '/admin/api/audit'], ['DELETE', `/admin/api/audit/${entry.id}`], ['PUT', `/admin/api/audit/${entry.id}`]] as const) {
+      const res = await service.request({ method, path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      expect([method, path, res.status, res.json]).toEqual([method, path, 404, NOT_FOUND]);
+    }
+
+    const forged = { ...entry, actor: 'mallory', outcome: 'refused' as const };
+    await expect(service.deps.audit.append(forged)).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+    const copy: AuditEntry = { id: `entry-${randomBytes(4).toString('hex')}`, at: T0.toISOString(), actor: 'alice', action: 'payment.capture', target: 'p-1', targetKind: 'payment', outcome: 'done' };
+    await service.deps.audit.append(copy);
+    await expect(service.deps.audit.append({ ...copy, actor: 'mallory' })).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+    expect(await service.deps.audit.forTarget('p-1', 10)).toEqual([copy]);
+    expect((await service.tableItems()).filter((i) => i.id === entry.id)).toEqual([expect.objectContaining({ actor: entry.actor, outcome: entry.outcome })]);
+  });
+});
