@@ -17,10 +17,14 @@ export function portalClient() {
       else if (k.indexOf('on') === 0) node.addEventListener(k.slice(2), v);
       else node.setAttribute(k, v === true ? '' : String(v));
     });
-    kids.forEach(function (c) {
-      if (c === undefined || c === null || c === false) return;
-      node.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
-    });
+    (function add(list) {
+      list.forEach(function (c) {
+        if (c === undefined || c === null || c === false) return;
+        // Children may come as lists (rows, options, cells), nested as deep as the caller built them.
+        if (Array.isArray(c)) return add(c);
+        node.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+      });
+    })(kids);
     return node;
   }
   function say(text, kind) {

@@ -64,13 +64,14 @@ function field(opts: {
   hint?: string;
   error?: string;
   attrs: string;
+  value?: string;
   autofocus?: boolean;
 }): string {
   const described = [opts.hint ? `${opts.name}-hint` : '', `${opts.name}-error`].filter(Boolean).join(' ');
   return `<div>
 <label for="${opts.name}">${esc(opts.label)}</label>
 ${opts.hint ? `<span class="hint" id="${opts.name}-hint">${esc(opts.hint)}</span>` : ''}
-<input id="${opts.name}" name="${opts.name}" ${opts.attrs} aria-describedby="${described}" aria-invalid="${opts.error ? 'true' : 'false'}"${opts.autofocus ? ' data-autofocus' : ''}>
+<input id="${opts.name}" name="${opts.name}" ${opts.attrs}${opts.value ? ` value="${esc(opts.value)}"` : ''} aria-describedby="${described}" aria-invalid="${opts.error ? 'true' : 'false'}"${opts.autofocus ? ' data-autofocus' : ''}>
 <p class="error" id="${opts.name}-error" aria-live="polite">${esc(opts.error ?? '')}</p>
 </div>`;
 }
@@ -109,14 +110,14 @@ ${saved
 <label for="country">${esc(t.country)}</label>
 <select id="country" name="country" autocomplete="country" required aria-describedby="country-error" aria-invalid="${msg('country') ? 'true' : 'false'}"${firstProblem === 'country' ? ' data-autofocus' : ''}>
 <option value="">${esc(t.countryPlaceholder)}</option>
-${countryList().map(([code, name]) => `<option value="${code}">${esc(name)}</option>`).join('')}
+${countryList().map(([code, name]) => `<option value="${code}"${view.values?.country === code ? ' selected' : ''}>${esc(name)}</option>`).join('')}
 </select>
 <p class="error" id="country-error" aria-live="polite">${esc(msg('country') ?? '')}</p>
 </div>`
     : '';
   const contact = view.ask.length
     ? `<fieldset><legend>${esc(t.contactLegend)}</legend>
-${view.ask.includes('email') ? field({ name: 'email', label: t.email, error: msg('email'), attrs: 'type="email" autocomplete="email" required maxlength="255"', autofocus: firstProblem === 'email' }) : ''}
+${view.ask.includes('email') ? field({ name: 'email', label: t.email, error: msg('email'), value: view.values?.email, attrs: 'type="email" autocomplete="email" required maxlength="255"', autofocus: firstProblem === 'email' }) : ''}
 ${countries}
 </fieldset>`
     : '';
@@ -135,10 +136,10 @@ ${savedCards}
 ${field({ name: 'card_number', label: t.cardNumber, hint: t.cardNumberHint, error: msg('number'), attrs: 'type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" spellcheck="false"', autofocus: firstProblem === 'number' })}
 <p class="brand" id="card-brand" aria-live="polite"></p>
 <div class="row">
-${field({ name: 'card_expiry', label: t.expiry, hint: t.expiryHint, error: msg('expiry'), attrs: 'type="text" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="MM/YY"', autofocus: firstProblem === 'expiry' })}
+${field({ name: 'card_expiry', label: t.expiry, hint: t.expiryHint, error: msg('expiry'), value: view.values?.expiry, attrs: 'type="text" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="MM/YY"', autofocus: firstProblem === 'expiry' })}
 ${field({ name: 'card_cvv', label: t.cvv, hint: t.cvvHint, error: msg('cvv'), attrs: 'type="password" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"', autofocus: firstProblem === 'cvv' })}
 </div>
-${field({ name: 'card_holder', label: t.holder, hint: t.holderHint, error: msg('holder'), attrs: 'type="text" autocomplete="cc-name" required maxlength="32"', autofocus: firstProblem === 'holder' })}
+${field({ name: 'card_holder', label: t.holder, hint: t.holderHint, error: msg('holder'), value: view.values?.holder, attrs: 'type="text" autocomplete="cc-name" required maxlength="32"', autofocus: firstProblem === 'holder' })}
 </fieldset>
 ${contact}
 ${['language', 'screen_width', 'screen_height', 'color_depth', 'tz_offset', 'java'].map((n) => `<input type="hidden" id="browser_${n}" name="browser_${n}" value="">`).join('\n')}

@@ -43,6 +43,8 @@ export type LinkView =
       readonly methods: readonly PaymentMethod[];
       readonly ask: readonly CustomerField[];
       readonly problems?: FieldProblems;
+      /** What the customer typed, to fill the form again; never the card number or CVV. */
+      readonly values?: { readonly expiry?: string; readonly holder?: string; readonly email?: string; readonly country?: string };
       readonly declineReason?: string;
       readonly attemptsLeft: number;
     };
@@ -166,7 +168,10 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
     ? { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant }
     : view;
   const valid = validateForm(view, form, now);
-  if (!valid.ok) return { ...view, problems: valid.problems };
+  if (!valid.ok) {
+    const values = { expiry: form.expiry.slice(0, 7), holder: form.holder.slice(0, 64), email: form.email?.slice(0, 255), country: form.country?.slice(0, 2) };
+    return { ...view, problems: valid.problems, values };
+  }
 
   const { payment, merchant } = found;
   const attempt = (payment.attempt ?? 0) + 1;
