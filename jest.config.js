@@ -11,4 +11,5 @@ module.exports = {
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testTimeout: 30000,
+  setupFiles: ['<rootDir>/test/support/environment.ts'],
 };
