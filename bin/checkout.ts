@@ -4,7 +4,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { CheckoutStack } from '../lib/checkout-stack';
 import { STAGES, stackName, type Stage } from '../lib/naming';
 
-/** `cdk synth -c stage=prod`; cdk.json sets dev as the default. */
+/**
+ * `cdk synth -c stage=prod`; cdk.json sets dev as the default. The stack reads its other context
+ * (`authorizationValidityDays`, per stage in cdk.json) itself, so tests that build it see the same.
+ */
 function stageFromContext(value: unknown): Stage {
   const stage = value ?? 'dev';
   if (!STAGES.includes(stage as Stage)) {

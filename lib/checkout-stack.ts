@@ -1,10 +1,14 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import type { Construct, Node } from 'constructs';
 import { CheckoutApi } from './constructs/checkout-api';
+import { CheckoutFunction, type FunctionSettings } from './constructs/checkout-function';
 import { CheckoutTable } from './constructs/checkout-table';
 import { MerchantSecrets } from './constructs/merchant-secrets';
-import { RouteFunction } from './constructs/route-function';
+import { OperatorPool } from './constructs/operator-pool';
+import { ScheduledJobs } from './constructs/scheduled-jobs';
+import { JOBS, type JobDefinition } from './jobs';
 import { merchantSecretPrefix, stackName, tableName, type Stage } from './naming';
 import { ROUTES, type RouteDefinition } from './routes';
 
@@ -12,10 +16,17 @@ export interface CheckoutStackProps extends StackProps {
   readonly stage: Stage;
   /** The route table to deploy; only tests pass another one (to cover every kind of access). */
   readonly routes?: readonly RouteDefinition[];
+  /** The scheduled jobs to deploy; only tests pass other ones. */
+  readonly jobs?: readonly JobDefinition[];
+  /**
+   * Days an authorization may wait for capture. Default: context `authorizationValidityDays`
+   * (cdk.json: one number per stage, or `-c authorizationValidityDays=N` for any stage), else 7.
+   */
+  readonly authorizationValidityDays?: number;
 }
 
 interface StageSettings {
-  /** Keep data and logs when the stack is deleted. */
+  /** Keep data, operators and logs when the stack is deleted. */
   readonly retain: boolean;
   readonly logRetention: RetentionDays;
   readonly logLevel: 'DEBUG' | 'INFO';
@@ -27,52 +38,131 @@ const STAGE_SETTINGS: Readonly<Record<Stage, StageSettings>> = {
   prod: { retain: true, logRetention: RetentionDays.ONE_YEAR, logLevel: 'INFO' },
 };
 
+export const AUTHORIZATION_VALIDITY_DAYS_CONTEXT = 'authorizationValidityDays';
+export const DEFAULT_AUTHORIZATION_VALIDITY_DAYS = 7;
+/** lambdas/config.ts refuses anything else at cold start; the synth refuses it first. */
+const AUTHORIZATION_VALIDITY_DAYS_RANGE = { min: 1, max: 30 } as const;
+
+/** The route whose function signs operators in (InitiateAuth) and so needs the app client id. */
+export const OPERATOR_SIGN_IN_ROUTE_ID = 'AdminSignIn';
+/** The route that serves the admin portal page. */
+export const ADMIN_PORTAL_ROUTE_ID = 'AdminPortal';
+
+/** `{ "dev": 1, "prod": 7 }` (per stage), or one value for every stage; a CLI `-c` value arrives as a string. */
+export function authorizationValidityDaysFromContext(node: Node, stage: Stage): number {
+  const value: unknown = node.tryGetContext(AUTHORIZATION_VALIDITY_DAYS_CONTEXT);
+  const chosen = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[stage] : value;
+  if (chosen === undefined) return DEFAULT_AUTHORIZATION_VALIDITY_DAYS;
+  const days = typeof chosen === 'string' && chosen.trim() !== '' ? Number(chosen) : chosen;
+  const { min, max } = AUTHORIZATION_VALIDITY_DAYS_RANGE;
+  if (typeof days !== 'number' || !Number.isInteger(days) || days < min || days > max) {
+    throw new Error(
+      `Context ${AUTHORIZATION_VALIDITY_DAYS_CONTEXT} for ${stage} must be a whole number of days from ${min} to ${max}, got ${JSON.stringify(chosen)}`,
+    );
+  }
+  return days;
+}
+
 /**
- * The hosted checkout service of one stage: the table, and one Lambda behind one HTTP API route per
- * entry of the route table. Merchant secrets live outside the stack (the merchant CLI creates them).
+ * The hosted checkout service of one stage: the table, one Lambda behind one HTTP API route per
+ * entry of the route table, one Lambda on a schedule per job, and the operators of the admin
+ * portal. Merchant secrets live outside the stack (the merchant CLI creates them).
  */
 export class CheckoutStack extends Stack {
   readonly stage: Stage;
   readonly table: CheckoutTable;
   readonly merchantSecrets: MerchantSecrets;
   readonly api: CheckoutApi;
-  /** Each route's function (with its role and log group) by route id, for wiring schedules or alarms to it. */
-  readonly functions: ReadonlyMap<string, RouteFunction>;
+  readonly operators: OperatorPool;
+  readonly jobs: ScheduledJobs;
+  /** Each route's function (with its role and log group) by route id, for wiring alarms to it. */
+  readonly functions: ReadonlyMap<string, CheckoutFunction>;
+  /** Each scheduled job's function by job id. */
+  readonly jobFunctions: ReadonlyMap<string, CheckoutFunction>;
+  readonly authorizationValidityDays: number;
 
-  constructor(scope: Construct, id: string, { stage, routes = ROUTES, ...stackProps }: CheckoutStackProps) {
+  constructor(scope: Construct, id: string, { stage, routes = ROUTES, jobs = JOBS, authorizationValidityDays, ...stackProps }: CheckoutStackProps) {
     super(scope, id, { description: `Hosted checkout (${stage})`, ...stackProps });
     this.stage = stage;
     const settings = STAGE_SETTINGS[stage];
-    const logRemovalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const removalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.authorizationValidityDays = authorizationValidityDays ?? authorizationValidityDaysFromContext(this.node, stage);
 
     this.table = new CheckoutTable(this, 'Data', { tableName: tableName(stage), retainData: settings.retain });
     this.merchantSecrets = new MerchantSecrets(this, 'MerchantSecrets', { prefix: merchantSecretPrefix(stage) });
     this.api = new CheckoutApi(this, 'Api', {
       apiName: stackName(stage),
       logRetention: settings.logRetention,
-      logRemovalPolicy,
+      logRemovalPolicy: removalPolicy,
+    });
+    this.operators = new OperatorPool(this, 'Operators', {
+      userPoolName: `${stackName(stage)}-operators`,
+      retain: settings.retain,
     });
 
-    const functions = new Map<string, RouteFunction>();
+    const functionSettings: FunctionSettings = {
+      stage,
+      table: this.table,
+      merchantSecrets: this.merchantSecrets,
+      // Every function gets the same configuration: routes (pay, capture) and jobs (reconcile)
+      // both record authorizations, and they must agree on how long one is valid.
+      environment: {
+        TABLE_NAME: this.table.table.tableName,
+        MERCHANT_SECRET_PREFIX: this.merchantSecrets.prefix,
+        STAGE: stage,
+        AUTHORIZATION_VALIDITY_DAYS: String(this.authorizationValidityDays),
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'checkout',
+        LOG_LEVEL: settings.logLevel,
+      },
+      logRetention: settings.logRetention,
+      logRemovalPolicy: removalPolicy,
+    };
+
+    const functions = new Map<string, CheckoutFunction>();
     for (const route of routes) {
       if (functions.has(route.id)) throw new Error(`Duplicate route id: ${route.id}`);
-      const routeFunction = new RouteFunction(this, route.id, {
-        route,
-        stage,
-        table: this.table,
-        merchantSecrets: this.merchantSecrets,
-        logLevel: settings.logLevel,
-        logRetention: settings.logRetention,
-        logRemovalPolicy,
+      const routeFunction = new CheckoutFunction(this, route.id, {
+        settings: functionSettings,
+        purpose: `${route.method} ${route.path}`,
+        entry: route.entry,
+        access: route.access,
+        memoryMb: route.memoryMb,
+        timeoutSeconds: route.timeoutSeconds,
+        extraEnvironment: route.id === OPERATOR_SIGN_IN_ROUTE_ID ? this.operators.signInEnvironment : undefined,
       });
-      this.api.addRoute(route, routeFunction.function);
+      this.api.addRoute(route, routeFunction.function, this.authorizerFor(route));
       functions.set(route.id, routeFunction);
     }
     this.functions = functions;
+
+    this.jobs = new ScheduledJobs(this, 'Jobs', { jobs, settings: functionSettings, removalPolicy });
+    this.jobFunctions = this.jobs.functions;
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (no trailing slash)' });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
     new CfnOutput(this, 'MerchantSecretPrefix', { value: this.merchantSecrets.prefix });
     new CfnOutput(this, 'Stage', { value: stage });
+    new CfnOutput(this, 'UserPoolId', {
+      value: this.operators.userPool.userPoolId,
+      description: 'Operators of the admin portal (no self sign-up: an administrator adds each one)',
+    });
+    new CfnOutput(this, 'UserPoolClientId', { value: this.operators.client.userPoolClientId });
+    const portal = routes.find((r) => r.id === ADMIN_PORTAL_ROUTE_ID);
+    if (portal) new CfnOutput(this, 'AdminPortalUrl', { value: `${this.api.url}${portal.path}` });
+  }
+
+  /** A new kind of `auth` fails to compile here until it is given an authorizer. */
+  private authorizerFor(route: RouteDefinition): IHttpRouteAuthorizer | undefined {
+    switch (route.auth) {
+      case undefined:
+        return undefined;
+      case 'operator':
+        return this.operators.authorizer;
+      default: {
+        const unhandled: never = route.auth;
+        throw new Error(`Unhandled route auth: ${String(unhandled)}`);
+      }
+    }
   }
 }

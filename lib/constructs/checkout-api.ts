@@ -49,7 +49,7 @@ export class CheckoutApi extends Construct {
   readonly httpApi: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
   readonly accessLogGroup: logs.LogGroup;
-  /** Routes by route id, e.g. for attaching an authorizer later. */
+  /** Routes by route id. */
   readonly routes = new Map<string, apigw.HttpRoute>();
   private readonly routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
 
@@ -83,7 +83,10 @@ export class CheckoutApi extends Construct {
     return this.httpApi.apiEndpoint;
   }
 
-  /** Without an `authorizer` the route is open at the gateway and the function authenticates. */
+  /**
+   * With an `authorizer` the gateway verifies the caller's token before the function runs; without
+   * one the route is open at the gateway and the function authenticates.
+   */
   addRoute(route: RouteDefinition, handler: lambda.IFunction, authorizer?: apigw.IHttpRouteAuthorizer): apigw.HttpRoute {
     const [httpRoute] = this.httpApi.addRoutes({
       path: route.path,
@@ -106,7 +109,9 @@ export class CheckoutApi extends Construct {
         reason:
           'Authorization happens in the function: merchant API routes verify the request signature made with ' +
           "the merchant's signing password, and the pages a shopper's browser opens (hosted checkout, sandbox " +
-          'challenge) are public by design, addressed by unguessable tokens in the path.',
+          'challenge) are public by design, addressed by unguessable tokens in the path. The admin portal page ' +
+          'and its sign-in endpoint are how an operator gets a token, so they cannot require one; every admin ' +
+          'API route (auth: operator) has the JWT authorizer.',
       });
     }
     this.routes.set(route.id, httpRoute);

@@ -17,9 +17,20 @@ const READ_INDEX_ACTIONS = ['dynamodb:Query'];
 /** Item writes; ConditionCheckItem lets a transaction assert another item's state without writing it. */
 const WRITE_TABLE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
 
+/** Partition key prefix of audit entries (lambdas/adapters/dynamodb/keys.ts `key.audit`). */
+const AUDIT_PARTITION_PREFIX = 'AUDIT#';
+/**
+ * What nobody may do to an audit entry. PutItem stays allowed: an entry is written once with
+ * `attribute_not_exists(pk)` (audit-log.ts), and IAM has no condition key for a write's condition
+ * expression. BatchWriteItem is not granted at all; it is denied here so a later grant cannot
+ * reopen the log. Inside TransactWriteItems each update or delete is authorized as the single
+ * action, so the Deny covers transactions too.
+ */
+const AUDIT_DENIED_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
 /**
  * The single table, shaped by TABLE_SCHEMA (the same schema the local runner creates), and the only
- * place that decides which DynamoDB actions a route's declared access stands for.
+ * place that decides which DynamoDB actions a route's or job's declared access stands for.
  */
 export class CheckoutTable extends Construct {
   readonly table: dynamodb.Table;
@@ -68,12 +79,25 @@ export class CheckoutTable extends Construct {
         grantee.grantPrincipal.addToPrincipalPolicy(
           new iam.PolicyStatement({ actions: WRITE_TABLE_ACTIONS, resources: [this.table.tableArn] }),
         );
+        this.denyAuditRewrites(grantee);
         return;
       default: {
         const unhandled: never = access;
         throw new Error(`Unhandled table access: ${String(unhandled)}`);
       }
     }
+  }
+
+  /** The audit log is append-only for every writer: an explicit Deny wins over any Allow. */
+  private denyAuditRewrites(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        actions: AUDIT_DENIED_ACTIONS,
+        resources: [this.table.tableArn],
+        conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_PARTITION_PREFIX}*`] } },
+      }),
+    );
   }
 
   private grantRead(grantee: iam.IGrantable): void {

@@ -26,14 +26,23 @@ function runApp(context: Record<string, unknown>) {
 
 describe('bin/checkout.ts', () => {
   test('builds the stack of the stage given in context, named by stage, with cdk-nag passing', () => {
-    const run = runApp({ stage: 'staging' });
+    const run = runApp({ stage: 'staging', authorizationValidityDays: { staging: 3, prod: 9 } });
     try {
       if (run.status !== 0) throw new Error(`The app failed:\n${run.stderr}`);
       const stacks = Object.entries(run.read('manifest.json').artifacts as Record<string, { type: string }>)
         .filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack')
         .map(([name]) => name);
       expect(stacks).toEqual(['Checkout-staging']);
-      expect(run.read('Checkout-staging.template.json').Outputs.Stage.Value).toBe('staging');
+      const template = run.read('Checkout-staging.template.json') as {
+        Outputs: Record<string, { Value: unknown }>;
+        Resources: Record<string, { Type: string; Properties: { Environment?: { Variables: Record<string, unknown> } } }>;
+      };
+      expect(template.Outputs.Stage!.Value).toBe('staging');
+      // The CLI passes cdk.json context this way; the stage's own value reaches every function.
+      const validity = Object.values(template.Resources)
+        .filter((r) => r.Type === 'AWS::Lambda::Function')
+        .map((r) => r.Properties.Environment?.Variables.AUTHORIZATION_VALIDITY_DAYS);
+      expect(new Set(validity)).toEqual(new Set(['3']));
       const report = run.read('validation-report.json') as { pluginReports: { violations?: unknown[] }[] };
       expect(report.pluginReports.flatMap((r) => r.violations ?? [])).toEqual([]);
     } finally {

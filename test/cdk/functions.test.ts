@@ -1,13 +1,18 @@
+import { App } from 'aws-cdk-lib';
+import { key } from '../../lambdas/adapters/dynamodb/keys';
+import { authorizationValidityDaysFromContext, OPERATOR_SIGN_IN_ROUTE_ID } from '../../lib/checkout-stack';
+import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
+import { JOBS } from '../../lib/jobs';
 import { merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
-import { ROUTES, type RouteDefinition, type TableAccess } from '../../lib/routes';
+import { ROUTES, type TableAccess } from '../../lib/routes';
 import { TABLE_SCHEMA } from '../../lib/table-schema';
-import { ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, type Synthesized } from './synth';
+import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, type Synthesized } from './synth';
 
-/** What each stage promises operators: how long function logs stay, and at which level. */
-const STAGE_EXPECTATIONS: Record<Stage, { retentionDays: number; logLevel: string; logsRetained: boolean }> = {
-  dev: { retentionDays: 30, logLevel: 'DEBUG', logsRetained: false },
-  staging: { retentionDays: 90, logLevel: 'INFO', logsRetained: false },
-  prod: { retentionDays: 365, logLevel: 'INFO', logsRetained: true },
+/** What each stage promises operators: how long function logs stay, at which level, and how long an authorization lives. */
+const STAGE_EXPECTATIONS: Record<Stage, { retentionDays: number; logLevel: string; logsRetained: boolean; authorizationValidityDays: string }> = {
+  dev: { retentionDays: 30, logLevel: 'DEBUG', logsRetained: false, authorizationValidityDays: '1' },
+  staging: { retentionDays: 90, logLevel: 'INFO', logsRetained: false, authorizationValidityDays: '7' },
+  prod: { retentionDays: 365, logLevel: 'INFO', logsRetained: true, authorizationValidityDays: '7' },
 };
 
 /** The specification of least privilege: which DynamoDB actions each declared access stands for. */
@@ -28,6 +33,14 @@ const TABLE_PERMISSIONS: Record<TableAccess, { table: string[]; indexes: string[
   },
 };
 
+/** The audit log is append-only: whoever may write the table may not rewrite or delete an AUDIT# item. */
+const auditDeny = (tableId: string) => ({
+  Effect: 'Deny',
+  Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+  Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
+  Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+});
+
 interface FunctionIds {
   readonly fn: string;
   readonly role: string;
@@ -35,21 +48,18 @@ interface FunctionIds {
   readonly table: string;
 }
 
-function idsOf({ stack }: Synthesized, route: RouteDefinition): FunctionIds {
-  const routeFunction = stack.functions.get(route.id);
-  if (!routeFunction) throw new Error(`No function for route ${route.id}`);
-  return {
-    fn: logicalId(routeFunction.function),
-    role: logicalId(routeFunction.role),
-    logGroup: logicalId(routeFunction.logGroup),
-    table: logicalId(stack.table.table),
-  };
+function idsOf({ stack }: Synthesized, fn: CheckoutFunction | undefined): FunctionIds {
+  if (!fn) throw new Error('No such function');
+  return { fn: logicalId(fn.function), role: logicalId(fn.role), logGroup: logicalId(fn.logGroup), table: logicalId(stack.table.table) };
 }
+const routeIds = (s: Synthesized, id: string) => idsOf(s, s.stack.functions.get(id));
+const jobIds = (s: Synthesized, id: string) => idsOf(s, s.stack.jobFunctions.get(id));
+const deadLetterQueueArn = ({ stack }: Synthesized) => `\${${logicalId(stack.jobs.deadLetterQueue)}.Arn}`;
 
-/** `action resource` pairs the route's declaration entitles its function to, and nothing else. */
-function expectedPermissions(stage: Stage, route: RouteDefinition, ids: FunctionIds): string[] {
+/** `action resource` pairs a declaration entitles its function to (plus `extra`), and nothing else. */
+function expectedPermissions(stage: Stage, access: FunctionAccess, ids: FunctionIds, extra: string[] = []): string[] {
   const tableArn = `\${${ids.table}.Arn}`;
-  const table = TABLE_PERMISSIONS[route.access.table];
+  const table = TABLE_PERMISSIONS[access.table];
   return [
     // Writing its own log group, and X-Ray (which has no resource-level permissions).
     `logs:CreateLogStream \${${ids.logGroup}.Arn}`,
@@ -60,130 +70,235 @@ function expectedPermissions(stage: Stage, route: RouteDefinition, ids: Function
     ...TABLE_SCHEMA.globalSecondaryIndexes.flatMap((index) =>
       table.indexes.map((action) => `${action} ${tableArn}/index/${index.indexName}`),
     ),
-    ...(route.access.merchantSecrets
+    ...(access.merchantSecrets
       ? [
           'secretsmanager:GetSecretValue ' +
             `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${merchantSecretPrefix(stage)}*`,
         ]
       : []),
+    ...extra,
   ].sort();
 }
 
-/** `action resource` pairs of every policy attached to the role, in whatever statements they were grouped. */
-function grantedPermissions({ template }: Synthesized, roleId: string): string[] {
-  const policies = Object.values(resourcesOfType(template, 'AWS::IAM::Policy')).filter((p) =>
-    (p.Properties.Roles as unknown[]).some((r) => flatten(r) === `\${${roleId}}`),
-  );
+/** A failed job run goes to the dead-letter queue (Lambda's on-failure destination). */
+const sendToDeadLetterQueue = (s: Synthesized) =>
+  ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => `${action} ${deadLetterQueueArn(s)}`);
+
+type Statement = Record<string, unknown>;
+
+function statementsOf({ template }: Synthesized, roleId: string): Statement[] {
+  return Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))
+    .filter((p) => (p.Properties.Roles as unknown[]).some((r) => flatten(r) === `\${${roleId}}`))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+/** `action resource` pairs the role's policies allow, in whatever statements they were grouped. */
+function grantedPermissions(synthesized: Synthesized, roleId: string): string[] {
   const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
-  return policies
-    .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, unknown>[])
+  return statementsOf(synthesized, roleId)
+    .filter((statement) => statement.Effect === 'Allow')
     .flatMap((statement) => {
+      // Allows are unconditional: a condition would make the grant narrower than this list says.
       expect(Object.keys(statement).sort()).toEqual(['Action', 'Effect', 'Resource']);
-      expect(statement.Effect).toBe('Allow');
-      return asArray(statement.Action as string).flatMap((action) =>
-        asArray(statement.Resource).map((r) => `${action} ${flatten(r)}`),
-      );
+      return asArray(statement.Action as string).flatMap((action) => asArray(statement.Resource).map((r) => `${action} ${flatten(r)}`));
     })
     .sort();
 }
 
-describe.each(STAGES)('route functions (%s)', (stage) => {
+const deniedStatements = (synthesized: Synthesized, roleId: string): Statement[] =>
+  statementsOf(synthesized, roleId).filter((statement) => statement.Effect !== 'Allow');
+
+/** What every function of a stage reads (lambdas/config.ts); a few get more. */
+function baseEnvironment(stage: Stage, ids: FunctionIds): Record<string, unknown> {
+  return {
+    TABLE_NAME: { Ref: ids.table },
+    MERCHANT_SECRET_PREFIX: merchantSecretPrefix(stage),
+    STAGE: stage,
+    AUTHORIZATION_VALIDITY_DAYS: STAGE_EXPECTATIONS[stage].authorizationValidityDays,
+    NODE_OPTIONS: '--enable-source-maps',
+    POWERTOOLS_SERVICE_NAME: 'checkout',
+    LOG_LEVEL: STAGE_EXPECTATIONS[stage].logLevel,
+  };
+}
+
+describe.each(STAGES)('functions (%s)', (stage) => {
   const expected = STAGE_EXPECTATIONS[stage];
   let synthesized: Synthesized;
   beforeAll(() => {
     synthesized = synthesize(stage);
   });
 
-  test('there is one function and one role per route, and no other', () => {
-    synthesized.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length);
-    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length);
+  test('there is one function and one role per route and per job, and no other', () => {
+    synthesized.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + JOBS.length);
+    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length + JOBS.length);
     expect([...synthesized.stack.functions.keys()].sort()).toEqual(ROUTES.map((r) => r.id).sort());
-    const functionIds = new Set(ROUTES.map((r) => idsOf(synthesized, r).fn));
-    expect(functionIds.size).toBe(ROUTES.length);
+    expect([...synthesized.stack.jobFunctions.keys()].sort()).toEqual(JOBS.map((j) => j.id).sort());
+    const functionIds = new Set([...ROUTES.map((r) => routeIds(synthesized, r.id).fn), ...JOBS.map((j) => jobIds(synthesized, j.id).fn)]);
+    expect(functionIds.size).toBe(ROUTES.length + JOBS.length);
   });
 
-  describe.each(ROUTES.map((r) => [r.id, r] as const))('%s', (_id, route) => {
-    test('runs Node.js 22 on arm64 with the route memory and timeout', () => {
-      const fn = resource(synthesized.template, idsOf(synthesized, route).fn).Properties;
+  const functions = [
+    ...ROUTES.map((route) => ({
+      name: `route ${route.id}`,
+      declared: route,
+      ids: (s: Synthesized) => routeIds(s, route.id),
+      memoryMb: route.memoryMb ?? 256,
+      timeoutSeconds: route.timeoutSeconds ?? 10,
+      extraPermissions: (): string[] => [],
+      extraEnvironment: (s: Synthesized): Record<string, unknown> =>
+        route.id === OPERATOR_SIGN_IN_ROUTE_ID
+          ? {
+              COGNITO_CLIENT_ID: { Ref: logicalId(s.stack.operators.client) },
+              COGNITO_REGION: { Ref: 'AWS::Region' },
+            }
+          : {},
+    })),
+    ...JOBS.map((job) => ({
+      name: `job ${job.id}`,
+      declared: job,
+      ids: (s: Synthesized) => jobIds(s, job.id),
+      memoryMb: 256,
+      timeoutSeconds: job.timeoutSeconds,
+      extraPermissions: sendToDeadLetterQueue,
+      extraEnvironment: (): Record<string, unknown> => ({}),
+    })),
+  ];
+
+  describe.each(functions.map((f) => [f.name, f] as const))('%s', (_name, f) => {
+    test('runs Node.js 22 on arm64 with its declared memory and timeout', () => {
+      const fn = resource(synthesized.template, f.ids(synthesized).fn).Properties;
       expect(fn.Runtime).toBe('nodejs22.x');
       expect(fn.Architectures).toEqual(['arm64']);
       expect(fn.Handler).toBe('index.handler');
-      expect(fn.MemorySize).toBe(route.memoryMb ?? 256);
-      expect(fn.Timeout).toBe(route.timeoutSeconds ?? 10);
+      expect(fn.MemorySize).toBe(f.memoryMb);
+      expect(fn.Timeout).toBe(f.timeoutSeconds);
       expect(fn.TracingConfig).toEqual({ Mode: 'Active' });
     });
 
     test('gets exactly the configuration lambdas/config.ts reads', () => {
-      const ids = idsOf(synthesized, route);
-      const fn = resource(synthesized.template, ids.fn).Properties;
-      expect(fn.Environment).toEqual({
-        Variables: {
-          TABLE_NAME: { Ref: ids.table },
-          MERCHANT_SECRET_PREFIX: merchantSecretPrefix(stage),
-          STAGE: stage,
-          NODE_OPTIONS: '--enable-source-maps',
-          POWERTOOLS_SERVICE_NAME: 'checkout',
-          LOG_LEVEL: expected.logLevel,
-        },
+      const ids = f.ids(synthesized);
+      expect(resource(synthesized.template, ids.fn).Properties.Environment).toEqual({
+        Variables: { ...baseEnvironment(stage, ids), ...f.extraEnvironment(synthesized) },
       });
     });
 
     test(`logs to its own log group, kept ${expected.retentionDays} days`, () => {
-      const ids = idsOf(synthesized, route);
+      const ids = f.ids(synthesized);
       expect(resource(synthesized.template, ids.fn).Properties.LoggingConfig).toEqual({ LogGroup: { Ref: ids.logGroup } });
       const logGroup = resource(synthesized.template, ids.logGroup);
       expect(logGroup.Properties.RetentionInDays).toBe(expected.retentionDays);
       expect(logGroup.DeletionPolicy).toBe(expected.logsRetained ? 'Retain' : 'Delete');
     });
 
-    test(`holds exactly the access it declares (table: ${route.access.table}, secrets: ${route.access.merchantSecrets})`, () => {
-      const ids = idsOf(synthesized, route);
-      expect(grantedPermissions(synthesized, ids.role)).toEqual(expectedPermissions(stage, route, ids));
+    test(`holds exactly the access it declares (table: ${f.declared.access.table}, secrets: ${f.declared.access.merchantSecrets})`, () => {
+      const ids = f.ids(synthesized);
+      expect(grantedPermissions(synthesized, ids.role)).toEqual(
+        expectedPermissions(stage, f.declared.access, ids, f.extraPermissions(synthesized)),
+      );
     });
 
-    test(`can write to the table only if it declares readWrite, read secrets only if it declares them`, () => {
-      const granted = grantedPermissions(synthesized, idsOf(synthesized, route).role);
+    test('can write to the table only if it declares readWrite, read secrets only if it declares them', () => {
+      const granted = grantedPermissions(synthesized, f.ids(synthesized).role);
       const canWrite = granted.some((p) => /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem) /.test(p));
       const canReadSecrets = granted.some((p) => p.startsWith('secretsmanager:'));
-      expect(canWrite).toBe(route.access.table === 'readWrite');
-      expect(canReadSecrets).toBe(route.access.merchantSecrets);
+      expect(canWrite).toBe(f.declared.access.table === 'readWrite');
+      expect(canReadSecrets).toBe(f.declared.access.merchantSecrets);
     });
 
+    test(
+      f.declared.access.table === 'readWrite'
+        ? 'may not update or delete an audit entry (explicit Deny on AUDIT# keys)'
+        : 'needs no Deny: it cannot write the table at all',
+      () => {
+        const ids = f.ids(synthesized);
+        expect(deniedStatements(synthesized, ids.role)).toEqual(f.declared.access.table === 'readWrite' ? [auditDeny(ids.table)] : []);
+      },
+    );
+
     test('has no managed or inline policies on its role', () => {
-      const role = resource(synthesized.template, idsOf(synthesized, route).role).Properties;
+      const ids = f.ids(synthesized);
+      const role = resource(synthesized.template, ids.role).Properties;
       expect(role.ManagedPolicyArns).toBeUndefined();
       expect(role.Policies).toBeUndefined();
       expect(role.AssumeRolePolicyDocument).toEqual({
         Version: '2012-10-17',
         Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
       });
-      expect(resource(synthesized.template, idsOf(synthesized, route).fn).Properties.Role).toEqual({
-        'Fn::GetAtt': [idsOf(synthesized, route).role, 'Arn'],
-      });
+      expect(resource(synthesized.template, ids.fn).Properties.Role).toEqual({ 'Fn::GetAtt': [ids.role, 'Arn'] });
     });
+  });
+
+  test('only the sign-in function knows the operator app client', () => {
+    const withCognito = [...synthesized.stack.functions.entries(), ...synthesized.stack.jobFunctions.entries()]
+      .filter(([, fn]) => 'COGNITO_CLIENT_ID' in resource(synthesized.template, logicalId(fn.function)).Properties.Environment.Variables)
+      .map(([id]) => id);
+    expect(withCognito).toEqual([OPERATOR_SIGN_IN_ROUTE_ID]);
+  });
+
+  test('no function may call Cognito: sign-in (InitiateAuth) is a public call', () => {
+    const all = [...ROUTES.map((r) => routeIds(synthesized, r.id)), ...JOBS.map((j) => jobIds(synthesized, j.id))];
+    for (const ids of all) expect(grantedPermissions(synthesized, ids.role).filter((p) => p.startsWith('cognito'))).toEqual([]);
   });
 });
 
 describe('least privilege for every kind of declared access', () => {
   let synthesized: Synthesized;
   beforeAll(() => {
-    synthesized = synthesize('dev', { routes: ACCESS_MATRIX_ROUTES });
+    synthesized = synthesize('dev', { routes: ACCESS_MATRIX_ROUTES, jobs: ACCESS_MATRIX_JOBS });
   });
 
   test.each(ACCESS_MATRIX_ROUTES.map((r) => [r.access.table, r.access.merchantSecrets, r] as const))(
-    'table: %s, merchant secrets: %s',
+    'route with table: %s, merchant secrets: %s',
     (_table, _secrets, route) => {
-      const ids = idsOf(synthesized, route);
-      expect(grantedPermissions(synthesized, ids.role)).toEqual(expectedPermissions('dev', route, ids));
+      const ids = routeIds(synthesized, route.id);
+      expect(grantedPermissions(synthesized, ids.role)).toEqual(expectedPermissions('dev', route.access, ids));
+      expect(deniedStatements(synthesized, ids.role)).toEqual(route.access.table === 'readWrite' ? [auditDeny(ids.table)] : []);
       const fn = resource(synthesized.template, ids.fn).Properties;
       expect(fn.MemorySize).toBe(route.memoryMb ?? 256);
       expect(fn.Timeout).toBe(route.timeoutSeconds ?? 10);
     },
   );
 
+  test.each(ACCESS_MATRIX_JOBS.map((j) => [j.access.table, j.access.merchantSecrets, j] as const))(
+    'job with table: %s, merchant secrets: %s',
+    (_table, _secrets, job) => {
+      const ids = jobIds(synthesized, job.id);
+      expect(grantedPermissions(synthesized, ids.role)).toEqual(expectedPermissions('dev', job.access, ids, sendToDeadLetterQueue(synthesized)));
+      expect(deniedStatements(synthesized, ids.role)).toEqual(job.access.table === 'readWrite' ? [auditDeny(ids.table)] : []);
+      expect(resource(synthesized.template, ids.fn).Properties.Timeout).toBe(job.timeoutSeconds);
+    },
+  );
+
   test('a function without table access has no DynamoDB permission at all', () => {
     const route = ACCESS_MATRIX_ROUTES.find((r) => r.access.table === 'none' && !r.access.merchantSecrets)!;
-    const granted = grantedPermissions(synthesized, idsOf(synthesized, route).role);
+    const granted = grantedPermissions(synthesized, routeIds(synthesized, route.id).role);
     expect(granted.filter((p) => !p.startsWith('logs:') && !p.startsWith('xray:'))).toEqual([]);
+  });
+});
+
+describe('the audit Deny', () => {
+  test('names the partition the audit log writes to', () => {
+    expect(key.audit('2030-01-31', 'entry').pk).toMatch(/^AUDIT#/);
+    // The target index of audit entries is not a table partition and stays writable.
+    expect(key.auditOf('payment:1')).not.toMatch(/^AUDIT#/);
+  });
+});
+
+describe('authorization validity from context', () => {
+  const days = (context: Record<string, unknown>, stage: Stage = 'dev') => authorizationValidityDaysFromContext(new App({ context }).node, stage);
+
+  test('is 7 days when context does not say', () => {
+    expect(days({})).toBe(7);
+    expect(days({ authorizationValidityDays: { prod: 5 } }, 'staging')).toBe(7);
+  });
+
+  test('is read per stage from cdk.json, or for every stage from one value (`-c` gives a string)', () => {
+    expect(days({ authorizationValidityDays: { dev: 2, prod: 5 } }, 'prod')).toBe(5);
+    expect(days({ authorizationValidityDays: 3 }, 'staging')).toBe(3);
+    expect(days({ authorizationValidityDays: '30' })).toBe(30);
+  });
+
+  test.each([0, 31, 1.5, 'seven', '', null, true])('refuses %p, which lambdas/config.ts would refuse at cold start', (value) => {
+    expect(() => days({ authorizationValidityDays: value })).toThrow(/authorizationValidityDays for dev must be a whole number of days from 1 to 30/);
   });
 });

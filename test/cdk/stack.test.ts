@@ -1,25 +1,35 @@
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { merchantSecretPrefix, stackName, STAGES } from '../../lib/naming';
+import { JOBS } from '../../lib/jobs';
 import { ROUTES } from '../../lib/routes';
 import { logicalId, synthesize } from './synth';
+
+/** Where operators open the admin portal (lib/routes.ts AdminPortal). */
+const ADMIN_PORTAL_PATH = '/admin';
 
 describe.each(STAGES)('the stack (%s)', (stage) => {
   test('is named by stage and tells deployers where things are', () => {
     const { stack, template } = synthesize(stage);
     expect(stack.stackName).toBe(stackName(stage));
+    const apiUrl = { 'Fn::GetAtt': [logicalId(stack.api.httpApi), 'ApiEndpoint'] };
     expect(template.toJSON().Outputs).toEqual({
-      ApiUrl: expect.objectContaining({ Value: { 'Fn::GetAtt': [logicalId(stack.api.httpApi), 'ApiEndpoint'] } }),
+      ApiUrl: expect.objectContaining({ Value: apiUrl }),
       TableName: expect.objectContaining({ Value: { Ref: logicalId(stack.table.table) } }),
       MerchantSecretPrefix: expect.objectContaining({ Value: merchantSecretPrefix(stage) }),
       Stage: expect.objectContaining({ Value: stage }),
+      UserPoolId: expect.objectContaining({ Value: { Ref: logicalId(stack.operators.userPool) } }),
+      UserPoolClientId: expect.objectContaining({ Value: { Ref: logicalId(stack.operators.client) } }),
+      AdminPortalUrl: expect.objectContaining({ Value: { 'Fn::Join': ['', [apiUrl, ADMIN_PORTAL_PATH]] } }),
     });
   });
 
-  test('exposes the table, the API and each route function by route id', () => {
+  test('exposes the table, the API, the operators, each route function by route id and each job function by job id', () => {
     const { stack } = synthesize(stage);
     expect(stack.table.table.tableName).toBeDefined();
+    expect(stack.operators.userPool.userPoolId).toBeDefined();
     expect([...stack.api.routes.keys()].sort()).toEqual(ROUTES.map((r) => r.id).sort());
     for (const route of ROUTES) expect(stack.functions.get(route.id)?.function.runtime.name).toBe('nodejs22.x');
+    for (const job of JOBS) expect(stack.jobFunctions.get(job.id)?.function.runtime.name).toBe('nodejs22.x');
   });
 
   test('creates no secret and no key: merchant secrets belong to the merchant CLI', () => {

@@ -6,6 +6,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { CheckoutStack } from '../../lib/checkout-stack';
+import { JOBS, type JobDefinition } from '../../lib/jobs';
 import { stackName, type Stage } from '../../lib/naming';
 import { ROUTES, type RouteDefinition, type TableAccess } from '../../lib/routes';
 
@@ -26,9 +27,10 @@ const cache = new Map<string, Synthesized>();
  * without bundling: no stack is listed in `aws:cdk:bundling-stacks`, so esbuild never runs. CDK's
  * CloudFormation schema validation (about ten seconds) is left to app.test.ts, which runs the real app.
  */
-export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[] } = {}): Synthesized {
+export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[]; jobs?: readonly JobDefinition[] } = {}): Synthesized {
   const routes = options.routes ?? ROUTES;
-  const key = JSON.stringify([stage, routes]);
+  const jobs = options.jobs ?? JOBS;
+  const key = JSON.stringify([stage, routes, jobs]);
   const cached = cache.get(key);
   if (cached) return cached;
 
@@ -38,11 +40,14 @@ export function synthesize(stage: Stage, options: { routes?: readonly RouteDefin
   });
   const nag = new AwsSolutionsChecks(app);
   Validations.of(app).addPlugins(nag);
-  const stack = new CheckoutStack(app, stackName(stage), { stage, routes });
+  const stack = new CheckoutStack(app, stackName(stage), { stage, routes, jobs });
   const synthesized = { stack, template: Template.fromStack(stack), nag };
   cache.set(key, synthesized);
   return synthesized;
 }
+
+/** The context value cdk.json gives `name` (what `cdk synth` sees). */
+export const cdkJsonContextValue = (name: string): unknown => cdkJsonContext()[name];
 
 export const logicalId = (construct: IConstruct): string => {
   const stack = Stack.of(construct);
@@ -57,18 +62,33 @@ export const TABLE_ACCESS_KINDS = Object.keys({ none: true, read: true, readWrit
 
 /**
  * A route table with one route per combination of table access and secrets access (and sizing
- * overrides), so the rules are proven for kinds ROUTES does not use yet.
+ * overrides, and every other route behind the operator authorizer), so the rules are proven for
+ * kinds ROUTES does not use yet.
  */
 export const ACCESS_MATRIX_ROUTES: readonly RouteDefinition[] = TABLE_ACCESS_KINDS.flatMap((table, i) =>
   [false, true].map(
     (merchantSecrets): RouteDefinition => ({
       id: `Probe${table}${merchantSecrets ? 'WithSecrets' : ''}`,
-      method: i % 2 === 0 ? 'GET' : 'POST',
+      method: (['GET', 'POST', 'PUT'] as const)[i % 3]!,
       path: `/probe/${table}/${merchantSecrets ? 'secrets' : 'plain'}/{id}`,
       entry: ROUTES[0]!.entry,
       access: { table, merchantSecrets },
       throttle: { rateLimit: 10 + i, burstLimit: 20 + i },
-      ...(merchantSecrets ? { memoryMb: 512, timeoutSeconds: 29 } : {}),
+      ...(merchantSecrets ? { memoryMb: 512, timeoutSeconds: 29 } : { auth: 'operator' as const }),
+    }),
+  ),
+);
+
+/** The same combinations as scheduled jobs, at different intervals. */
+export const ACCESS_MATRIX_JOBS: readonly JobDefinition[] = TABLE_ACCESS_KINDS.flatMap((table, i) =>
+  [false, true].map(
+    (merchantSecrets): JobDefinition => ({
+      id: `ProbeJob${table}${merchantSecrets ? 'WithSecrets' : ''}`,
+      entry: JOBS[0]!.entry,
+      everyMinutes: [1, 15, 24 * 60][i]!,
+      access: { table, merchantSecrets },
+      timeoutSeconds: merchantSecrets ? 45 : 30,
+      description: `Probe job (table ${table}, secrets ${merchantSecrets})`,
     }),
   ),
 );

@@ -7,21 +7,43 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BUNDLE_ALIASES, ESBUILD_OPTIONS, PROJECT_ROOT } from '../bundling';
 import type { Stage } from '../naming';
-import { routeKey, type RouteDefinition } from '../routes';
+import type { TableAccess } from '../routes';
 import type { CheckoutTable } from './checkout-table';
 import type { MerchantSecrets } from './merchant-secrets';
 
 export const DEFAULT_MEMORY_MB = 256;
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 
-export interface RouteFunctionProps {
-  readonly route: RouteDefinition;
+/** What a route or a job declares it touches; nothing else is granted. */
+export interface FunctionAccess {
+  readonly table: TableAccess;
+  readonly merchantSecrets: boolean;
+}
+
+/** The same for every function of a stage. */
+export interface FunctionSettings {
   readonly stage: Stage;
   readonly table: CheckoutTable;
   readonly merchantSecrets: MerchantSecrets;
-  readonly logLevel: string;
+  /** The configuration lambdas/config.ts reads, shared by every function. */
+  readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
+}
+
+export interface CheckoutFunctionProps {
+  readonly settings: FunctionSettings;
+  /** What runs it (`POST /api/v1/session`, or a job's description); names the function and its role. */
+  readonly purpose: string;
+  /** The handler module, relative to the project root; it exports `handler`. */
+  readonly entry: string;
+  readonly access: FunctionAccess;
+  readonly memoryMb?: number;
+  readonly timeoutSeconds?: number;
+  /** Configuration only this function needs, on top of `settings.environment`. */
+  readonly extraEnvironment?: Readonly<Record<string, string>>;
+  /** How asynchronous invocations (schedules) are retried and where failures go. */
+  readonly asyncInvoke?: lambda.EventInvokeConfigOptions;
 }
 
 /** lib/bundling.ts expressed as NodejsFunction options, so the benchmark measures what is deployed. */
@@ -42,56 +64,51 @@ const BUNDLING: nodejs.BundlingOptions = {
 };
 
 /**
- * One route's Lambda: its own role, holding exactly the access the route declares (no managed
- * policies), and its own log group with a retention.
+ * One Lambda of the service (a route's or a scheduled job's): its own role, holding exactly the
+ * access it declares (no managed policies), and its own log group with a retention.
  */
-export class RouteFunction extends Construct {
+export class CheckoutFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
-  constructor(scope: Construct, id: string, props: RouteFunctionProps) {
+  constructor(scope: Construct, id: string, props: CheckoutFunctionProps) {
     super(scope, id);
-    const { route, table, merchantSecrets } = props;
+    const { settings, access } = props;
+    const description = `${props.purpose} (${settings.stage})`;
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetention,
-      removalPolicy: props.logRemovalPolicy,
+      retention: settings.logRetention,
+      removalPolicy: settings.logRemovalPolicy,
     });
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `${routeKey(route)} (${props.stage})`,
+      description,
     });
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
-      description: `${routeKey(route)} (${props.stage})`,
-      entry: path.join(PROJECT_ROOT, route.entry),
+      description,
+      entry: path.join(PROJECT_ROOT, props.entry),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: route.memoryMb ?? DEFAULT_MEMORY_MB,
-      timeout: Duration.seconds(route.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
+      memorySize: props.memoryMb ?? DEFAULT_MEMORY_MB,
+      timeout: Duration.seconds(props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
       role: this.role,
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
       bundling: BUNDLING,
-      environment: {
-        TABLE_NAME: table.table.tableName,
-        MERCHANT_SECRET_PREFIX: merchantSecrets.prefix,
-        STAGE: props.stage,
-        NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: 'checkout',
-        LOG_LEVEL: props.logLevel,
-      },
+      environment: { ...settings.environment, ...props.extraEnvironment },
+      ...props.asyncInvoke,
     });
 
     // Instead of AWSLambdaBasicExecutionRole (any log group in the account): this one only.
     this.logGroup.grantWrite(this.role);
-    table.grantAccess(this.role, route.access.table);
-    if (route.access.merchantSecrets) merchantSecrets.grantRead(this.role);
+    settings.table.grantAccess(this.role, access.table);
+    if (access.merchantSecrets) settings.merchantSecrets.grantRead(this.role);
 
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
