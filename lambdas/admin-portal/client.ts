@@ -101,17 +101,32 @@ export function portalClient() {
   function signInView() {
     var user = el('input', { name: 'username', autocomplete: 'username', required: true });
     var pass = el('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+    var code = el('input', { name: 'mfa_code', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: '6', pattern: '[0-9]{6}' });
+    var codeField = field('One-time code', code, 'From your authenticator app');
+    codeField.hidden = true;
     var form = el('form', { class: 'signin', novalidate: true, onsubmit: function (e) {
       e.preventDefault();
       if (!user.value || !pass.value) { say('Enter your user name and password.', 'error'); (user.value ? pass : user).focus(); return; }
       say('Signing in…');
-      api('POST', '/admin/api/session', { username: user.value, password: pass.value }).then(function (r) {
+      var body = { username: user.value, password: pass.value };
+      if (!codeField.hidden && code.value.trim()) body.mfa_code = code.value.trim();
+      api('POST', '/admin/api/session', body).then(function (r) {
         store.setItem('operator-token', r.token);
         store.setItem('operator-name', r.username);
         say('');
         location.hash = '#/payments';
-      }).catch(function (e) { say(e.message, 'error'); pass.value = ''; pass.focus(); });
-    } }, field('User name', user), field('Password', pass), el('div', null, el('button', { type: 'submit', text: 'Sign in' })));
+      }).catch(function (e) {
+        if (e.body && e.body.error_code === 401001) {
+          codeField.hidden = false;
+          say(e.message, codeField.hidden ? 'error' : '');
+          code.focus();
+          return;
+        }
+        say(e.message, 'error');
+        pass.value = '';
+        pass.focus();
+      });
+    } }, field('User name', user), field('Password', pass), codeField, el('div', null, el('button', { type: 'submit', text: 'Sign in' })));
     show('Sign in', form);
   }
 

@@ -94,6 +94,12 @@ export const ERRORS = {
     message: 'Merchant not found.',
     when: 'Admin portal: no merchant with this key.',
   },
+  MFA_REQUIRED: {
+    code: 401001,
+    httpStatus: 401,
+    message: 'Enter the one-time code from your authenticator app.',
+    when: 'Admin portal sign-in: the operator has multi-factor authentication; send the code as `mfa_code`.',
+  },
   UNAUTHORIZED: {
     code: 401000,
     httpStatus: 401,

@@ -11,12 +11,14 @@ import { logger } from '../observability/logger';
 
 /** POST /admin/api/session: an operator signs in and gets a token for the admin API. */
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event: APIGatewayProxyEventV2) => {
-  const body = event.body as unknown as { username?: unknown; password?: unknown };
+  const body = event.body as unknown as { username?: unknown; password?: unknown; mfa_code?: unknown };
   const username = typeof body.username === 'string' ? body.username.trim() : '';
   const password = typeof body.password === 'string' ? body.password : '';
   const missing = [...(username ? [] : [{ path: 'username', message: RULE.blank }]), ...(password ? [] : [{ path: 'password', message: RULE.blank }])];
   if (missing.length) throw invalidRequest(missing);
-  const result = await deps().operators.signIn(username.slice(0, 128), password.slice(0, 256));
+  const mfaCode = typeof body.mfa_code === 'string' && /^\d{6}$/.test(body.mfa_code.trim()) ? body.mfa_code.trim() : undefined;
+  const result = await deps().operators.signIn(username.slice(0, 128), password.slice(0, 256), mfaCode);
+  if (result.kind === 'mfa-required') throw new ApiError('MFA_REQUIRED');
   if (result.kind === 'refused') {
     logger.warn('operator sign-in refused', { username: username.slice(0, 64) });
     throw new ApiError('UNAUTHORIZED', [], 'Wrong user name or password.');

@@ -7,10 +7,12 @@ export type SignInResult =
   | { readonly kind: 'signed-in'; readonly token: string; readonly expiresInSeconds: number; readonly username: string }
   | { readonly kind: 'refused' }
   /** The identity provider wants a new password first (Cognito's NEW_PASSWORD_REQUIRED). */
-  | { readonly kind: 'password-change-required' };
+  | { readonly kind: 'password-change-required' }
+  /** The operator has an authenticator app: ask for its one-time code and sign in again with it. */
+  | { readonly kind: 'mfa-required' };
 
 export interface OperatorAuthenticator {
-  signIn(username: string, password: string): Promise<SignInResult>;
+  signIn(username: string, password: string, mfaCode?: string): Promise<SignInResult>;
 }
 
 /** One entry of the audit log: who did what, when, to what, and the state before and after. */

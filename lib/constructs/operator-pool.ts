@@ -76,9 +76,9 @@ export class OperatorPool extends Construct {
     Validations.of(this.userPool).acknowledge({
       id: 'AwsSolutions-COG2',
       reason:
-        'MFA is optional (TOTP only, no SMS) rather than required: the admin sign-in function ' +
-        '(InitiateAuth with USER_PASSWORD_AUTH) does not answer SOFTWARE_TOKEN_MFA or MFA_SETUP challenges yet, ' +
-        'so required MFA would refuse every operator. Operators are created by an administrator only, ' +
+        'MFA is optional (TOTP only, no SMS) rather than required: operators who enrol TOTP are asked for ' +
+        'the code at sign-in (SOFTWARE_TOKEN_MFA), but the portal cannot enrol a new operator (MFA_SETUP), ' +
+        'so required MFA would refuse every new operator. Operators are created by an administrator only, ' +
         'passwords need 12 characters of every class, and the sign-in route is throttled to 5 requests per second.',
     });
     Validations.of(this.userPool).acknowledge({
