@@ -101,6 +101,8 @@ function apiEvent(route: RouteDefinition, request: CheckRequest): APIGatewayProx
   };
 }
 
+const INVOKE_TIMEOUT_MS = 30_000;
+
 interface Invocation {
   readonly result: APIGatewayProxyStructuredResultV2;
   readonly importMs: number;
@@ -122,9 +124,13 @@ function invokeBundle(bundle: Bundle, event: APIGatewayProxyEventV2, environment
       else reject(new Error(m.error ?? 'no result'));
     });
     child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`bundle process exited ${code}: ${output.slice(0, 500)}`));
-    });
+    // After a result this is a no-op; without one it is the failure.
+    child.once('close', (code) => reject(new Error(`bundle process exited ${code} without a result: ${output.slice(0, 500)}`)));
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`no answer within ${INVOKE_TIMEOUT_MS / 1000} s`));
+    }, INVOKE_TIMEOUT_MS);
+    timer.unref();
     child.send({ bundle: bundle.file, name: `bench-${bundle.spec.name}`, event });
   });
 }
@@ -143,13 +149,11 @@ export interface BundleCheckResult {
  */
 export async function checkBundles(routes: readonly RouteDefinition[], bundles: readonly Bundle[], ctx: CheckContext): Promise<BundleCheckResult[]> {
   const results: BundleCheckResult[] = [];
-  for (const route of routes) {
-    const check = ROUTE_CHECKS[route.id];
-    const bundle = bundles.find((b) => b.spec.name === route.id);
-    if (!check || !bundle) {
-      results.push({ route, outcome: 'not checked', detail: 'no sample request in test/bench/bundle-check.ts' });
-      continue;
-    }
+  // In the order of ROUTE_CHECKS: later checks use the session the CreateSession check made.
+  for (const [id, check] of Object.entries(ROUTE_CHECKS)) {
+    const route = routes.find((r) => r.id === id);
+    const bundle = bundles.find((b) => b.spec.name === id);
+    if (!route || !bundle) continue;
     try {
       const invocation = await invokeBundle(bundle, apiEvent(route, check.request(ctx)), ctx.environment);
       const detail = await check.verify(invocation.result, ctx);
@@ -157,6 +161,9 @@ export async function checkBundles(routes: readonly RouteDefinition[], bundles: 
     } catch (e) {
       results.push({ route, outcome: 'failed', detail: (e as Error).message.split('\n')[0] ?? 'failed' });
     }
+  }
+  for (const route of routes) {
+    if (!(route.id in ROUTE_CHECKS)) results.push({ route, outcome: 'not checked', detail: 'no sample request in test/bench/bundle-check.ts' });
   }
   return results;
 }

@@ -59,27 +59,42 @@ function bytesByPackage(metafile: Metafile, outfile: string): PackageBytes[] {
   return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
 }
 
-/** Bundles one entry exactly as the stack does, into outDir/<name>.mjs (+ .map). */
-export async function buildBundle(spec: BundleSpec, outDir: string): Promise<Bundle> {
-  const file = join(outDir, `${spec.name.replace(/[^A-Za-z0-9-]+/g, '-')}.mjs`);
+const fileNameOf = (spec: BundleSpec) => spec.name.replace(/[^A-Za-z0-9-]+/g, '-');
+
+/**
+ * Bundles every entry exactly as the stack does, into outDir/<name>.mjs (+ .map). Entries that
+ * share an alias table go through one esbuild build: the output is byte-identical to one build
+ * per entry, and the SDK is parsed once instead of once per route.
+ */
+export async function buildBundles(specs: readonly BundleSpec[], outDir: string): Promise<Bundle[]> {
   const options = esbuildApiOptions();
-  const result = await build({
-    ...options,
-    ...(spec.alias ? { alias: { ...spec.alias } } : {}),
-    absWorkingDir: PROJECT_ROOT,
-    entryPoints: [spec.entry],
-    outfile: file,
-    metafile: true,
-    logLevel: 'error',
-  });
-  const code = readFileSync(file);
-  return {
-    spec,
-    file,
-    bytes: code.length,
-    gzipBytes: gzipSync(code, { level: 9 }).length,
-    packages: bytesByPackage(result.metafile, file),
-  };
+  const groups = new Map<string, BundleSpec[]>();
+  for (const spec of specs) {
+    const key = JSON.stringify(spec.alias ?? options.alias);
+    groups.set(key, [...(groups.get(key) ?? []), spec]);
+  }
+  const built = await Promise.all(
+    [...groups.values()].map(async (group) => {
+      const alias = group[0]?.alias;
+      const result = await build({
+        ...options,
+        ...(alias ? { alias: { ...alias } } : {}),
+        absWorkingDir: PROJECT_ROOT,
+        entryPoints: group.map((spec) => ({ in: spec.entry, out: fileNameOf(spec) })),
+        outdir: outDir,
+        outExtension: { '.js': '.mjs' },
+        metafile: true,
+        logLevel: 'error',
+      });
+      return group.map((spec): Bundle => {
+        const file = join(outDir, `${fileNameOf(spec)}.mjs`);
+        const code = readFileSync(file);
+        return { spec, file, bytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, packages: bytesByPackage(result.metafile, file) };
+      });
+    }),
+  );
+  const bySpec = new Map(built.flat().map((b) => [b.spec, b]));
+  return specs.map((spec) => bySpec.get(spec) as Bundle);
 }
 
 export const projectPath = (...segments: string[]): string => join(PROJECT_ROOT, ...segments);

@@ -12,6 +12,9 @@ export const IMPORT_ENVIRONMENT: Readonly<Record<string, string>> = {
 /** Runs in the fresh process: the time from import() to the module being evaluated. */
 const PROBE = 'const t=performance.now();await import(process.argv[1]);process.stdout.write(String(performance.now()-t));';
 
+/** A module that takes longer than this to import is reported as failing, not waited for. */
+const IMPORT_TIMEOUT_MS = 30_000;
+
 export interface ImportProbe {
   readonly file: string;
   /** Extra node flags, e.g. --enable-source-maps. */
@@ -52,10 +55,13 @@ function importOnce(probe: ImportProbe): Promise<number> {
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const timer = setTimeout(() => child.kill(), IMPORT_TIMEOUT_MS);
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
       const ms = Number(out);
-      if (code !== 0 || !Number.isFinite(ms)) reject(new Error(errorLine(err) + (code !== 0 ? ` (exit ${code})` : '')));
+      if (signal) reject(new Error(`no result within ${IMPORT_TIMEOUT_MS / 1000} s (${signal})`));
+      else if (code !== 0 || out === '' || !Number.isFinite(ms)) reject(new Error(`${errorLine(err)} (exit ${code})`));
       else resolve(ms);
     });
   });

@@ -65,6 +65,11 @@ export function families(packages: readonly PackageBytes[]): { name: string; byt
   return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
 }
 
+/** Below this, a difference of cold-import medians between two rows of one run is not a finding. */
+const NOISE_MS = 10;
+
+const secretsClientBytes = (rows: readonly BundleRow[]) => rows.reduce((n, r) => Math.max(n, bytesOf(r.bundle, '@aws-sdk/client-secrets-manager')), 0);
+
 const bytesOf = (bundle: Bundle, pkg: string) => bundle.packages.find((p) => p.name === pkg)?.bytes ?? 0;
 const label = (row: BundleRow) => (row.route ? `${row.route.id} (${row.route.method} ${row.route.path})` : row.bundle.spec.name);
 
@@ -148,9 +153,16 @@ function bundleCheckSection(r: BenchResults): string[] {
     '| Route | Result | Checked | Import (ms) | First invocation (ms) |',
     '|---|:-:|---|---:|---:|',
   ];
-  for (const c of r.bundleChecks) {
-    const result = c.outcome === 'works' ? 'works' : c.outcome === 'failed' ? '**FAILED**' : 'not checked';
+  for (const c of r.bundleChecks.filter((x) => x.outcome !== 'not checked')) {
+    const result = c.outcome === 'works' ? 'works' : '**FAILED**';
     lines.push(`| ${c.route.id} | ${result} | ${c.detail.replace(/\|/g, '\\|')} | ${ms(c.importMs)} | ${ms(c.invokeMs)} |`);
+  }
+  const unchecked = r.bundleChecks.filter((x) => x.outcome === 'not checked').map((x) => x.route.id);
+  if (unchecked.length) {
+    lines.push(
+      '',
+      `Not invoked (no sample request in test/bench/bundle-check.ts yet; section 1 still shows each of them imports): ${unchecked.join(', ')}.`,
+    );
   }
   return lines;
 }
@@ -211,23 +223,28 @@ function whatDominatesSection(r: BenchResults): string[] {
         `project code ${range('project code')}, zod ${range('zod')}, Powertools logger & Middy ${range('Powertools logger & Middy')}.`,
     );
   }
-  if (floor && sdk && slow.length) {
-    const measured = slow.filter((h) => !h.cold.error);
-    const slowest = measured.length ? measured.reduce((a, b) => (b.cold.medianMs > a.cold.medianMs ? b : a)) : slow[0]!;
+  const reference = handlers.find((h) => h.route?.id === 'CreateSession' && !h.cold.error) ?? handlers.find((h) => !h.cold.error);
+  const both = (row: BundleRow) => `${ms(row.cold.medianMs)} ms median / ${ms(row.cold.minMs)} ms min`;
+  if (floor && sdk && reference && slow.length) {
+    const sdkVerdict =
+      sdk.cold.minMs > TARGETS.coldImportMs
+        ? `so no handler that imports the DynamoDB client can meet ${TARGETS.coldImportMs} ms on this machine`
+        : `leaving ${ms(TARGETS.coldImportMs - sdk.cold.medianMs)} ms of the ${TARGETS.coldImportMs} ms budget for everything else`;
     lines.push(
-      `- **Cold import**: importing an empty module in a fresh process already takes ${ms(floor.cold.medianMs)} ms (the ESM loader itself). ` +
+      `- **Cold import**: importing an empty module in a fresh process already takes ${both(floor)} (the ESM loader itself). ` +
         `The AWS SDK clients alone (DynamoDB + lib-dynamodb + Secrets Manager, ${kb(sdk.bundle.bytes)} KB with the project's options) take ` +
-        `${ms(sdk.cold.medianMs)} ms, so no handler that imports the DynamoDB client can meet ${TARGETS.coldImportMs} ms on this machine; ` +
-        `the rest of ${slowest.route?.id}, the slowest handler (validation, data tables, logger, Middy, project code), adds ${ms(slowest.cold.medianMs - sdk.cold.medianMs)} ms. ` +
+        `${both(sdk)}, ${sdkVerdict}. ${reference.route?.id} takes ${both(reference)}; the rest of the handler (validation, data tables, ` +
+        `logger, Middy, project code) adds ${ms(reference.cold.medianMs - sdk.cold.medianMs)} ms on the medians. ` +
         'Import time follows the bytes V8 must parse and compile plus module-level work (SDK error-class registration, ' +
-        'schema construction, building lookup tables), and the Node built-ins the SDK loads (`https`, `crypto`, `stream`).',
+        'schema construction, building lookup tables), and the Node built-ins the SDK loads (`https`, `crypto`, `stream`). ' +
+        `Differences of ${NOISE_MS} ms or less between rows are within this machine's run-to-run noise; the targets are judged on the median as specified.`,
     );
   }
-  const comparable = handlers.find((h) => h.route?.id === 'CreateSession') ?? handlers[0];
+  const comparable = reference;
   if (naive && comparable) {
     lines.push(
-      `- **Before/after**: the naive bundle is ${kb(naive.bundle.bytes)} KB / ${ms(naive.cold.medianMs)} ms; ${comparable.route?.id} is ` +
-        `${kb(comparable.bundle.bytes)} KB / ${ms(comparable.cold.medianMs)} ms while doing far more (full validation, signatures, error envelope). ` +
+      `- **Before/after**: the naive bundle is ${kb(naive.bundle.bytes)} KB and imports in ${both(naive)}; ${comparable.route?.id} is ` +
+        `${kb(comparable.bundle.bytes)} KB and ${both(comparable)} while doing far more (full validation, signatures, error envelope). ` +
         'The naive bundle\'s bulk is classic zod (all locales) and the SDK\'s full default credential chain (SSO, STS, INI files).',
     );
   }
@@ -258,12 +275,15 @@ function whatDominatesSection(r: BenchResults): string[] {
     '   (e.g. `ALPHA2 = "AD AE AF …"`, `DIGITS = { USD: 2, JPY: 0, … }`) with a unit test that compares them to the',
     '   packages, and import the country names only from the checkout page.' +
       (whatIf && create
-        ? ` Measured what-if (same handler, tables reduced to those fields): ${kb(whatIf.bundle.bytes)} KB ` +
-          `(${kb(whatIf.bundle.bytes - create.bundle.bytes)} KB), cold import ${ms(whatIf.cold.medianMs)} ms (${ms(whatIf.cold.medianMs - create.cold.medianMs)} ms vs ${ms(create.cold.medianMs)}).`
+        ? ` Measured what-if (CreateSession with the two packages replaced by such tables): ${kb(whatIf.bundle.bytes)} KB ` +
+          `(${kb(whatIf.bundle.bytes - create.bundle.bytes)} KB, ${verdict(kib(whatIf.bundle.bytes) <= TARGETS.bundleKib)} on size); cold import ${both(whatIf)} against ${both(create)}` +
+          (Math.abs(whatIf.cold.medianMs - create.cold.medianMs) <= NOISE_MS ? ', a difference within noise. ' : '. ') +
+          'Handlers that render the country list keep the names, so they save less.'
         : ''),
     '2. **Build only the dependencies a route uses.** lambdas/container.ts constructs both SDK clients for every handler;',
     '   taking the Secrets Manager client out of routes whose `access.merchantSecrets` is false (a factory per capability,',
-    '   or a container per route kind) removes its client code from those bundles.',
+    `   or a container per route kind) removes its client code from those bundles: about ${kb(secretsClientBytes(handlers))} KB each (its import-time`,
+    '   gain was within noise when measured).',
     `3. **Powertools Logger** (${kb(create ? bytesOf(create.bundle, '@aws-lambda-powertools/logger') + bytesOf(create.bundle, '@aws-lambda-powertools/commons') : 0)} KB with commons): a 60-line JSON logger`,
     '   with the same keys and the redactor would save that much, but adding the logger to an SDK-only bundle cost about',
     '   3 ms of import when this was written, and Powertools is the house standard; not recommended on size alone.',
@@ -329,7 +349,11 @@ export function renderSummary(r: BenchResults): string {
     out.push(`${operation.name.padEnd(46)} DynamoDB ${calls.dynamodb}  Secrets Manager ${calls.secretsManager}${pass === undefined ? '' : `  ${pass ? 'pass' : 'FAIL'}`}`);
   }
   out.push('');
-  for (const c of r.bundleChecks) out.push(`bundled ${c.route.id.padEnd(38)} ${c.outcome}${c.outcome === 'failed' ? `: ${c.detail}` : ''}`);
+  for (const c of r.bundleChecks.filter((x) => x.outcome !== 'not checked')) {
+    out.push(`bundled ${c.route.id.padEnd(38)} ${c.outcome}${c.outcome === 'failed' ? `: ${c.detail}` : ''}`);
+  }
+  const unchecked = r.bundleChecks.filter((x) => x.outcome === 'not checked').length;
+  if (unchecked) out.push(`(${unchecked} more bundles not invoked: no sample request yet)`);
   out.push('');
   for (const { name, result } of r.throughput) {
     out.push(`${name.padEnd(46)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${ms(result.p50Ms)} ms  p99 ${ms(result.p99Ms)} ms  non-2xx ${result.non2xx}  errors ${result.errors}`);

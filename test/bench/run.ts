@@ -7,7 +7,7 @@ import { backendEnvironment, startLocalBackend } from '../../local/backend';
 import { createApp } from '../../local/http-server';
 import { AwsCallCounter, OPERATIONS, countAwsCalls } from './aws-calls';
 import { checkBundles } from './bundle-check';
-import { buildBundle, esbuildApiOptions, projectPath, type BundleSpec } from './bundles';
+import { buildBundles, esbuildApiOptions, projectPath, type BundleSpec } from './bundles';
 import { measureColdImports, type ImportProbe } from './cold-import';
 import { describeMachine, loadAverage } from './machine';
 import { renderReport, renderSummary, type BenchResults, type BundleRow, type ThroughputRow } from './report';
@@ -20,7 +20,7 @@ const LOAD = { concurrency: 16, warmupMs: 1000, durationMs: 5000 } as const;
 const WORK_DIR = projectPath('.bench');
 const REPORT = projectPath('docs', 'benchmarks.md');
 
-async function bundleRows(): Promise<{ rows: BundleRow[]; sourceMaps: BenchResults['sourceMaps'] }> {
+async function bundleRows(phase: (what: string) => void): Promise<{ rows: BundleRow[]; sourceMaps: BenchResults['sourceMaps'] }> {
   const outDir = projectPath('.bench', 'bundles');
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
@@ -58,7 +58,8 @@ async function bundleRows(): Promise<{ rows: BundleRow[]; sourceMaps: BenchResul
         ]
       : []),
   ];
-  const bundles = await Promise.all(specs.map((s) => buildBundle(s, outDir)));
+  const bundles = await buildBundles(specs, outDir);
+  phase(`built ${bundles.length} bundles; importing each in fresh processes…`);
   // Source maps cost import time only when NODE_OPTIONS has --enable-source-maps; the largest handler shows how much.
   const largest = bundles.filter((b) => b.spec.kind === 'handler').reduce((a, b) => (b.bytes > a.bytes ? b : a));
   const probes: ImportProbe[] = [...bundles.map((b) => ({ file: b.file })), { file: largest.file, nodeFlags: ['--enable-source-maps'] }];
@@ -76,10 +77,11 @@ async function main(): Promise<void> {
   const loadAtStart = loadAverage();
   mkdirSync(WORK_DIR, { recursive: true });
 
-  console.log('bundling and timing cold imports…');
-  const { rows: bundles, sourceMaps } = await bundleRows();
+  const phase = (what: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1)} s] ${what}`);
+  phase('bundling and timing cold imports…');
+  const { rows: bundles, sourceMaps } = await bundleRows(phase);
 
-  console.log('starting the local backend…');
+  phase('starting the local backend…');
   const backend = await startLocalBackend();
   const environment = backendEnvironment(backend);
   Object.assign(process.env, environment);
@@ -94,13 +96,13 @@ async function main(): Promise<void> {
     const baseUrl = await listenOnFreePort(app);
     const service = { baseUrl, deps, newMerchant: () => createMerchant(deps, { name: 'Benchmark Shop' }) };
 
-    console.log('counting AWS calls…');
+    phase('counting AWS calls…');
     const awsCalls = await countAwsCalls(OPERATIONS, service, counter);
 
-    console.log('invoking the bundled handlers…');
+    phase('invoking the bundled handlers…');
     const bundleChecks = await checkBundles(ROUTES, bundles.map((b) => b.bundle), { baseUrl, environment, merchant: await service.newMerchant() });
 
-    console.log(`load: ${LOAD.concurrency} concurrent requests, ${LOAD.durationMs / 1000} s per server…`);
+    phase(`load: ${LOAD.concurrency} concurrent requests, ${LOAD.durationMs / 1000} s per server…`);
     const helloUrl = await listenOnFreePort(hello);
     const merchant = await service.newMerchant();
     const throughput: ThroughputRow[] = [

@@ -36,9 +36,8 @@ export function generateLoad(plan: LoadPlan): Promise<LoadResult> {
       else reject(new Error(`load generator failed: ${m.error}`));
     });
     child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code !== 0) reject(new Error(`load generator exited ${code}`));
-    });
+    // After a result this is a no-op; without one it is the failure.
+    child.once('close', (code) => reject(new Error(`load generator exited ${code} without a result`)));
     child.send(plan);
   });
 }

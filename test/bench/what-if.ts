@@ -14,7 +14,10 @@ export async function compactDataAliases(dir: string): Promise<Record<string, st
   const currencies = ((await import('currency-codes/data')) as unknown as { default: { code: string; digits: number }[] }).default;
   const countries = join(dir, 'node_modules', 'iso-3166', 'index.mjs');
   const currencyTable = join(dir, 'node_modules', 'currency-codes', 'data.mjs');
-  writeFileSync(countries, `export const iso31661 = ${JSON.stringify(iso31661.map(({ alpha2 }) => ({ alpha2, name: alpha2 })))};\n`);
-  writeFileSync(currencyTable, `export default ${JSON.stringify(currencies.map(({ code, digits }) => ({ code, digits })))};\n`);
+  // The shape the proposal would ship: one string of codes, one code→digits map.
+  const codes = iso31661.map((c) => c.alpha2).join(' ');
+  const digits = Object.fromEntries(currencies.map((c) => [c.code, c.digits]));
+  writeFileSync(countries, `export const iso31661 = ${JSON.stringify(codes)}.split(' ').map((alpha2) => ({ alpha2, name: alpha2 }));\n`);
+  writeFileSync(currencyTable, `export default Object.entries(${JSON.stringify(digits)}).map(([code, digits]) => ({ code, digits }));\n`);
   return { 'iso-3166': countries, 'currency-codes/data': currencyTable };
 }

@@ -327,6 +327,9 @@ describe('operator actions (POST /admin/api/payments/{id}/{action})', () => {
     clock.set(new Date(T0.getTime() + 2 * HOUR));
     expect((await api.act(settled.paymentId, 'void')).json).toEqual({ payment_id: settled.paymentId, action: 'void', outcome: 'done', status: 'void' });
     await expect(statusOf(service, smsShop, settled.paymentId)).resolves.toMatchObject({ status: 'void' });
+    expect((await detail(settled.paymentId)).audit).toEqual([
+      expect.objectContaining({ actor: 'alice', action: 'payment.void', at: new Date(T0.getTime() + 2 * HOUR).toISOString(), outcome: 'done', before: { status: 'settled' }, after: { status: 'void' } }),
+    ]);
 
     const auth = await authorization();
     expect((await api.act(auth.paymentId, 'void')).json).toMatchObject({ outcome: 'refused', status: 'pending', message: ERRORS.VOID_NOT_SETTLED.message });
@@ -342,10 +345,18 @@ describe('operator actions (POST /admin/api/payments/{id}/{action})', () => {
   it('refunds part and then the rest of a settled payment', async () => {
     const settled = await sale();
     expect((await api.act(settled.paymentId, 'refund', { amount: '5.00' })).json).toMatchObject({ outcome: 'done', status: 'settled' });
-    expect((await detail(settled.paymentId)).payment).toMatchObject({ refunded_amount: '5.00', actions: ['void', 'refund'] });
+    // A payment with refunds can no longer be voided.
+    expect((await detail(settled.paymentId)).payment).toMatchObject({ refunded_amount: '5.00', actions: ['refund'] });
+    clock.advance(60_000);
     expect((await api.act(settled.paymentId, 'refund', { amount: '20.01' })).json).toMatchObject({ outcome: 'refused', message: ERRORS.REFUND_AMOUNT_TOO_BIG.message });
+    clock.advance(60_000);
     expect((await api.act(settled.paymentId, 'refund')).json).toMatchObject({ outcome: 'done', status: 'refund' });
     await expect(statusOf(service, smsShop, settled.paymentId)).resolves.toMatchObject({ status: 'refund', refunded_amount: '25.00' });
+    expect((await detail(settled.paymentId)).audit.map((a) => [a.action, a.outcome, a.before, a.after])).toEqual([
+      ['payment.refund', 'done', { status: 'settled', refunded_amount: '5.00' }, { status: 'refund', refunded_amount: '25.00' }],
+      ['payment.refund 20.01', 'refused', { status: 'settled', refunded_amount: '5.00' }, { status: 'settled', refunded_amount: '5.00' }],
+      ['payment.refund 5.00', 'done', { status: 'settled' }, { status: 'settled', refunded_amount: '5.00' }],
+    ]);
   });
 
   it('answers an unknown action with 400 and an unknown payment with 404', async () => {
@@ -560,8 +571,18 @@ describe('the audit log (GET /admin/api/audit)', () => {
     expect(times).toEqual([...times].sort().reverse());
   });
 
-  it('pages back through older entries with the cursor, each entry once', async () => {
-    clock.set('2030-05-08T12:00:00.000Z');
+  it('pages back through older entries with the cursor, each entry once, newest first', async () => {
+    const seeded: AuditEntry[] = Array.from({ length: 40 }, (_, i) => ({
+      id: `paging-${i}`,
+      at: new Date(Date.parse('2030-05-09T00:00:00.000Z') + i * 90 * 60_000).toISOString(),
+      actor: 'carol',
+      action: 'payment.release',
+      target: `paging-target-${i}`,
+      targetKind: 'payment' as const,
+      outcome: 'done' as const,
+    }));
+    for (const entry of seeded) await service.deps.audit.append(entry);
+    clock.set('2030-05-12T00:00:00.000Z');
     const seen: AuditEntry[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -575,12 +596,14 @@ describe('the audit log (GET /admin/api/audit)', () => {
     } while (cursor && pages < 20);
     expect(pages).toBeGreaterThan(1);
     expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
-    expect(seen.length).toBeGreaterThan(ADMIN_LIMITS.pageSize);
+    expect(seen.filter((e) => e.actor === 'carol').map((e) => e.id)).toEqual(seeded.map((e) => e.id).reverse());
   });
 
   it('offers no way to change or remove an entry: no route, and an entry id cannot be written twice', async () => {
     expect(ROUTES.filter((r) => r.path.startsWith('/admin/api/audit')).map((r) => r.method)).toEqual(['GET']);
-    const [entry] = (await api.audit()).json.entries;
+    const paid = await authorization();
+    await api.act(paid.paymentId, 'release');
+    const [entry] = (await detail(paid.paymentId)).audit;
     if (!entry) throw new Error('no audit entry');
     for (const [method, path] of [['PUT', '/admin/api/audit'], ['POST', '/admin/api/audit'], ['DELETE', `/admin/api/audit/${entry.id}`], ['PUT', `/admin/api/audit/${entry.id}`]] as const) {
       const res = await service.request({ method, path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
@@ -589,10 +612,11 @@ describe('the audit log (GET /admin/api/audit)', () => {
 
     const forged = { ...entry, actor: 'mallory', outcome: 'refused' as const };
     await expect(service.deps.audit.append(forged)).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
-    const copy: AuditEntry = { id: `entry-${randomBytes(4).toString('hex')}`, at: T0.toISOString(), actor: 'alice', action: 'payment.capture', target: 'p-1', targetKind: 'payment', outcome: 'done' };
+    const suffix = randomBytes(4).toString('hex');
+    const copy: AuditEntry = { id: `entry-${suffix}`, at: T0.toISOString(), actor: 'alice', action: 'payment.capture', target: `payment-${suffix}`, targetKind: 'payment', outcome: 'done' };
     await service.deps.audit.append(copy);
     await expect(service.deps.audit.append({ ...copy, actor: 'mallory' })).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
-    expect(await service.deps.audit.forTarget('p-1', 10)).toEqual([copy]);
+    expect(await service.deps.audit.forTarget(copy.target, 10)).toEqual([copy]);
     expect((await service.tableItems()).filter((i) => i.id === entry.id)).toEqual([expect.objectContaining({ actor: entry.actor, outcome: entry.outcome })]);
   });
 });

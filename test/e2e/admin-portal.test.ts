@@ -1,0 +1,387 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ManualClock } from '../../lambdas/ports/clock';
+import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { seedOperator, type OperatorCredentials } from '../support/admin';
+import { auditContext, launchBrowser, newPage, screenshot, seriousA11yViolations } from '../support/browser';
+import { paidPayment, statusOf, type PaidPayment } from '../support/payments';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * The operators' portal in a real browser, under its real Content-Security-Policy: an operator
+ * signs in, captures authorizations from the queue (one, then two at once), reads a payment's
+ * history, turns on two-stage payments for a merchant, and finds all of it in the audit log
+ * (seed spec §1: manual capture "in an administration portal").
+ */
+const T0 = new Date('2030-06-03T09:00:00.000Z');
+const clock = new ManualClock(T0);
+
+let browser: Browser;
+let service: TestService;
+let operator: OperatorCredentials;
+/** Two-stage payments, manual capture: its authorizations wait in the capture queue. */
+let dmsShop: MerchantCredentials;
+/** One-stage; the settings test turns DMS on for it. */
+let plainShop: MerchantCredentials;
+
+beforeAll(async () => {
+  [browser, service] = await Promise.all([launchBrowser(), startTestService({ clock })]);
+  operator = await seedOperator(service, 'olivia', 'olivia-long-password');
+  [dmsShop, plainShop] = await Promise.all([service.createMerchant({ name: 'Queue Shop' }), service.createMerchant({ name: 'Plain Shop' })]);
+  await updateMerchantSettings(service.deps, dmsShop.merchant_key, { dms: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await service?.close();
+});
+beforeEach(() => clock.set(T0));
+
+const contexts: BrowserContext[] = [];
+async function open(): Promise<Page> {
+  const { context, page } = await newPage(browser);
+  contexts.push(context);
+  page.setDefaultTimeout(10_000);
+  return page;
+}
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((c) => c.close()));
+});
+
+const portal = () => `${service.baseUrl}/admin`;
+const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+const statusLine = (page: Page) => page.getByRole('status');
+/** The table row that shows this order number. */
+const rowOf = (page: Page, orderNumber: string) => page.locator('tbody tr', { has: page.getByRole('cell', { name: orderNumber, exact: true }) });
+
+/** Signs in through the form, with the mouse. */
+async function signIn(page: Page, who: OperatorCredentials = operator): Promise<void> {
+  await page.goto(portal());
+  await heading(page, 'Sign in').waitFor();
+  await page.getByLabel('User name').fill(who.username);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await heading(page, 'Payments').waitFor();
+}
+
+/** Opens a portal page of a signed-in tab (a full load: the token stays in the tab's session storage). */
+async function visit(page: Page, route: string, title: string): Promise<void> {
+  await page.goto(`${portal()}${route}`);
+  await heading(page, title).waitFor();
+}
+
+async function authorization(amount = '25.00'): Promise<PaidPayment> {
+  const paid = await paidPayment(service, dmsShop, { order: { amount } });
+  expect(paid.status.status).toBe('pending');
+  return paid;
+}
+
+/** What operators did in this file, for the audit log test: [action, order number or merchant]. */
+const done: [string, string][] = [];
+
+describe('signing in', () => {
+  it('signs in with the keyboard alone: labelled fields, Enter submits; a wrong password is announced', async () => {
+    const page = await open();
+    await page.goto(portal());
+    await heading(page, 'Sign in').waitFor();
+    expect(new URL(page.url()).hash).toBe('#/sign-in');
+    await expect(page.locator('nav[aria-label="Sections"]').isVisible()).resolves.toBe(false);
+    await screenshot(page, 'admin-sign-in');
+
+    // The heading has focus; the next stops are the two labelled fields.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).labels?.[0]?.textContent)).toBe('User name');
+    await page.keyboard.type(operator.username);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).labels?.[0]?.textContent)).toBe('Password');
+    await page.keyboard.type('not-the-password');
+    await page.keyboard.press('Enter');
+    await statusLine(page).filter({ hasText: 'Wrong user name or password.' }).waitFor();
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('password');
+    expect(await page.getByLabel('Password').inputValue()).toBe('');
+
+    await page.keyboard.type(operator.password);
+    await page.keyboard.press('Enter');
+    await heading(page, 'Payments').waitFor();
+    expect(new URL(page.url()).hash).toBe('#/payments');
+    await page.getByText('Signed in as olivia').waitFor();
+    expect(await page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents()).toEqual(['Payments', 'Capture queue', 'Merchants', 'Audit log']);
+  });
+
+  it('asks for both fields before sending anything', async () => {
+    const page = await open();
+    await page.goto(portal());
+    await heading(page, 'Sign in').waitFor();
+    const posts: string[] = [];
+    page.on('request', (r) => void (r.method() === 'POST' && posts.push(r.url())));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await statusLine(page).filter({ hasText: 'Enter your user name and password.' }).waitFor();
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).name)).toBe('username');
+    expect(posts).toEqual([]);
+  });
+
+  it('sends a signed-out visitor to the sign-in page, and an operator with an ended session back there', async () => {
+    const page = await open();
+    await page.goto(`${portal()}#/queue`);
+    await heading(page, 'Sign in').waitFor();
+    expect(new URL(page.url()).hash).toBe('#/sign-in');
+
+    await page.evaluate(() => {
+      sessionStorage.setItem('operator-token', 'expired.or.forged');
+      sessionStorage.setItem('operator-name', 'olivia');
+    });
+    await visit(page, '#/queue', 'Sign in');
+    await statusLine(page).filter({ hasText: 'Your session has ended. Sign in again.' }).waitFor();
+  });
+});
+
+describe('the capture queue', () => {
+  it('captures one authorization from its row: it leaves the queue and the payment is settled', async () => {
+    const [first, second] = [await authorization('10.00'), await authorization('11.00')];
+    const page = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Capture queue' }).click();
+    await heading(page, 'Capture queue').waitFor();
+    await rowOf(page, first.order.number).waitFor();
+    expect(await page.getByRole('link', { name: 'Capture queue' }).getAttribute('aria-current')).toBe('page');
+    await screenshot(page, 'admin-queue');
+
+    await rowOf(page, first.order.number).getByRole('button', { name: 'Capture' }).click();
+    await statusLine(page).filter({ hasText: `${first.order.number} capture: done` }).waitFor();
+    await rowOf(page, first.order.number).waitFor({ state: 'detached' });
+    await rowOf(page, second.order.number).waitFor();
+    await expect(statusOf(service, dmsShop, first.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await expect(statusOf(service, dmsShop, second.paymentId)).resolves.toMatchObject({ status: 'pending' });
+    done.push(['payment.capture 10.00', first.paymentId]);
+    await screenshot(page, 'admin-queue-captured');
+  });
+
+  it('lists the soonest to expire first and bulk-captures the two selected', async () => {
+    const made: PaidPayment[] = [];
+    for (const minutes of [30, 10, 20]) {
+      clock.set(new Date(T0.getTime() - minutes * 60_000));
+      made.push(await authorization());
+    }
+    clock.set(T0);
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/queue', 'Capture queue');
+    await rowOf(page, made[0]?.order.number ?? '').waitFor();
+    const expiries = await page.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(expiries).toEqual([...expiries].sort());
+    const orders = (await page.locator('tbody tr td:nth-child(5)').allTextContents()).filter((o) => made.some((m) => m.order.number === o));
+    expect(orders).toEqual([made[0], made[2], made[1]].map((m) => m?.order.number));
+
+    const [a, b, untouched] = made as [PaidPayment, PaidPayment, PaidPayment];
+    await page.getByRole('checkbox', { name: `Select ${a.order.number}` }).check();
+    await page.getByRole('checkbox', { name: `Select ${b.order.number}` }).check();
+    await page.getByRole('button', { name: 'Capture selected' }).click();
+    await statusLine(page).filter({ hasText: 'capture: 2 of 2 done' }).waitFor();
+    await rowOf(page, a.order.number).waitFor({ state: 'detached' });
+    await rowOf(page, b.order.number).waitFor({ state: 'detached' });
+    await rowOf(page, untouched.order.number).waitFor();
+    for (const p of [a, b]) await expect(statusOf(service, dmsShop, p.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await expect(statusOf(service, dmsShop, untouched.paymentId)).resolves.toMatchObject({ status: 'pending' });
+    done.push(['payment.capture', a.paymentId], ['payment.capture', b.paymentId]);
+  });
+});
+
+describe('a payment', () => {
+  it('is found by its order number and shows its details, actions and history; a partial capture is added to it', async () => {
+    const paid = await authorization('40.00');
+    const page = await open();
+    await signIn(page);
+    await page.getByLabel('Order number').fill(paid.order.number);
+    await page.getByLabel('Order number').press('Enter');
+    await rowOf(page, paid.order.number).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    await screenshot(page, 'admin-payments');
+    await page.getByRole('link', { name: paid.paymentId }).click();
+
+    await heading(page, `Payment ${paid.order.number}`).waitFor();
+    const facts = page.locator('dl.facts');
+    await expect(facts.textContent()).resolves.toContain('pending');
+    await expect(facts.textContent()).resolves.toContain('40.00 USD');
+    await expect(facts.textContent()).resolves.toContain('visa 411111****1111 01/2038');
+    expect(await page.getByRole('button').allTextContents()).toEqual(expect.arrayContaining(['Capture', 'Release']));
+    expect(await page.getByRole('button', { name: 'Void' }).count()).toBe(0);
+
+    await page.getByLabel('Capture amount (USD)').fill('15.00');
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await statusLine(page).filter({ hasText: 'capture: done (status settled)' }).waitFor();
+    const history = page.getByRole('table', { name: 'Transactions' });
+    await history.getByRole('cell', { name: 'capture', exact: true }).waitFor();
+    expect(await history.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)))).toEqual([
+      [expect.any(String), 'sale', 'success', '4000', expect.any(String), '', ''],
+      [expect.any(String), 'capture', 'success', '1500', expect.any(String), '', 'operator:olivia'],
+    ]);
+    await expect(facts.textContent()).resolves.toContain('Captured15.00');
+    const actions = page.getByRole('table', { name: 'Operator actions' });
+    await actions.getByRole('cell', { name: 'olivia', exact: true }).waitFor();
+    await expect(actions.textContent()).resolves.toContain('payment.capture 15.00');
+    expect(await page.getByRole('button').allTextContents()).toEqual(expect.arrayContaining(['Void', 'Refund']));
+    await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    done.push(['payment.capture 15.00', paid.paymentId]);
+    await screenshot(page, 'admin-payment-detail');
+  });
+});
+
+describe('merchant settings', () => {
+  it('turns two-stage payments on with a capture delay, saved and in force for the next payment', async () => {
+    const page = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Merchants' }).click();
+    await heading(page, 'Merchants').waitFor();
+    await page.getByRole('link', { name: 'Plain Shop' }).click();
+    await heading(page, 'Merchant Plain Shop').waitFor();
+    await screenshot(page, 'admin-merchant-settings');
+
+    const dms = page.getByLabel('Two-stage payments (DMS)');
+    const delay = page.getByLabel('Automatic capture delay');
+    expect(await dms.isChecked()).toBe(false);
+    expect(await delay.inputValue()).toBe('');
+
+    // A refused value is announced and nothing changes.
+    await dms.check();
+    await delay.fill('-5');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await statusLine(page).filter({ hasText: 'auto capture delay must be a whole number of minutes from 0 to 10080' }).waitFor();
+    expect(await service.deps.merchants.find(plainShop.merchant_key)).toMatchObject({ dms: false });
+
+    await delay.fill('15');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await statusLine(page).filter({ hasText: 'Settings saved.' }).waitFor();
+    const changes = page.getByRole('table', { name: 'Settings changes' });
+    await changes.getByRole('cell', { name: 'olivia', exact: true }).waitFor();
+
+    await page.reload();
+    await heading(page, 'Merchant Plain Shop').waitFor();
+    expect(await page.getByLabel('Two-stage payments (DMS)').isChecked()).toBe(true);
+    expect(await page.getByLabel('Automatic capture delay').inputValue()).toBe('15');
+    expect(await service.deps.merchants.find(plainShop.merchant_key)).toMatchObject({ dms: true, autoCaptureDelayMinutes: 15 });
+    const next = await paidPayment(service, plainShop);
+    expect(next.status.status).toBe('pending');
+    done.push(['merchant.settings', `merchant:${plainShop.merchant_key}`]);
+    await screenshot(page, 'admin-merchant-saved');
+  });
+});
+
+describe('the audit log', () => {
+  // Reads what the tests above did through the portal (run the file as a whole).
+  it('shows who did each of the actions above, when, and the state before and after', async () => {
+    expect(done.length).toBeGreaterThanOrEqual(5);
+    const page = await open();
+    await signIn(page);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await heading(page, 'Audit log').waitFor();
+    const table = page.getByRole('table', { name: 'Operator actions' });
+    await table.locator('tbody tr').first().waitFor();
+    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((r) => [...r.children].map((c) => c.textContent ?? '')));
+    for (const [action, target] of done) {
+      expect(rows).toContainEqual(['2030-06-03 09:00:00 UTC', 'olivia', action, target, 'done', expect.any(String), expect.any(String)]);
+    }
+    const capture = rows.find((r) => r[2] === 'payment.capture 15.00');
+    expect(capture?.slice(5)).toEqual(['{"status":"pending"}', '{"status":"settled","captured_amount":"15.00"}']);
+    await screenshot(page, 'admin-audit');
+  });
+});
+
+describe('signing out', () => {
+  it('forgets the token and goes back to the sign-in page', async () => {
+    const page = await open();
+    await signIn(page);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading(page, 'Sign in').waitFor();
+    await statusLine(page).filter({ hasText: 'Signed out.' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('operator-token'))).toBeNull();
+    await visit(page, '#/queue', 'Sign in');
+  });
+});
+
+describe('keyboard use', () => {
+  it('the skip link moves focus to the content and stays on the page', async () => {
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/queue', 'Capture queue');
+    await page.getByText(/authorizations waiting/).waitFor();
+    await page.locator('a.skip').focus();
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    expect(new URL(page.url()).hash).toBe('#/queue');
+    await heading(page, 'Capture queue').waitFor();
+  });
+
+  it('labels every form field of every page', async () => {
+    const page = await open();
+    await signIn(page);
+    const pages: [string, string][] = [['#/payments', 'Payments'], ['#/queue', 'Capture queue'], [`#/merchants/${dmsShop.merchant_key}`, 'Merchant Queue Shop']];
+    for (const [route, title] of pages) {
+      await visit(page, route, title);
+      await page.waitForLoadState('networkidle');
+      const unlabelled = await page.locator('input, select, textarea').evaluateAll((fields) =>
+        fields.filter((f) => !((f as HTMLInputElement).labels?.length || f.getAttribute('aria-label'))).map((f) => f.outerHTML),
+      );
+      expect([route, unlabelled]).toEqual([route, []]);
+    }
+  });
+});
+
+describe('security headers of /admin', () => {
+  it('sends a CSP with a fresh nonce for the page\'s own script and style, and forbids framing', async () => {
+    const page = await open();
+    const first = await page.goto(portal());
+    const csp = first?.headers()['content-security-policy'] ?? '';
+    const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+    expect(nonce).toBeDefined();
+    expect(csp).toContain(`style-src 'nonce-${nonce}'`);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(first?.headers()['x-frame-options']).toBe('DENY');
+    expect(first?.headers()['cache-control']).toBe('no-store');
+    const html = (await first?.text()) ?? '';
+    expect(html).toContain(`<script nonce="${nonce}">`);
+    expect(html).toContain(`<style nonce="${nonce}">`);
+    // The script ran under that policy: it drew the sign-in form.
+    await heading(page, 'Sign in').waitFor();
+    const second = await page.request.get(portal());
+    expect(second.headers()['content-security-policy']).not.toContain(nonce);
+  });
+});
+
+describe('accessibility (axe-core: no serious or critical violations)', () => {
+  // A context that bypasses CSP, only so that axe-core can be injected; every test above runs under the real policy.
+  let page: Page;
+  beforeAll(async () => {
+    const context = await auditContext(browser);
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    await authorization();
+  });
+  afterAll(() => page?.context().close());
+
+  const pages: [string, string, string][] = [
+    ['sign-in', '#/sign-in', 'Sign in'],
+    ['payments', '#/payments', 'Payments'],
+    ['capture queue', '#/queue', 'Capture queue'],
+    ['merchants', '#/merchants', 'Merchants'],
+    ['merchant settings', '', 'Merchant Queue Shop'],
+    ['audit log', '#/audit', 'Audit log'],
+  ];
+  it.each(pages)('the %s page', async (name, route, title) => {
+    if (name === 'sign-in') {
+      await visit(page, route, title);
+    } else {
+      if (!(await page.evaluate(() => sessionStorage.getItem('operator-token')))) await signIn(page);
+      await visit(page, route || `#/merchants/${dmsShop.merchant_key}`, title);
+    }
+    await page.waitForLoadState('networkidle');
+    await page.locator('#view table, #view form').first().waitFor();
+    expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+
+  it('a payment page with its actions', async () => {
+    const paid = await authorization();
+    await visit(page, `#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`);
+    await page.waitForLoadState('networkidle');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+});
