@@ -1,59 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Merchant } from '../ports/merchants';
 import type { MerchantSecrets } from '../ports/merchants';
 import { returnUrl, type CheckoutResult } from '../use-cases/checkout';
 import type { LinkPayment, Payment } from '../domain/payment';
 import { renderForm, renderNavigation, renderState, type RenderContext } from './render';
+import { contentSecurityPolicy, htmlResponse, newNonce } from './headers';
+
+export { contentSecurityPolicy, htmlResponse, newNonce };
 
 const STATUS_OF: Record<string, number> = { form: 200, paid: 200, action: 200, processing: 202, 'not-found': 404, expired: 410, closed: 410 };
-
-const origin = (url: string | undefined): string[] => {
-  if (!url) return [];
-  try {
-    return [new URL(url).origin];
-  } catch {
-    return [];
-  }
-};
-
-/**
- * The page's Content-Security-Policy: nothing but its own nonce'd style and script; forms may only
- * go to us and (through our redirects) to the merchant's return URLs; framing only by the origins
- * the merchant configured.
- */
-export function contentSecurityPolicy(nonce: string, payment?: Payment, merchant?: Merchant): string {
-  const c = payment?.checkout;
-  const formTargets = new Set(["'self'", ...origin(c?.successUrl), ...origin(c?.cancelUrl), ...origin(c?.errorUrl), ...origin(c?.expiryUrl)]);
-  const images = new Set(["'self'", 'data:', ...origin(merchant?.branding?.logoUrl)]);
-  const ancestors = merchant?.frameAncestors?.length ? merchant.frameAncestors.join(' ') : "'none'";
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    `img-src ${[...images].join(' ')}`,
-    `form-action ${[...formTargets].join(' ')}`,
-    `frame-ancestors ${ancestors}`,
-    "base-uri 'none'",
-    "connect-src 'none'",
-  ].join('; ');
-}
-
-export function htmlResponse(statusCode: number, html: string, csp: string, framed: boolean): APIGatewayProxyStructuredResultV2 {
-  return {
-    statusCode,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-      'content-security-policy': csp,
-      'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
-      ...(framed ? {} : { 'x-frame-options': 'DENY' }),
-    },
-    body: html,
-  };
-}
-
-export const newNonce = (): string => randomBytes(16).toString('base64');
 
 /** Where Close goes: cancel_url, with return parameters once a decline has happened. */
 async function closeUrlOf(secrets: MerchantSecrets, payment: LinkPayment, merchant: Merchant): Promise<string | undefined> {

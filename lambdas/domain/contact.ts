@@ -1,10 +1,18 @@
-import { iso31661 } from 'iso-3166';
+import { COUNTRY_CODES } from './generated/iso-data';
 
 /** Customer contact rules shared by the API and the checkout page. */
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]{2,}$/;
-const COUNTRIES: ReadonlyMap<string, string> = new Map(iso31661.map((c) => [c.alpha2, c.name]));
+const COUNTRIES: ReadonlySet<string> = new Set(COUNTRY_CODES);
 
 export const isEmail = (s: string): boolean => s.length <= 255 && EMAIL_PATTERN.test(s);
 export const isCountryCode = (s: string): boolean => COUNTRIES.has(s);
-/** ISO 3166-1 alpha-2 codes with their English short names, for the page's country list. */
-export const countryList = (): readonly [string, string][] => [...COUNTRIES.entries()].sort((a, b) => a[1].localeCompare(b[1]));
+
+/**
+ * ISO 3166-1 alpha-2 codes with their names in the page's language, sorted by name. Names come from
+ * the runtime's ICU data (Intl.DisplayNames), so no name table is bundled and a second language
+ * gets its own names for free.
+ */
+export function countryList(locale = 'en'): readonly [string, string][] {
+  const names = new Intl.DisplayNames([locale], { type: 'region', fallback: 'code' });
+  return COUNTRY_CODES.map((code): [string, string] => [code, names.of(code) ?? code]).sort((a, b) => a[1].localeCompare(b[1], locale));
+}

@@ -1,4 +1,4 @@
-import currencies from 'currency-codes/data';
+import { CURRENCY_EXPONENTS } from './generated/iso-data';
 
 /**
  * Money is integer minor units plus an ISO 4217 currency. The merchant's literal amount string is
@@ -14,16 +14,8 @@ export interface MerchantAmount extends Money {
   readonly literal: string;
 }
 
-/**
- * ISO 4217 codes with no minor unit ("N.A."): precious metals, bond-market units, SDR, Sucre, ADB
- * unit, the testing code and "no currency". The data set lists them with 0 digits, which would make
- * them look like payable zero-decimal currencies.
- */
-const NON_MONETARY = new Set(['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX']);
-
-const EXPONENTS: ReadonlyMap<string, number> = new Map(
-  currencies.filter((c) => Number.isInteger(c.digits) && !NON_MONETARY.has(c.code)).map((c) => [c.code, c.digits]),
-);
+/** ISO 4217 exponents of monetary currencies (generated from the currency-codes package). */
+const EXPONENTS: ReadonlyMap<string, number> = new Map(Object.entries(CURRENCY_EXPONENTS));
 
 /** The ISO 4217 minor-unit exponent, or undefined for an unknown or non-monetary code. */
 export const currencyExponent = (currency: string): number | undefined => EXPONENTS.get(currency);

@@ -1,9 +1,10 @@
-import { pageEndpoint } from '../middleware/page-endpoint';
-import { htmlResponse, newNonce } from '../checkout-page/respond';
+import { pageChain } from '../middleware/page-chain';
+import { htmlResponse, newNonce } from '../checkout-page/headers';
 import { portalContentSecurityPolicy, renderPortal } from '../admin-portal/page';
 
 /** GET /admin: the operators' portal (a page that talks to the admin API with the operator's token). */
-export const handler = pageEndpoint(async () => {
+// A static page: the page chain without the service's dependencies, so no AWS SDK in this bundle.
+export const handler = pageChain(async () => {
   const nonce = newNonce();
   return htmlResponse(200, renderPortal(nonce), portalContentSecurityPolicy(nonce), false);
 });

@@ -1,53 +1,12 @@
-import middy from '@middy/core';
-import httpSecurityHeaders from '@middy/http-security-headers';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { deps as processDeps, type Deps } from '../container';
-import { logger } from '../observability/logger';
-import { renderError } from '../checkout-page/render';
-import { contentSecurityPolicy, htmlResponse, newNonce } from '../checkout-page/respond';
 import type { LambdaHandler } from './merchant-endpoint';
+import { pageChain } from './page-chain';
 
-/** Form posts of the page are small; anything bigger is refused before parsing. */
-export const FORM_LIMIT_BYTES = 16 * 1024;
+export { formFields, FORM_LIMIT_BYTES } from './page-chain';
 
-/**
- * The chain of the customer-facing pages: logging context, security headers (Middy's, with the
- * per-response CSP and framing rules set by the page itself), and an error page that never leaks.
- */
+/** A page backed by the service's data: the page chain with the process's dependencies. */
 export function pageEndpoint(run: (event: APIGatewayProxyEventV2, deps: Deps) => Promise<APIGatewayProxyStructuredResultV2>): LambdaHandler {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>((event: APIGatewayProxyEventV2) => run(event, processDeps()))
-    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
-    .use(
-      httpSecurityHeaders({
-        contentSecurityPolicy: false,
-        frameOptions: false,
-        crossOriginEmbedderPolicy: false,
-        crossOriginOpenerPolicy: false,
-        // Middy's list names features browsers no longer know (console noise); the page sets its own.
-        permissionsPolicy: false,
-        referrerPolicy: { policy: 'no-referrer' },
-        strictTransportSecurity: { maxAge: 63072000, includeSubDomains: true, preload: false },
-        reportTo: false,
-        xssProtection: false,
-        reportingEndpoints: false,
-      } as never),
-    )
-    .use({
-      onError: async (request) => {
-        logger.error('page failed', { errorName: (request.error as Error | undefined)?.name, error: request.error as Error });
-        const nonce = newNonce();
-        request.response = htmlResponse(500, renderError({ nonce }), contentSecurityPolicy(nonce), false);
-      },
-    }) as unknown as LambdaHandler;
+  return pageChain((event) => run(event, processDeps()));
 }
 
-/** Reads an application/x-www-form-urlencoded body, bounded in size. */
-export function formFields(event: APIGatewayProxyEventV2): URLSearchParams | undefined {
-  const raw = event.body ?? '';
-  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  if (Buffer.byteLength(text) > FORM_LIMIT_BYTES) return undefined;
-  const type = event.headers?.['content-type'] ?? '';
-  if (!/^application\/x-www-form-urlencoded/i.test(type)) return undefined;
-  return new URLSearchParams(text);
-}

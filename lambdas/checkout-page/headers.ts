@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { Payment } from '../domain/payment';
+import type { Merchant } from '../ports/merchants';
+
+const origin = (url: string | undefined): string[] => {
+  if (!url) return [];
+  try {
+    return [new URL(url).origin];
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * The page's Content-Security-Policy: nothing but its own nonce'd style and script; forms may only
+ * go to us and (through our redirects) to the merchant's return URLs; framing only by the origins
+ * the merchant configured.
+ */
+export function contentSecurityPolicy(nonce: string, payment?: Payment, merchant?: Merchant): string {
+  const c = payment?.checkout;
+  const formTargets = new Set(["'self'", ...origin(c?.successUrl), ...origin(c?.cancelUrl), ...origin(c?.errorUrl), ...origin(c?.expiryUrl)]);
+  const images = new Set(["'self'", 'data:', ...origin(merchant?.branding?.logoUrl)]);
+  const ancestors = merchant?.frameAncestors?.length ? merchant.frameAncestors.join(' ') : "'none'";
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    `img-src ${[...images].join(' ')}`,
+    `form-action ${[...formTargets].join(' ')}`,
+    `frame-ancestors ${ancestors}`,
+    "base-uri 'none'",
+    "connect-src 'none'",
+  ].join('; ');
+}
+
+export function htmlResponse(statusCode: number, html: string, csp: string, framed: boolean): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'content-security-policy': csp,
+      'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
+      ...(framed ? {} : { 'x-frame-options': 'DENY' }),
+    },
+    body: html,
+  };
+}
+
+export const newNonce = (): string => randomBytes(16).toString('base64');
+

@@ -1,0 +1,52 @@
+import middy from '@middy/core';
+import httpSecurityHeaders from '@middy/http-security-headers';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { logger } from '../observability/logger';
+import { renderError } from '../checkout-page/render';
+import { contentSecurityPolicy, htmlResponse, newNonce } from '../checkout-page/headers';
+import type { LambdaHandler } from './merchant-endpoint';
+
+/** Form posts of the page are small; anything bigger is refused before parsing. */
+export const FORM_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * The chain of every HTML page: logging context, security headers (Middy's, with the per-response
+ * CSP and framing rules set by the page itself), and an error page that never leaks.
+ */
+export function pageChain(core: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>): LambdaHandler {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
+    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+    .use(
+      httpSecurityHeaders({
+        contentSecurityPolicy: false,
+        frameOptions: false,
+        crossOriginEmbedderPolicy: false,
+        crossOriginOpenerPolicy: false,
+        // Middy's list names features browsers no longer know (console noise); the page sets its own.
+        permissionsPolicy: false,
+        referrerPolicy: { policy: 'no-referrer' },
+        strictTransportSecurity: { maxAge: 63072000, includeSubDomains: true, preload: false },
+        reportTo: false,
+        xssProtection: false,
+        reportingEndpoints: false,
+      } as never),
+    )
+    .use({
+      onError: async (request) => {
+        logger.error('page failed', { errorName: (request.error as Error | undefined)?.name, error: request.error as Error });
+        const nonce = newNonce();
+        request.response = htmlResponse(500, renderError({ nonce }), contentSecurityPolicy(nonce), false);
+      },
+    }) as unknown as LambdaHandler;
+}
+
+/** Reads an application/x-www-form-urlencoded body, bounded in size. */
+export function formFields(event: APIGatewayProxyEventV2): URLSearchParams | undefined {
+  const raw = event.body ?? '';
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text) > FORM_LIMIT_BYTES) return undefined;
+  const type = event.headers?.['content-type'] ?? '';
+  if (!/^application\/x-www-form-urlencoded/i.test(type)) return undefined;
+  return new URLSearchParams(text);
+}
