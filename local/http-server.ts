@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ROUTES, routeKey, type RouteDefinition } from '../lib/routes';
+import { lambdaContext } from './lambda-context';
 import { verifyLocalOperatorToken } from '../lambdas/adapters/local/operator-auth';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
@@ -93,24 +94,6 @@ export function toEvent(req: IncomingMessage, body: Buffer, compiled: CompiledRo
   };
 }
 
-function lambdaContext(route: RouteDefinition): Context {
-  const deadline = Date.now() + (route.timeoutSeconds ?? 10) * 1000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `local-${route.id}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${route.id}`,
-    memoryLimitInMB: String(route.memoryMb ?? 256),
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/local-${route.id}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2 | string | undefined): void {
   if (typeof result === 'string' || result === undefined) {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -169,7 +152,7 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: 
         (event.requestContext as { authorizer?: unknown }).authorizer = { jwt: { claims, scopes: null } };
       }
       found.c.handler ??= ((await import(resolve(PROJECT_ROOT, found.c.route.entry))) as { handler: Handler }).handler;
-      const result = await found.c.handler(event, lambdaContext(found.c.route));
+      const result = await found.c.handler(event, lambdaContext(found.c.route.id, found.c.route.timeoutSeconds ?? 10, found.c.route.memoryMb));
       send(res, result);
     } catch (e) {
       // What a crashed Lambda looks like behind API Gateway.

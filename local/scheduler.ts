@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { JOBS, type JobDefinition } from '../lib/jobs';
+import { lambdaContext } from './lambda-context';
 
 type JobHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
@@ -21,24 +22,6 @@ function scheduledEvent(job: JobDefinition): ScheduledEvent {
   };
 }
 
-function context(job: JobDefinition): Context {
-  const deadline = Date.now() + job.timeoutSeconds * 1000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `local-${job.id}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${job.id}`,
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/local-${job.id}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 /**
  * Fires the stack's scheduled jobs on their schedule, like EventBridge would: a run is skipped while
  * the previous one of the same job is still going.
@@ -55,7 +38,7 @@ export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1)
         handler = ((await import(resolve(PROJECT_ROOT, job.entry))) as { handler: JobHandler }).handler;
         handlers.set(job.id, handler);
       }
-      return await handler(scheduledEvent(job), context(job));
+      return await handler(scheduledEvent(job), lambdaContext(job.id, job.timeoutSeconds));
     } catch (e) {
       console.error(`job ${job.id} failed: ${(e as Error).name}`);
       return undefined;

@@ -7,6 +7,7 @@ import { runCaptureJob } from '../use-cases/capture-job';
 /** Scheduled (EventBridge, every minute): automatic captures and expiry of authorizations. */
 export const handler = middy(async () => {
   const report = await runCaptureJob(deps());
-  if (report.examined) logger.info('capture job', { ...report });
+  if (report.failed) logger.error('capture job: some payments failed and stay queued', { ...report });
+  else if (report.examined) logger.info('capture job', { ...report });
   return report;
 }).use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }));

@@ -7,6 +7,7 @@ import { TransitionRejected, type PaymentStore } from '../ports/payments';
 import { STALE_CLAIM_MS, capture, finishCapture, release } from './capture-payment';
 import { merchantOf } from './checkout';
 import { QUEUES, nextCaptureEvent } from './record-outcome';
+import { drainDue, type QueueReport } from './work-queue';
 
 /** Payments per run: bounded, so a run fits its Lambda timeout. */
 export const CAPTURE_BATCH = 50;
@@ -22,13 +23,7 @@ export interface CaptureJobDeps {
   readonly ids: Ids;
 }
 
-export interface CaptureJobReport {
-  readonly examined: number;
-  readonly captured: number;
-  readonly declined: number;
-  readonly released: number;
-  readonly skipped: number;
-}
+export type CaptureJobReport = QueueReport<'captured' | 'declined' | 'released' | 'skipped'>;
 
 /**
  * Runs every minute (EventBridge; the local runner's timer). Reads only what is due from the
@@ -37,16 +32,8 @@ export interface CaptureJobReport {
  * Every action is claimed with a conditional write, so an operator acting at the same moment, or a
  * second run, never captures twice.
  */
-export async function runCaptureJob(deps: CaptureJobDeps, limit = CAPTURE_BATCH): Promise<CaptureJobReport> {
-  const now = deps.clock.now();
-  const due = await deps.store.due(QUEUES.capture, now, limit);
-  const report = { examined: due.length, captured: 0, declined: 0, released: 0, skipped: 0 };
-  for (const item of due) {
-    const payment = await deps.store.findPayment(item.paymentId);
-    if (!payment) continue;
-    report[await handleDue(deps, payment, now)]++;
-  }
-  return report;
+export function runCaptureJob(deps: CaptureJobDeps, limit = CAPTURE_BATCH): Promise<CaptureJobReport> {
+  return drainDue(deps, QUEUES.capture, limit, ['captured', 'declined', 'released', 'skipped'], (payment, now) => handleDue(deps, payment, now));
 }
 
 async function handleDue(deps: CaptureJobDeps, payment: Payment, now: Date): Promise<'captured' | 'declined' | 'released' | 'skipped'> {

@@ -4,6 +4,7 @@ import type { MerchantDirectory } from '../ports/merchants';
 import { TransitionRejected } from '../ports/payments';
 import { merchantOf } from './checkout';
 import { QUEUES, recordOutcome, type RecordDeps } from './record-outcome';
+import { drainDue, type QueueReport } from './work-queue';
 
 /** At most this many payments per run: a run stays well inside one Lambda timeout. */
 export const RECONCILE_BATCH = 25;
@@ -16,12 +17,7 @@ export interface ReconcileDeps extends RecordDeps {
   readonly merchants: MerchantDirectory;
 }
 
-export interface ReconcileReport {
-  readonly examined: number;
-  readonly settled: number;
-  readonly released: number;
-  readonly postponed: number;
-}
+export type ReconcileReport = QueueReport<'settled' | 'released' | 'postponed'>;
 
 /**
  * Settles attempts left without an answer (a crash between the acquirer call and our write, an
@@ -29,16 +25,8 @@ export interface ReconcileReport {
  * key and records its answer with the same guarded write the page uses, so a late page request and
  * this job can never both record it.
  */
-export async function reconcileDue(deps: ReconcileDeps, limit = RECONCILE_BATCH): Promise<ReconcileReport> {
-  const now = deps.clock.now();
-  const due = await deps.store.due(QUEUES.reconcile, now, limit);
-  const report = { examined: due.length, settled: 0, released: 0, postponed: 0 };
-  for (const item of due) {
-    const payment = await deps.store.findPayment(item.paymentId);
-    if (!payment) continue;
-    report[await reconcileOne(deps, payment, now)]++;
-  }
-  return report;
+export function reconcileDue(deps: ReconcileDeps, limit = RECONCILE_BATCH): Promise<ReconcileReport> {
+  return drainDue(deps, QUEUES.reconcile, limit, ['settled', 'released', 'postponed'], (payment, now) => reconcileOne(deps, payment, now));
 }
 
 async function reconcileOne(deps: ReconcileDeps, payment: Payment, now: Date): Promise<'settled' | 'released' | 'postponed'> {

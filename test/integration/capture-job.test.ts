@@ -94,7 +94,7 @@ describe('with the default validity of 7 days', () => {
       expect(await jobAt(at(29 * MINUTE + 59_999))).toMatchObject({ examined: 0 });
       expect(await status(shop, paid.paymentId)).toBe('pending');
 
-      expect(await jobAt(at(30 * MINUTE))).toEqual({ examined: 1, captured: 1, declined: 0, released: 0, skipped: 0 });
+      expect(await jobAt(at(30 * MINUTE))).toEqual({ examined: 1, captured: 1, declined: 0, released: 0, skipped: 0, failed: 0, errors: [] });
       expect(await status(shop, paid.paymentId)).toBe('settled');
       const item = await storedPayment(service, paid.paymentId);
       expect(item.capturedMinor).toBe(2500);
@@ -146,7 +146,7 @@ describe('with the default validity of 7 days', () => {
         expect(await status(shop, paid.paymentId)).toBe('pending');
       }
 
-      expect(await jobAt(at(7 * DAY))).toEqual({ examined: 1, captured: 0, declined: 0, released: 1, skipped: 0 });
+      expect(await jobAt(at(7 * DAY))).toEqual({ examined: 1, captured: 0, declined: 0, released: 1, skipped: 0, failed: 0, errors: [] });
       await expect(statusOf(service, shop, paid.paymentId)).resolves.toMatchObject({ status: 'reversal', reason: EXPIRED_REASON });
       const item = await storedPayment(service, paid.paymentId);
       expect(captures(item)).toEqual([]);
@@ -240,7 +240,7 @@ describe('with the default validity of 7 days', () => {
 
       const recorder = recordReads();
       try {
-        expect(await jobAt(at(MINUTE))).toEqual({ examined: 3, captured: 3, declined: 0, released: 0, skipped: 0 });
+        expect(await jobAt(at(MINUTE))).toEqual({ examined: 3, captured: 3, declined: 0, released: 0, skipped: 0, failed: 0, errors: [] });
       } finally {
         recorder.stop();
       }
