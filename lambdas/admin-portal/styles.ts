@@ -38,6 +38,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .mono{font-family:ui-monospace,monospace;font-size:.85rem;word-break:break-all}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:.5rem 0}
 .actions input{width:8rem}
+.actions label{display:flex;align-items:center;gap:.4rem;margin:0}
+.actions label input{width:auto}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;background:#fff;border:1px solid var(--line);padding:1rem;margin:0}
 dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 .pager{display:flex;gap:.5rem;margin:.5rem 0}

@@ -23,7 +23,7 @@ export const en = {
   expiry: 'Expiry date',
   expiryHint: 'MM/YY',
   cvv: 'Security code',
-  cvvHint: '3 or 4 digits on the back of the card',
+  cvvHint: '3 or 4 digits',
   holder: 'Name on card',
   holderHint: 'First and last name, as printed on the card',
   contactLegend: 'Your details',
