@@ -1,5 +1,5 @@
 import { formFields, pageEndpoint } from '../middleware/page-endpoint';
-import { publicBaseUrl } from '../middleware/merchant-endpoint';
+import { publicBaseUrl } from '../middleware/base-url';
 import { respond } from '../checkout-page/respond';
 import { openLink, pay } from '../use-cases/checkout';
 import type { BrowserInfo } from '../ports/acquirer';

@@ -16,7 +16,7 @@ export interface CheckContext {
   session?: { readonly paymentId: string; readonly orderNumber: string; readonly linkToken: string };
 }
 
-interface CheckRequest {
+export interface CheckRequest {
   readonly body?: Record<string, unknown>;
   readonly pathParameters?: Readonly<Record<string, string>>;
 }
@@ -72,7 +72,7 @@ function sessionOf(ctx: CheckContext): NonNullable<CheckContext['session']> {
 }
 
 /** The API Gateway (HTTP API, payload 2.0) event of a request to `route`. */
-function apiEvent(route: RouteDefinition, request: CheckRequest): APIGatewayProxyEventV2 {
+export function apiEvent(route: RouteDefinition, request: CheckRequest): APIGatewayProxyEventV2 {
   const now = Date.now();
   const params = request.pathParameters ?? {};
   const rawPath = route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));

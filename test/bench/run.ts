@@ -1,18 +1,15 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { buildDeps, setDeps } from '../../lambdas/container';
-import { readConfig } from '../../lambdas/config';
-import { createMerchant } from '../../lambdas/use-cases/manage-merchants';
 import { ROUTES } from '../../lib/routes';
-import { backendEnvironment, startLocalBackend } from '../../local/backend';
-import { createApp } from '../../local/http-server';
+import { backendEnvironment } from '../../local/backend';
+import { startTestService } from '../support/service';
 import { AwsCallCounter, OPERATIONS, countAwsCalls } from './aws-calls';
 import { checkBundles } from './bundle-check';
 import { buildBundles, esbuildApiOptions, projectPath, type BundleSpec } from './bundles';
+import { RENDER_PLAN, measurePageWeights, measureRender } from './checkout-page';
 import { measureColdImports, type ImportProbe } from './cold-import';
 import { describeMachine, loadAverage } from './machine';
 import { renderReport, renderSummary, type BenchResults, type BundleRow, type ThroughputRow } from './report';
 import { closeServer, generateLoad, helloWorldServer, listenOnFreePort } from './throughput';
-import { compactDataAliases } from './what-if';
 
 /** Samples per cold-import row (each a fresh Node process): 7, fewer only if the rows would overrun the budget. */
 const IMPORT_PLAN = { maxRuns: 7, minRuns: 3, budgetMs: 40_000 } as const;
@@ -46,17 +43,6 @@ async function bundleRows(phase: (what: string) => void): Promise<{ rows: Bundle
       entry: projectPath('test/bench/fixtures/empty-handler.ts'),
       note: 'a module that does nothing: the floor of the cold-import method on this machine.',
     },
-    ...(createSession
-      ? [
-          {
-            name: 'what-if: compact country & currency tables',
-            kind: 'reference' as const,
-            entry: projectPath(createSession.entry),
-            alias: { ...esbuildApiOptions().alias, ...(await compactDataAliases(projectPath('.bench', 'what-if'))) },
-            note: 'CreateSession with `iso-3166` and `currency-codes/data` replaced by tables holding only the fields the API reads; an estimate for the proposal below, never deployed.',
-          },
-        ]
-      : []),
   ];
   const bundles = await buildBundles(specs, outDir);
   phase(`built ${bundles.length} bundles; importing each in fresh processes…`);
@@ -82,29 +68,34 @@ async function main(): Promise<void> {
   const { rows: bundles, sourceMaps } = await bundleRows(phase);
 
   phase('starting the local backend…');
-  const backend = await startLocalBackend();
-  const environment = backendEnvironment(backend);
-  Object.assign(process.env, environment);
-  const deps = buildDeps(readConfig());
-  setDeps(deps);
+  // The service exactly as the integration tests run it; the bench reuses their payment flows.
+  const service = await startTestService();
+  const environment = backendEnvironment(service.backend);
   const counter = new AwsCallCounter();
-  counter.attach(deps.db, 'DynamoDB');
-  counter.attach(deps.secretsClient, 'SecretsManager');
-  const app = createApp(ROUTES);
+  counter.attach(service.deps.db, 'DynamoDB');
+  counter.attach(service.deps.secretsClient, 'SecretsManager');
+  for (const acquirer of new Set<object>([service.deps.acquirer, service.deps.sandbox])) counter.attributeToAcquirer(acquirer);
   const hello = helloWorldServer();
   try {
-    const baseUrl = await listenOnFreePort(app);
-    const service = { baseUrl, deps, newMerchant: () => createMerchant(deps, { name: 'Benchmark Shop' }) };
+    const { baseUrl } = service;
+    const newMerchant = () => service.createMerchant({ name: 'Benchmark Shop' });
 
     phase('counting AWS calls…');
     const awsCalls = await countAwsCalls(OPERATIONS, service, counter);
 
+    const checkoutPage = ROUTES.find((r) => r.id === 'CheckoutPage');
+    if (!checkoutPage) throw new Error('no CheckoutPage route in lib/routes.ts');
+    phase(`checkout page: ${RENDER_PLAN.samples} renders per method, page weights…`);
+    const pageMerchant = await newMerchant();
+    const render = await measureRender(service, pageMerchant, checkoutPage);
+    const pageWeights = await measurePageWeights(service, pageMerchant);
+
     phase('invoking the bundled handlers…');
-    const bundleChecks = await checkBundles(ROUTES, bundles.map((b) => b.bundle), { baseUrl, environment, merchant: await service.newMerchant() });
+    const bundleChecks = await checkBundles(ROUTES, bundles.map((b) => b.bundle), { baseUrl, environment, merchant: await newMerchant() });
 
     phase(`load: ${LOAD.concurrency} concurrent requests, ${LOAD.durationMs / 1000} s per server…`);
     const helloUrl = await listenOnFreePort(hello);
-    const merchant = await service.newMerchant();
+    const merchant = await newMerchant();
     const throughput: ThroughputRow[] = [
       { name: 'bare node:http hello world', result: await generateLoad({ ...LOAD, url: `${helloUrl}/`, merchant }) },
       { name: 'POST /api/v1/session (local runner)', result: await generateLoad({ ...LOAD, url: `${baseUrl}/api/v1/session`, merchant }) },
@@ -119,6 +110,9 @@ async function main(): Promise<void> {
       bundleChecks,
       load: LOAD,
       throughput,
+      render,
+      renderPlan: RENDER_PLAN,
+      pageWeights,
     };
     writeFileSync(REPORT, renderReport(results));
     console.log(`\n${renderSummary(results)}\n\nwrote ${REPORT}`);
@@ -130,10 +124,8 @@ async function main(): Promise<void> {
     ];
     if (problems.length) throw new Error(`a handler would crash in Lambda:\n  ${problems.join('\n  ')}`);
   } finally {
-    await Promise.all([closeServer(app), closeServer(hello)]);
-    deps.db.destroy();
-    deps.secretsClient.destroy();
-    await backend.close();
+    await closeServer(hello);
+    await service.close();
   }
 }
 
