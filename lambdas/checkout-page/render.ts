@@ -103,6 +103,7 @@ ${saved
   .map((c, i) => `<label class="choice"><input type="radio" name="saved_card" value="${esc(c.token)}"${i === 0 ? ' checked' : ''}> ${esc(t.savedCardOption(c.brand.toUpperCase(), c.last4, `${String(c.expMonth).padStart(2, '0')}/${String(c.expYear).slice(-2)}`))}</label>`)
   .join('\n')}
 <label class="choice"><input type="radio" name="saved_card" value="new"> ${esc(t.newCardOption)}</label>
+<p class="error" id="saved_card-error" aria-live="polite">${esc(msg('savedCard') ?? '')}</p>
 </fieldset>`
     : '';
   const countries = view.ask.includes('country')

@@ -1,6 +1,6 @@
 import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
-import { summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
+import { expired, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { signFields } from '../domain/hash';
 import { hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
@@ -26,7 +26,7 @@ export interface CheckoutDeps {
 export { QUEUES, RECONCILE_AFTER_MS } from './record-outcome';
 import { QUEUES, RECONCILE_AFTER_MS } from './record-outcome';
 
-export type FieldProblems = Partial<Record<CardField | CustomerField | 'method', string>>;
+export type FieldProblems = Partial<Record<CardField | CustomerField | 'method' | 'savedCard', string>>;
 
 /** What the customer sees on the link. The page renders exactly one of these. */
 export type LinkView =
@@ -179,6 +179,8 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
   const idempotencyKey = `${payment.paymentId}.${attempt}`;
   const savedCard = 'token' in valid.card ? await deps.tokens.findCardToken(valid.card.token) : undefined;
   if ('token' in valid.card && (!savedCard || savedCard.merchantKey !== payment.merchantKey)) return { ...view, problems: { method: 'method' } };
+  // A link lives up to 12 hours: the saved card may have expired since the session was created.
+  if (savedCard && expired(savedCard.card.expMonth, savedCard.card.expYear, now)) return { ...view, problems: { savedCard: 'savedCard' } };
   const customer: Customer = valid.email ? { ...payment.customer, email: valid.email } : payment.customer;
   const billingAddress: BillingAddress | undefined = valid.country
     ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country }

@@ -39,6 +39,7 @@ export const en = {
     email: 'Enter a valid e-mail address',
     country: 'Select your billing country',
     method: 'Choose a payment method',
+    savedCard: 'This saved card has expired. Choose another card.',
     summary: 'Please correct the highlighted fields.',
   } as Record<string, string>,
   declined: (reason: string) => `The payment was declined: ${reason}`,
