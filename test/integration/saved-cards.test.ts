@@ -174,11 +174,11 @@ describe('card_token refusals at session creation', () => {
 
 describe('a saved card that expires while its link is open', () => {
   it('is refused at payment with a clear message, and nothing is charged', async () => {
-    // A card valid through March 2030, offered by a 12-hour link opened on its last evening.
-    const token = await vaultToken(3, 2030);
-    clock.set('2030-03-31T20:00:00.000Z');
+    // A card valid through March 2031, offered by a 12-hour link opened on its last evening.
+    const token = await vaultToken(3, 2031);
+    clock.set('2031-03-31T20:00:00.000Z');
     const session = await openSession(service, shop, { cardToken: [token], extra: { session_expiry: 720 } });
-    clock.set('2030-04-01T00:00:01.000Z');
+    clock.set('2031-04-01T00:00:01.000Z');
     const res = await submitPage(service, session, { savedCard: token });
     expect(res.status).toBe(400);
     expect(res.text).toContain('This saved card has expired. Choose another card.');
