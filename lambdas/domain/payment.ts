@@ -141,7 +141,6 @@ export interface Checkout {
   readonly errorUrl?: string;
   readonly urlTarget?: string;
   readonly reqToken: boolean;
-  readonly cardTokens?: readonly string[];
   /** What the page shows of the saved cards (checked at session creation). */
   readonly savedCards?: readonly SavedCard[];
   readonly recurringInit: boolean;

@@ -209,7 +209,6 @@ export async function createSession(
     urlTarget: r.url_target,
     // req_token is ignored when card_token is given (seed 2.1).
     reqToken: r.req_token === true && !cardTokens,
-    cardTokens,
     savedCards,
     recurringInit,
     scheduleId: r.schedule_id,
