@@ -9,7 +9,7 @@ import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets } from '../ports/merchants';
 import { TransitionRejected, type PaymentStore } from '../ports/payments';
-import { recordOutcome, type AttemptRef, type Policy } from './record-outcome';
+import { PAID, QUEUES, RECONCILE_AFTER_MS, recordOutcome, type AttemptRef, type Policy } from './record-outcome';
 import type { TokenVault } from '../ports/tokens';
 
 export interface CheckoutDeps {
@@ -23,8 +23,6 @@ export interface CheckoutDeps {
   readonly ids: Ids;
 }
 
-export { QUEUES, RECONCILE_AFTER_MS } from './record-outcome';
-import { QUEUES, RECONCILE_AFTER_MS } from './record-outcome';
 
 export type FieldProblems = Partial<Record<CardField | CustomerField | 'method' | 'savedCard', string>>;
 
@@ -62,7 +60,6 @@ export interface Navigation {
 
 export type CheckoutResult = LinkView | Navigation;
 
-import { PAID } from './record-outcome';
 
 async function load(deps: CheckoutDeps, token: string): Promise<{ payment: LinkPayment; merchant: Merchant } | undefined> {
   const decoded = decodeLinkToken(token);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { respond } from '../../lambdas/checkout-page/respond';
@@ -7,6 +6,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import type { RouteDefinition } from '../../lib/routes';
 import { openSession, type SessionOptions } from '../support/payments';
 import type { TestService } from '../support/service';
+import { lambdaContext } from '../../local/lambda-context';
 import { apiEvent } from './bundle-check';
 import { projectPath } from './bundles';
 import { median, minimum, percentile } from './stats';
@@ -40,23 +40,6 @@ export const RENDER_PLAN = { samples: 200, warmup: 20 } as const;
 
 type Handler = (event: unknown, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-function lambdaContext(name: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 const tokenOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 /**
@@ -74,7 +57,7 @@ export async function measureRender(service: TestService, merchant: MerchantCred
 
   const methods: readonly (() => Promise<void>)[] = [
     async () => {
-      const result = await handler(apiEvent(route, { pathParameters: { token } }), lambdaContext(`bench-${route.id}`));
+      const result = await handler(apiEvent(route, { pathParameters: { token } }), lambdaContext(`bench-${route.id}`, 10));
       if (result.statusCode !== 200) throw new Error(`render: handler answered ${result.statusCode}`);
     },
     async () => {
