@@ -15,6 +15,8 @@ const configSchema = z.object({
   /** The Cognito app client operators sign in with (admin portal). */
   COGNITO_CLIENT_ID: z.optional(z.string().check(z.minLength(1))),
   COGNITO_REGION: z.optional(z.string().check(z.minLength(1))),
+  /** How long a merchant's server may take to answer a callback before it counts as a timeout. */
+  CALLBACK_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(30_000)), 10_000),
   SECRET_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
 });
 

@@ -11,6 +11,11 @@ export interface JobDefinition {
   readonly access: { readonly table: TableAccess; readonly merchantSecrets: boolean };
   readonly timeoutSeconds: number;
   readonly description: string;
+  /**
+   * The local runner's interval, when it should be shorter than the cloud's (EventBridge rules
+   * cannot fire more often than every minute; in the cloud a faster trigger takes that role).
+   */
+  readonly localEverySeconds?: number;
 }
 
 export const JOBS: readonly JobDefinition[] = [
@@ -29,5 +34,14 @@ export const JOBS: readonly JobDefinition[] = [
     access: { table: 'readWrite', merchantSecrets: false },
     timeoutSeconds: 60,
     description: 'Captures due authorizations and releases expired ones',
+  },
+  {
+    id: 'DeliverCallbacks',
+    entry: 'lambdas/handlers/callback-job.ts',
+    everyMinutes: 1,
+    access: { table: 'readWrite', merchantSecrets: true },
+    timeoutSeconds: 60,
+    description: 'Delivers due merchant callbacks from the outbox: retries, and anything the stream missed',
+    localEverySeconds: 2,
   },
 ];

@@ -16,6 +16,11 @@ export const TABLE_SCHEMA = {
     { indexName: 'queue', partitionKey: 'queuePk', sortKey: 'queueSk' },
     /** The admin portal's lists: payments by day, audit entries by what they are about. */
     { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    /**
+     * The callback outbox, sparse: a payment is in it while a callback of it is waiting to be
+     * delivered. Every write that appends a transaction puts it there in the same write.
+     */
+    { indexName: 'outbox', partitionKey: 'outboxPk', sortKey: 'outboxSk' },
   ],
 } as const;
 

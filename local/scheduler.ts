@@ -46,7 +46,7 @@ export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1)
       running.delete(job.id);
     }
   };
-  const timers = jobs.map((job) => setInterval(() => void run(job), job.everyMinutes * 60_000 * scale));
+  const timers = jobs.map((job) => setInterval(() => void run(job), (job.localEverySeconds !== undefined ? job.localEverySeconds * 1000 : job.everyMinutes * 60_000) * scale));
   return {
     runNow: (id) => {
       const job = jobs.find((j) => j.id === id);

@@ -44,6 +44,8 @@ export interface Transaction {
   readonly reason?: string;
   readonly acquirerRef?: string;
   readonly actor?: string;
+  /** The payment's status right after this transaction (stamped by the store; callbacks report it). */
+  readonly orderStatus?: PaymentStatus;
 }
 
 export interface Payment {

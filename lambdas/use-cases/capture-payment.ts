@@ -93,7 +93,8 @@ export async function finishCapture(deps: CaptureDeps, payment: Payment, claim: 
       return { kind: 'captured', payment: next };
     }
     const next = await deps.store.transition(payment.paymentId, { capturing: claim.transId }, {
-      set: { reason: outcome.reason, updatedAt: at },
+      // A claimed capture keeps the payment pending (release needs no claim), so this is its status.
+      set: { status: 'pending', reason: outcome.reason, updatedAt: at },
       remove: ['capturing'],
       append: [tx],
       // A declined capture is not retried automatically: it waits for an operator or its expiry.

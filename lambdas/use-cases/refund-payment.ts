@@ -1,5 +1,5 @@
 import { ApiError } from '../domain/errors';
-import { refusalOf, TRANSITIONS } from '../domain/state-machine';
+import { refusalOf } from '../domain/state-machine';
 import type { Payment, Transaction } from '../domain/payment';
 import type { Acquirer } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
@@ -53,9 +53,9 @@ export async function refundPayment(deps: RefundDeps, merchantKey: string, r: Pi
     try {
       await deps.store.transition(
         payment.paymentId,
-        { statusIn: TRANSITIONS.refund.from, refundedIs: refundedBefore },
+        { statusIn: [payment.status], refundedIs: refundedBefore },
         {
-          set: { refundedMinor: refundedBefore + amountMinor, updatedAt: start },
+          set: { status: payment.status, refundedMinor: refundedBefore + amountMinor, updatedAt: start },
           append: [{ transId, type: 'refund', status: 'waiting', amountMinor, at: start }],
         },
       );

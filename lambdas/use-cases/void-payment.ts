@@ -70,7 +70,7 @@ export async function voidPayment(deps: VoidDeps, merchantKey: string, r: Pick<P
       { statusIn: TRANSITIONS.void.from, voidableAt: now, refundedIs: 0 },
       outcome.kind === 'approved'
         ? { set: { status: 'void', updatedAt: at }, append: [transaction] }
-        : { set: { updatedAt: at }, append: [transaction] },
+        : { set: { status: payment.status, updatedAt: at }, append: [transaction] },
     );
     return outcome.kind === 'approved' ? response(next, 'SUCCESS', now) : response(next, 'FAIL', now, outcome.reason);
   } catch (e) {

@@ -8,6 +8,15 @@ export const key = {
   recurringChain: (token: string) => ({ pk: `RECURRING#${token}`, sk: 'CHAIN' }),
   operator: (username: string) => ({ pk: `OPERATOR#${username}`, sk: 'OPERATOR' }),
   audit: (day: string, sortKey: string) => ({ pk: `AUDIT#${day}`, sk: sortKey }),
+  /** The delivery record of a payment's callback number `index` (its transaction's position). */
+  callback: (paymentId: string, index: number) => ({ pk: `PAYMENT#${paymentId}`, sk: `CALLBACK#${String(index).padStart(4, '0')}` }),
+  callbackPrefix: 'CALLBACK#',
+  /** The health of a notification URL (recent timeouts, blocked until). */
+  endpoint: (urlDigest: string) => ({ pk: `ENDPOINT#${urlDigest}`, sk: 'ENDPOINT' }),
+  /** GSI1: a merchant's dead callbacks, oldest first. */
+  deadCallbacks: (merchantKey: string) => `DEADCALLBACKS#${merchantKey}`,
+  /** The outbox index has one partition: the job reads what is due across all payments. */
+  outbox: 'CALLBACKS',
   /** GSI2: payments of a day (admin list) and audit entries of one target. */
   paymentsOfDay: (day: string) => `DAY#${day}`,
   auditOf: (target: string) => `AUDITOF#${target}`,
@@ -20,10 +29,17 @@ export const key = {
 export const GSI1 = TABLE_SCHEMA.globalSecondaryIndexes[0].indexName;
 export const QUEUE_INDEX = TABLE_SCHEMA.globalSecondaryIndexes[1].indexName;
 export const GSI2 = TABLE_SCHEMA.globalSecondaryIndexes[2].indexName;
+export const OUTBOX_INDEX = TABLE_SCHEMA.globalSecondaryIndexes[3].indexName;
 export const TTL_ATTRIBUTE = TABLE_SCHEMA.timeToLiveAttribute;
 
+/**
+ * The callback outbox of a payment item: how many of its transactions have had their callback
+ * handled, which older ones an operator asked to send again, and its place in the outbox index.
+ */
+export const OUTBOX_ATTRIBUTES = ['outboxPk', 'outboxSk', 'callbacksDone', 'callbackResends'] as const;
+
 /** Attributes that belong to the storage layout, not to the domain object. */
-export const STORAGE_ATTRIBUTES = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'queuePk', 'queueSk', TTL_ATTRIBUTE] as const;
+export const STORAGE_ATTRIBUTES = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'queuePk', 'queueSk', TTL_ATTRIBUTE, ...OUTBOX_ATTRIBUTES] as const;
 
 export function withoutStorageAttributes<T>(item: Record<string, unknown>): T {
   const copy: Record<string, unknown> = { ...item };

@@ -1,7 +1,21 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { epochSeconds, type Payment } from '../../domain/payment';
+import { epochSeconds, type Payment, type Transaction } from '../../domain/payment';
 import { TransitionRejected, type PaymentChange, type PaymentStore, type QueuedPayment, type TransitionGuard } from '../../ports/payments';
 import { GSI1, GSI2, QUEUE_INDEX, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
+
+/** The outbox index entry of a payment whose callbacks are due from `at` on. */
+export const outboxEntry = (paymentId: string, at: string) => ({ outboxPk: key.outbox, outboxSk: `${at}#${paymentId}` });
+
+/**
+ * Every appended transaction carries the status it left the payment in (its callback reports it),
+ * so a change that appends one must say that status, even when it keeps the current one.
+ */
+function stamped(change: PaymentChange): Transaction[] {
+  const status = change.set.status;
+  if (!change.append?.length) return [];
+  if (!status) throw new Error('a change that appends a transaction must set the resulting status');
+  return change.append.map((t) => ({ ...t, orderStatus: status }));
+}
 
 /** Payments are one item each; every change of one is a single conditional write. */
 export class DynamoPaymentStore implements PaymentStore {
@@ -31,6 +45,7 @@ export class DynamoPaymentStore implements PaymentStore {
           ...DynamoPaymentStore.toItem(payment),
           ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}),
           ...(queue ? { queuePk: queue.name, queueSk: `${queue.dueAt}#${payment.paymentId}` } : {}),
+          ...(payment.transactions.length ? outboxEntry(payment.paymentId, payment.createdAt) : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -98,8 +113,13 @@ export class DynamoPaymentStore implements PaymentStore {
     for (const [attr, v] of Object.entries(change.set)) {
       if (v !== undefined) sets.push(`${name(attr)} = ${value(v)}`);
     }
-    if (change.append?.length) {
-      sets.push(`${name('transactions')} = list_append(if_not_exists(${name('transactions')}, ${value([])}), ${value(change.append)})`);
+    const appended = stamped(change);
+    if (appended.length) {
+      sets.push(`${name('transactions')} = list_append(if_not_exists(${name('transactions')}, ${value([])}), ${value(appended)})`);
+      // The outbox, in the same write: a committed transaction always has its callback due. A
+      // delivery in progress (or a retry waiting) keeps its place, so callbacks stay in order.
+      const entry = outboxEntry(paymentId, change.set.updatedAt);
+      sets.push(`${name('outboxPk')} = ${value(entry.outboxPk)}`, `${name('outboxSk')} = if_not_exists(${name('outboxSk')}, ${value(entry.outboxSk)})`);
     }
     for (const attr of change.remove ?? []) removes.push(name(attr));
     if (change.queue) {

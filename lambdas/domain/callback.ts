@@ -1,0 +1,116 @@
+/**
+ * Server-to-server callbacks (protocol.md §4): what is sent for a transaction, how it is signed,
+ * when a failed delivery is tried again and when a notification URL is blocked. Pure: the caller
+ * passes the time and the randomness.
+ */
+import { expirationDate } from './card';
+import { signFields } from './hash';
+import { formatMinor } from './money';
+import { protocolDate, type Payment, type Transaction } from './payment';
+
+export interface CallbackPolicy {
+  /** How long one POST may take before it counts as a timeout. */
+  readonly timeoutMs: number;
+  /** First retry delay; each further failure doubles it, up to `maxDelayMs`. */
+  readonly firstDelayMs: number;
+  readonly maxDelayMs: number;
+  /** A callback still failing this long after its first attempt is dead (visible, resendable). */
+  readonly retryForMs: number;
+  /** `blockAfterTimeouts` timeouts within `timeoutWindowMs` block the URL for `blockForMs`. */
+  readonly blockAfterTimeouts: number;
+  readonly timeoutWindowMs: number;
+  readonly blockForMs: number;
+  /** Delivery attempts kept per callback (the oldest are dropped; the count is kept). */
+  readonly attemptsKept: number;
+}
+
+export const CALLBACK_POLICY: CallbackPolicy = {
+  timeoutMs: 10_000,
+  firstDelayMs: 30_000,
+  maxDelayMs: 3_600_000,
+  retryForMs: 24 * 3_600_000,
+  blockAfterTimeouts: 5,
+  timeoutWindowMs: 5 * 60_000,
+  blockForMs: 15 * 60_000,
+  attemptsKept: 50,
+};
+
+/**
+ * The delay before retry number `failures` (1 after the first failed attempt): exponential, capped,
+ * with "equal jitter" (half fixed, half random) so receivers coming back from an outage are not hit
+ * by every sender at the same instant, yet no retry comes sooner than half its nominal delay.
+ */
+export function retryDelayMs(failures: number, random: number, policy: CallbackPolicy = CALLBACK_POLICY): number {
+  if (!Number.isInteger(failures) || failures < 1) throw new Error(`failures must be a whole number ≥ 1, got ${failures}`);
+  const nominal = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.min(failures - 1, 30));
+  const r = Math.min(Math.max(random, 0), 1);
+  return Math.round(nominal / 2 + (nominal / 2) * r);
+}
+
+/** A failed callback is dead once it has been tried for the whole retry period. */
+export const retriesExhausted = (firstAttemptAt: Date, now: Date, policy: CallbackPolicy = CALLBACK_POLICY): boolean =>
+  now.getTime() - firstAttemptAt.getTime() >= policy.retryForMs;
+
+/** What we remember of a notification URL: its recent timeouts and whether it is blocked. */
+export interface EndpointHealth {
+  /** ISO times of the most recent timeouts, oldest first, at most `blockAfterTimeouts`. */
+  readonly timeouts: readonly string[];
+  readonly blockedUntil?: string;
+}
+
+export const HEALTHY_ENDPOINT: EndpointHealth = { timeouts: [] };
+
+export const isBlocked = (health: EndpointHealth, now: Date): boolean =>
+  health.blockedUntil !== undefined && Date.parse(health.blockedUntil) > now.getTime();
+
+/** Records a timeout; the fifth within five minutes blocks the URL for fifteen (and starts a new count). */
+export function afterTimeout(health: EndpointHealth, now: Date, policy: CallbackPolicy = CALLBACK_POLICY): EndpointHealth {
+  const windowStart = now.getTime() - policy.timeoutWindowMs;
+  const recent = [...health.timeouts.filter((t) => Date.parse(t) > windowStart), now.toISOString()].slice(-policy.blockAfterTimeouts);
+  if (recent.length >= policy.blockAfterTimeouts) {
+    return { timeouts: [], blockedUntil: new Date(now.getTime() + policy.blockForMs).toISOString() };
+  }
+  return { timeouts: recent, ...(isBlocked(health, now) ? { blockedUntil: health.blockedUntil } : {}) };
+}
+
+/** The callback hash: the same formula as the return parameters (protocol.md §1). */
+export const callbackHash = (payment: Payment, password: string): string =>
+  signFields([payment.paymentId, payment.order.number, payment.order.amount, payment.order.currency, payment.order.description], password);
+
+/**
+ * The fields of one transaction's callback, in the platform's order. `order_status` is the payment's
+ * status right after this transaction, so a callback delivered late still tells what happened then.
+ * `trans_id` and `amount` (the transaction's own amount: a partial refund or capture) are our
+ * additions; receivers written for the platform ignore them.
+ */
+export function callbackFields(payment: Payment, tx: Transaction, password: string): [string, string][] {
+  const fields: [string, string | undefined][] = [
+    ['id', payment.paymentId],
+    ['order_number', payment.order.number],
+    ['order_amount', payment.order.amount],
+    ['order_currency', payment.order.currency],
+    ['order_description', payment.order.description],
+    ['order_status', tx.orderStatus ?? payment.status],
+    ['type', tx.type],
+    ['status', tx.status],
+    ['reason', tx.reason],
+    ['trans_id', tx.transId],
+    ['amount', formatMinor(tx.amountMinor, payment.order.currency)],
+    ['card', payment.card?.mask],
+    ['card_expiration_date', payment.card ? expirationDate(payment.card) : undefined],
+    ['card_token', payment.cardToken],
+    ['recurring_init_trans_id', payment.recurringInitTransId],
+    ['recurring_token', payment.recurringToken],
+    ['schedule_id', payment.scheduleId],
+    ['customer_name', payment.customer.name || undefined],
+    ['customer_email', payment.customer.email],
+    ['customer_ip', payment.browser?.ip],
+    ['date', protocolDate(tx.at)],
+    ...Object.entries(payment.customData ?? payment.checkout?.customData ?? {}).map(([k, v]): [string, string] => [`custom_data[${k}]`, v]),
+    ['hash', callbackHash(payment, password)],
+  ];
+  return fields.filter((f): f is [string, string] => f[1] !== undefined);
+}
+
+/** application/x-www-form-urlencoded, UTF-8, in the given order. */
+export const encodeForm = (fields: readonly (readonly [string, string])[]): string => new URLSearchParams(fields as [string, string][]).toString();

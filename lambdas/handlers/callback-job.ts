@@ -1,0 +1,21 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { Context } from 'aws-lambda';
+import { deps } from '../container';
+import { logger } from '../observability/logger';
+import { runCallbackJob } from '../use-cases/deliver-callbacks';
+
+/** Time kept back at the end of a run for the last writes. */
+const END_MARGIN_MS = 5_000;
+
+/**
+ * Scheduled (EventBridge, every minute; the local runner every few seconds): the outbox relay.
+ * Delivers every callback that is due, first attempts the stream did not get to and retries.
+ */
+export const handler = middy(async (_event: unknown, context: Context) => {
+  const report = await runCallbackJob(deps(), { stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
+  if (report.dead) logger.warn('callback dead', { dead: report.dead });
+  if (report.failed) logger.error('callback job: some payments failed and stay in the outbox', { ...report });
+  else if (report.payments) logger.info('callback job', { ...report });
+  return report;
+}).use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }));

@@ -1,0 +1,97 @@
+import type { EndpointHealth } from '../domain/callback';
+import type { Payment, TransactionStatus, TransactionType } from '../domain/payment';
+
+/** One POST of a callback, as the delivery log shows it. */
+export interface DeliveryAttempt {
+  readonly at: string;
+  readonly url: string;
+  /** The receiver's HTTP status; absent when there was no answer (timeout, refused connection). */
+  readonly httpStatus?: number;
+  readonly latencyMs: number;
+  readonly error?: string;
+}
+
+/**
+ * pending: waiting for its (next) attempt. delivered: a 2xx came back. dead: still failing after the
+ * retry period (an operator can send it again). skipped: the merchant had no notification URL.
+ */
+export type CallbackState = 'pending' | 'delivered' | 'dead' | 'skipped';
+
+/** The delivery record of one transaction's callback. */
+export interface CallbackRecord {
+  readonly paymentId: string;
+  readonly merchantKey: string;
+  /** The transaction's position in the payment's history; callbacks are delivered in this order. */
+  readonly index: number;
+  readonly transId: string;
+  readonly type: TransactionType;
+  readonly status: TransactionStatus;
+  readonly state: CallbackState;
+  /** Every attempt made, including earlier rounds (before a resend). */
+  readonly attemptCount: number;
+  /** The most recent attempts, oldest first (bounded). */
+  readonly attempts: readonly DeliveryAttempt[];
+  /** The first attempt of the current round: the retry period counts from it. */
+  readonly roundStartedAt?: string;
+  /** Failed attempts in the current round (drives the backoff). */
+  readonly roundFailures: number;
+  readonly nextAttemptAt?: string;
+  readonly deliveredAt?: string;
+  readonly deadAt?: string;
+  readonly lastError?: string;
+  readonly updatedAt: string;
+}
+
+/** The callback a worker holds the lease of: no other worker delivers this payment's callbacks meanwhile. */
+export interface CallbackClaim {
+  readonly payment: Payment;
+  readonly index: number;
+  /** Sent again at an operator's request (not the next one in order). */
+  readonly resend: boolean;
+  readonly record?: CallbackRecord;
+  /** Proof of the lease; finishing requires it to be unchanged. */
+  readonly lease: string;
+}
+
+export interface CallbackStore {
+  /** Payments with callbacks due by `until`, oldest first, at most `limit`. */
+  due(until: Date, limit: number): Promise<string[]>;
+  /**
+   * Takes the lease of a payment's next due callback until `leaseUntil` (one conditional write).
+   * Undefined when nothing is due (or another worker holds it); a payment with nothing left leaves
+   * the outbox.
+   */
+  claim(paymentId: string, now: Date, leaseUntil: Date): Promise<CallbackClaim | undefined>;
+  saveRecord(record: CallbackRecord): Promise<void>;
+  /**
+   * Gives the lease back: `done` moves past this callback (delivered, dead or skipped), otherwise it
+   * is due again at `dueAt`. False when the lease was lost (another worker took over after it expired).
+   */
+  release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date }): Promise<boolean>;
+  records(paymentId: string): Promise<CallbackRecord[]>;
+  /** A merchant's dead callbacks, oldest first, one page at a time. */
+  dead(merchantKey: string, limit: number, cursor?: string): Promise<{ records: CallbackRecord[]; cursor?: string }>;
+  /**
+   * Queues a callback to be sent again (one conditional write on the payment). False when it is
+   * already waiting to be sent, or the payment has no such transaction.
+   */
+  requestResend(paymentId: string, index: number, at: Date): Promise<boolean>;
+  /**
+   * Shows a record as waiting again after its resend was queued, if it is still as `seen` (a worker
+   * may have sent it meanwhile). False when it changed.
+   */
+  markResendQueued(seen: CallbackRecord, at: Date): Promise<boolean>;
+  endpointHealth(url: string): Promise<EndpointHealth>;
+  /** Replaces the health of a URL if it is still `seen` (optimistic); false when it changed meanwhile. */
+  saveEndpointHealth(url: string, seen: EndpointHealth, next: EndpointHealth): Promise<boolean>;
+}
+
+export type PostResult =
+  | { readonly kind: 'answered'; readonly httpStatus: number; readonly latencyMs: number }
+  | { readonly kind: 'timeout'; readonly latencyMs: number }
+  | { readonly kind: 'failed'; readonly error: string; readonly latencyMs: number };
+
+/** Sends one form-encoded POST; never throws for a receiver's failure, it reports it. */
+export interface CallbackTransport {
+  post(url: string, body: string, timeoutMs: number): Promise<PostResult>;
+}

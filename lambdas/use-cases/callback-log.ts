@@ -1,0 +1,120 @@
+import { ApiError } from '../domain/errors';
+import { protocolDate } from '../domain/payment';
+import type { CallbackRecord, CallbackStore } from '../ports/callbacks';
+import type { Clock } from '../ports/clock';
+import type { Ids } from '../ports/ids';
+import type { AuditLog } from '../ports/operators';
+import type { PaymentStore } from '../ports/payments';
+
+export interface CallbackLogDeps {
+  readonly store: PaymentStore;
+  readonly callbacks: CallbackStore;
+  readonly clock: Clock;
+  readonly ids: Ids;
+  /** Operators' resends are audited; the merchant CLI (run by the platform team) passes one too. */
+  readonly audit: AuditLog;
+}
+
+/** Dead callbacks queued again per request: bounded, the caller repeats while `more` is true. */
+export const RESEND_DEAD_LIMIT = 200;
+
+/** One transaction's callback as the portal and the CLI show it. */
+export interface CallbackView {
+  readonly index: number;
+  readonly trans_id: string;
+  readonly type: string;
+  readonly status: string;
+  readonly date: string;
+  /** not-sent: waiting for its first attempt (or no attempt recorded yet). */
+  readonly state: CallbackRecord['state'] | 'not-sent';
+  readonly attempt_count: number;
+  readonly attempts: CallbackRecord['attempts'];
+  readonly next_attempt_at?: string;
+  readonly delivered_at?: string;
+  readonly dead_at?: string;
+  readonly last_error?: string;
+  /** Whether an operator may send it again now. */
+  readonly resendable: boolean;
+}
+
+/** Every callback of a payment, one per transaction, in delivery order. */
+export async function callbackLog(deps: Pick<CallbackLogDeps, 'store' | 'callbacks'>, paymentId: string): Promise<CallbackView[]> {
+  const payment = await deps.store.findPayment(paymentId);
+  if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
+  const records = new Map((await deps.callbacks.records(paymentId)).map((r) => [r.index, r]));
+  return payment.transactions.map((tx, index) => {
+    const r = records.get(index);
+    return {
+      index,
+      trans_id: tx.transId,
+      type: tx.type,
+      status: tx.status,
+      date: protocolDate(tx.at),
+      state: r?.state ?? 'not-sent',
+      attempt_count: r?.attemptCount ?? 0,
+      attempts: r?.attempts ?? [],
+      ...(r?.nextAttemptAt && r.state === 'pending' ? { next_attempt_at: r.nextAttemptAt } : {}),
+      ...(r?.deliveredAt ? { delivered_at: r.deliveredAt } : {}),
+      ...(r?.deadAt ? { dead_at: r.deadAt } : {}),
+      ...(r?.lastError ? { last_error: r.lastError } : {}),
+      resendable: r !== undefined && r.state !== 'pending',
+    };
+  });
+}
+
+export type ResendOutcome = 'queued' | 'already-queued';
+
+/**
+ * Queues one callback to be sent again (after the ones still due in order). Only a callback that has
+ * been delivered, given up on or skipped can be resent; a pending one is on its way already.
+ */
+export async function resendCallback(deps: CallbackLogDeps, actor: string, paymentId: string, index: number): Promise<{ payment_id: string; index: number; outcome: ResendOutcome }> {
+  const payment = await deps.store.findPayment(paymentId);
+  if (!payment || !Number.isInteger(index) || index < 0 || index >= payment.transactions.length) throw new ApiError('PAYMENT_NOT_FOUND');
+  const record = (await deps.callbacks.records(paymentId)).find((r) => r.index === index);
+  const outcome = record && record.state !== 'pending' ? await queue(deps, record) : 'already-queued';
+  await deps.audit.append({
+    id: deps.ids.transId(),
+    at: deps.clock.now().toISOString(),
+    actor,
+    action: `callback.resend ${index}`,
+    target: paymentId,
+    targetKind: 'payment',
+    ...(record ? { before: { callback: record.state } } : {}),
+    after: { callback: 'pending' },
+    outcome: outcome === 'queued' ? 'done' : 'refused',
+    ...(outcome === 'queued' ? {} : { detail: 'This callback is already waiting to be sent.' }),
+  });
+  return { payment_id: paymentId, index, outcome };
+}
+
+/** Queues a merchant's dead callbacks again, oldest first, at most RESEND_DEAD_LIMIT per call. */
+export async function resendDeadCallbacks(deps: CallbackLogDeps, actor: string, merchantKey: string): Promise<{ merchant_key: string; queued: number; more: boolean }> {
+  let queued = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await deps.callbacks.dead(merchantKey, Math.min(100, RESEND_DEAD_LIMIT - queued), cursor);
+    for (const record of page.records) if ((await queue(deps, record)) === 'queued') queued++;
+    cursor = page.cursor;
+  } while (cursor && queued < RESEND_DEAD_LIMIT);
+  const more = (await deps.callbacks.dead(merchantKey, 1)).records.length > 0;
+  await deps.audit.append({
+    id: deps.ids.transId(),
+    at: deps.clock.now().toISOString(),
+    actor,
+    action: 'callback.resend-dead',
+    target: merchantKey,
+    targetKind: 'merchant',
+    after: { queued },
+    outcome: 'done',
+  });
+  return { merchant_key: merchantKey, queued, more };
+}
+
+async function queue(deps: CallbackLogDeps, record: CallbackRecord): Promise<ResendOutcome> {
+  const at = deps.clock.now();
+  if (!(await deps.callbacks.requestResend(record.paymentId, record.index, at))) return 'already-queued';
+  // If a worker already picked it up, its own record is newer and stays.
+  await deps.callbacks.markResendQueued(record, at);
+  return 'queued';
+}

@@ -1,0 +1,208 @@
+import {
+  CALLBACK_POLICY,
+  afterTimeout,
+  callbackFields,
+  encodeForm,
+  isBlocked,
+  retriesExhausted,
+  retryDelayMs,
+  type CallbackPolicy,
+} from '../domain/callback';
+import type { CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult } from '../ports/callbacks';
+import type { Clock } from '../ports/clock';
+import type { MerchantDirectory, MerchantSecrets } from '../ports/merchants';
+
+export interface CallbackDeps {
+  readonly callbacks: CallbackStore;
+  readonly merchants: MerchantDirectory;
+  readonly secrets: MerchantSecrets;
+  readonly transport: CallbackTransport;
+  readonly clock: Clock;
+  /** A number in [0, 1): the jitter of retry delays. */
+  readonly random: () => number;
+  readonly callbackPolicy: CallbackPolicy;
+}
+
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'dead' | 'skipped' | 'blocked';
+
+/** Callbacks of one payment sent in one go: bounded, so one busy payment cannot starve the others. */
+export const CALLBACKS_PER_PAYMENT_RUN = 20;
+/** How long a worker holds a payment beyond the POST's own timeout (writes before and after it). */
+const LEASE_MARGIN_MS = 20_000;
+/** Tries of the optimistic write that counts a URL's timeouts. */
+const HEALTH_WRITE_TRIES = 3;
+
+export const NO_URL_REASON = 'The merchant has no notification URL.';
+export const NO_SECRET_REASON = 'The merchant has no signing password.';
+
+/**
+ * Delivers the due callbacks of one payment, in order: each one is leased (a conditional write),
+ * posted, and recorded; a failure schedules its retry and stops, so a later callback never
+ * overtakes an earlier one. Safe to run from several workers at once.
+ */
+export async function deliverPaymentCallbacks(
+  deps: CallbackDeps,
+  paymentId: string,
+  options: { readonly max?: number; readonly stopAt?: number } = {},
+): Promise<DeliveryOutcome[]> {
+  const outcomes: DeliveryOutcome[] = [];
+  const max = options.max ?? CALLBACKS_PER_PAYMENT_RUN;
+  while (outcomes.length < max) {
+    // Each POST may take the whole timeout: do not start one that would outlive the run.
+    if (options.stopAt !== undefined && Date.now() + deps.callbackPolicy.timeoutMs > options.stopAt) break;
+    const now = deps.clock.now();
+    const claim = await deps.callbacks.claim(paymentId, now, new Date(now.getTime() + deps.callbackPolicy.timeoutMs + LEASE_MARGIN_MS));
+    if (!claim) break;
+    const outcome = await deliverClaimed(deps, claim);
+    outcomes.push(outcome);
+    if (outcome === 'retrying' || outcome === 'blocked') break;
+  }
+  return outcomes;
+}
+
+async function deliverClaimed(deps: CallbackDeps, claim: CallbackClaim): Promise<DeliveryOutcome> {
+  const { payment, index } = claim;
+  const tx = payment.transactions[index];
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  if (!tx) {
+    // A resend of a position that does not exist (cannot be queued, but never loop on it).
+    await deps.callbacks.release(claim, { done: true, dueAt: now });
+    return 'skipped';
+  }
+  const record = startRound(claim, at);
+  const merchant = await deps.merchants.find(payment.merchantKey);
+  const url = merchant?.notificationUrl;
+  if (!url) {
+    await finish(deps, claim, { ...record, state: 'skipped', lastError: NO_URL_REASON, updatedAt: at }, { done: true, dueAt: now });
+    return 'skipped';
+  }
+
+  const health = await deps.callbacks.endpointHealth(url);
+  if (isBlocked(health, now)) {
+    const until = new Date(health.blockedUntil!);
+    await finish(deps, claim, { ...record, nextAttemptAt: health.blockedUntil, lastError: `URL blocked until ${health.blockedUntil} after repeated timeouts.`, updatedAt: at }, { done: false, dueAt: until });
+    return 'blocked';
+  }
+
+  const password = await deps.secrets.passwordOf(payment.merchantKey);
+  const result: PostResult = password
+    ? await deps.transport.post(url, encodeForm(callbackFields(payment, tx, password)), deps.callbackPolicy.timeoutMs)
+    : { kind: 'failed', error: NO_SECRET_REASON, latencyMs: 0 };
+  const attempt: DeliveryAttempt = {
+    at,
+    url,
+    latencyMs: result.latencyMs,
+    ...(result.kind === 'answered' ? { httpStatus: result.httpStatus } : {}),
+    ...(result.kind === 'timeout' ? { error: `No answer within ${deps.callbackPolicy.timeoutMs} ms.` } : {}),
+    ...(result.kind === 'failed' ? { error: result.error } : {}),
+    ...(result.kind === 'answered' && !isSuccess(result.httpStatus) ? { error: `HTTP ${result.httpStatus}` } : {}),
+  };
+  const attempted: CallbackRecord = {
+    ...record,
+    attemptCount: record.attemptCount + 1,
+    attempts: [...record.attempts, attempt].slice(-deps.callbackPolicy.attemptsKept),
+    roundStartedAt: record.roundStartedAt ?? at,
+    updatedAt: at,
+  };
+
+  if (result.kind === 'answered' && isSuccess(result.httpStatus)) {
+    const { nextAttemptAt: _next, lastError: _error, ...rest } = attempted;
+    await finish(deps, claim, { ...rest, state: 'delivered', deliveredAt: at }, { done: true, dueAt: now });
+    return 'delivered';
+  }
+  if (result.kind === 'timeout') await countTimeout(deps, url);
+
+  const failures = attempted.roundFailures + 1;
+  if (retriesExhausted(new Date(attempted.roundStartedAt!), now, deps.callbackPolicy)) {
+    const { nextAttemptAt: _next, ...rest } = attempted;
+    await finish(deps, claim, { ...rest, roundFailures: failures, state: 'dead', deadAt: at, lastError: attempt.error }, { done: true, dueAt: now });
+    return 'dead';
+  }
+  const next = new Date(now.getTime() + retryDelayMs(failures, deps.random(), deps.callbackPolicy));
+  await finish(deps, claim, { ...attempted, roundFailures: failures, state: 'pending', nextAttemptAt: next.toISOString(), lastError: attempt.error }, { done: false, dueAt: next });
+  return 'retrying';
+}
+
+const isSuccess = (status: number): boolean => status >= 200 && status < 300;
+
+/** The record this attempt continues: a fresh one, the pending one, or a new round of a resent one. */
+function startRound(claim: CallbackClaim, at: string): CallbackRecord {
+  const tx = claim.payment.transactions[claim.index]!;
+  const previous = claim.record;
+  if (previous && previous.state === 'pending') return previous;
+  const { deliveredAt: _d, deadAt: _x, nextAttemptAt: _n, roundStartedAt: _r, lastError: _e, ...kept } = previous ?? {
+    paymentId: claim.payment.paymentId,
+    merchantKey: claim.payment.merchantKey,
+    index: claim.index,
+    transId: tx.transId,
+    type: tx.type,
+    status: tx.status,
+    attemptCount: 0,
+    attempts: [],
+    updatedAt: at,
+  };
+  return { ...kept, state: 'pending', roundFailures: 0, updatedAt: at } as CallbackRecord;
+}
+
+/** The record first, then the lease: a crash in between sends this callback once more, never loses it. */
+async function finish(deps: CallbackDeps, claim: CallbackClaim, record: CallbackRecord, outcome: { done: boolean; dueAt: Date }): Promise<void> {
+  await deps.callbacks.saveRecord(record);
+  await deps.callbacks.release(claim, outcome);
+}
+
+async function countTimeout(deps: CallbackDeps, url: string): Promise<void> {
+  for (let i = 0; i < HEALTH_WRITE_TRIES; i++) {
+    const seen = await deps.callbacks.endpointHealth(url);
+    if (await deps.callbacks.saveEndpointHealth(url, seen, afterTimeout(seen, deps.clock.now(), deps.callbackPolicy))) return;
+  }
+}
+
+export interface CallbackJobReport {
+  readonly payments: number;
+  readonly delivered: number;
+  readonly retrying: number;
+  readonly dead: number;
+  readonly skipped: number;
+  readonly blocked: number;
+  readonly failed: number;
+  readonly errors: string[];
+  /** The payments that failed (they stay in the outbox). */
+  readonly failedPaymentIds: string[];
+}
+
+/** Payments per run, and how many are worked on at once (each may wait on a slow receiver). */
+export const CALLBACK_BATCH = 100;
+export const CALLBACK_CONCURRENCY = 8;
+const MAX_ERRORS_REPORTED = 5;
+
+/**
+ * The outbox relay: runs every minute (EventBridge; a short local timer in the local runner), reads
+ * the payments whose callbacks are due and delivers them, a few payments at a time. A payment that
+ * fails stays in the outbox for the next run.
+ */
+export async function runCallbackJob(
+  deps: CallbackDeps,
+  options: { readonly limit?: number; readonly concurrency?: number; readonly stopAt?: number; readonly paymentIds?: readonly string[] } = {},
+): Promise<CallbackJobReport> {
+  const ids = options.paymentIds ?? (await deps.callbacks.due(deps.clock.now(), options.limit ?? CALLBACK_BATCH));
+  const counts = { delivered: 0, retrying: 0, dead: 0, skipped: 0, blocked: 0, failed: 0 };
+  const errors: string[] = [];
+  const failedPaymentIds: string[] = [];
+  const queue = [...ids];
+  const worker = async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      try {
+        for (const outcome of await deliverPaymentCallbacks(deps, id, { stopAt: options.stopAt })) counts[outcome]++;
+      } catch (e) {
+        counts.failed++;
+        failedPaymentIds.push(id);
+        if (errors.length < MAX_ERRORS_REPORTED) errors.push(`${id}: ${(e as Error).name}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? CALLBACK_CONCURRENCY, queue.length) }, worker));
+  return { payments: ids.length, ...counts, errors, failedPaymentIds };
+}
+
+export { CALLBACK_POLICY };

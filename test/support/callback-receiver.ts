@@ -1,0 +1,87 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyFields } from '../../lambdas/domain/hash';
+
+/** How the receiver answers one callback: an HTTP status, or never (a timeout for the sender). */
+export type Answer = number | 'hang';
+
+export interface ReceivedCallback {
+  readonly at: number;
+  readonly contentType: string;
+  /** The form's fields in the order they were sent. */
+  readonly pairs: readonly [string, string][];
+  readonly fields: Readonly<Record<string, string>>;
+  /** What the receiver answered. */
+  readonly answer: Answer;
+}
+
+export interface CallbackReceiver {
+  /** http://127.0.0.1:<port>/callbacks */
+  readonly url: string;
+  readonly received: ReceivedCallback[];
+  /** Answers for the next callbacks, in order; after them, `fallback` (200 unless changed). */
+  script(...answers: Answer[]): void;
+  fallback: Answer;
+  /** Resolves when `count` callbacks have arrived in all (polls; gives up after `timeoutMs`). */
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedCallback[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A merchant's callback endpoint on loopback: a real HTTP server that records every form it gets and
+ * answers as scripted. It checks nothing itself; tests verify the hash with `verifiesWith`.
+ */
+export async function startCallbackReceiver(port = 0): Promise<CallbackReceiver> {
+  const received: ReceivedCallback[] = [];
+  const answers: Answer[] = [];
+  const hanging = new Set<ServerResponse>();
+  const state = { fallback: 200 as Answer };
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const pairs = [...new URLSearchParams(body)] as [string, string][];
+      const answer = answers.shift() ?? state.fallback;
+      received.push({ at: Date.now(), contentType: String(req.headers['content-type']), pairs, fields: Object.fromEntries(pairs), answer });
+      if (answer === 'hang') {
+        hanging.add(res);
+        return;
+      }
+      res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'OK' : 'nope');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`;
+  return {
+    url,
+    received,
+    script: (...next) => answers.push(...next),
+    get fallback() {
+      return state.fallback;
+    },
+    set fallback(a: Answer) {
+      state.fallback = a;
+    },
+    async waitFor(count, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        if (Date.now() > deadline) throw new Error(`expected ${count} callbacks, got ${received.length}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return received.slice(0, count);
+    },
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The check a merchant's server makes (protocol.md §1): the hash of id and order fields. */
+export const verifiesWith = (cb: ReceivedCallback, password: string): boolean =>
+  verifyFields(cb.fields.hash, [cb.fields.id ?? '', cb.fields.order_number ?? '', cb.fields.order_amount ?? '', cb.fields.order_currency ?? '', cb.fields.order_description ?? ''], password);
