@@ -2,6 +2,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, Node } from 'constructs';
+import { CallbackDelivery } from './constructs/callback-delivery';
 import { CheckoutApi } from './constructs/checkout-api';
 import { CheckoutFunction, type FunctionSettings } from './constructs/checkout-function';
 import { CheckoutTable } from './constructs/checkout-table';
@@ -43,6 +44,8 @@ export const DEFAULT_AUTHORIZATION_VALIDITY_DAYS = 7;
 /** lambdas/config.ts refuses anything else at cold start; the synth refuses it first. */
 const AUTHORIZATION_VALIDITY_DAYS_RANGE = { min: 1, max: 30 } as const;
 
+/** The scheduled job that relays callbacks from the outbox (lib/jobs.ts). */
+export const CALLBACK_RELAY_JOB_ID = 'DeliverCallbacks';
 /** The route whose function signs operators in (InitiateAuth) and so needs the app client id. */
 export const OPERATOR_SIGN_IN_ROUTE_ID = 'AdminSignIn';
 /** The route that serves the admin portal page. */
@@ -80,6 +83,8 @@ export class CheckoutStack extends Stack {
   /** Each scheduled job's function by job id. */
   readonly jobFunctions: ReadonlyMap<string, CheckoutFunction>;
   readonly authorizationValidityDays: number;
+  /** The fast path and alarms of callback delivery; absent only when a test deploys other jobs. */
+  readonly callbackDelivery?: CallbackDelivery;
 
   constructor(scope: Construct, id: string, { stage, routes = ROUTES, jobs = JOBS, authorizationValidityDays, ...stackProps }: CheckoutStackProps) {
     super(scope, id, { description: `Hosted checkout (${stage})`, ...stackProps });
@@ -138,6 +143,11 @@ export class CheckoutStack extends Stack {
 
     this.jobs = new ScheduledJobs(this, 'Jobs', { jobs, settings: functionSettings, removalPolicy });
     this.jobFunctions = this.jobs.functions;
+    const relay = this.jobFunctions.get(CALLBACK_RELAY_JOB_ID);
+    if (relay) {
+      this.callbackDelivery = new CallbackDelivery(this, 'Callbacks', { settings: functionSettings, relay, removalPolicy });
+      new CfnOutput(this, 'AlarmTopicArn', { value: this.callbackDelivery.alarmTopic.topicArn, description: 'Subscribe here for callback delivery alarms' });
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (no trailing slash)' });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });

@@ -34,6 +34,7 @@ export const handler = middy(async (event: DynamoDBStreamEvent, context: Context
   if (!byPayment.size) return { batchItemFailures: [] };
   const report = await runCallbackJob(deps(), { paymentIds: [...byPayment.keys()], stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
   const failedIds = new Set(report.failedPaymentIds);
+  if (report.dead) logger.warn('callback dead', { dead: report.dead });
   if (report.failed) logger.error('callback dispatch: some payments failed', { ...report });
   const failures = [...byPayment].filter(([id]) => failedIds.has(id)).map(([, seq]) => ({ itemIdentifier: seq }));
   return { batchItemFailures: failures };

@@ -29,8 +29,8 @@ export type DeliveryOutcome = 'delivered' | 'retrying' | 'dead' | 'skipped' | 'b
 export const CALLBACKS_PER_PAYMENT_RUN = 20;
 /** How long a worker holds a payment beyond the POST's own timeout (writes before and after it). */
 const LEASE_MARGIN_MS = 20_000;
-/** Tries of the optimistic write that counts a URL's timeouts. */
-const HEALTH_WRITE_TRIES = 3;
+/** Tries of the optimistic write that counts a URL's timeouts: every concurrent worker may win once before us. */
+const HEALTH_WRITE_TRIES = 10;
 
 export const NO_URL_REASON = 'The merchant has no notification URL.';
 export const NO_SECRET_REASON = 'The merchant has no signing password.';

@@ -51,6 +51,8 @@ export class CheckoutTable extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
       deletionProtection: props.retainData,
+      // The callback dispatcher reads payment changes from here (lib/constructs/callback-delivery.ts).
+      stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
 
