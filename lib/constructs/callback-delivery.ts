@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -40,6 +41,7 @@ export class CallbackDelivery extends Construct {
   readonly dispatcher: CheckoutFunction;
   readonly deadLetterQueue: sqs.Queue;
   readonly alarmTopic: sns.Topic;
+  readonly alarmKey: kms.Key;
   readonly alarms: readonly cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: CallbackDeliveryProps) {
@@ -86,10 +88,25 @@ export class CallbackDelivery extends Construct {
       }),
     );
 
+    // CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key (its policy
+    // cannot be changed to let CloudWatch use it): alarms would fire into nothing. Hence a key of
+    // our own, which CloudWatch may use for this.
+    this.alarmKey = new kms.Key(this, 'AlarmTopicKey', {
+      description: 'Encrypts the callback delivery alarm topic',
+      enableKeyRotation: true,
+      removalPolicy: props.removalPolicy,
+    });
+    this.alarmKey.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+      }),
+    );
     this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
       displayName: 'Checkout callback delivery alarms',
       enforceSSL: true,
-      masterKey: kms.Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
+      masterKey: this.alarmKey,
     });
 
     const deadCallbacks = new cloudwatch.Metric({ namespace: METRIC_NAMESPACE, metricName: 'DeadCallbacks', statistic: 'Sum', period: Duration.minutes(5) });

@@ -128,9 +128,10 @@ describe.each(STAGES)('functions (%s)', (stage) => {
     synthesized = synthesize(stage);
   });
 
-  test('there is one function and one role per route and per job, and no other', () => {
-    synthesized.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + JOBS.length);
-    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length + JOBS.length);
+  test('there is one function and one role per route and per job, plus the callback dispatcher (test/cdk/callbacks.test.ts), and no other', () => {
+    synthesized.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + JOBS.length + 1);
+    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length + JOBS.length + 1);
+    expect(synthesized.stack.callbackDelivery?.dispatcher).toBeDefined();
     expect([...synthesized.stack.functions.keys()].sort()).toEqual(ROUTES.map((r) => r.id).sort());
     expect([...synthesized.stack.jobFunctions.keys()].sort()).toEqual(JOBS.map((j) => j.id).sort());
     const functionIds = new Set([...ROUTES.map((r) => routeIds(synthesized, r.id).fn), ...JOBS.map((j) => jobIds(synthesized, j.id).fn)]);

@@ -20,6 +20,7 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
       UserPoolId: expect.objectContaining({ Value: { Ref: logicalId(stack.operators.userPool) } }),
       UserPoolClientId: expect.objectContaining({ Value: { Ref: logicalId(stack.operators.client) } }),
       AdminPortalUrl: expect.objectContaining({ Value: { 'Fn::Join': ['', [apiUrl, ADMIN_PORTAL_PATH]] } }),
+      AlarmTopicArn: expect.objectContaining({ Value: { Ref: logicalId(stack.callbackDelivery!.alarmTopic) } }),
     });
   });
 
@@ -32,10 +33,11 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
     for (const job of JOBS) expect(stack.jobFunctions.get(job.id)?.function.runtime.name).toBe('nodejs22.x');
   });
 
-  test('creates no secret and no key: merchant secrets belong to the merchant CLI', () => {
-    const { template } = synthesize(stage);
+  test('creates no secret, and no key but the alarm topic\'s: merchant secrets belong to the merchant CLI', () => {
+    const { stack, template } = synthesize(stage);
     template.resourceCountIs('AWS::SecretsManager::Secret', 0);
-    template.resourceCountIs('AWS::KMS::Key', 0);
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    expect(stack.callbackDelivery?.alarmKey).toBeDefined();
   });
 });
 

@@ -1,0 +1,131 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { CALLBACK_RELAY_JOB_ID } from '../../lib/checkout-stack';
+import { DEAD_CALLBACK_MESSAGE, METRIC_NAMESPACE, STREAM_RETRY_ATTEMPTS } from '../../lib/constructs/callback-delivery';
+import { JOBS } from '../../lib/jobs';
+import { STAGES } from '../../lib/naming';
+import { TABLE_SCHEMA } from '../../lib/table-schema';
+import { flatten, logicalId, resource, resourcesOfType, synthesize, type Synthesized } from './synth';
+
+/**
+ * What carries callbacks in the cloud (lib/constructs/callback-delivery.ts): the outbox index on the
+ * table, the table's stream and the dispatcher it triggers (with its dead-letter queue), the
+ * scheduled relay, and the alarms on all of them.
+ */
+describe.each(STAGES)('callback delivery (%s)', (stage) => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synthesize(stage);
+  });
+  const delivery = () => s.stack.callbackDelivery!;
+  const tableId = () => logicalId(s.stack.table.table);
+  const dispatcherId = () => logicalId(delivery().dispatcher.function);
+  const dlqId = () => logicalId(delivery().deadLetterQueue);
+
+  test('the table has the sparse outbox index and a stream with old and new images', () => {
+    const table = resource(s.template, tableId());
+    expect(TABLE_SCHEMA.globalSecondaryIndexes.map((i) => i.indexName)).toContain('outbox');
+    expect(table.Properties.GlobalSecondaryIndexes).toContainEqual({
+      IndexName: 'outbox',
+      KeySchema: [
+        { AttributeName: 'outboxPk', KeyType: 'HASH' },
+        { AttributeName: 'outboxSk', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    });
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
+  test('the relay is a scheduled job, every minute, with write access and the merchants\' secrets', () => {
+    const relay = JOBS.find((j) => j.id === CALLBACK_RELAY_JOB_ID);
+    expect(relay).toMatchObject({ everyMinutes: 1, access: { table: 'readWrite', merchantSecrets: true }, entry: 'lambdas/handlers/callback-job.ts' });
+    expect(s.stack.jobFunctions.get(CALLBACK_RELAY_JOB_ID)).toBeDefined();
+  });
+
+  test('the stream triggers the dispatcher: payment items in the outbox only, bounded retries, split batches, a dead-letter queue', () => {
+    const mappings = Object.values(resourcesOfType(s.template, 'AWS::Lambda::EventSourceMapping'));
+    expect(mappings).toHaveLength(1);
+    const { Properties } = mappings[0]!;
+    expect(flatten(Properties.FunctionName)).toBe(`\${${dispatcherId()}}`);
+    expect(flatten(Properties.EventSourceArn)).toBe(`\${${tableId()}.StreamArn}`);
+    expect(Properties).toMatchObject({
+      StartingPosition: 'LATEST',
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 1,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: STREAM_RETRY_ATTEMPTS,
+      MaximumRecordAgeInSeconds: 15 * 60,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(flatten(Properties.DestinationConfig.OnFailure.Destination)).toBe(`\${${dlqId()}.Arn}`);
+    expect(Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
+      { dynamodb: { Keys: { sk: { S: ['PAYMENT'] } }, NewImage: { outboxPk: { S: [{ exists: true }] } } } },
+    ]);
+  });
+
+  test('the dispatcher runs Node.js 22 on arm64 for up to a minute, may read the stream and send to its dead-letter queue', () => {
+    const fn = resource(s.template, dispatcherId());
+    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 60 });
+    const roleId = logicalId(delivery().dispatcher.role);
+    const allowed = Object.values(resourcesOfType(s.template, 'AWS::IAM::Policy'))
+      .filter((p) => (p.Properties.Roles as unknown[]).some((r) => flatten(r) === `\${${roleId}}`))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as { Effect: string; Action: string | string[]; Resource: unknown }[])
+      .filter((st) => st.Effect === 'Allow')
+      .flatMap((st) => [st.Action].flat().flatMap((a) => [st.Resource].flat().map((r) => `${a} ${flatten(r)}`)));
+    for (const action of ['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']) {
+      expect(allowed).toContain(`${action} \${${tableId()}.StreamArn}`);
+    }
+    expect(allowed).toContain(`sqs:SendMessage \${${dlqId()}.Arn}`);
+    expect(allowed).toContain(`dynamodb:UpdateItem \${${tableId()}.Arn}`);
+  });
+
+  test('the dead-letter queue is encrypted, kept 14 days and refuses plain HTTP', () => {
+    const queue = resource(s.template, dlqId());
+    expect(queue.Properties).toEqual({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    expect(queue.DeletionPolicy).toBe(stage === 'prod' ? 'Retain' : 'Delete');
+    s.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: dlqId() }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+
+  test('dead callbacks become a metric, from the relay\'s and the dispatcher\'s logs', () => {
+    const filters = Object.values(resourcesOfType(s.template, 'AWS::Logs::MetricFilter'));
+    const relayLog = logicalId(s.stack.jobFunctions.get(CALLBACK_RELAY_JOB_ID)!.logGroup);
+    expect(filters.map((f) => flatten(f.Properties.LogGroupName)).sort()).toEqual([`\${${logicalId(delivery().dispatcher.logGroup)}}`, `\${${relayLog}}`].sort());
+    for (const f of filters) {
+      expect(f.Properties.FilterPattern).toBe(`{ $.message = "${DEAD_CALLBACK_MESSAGE}" }`);
+      expect(f.Properties.MetricTransformations).toEqual([{ MetricNamespace: METRIC_NAMESPACE, MetricName: 'DeadCallbacks', MetricValue: '$.dead' }]);
+    }
+  });
+
+  test('four alarms (dead callbacks, dead-lettered stream batches, stream lag, relay errors) notify one encrypted topic', () => {
+    const alarms = Object.values(resourcesOfType(s.template, 'AWS::CloudWatch::Alarm'));
+    const topicId = logicalId(delivery().alarmTopic);
+    expect(alarms).toHaveLength(4);
+    for (const a of alarms) {
+      expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(a.Properties.TreatMissingData).toBe('notBreaching');
+      expect(a.Properties.AlarmDescription).toEqual(expect.any(String));
+    }
+    const byMetric = Object.fromEntries(alarms.map((a) => [a.Properties.MetricName, a.Properties]));
+    expect(byMetric.DeadCallbacks).toMatchObject({ Namespace: METRIC_NAMESPACE, Threshold: 1, Statistic: 'Sum' });
+    expect(byMetric.ApproximateNumberOfMessagesVisible).toMatchObject({ Namespace: 'AWS/SQS', Threshold: 1, Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId(), 'QueueName'] } }] });
+    expect(byMetric.IteratorAge).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 300_000, Dimensions: [{ Name: 'FunctionName', Value: { Ref: dispatcherId() } }] });
+    expect(byMetric.Errors).toMatchObject({ Namespace: 'AWS/Lambda', Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(s.stack.jobFunctions.get(CALLBACK_RELAY_JOB_ID)!.function) } }] });
+    const topic = resource(s.template, topicId);
+    // Not the AWS-managed SNS key: CloudWatch could not publish to the topic.
+    const keyId = logicalId(delivery().alarmKey);
+    expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    const key = resource(s.template, keyId);
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.Properties.KeyPolicy.Statement).toContainEqual({
+      Effect: 'Allow',
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      Resource: '*',
+    });
+    s.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+  });
+});
