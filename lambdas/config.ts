@@ -17,6 +17,8 @@ const configSchema = z.object({
   COGNITO_REGION: z.optional(z.string().check(z.minLength(1))),
   /** How long a merchant's server may take to answer a callback before it counts as a timeout. */
   CALLBACK_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(30_000)), 10_000),
+  /** The first retry delay of a failed callback (each further one doubles, up to an hour). */
+  CALLBACK_FIRST_RETRY_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(3_600_000)), 30_000),
   SECRET_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
 });
 

@@ -72,7 +72,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     sandbox,
     callbacks: new DynamoCallbackStore(db, config.TABLE_NAME),
     transport: fetchTransport,
-    callbackPolicy: { ...CALLBACK_POLICY, timeoutMs: config.CALLBACK_TIMEOUT_MS },
+    callbackPolicy: { ...CALLBACK_POLICY, timeoutMs: config.CALLBACK_TIMEOUT_MS, firstDelayMs: config.CALLBACK_FIRST_RETRY_MS },
     random: Math.random,
     ...overrides,
   };

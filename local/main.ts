@@ -71,9 +71,14 @@ async function main(): Promise<void> {
   });
   console.log(`Checkout is running at ${base} (data in ${dataDir})`);
   console.log(`Routes: ${ROUTES.map(routeKey).join(', ')}`);
-  console.log(`Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.everyMinutes} min`).join(', ')}`);
-  console.log(`Demo merchant: ${JSON.stringify(demo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
+  console.log(`Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.localEverySeconds !== undefined ? `${j.localEverySeconds} s` : `${j.everyMinutes} min`}`).join(', ')}`);
+  const { notificationUrl: _url, ...shownDemo } = demo;
+  console.log(`Demo merchant: ${JSON.stringify(shownDemo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
   console.log(`Admin portal: ${base}/admin (operator ${JSON.stringify({ username: operator.username, password: operator.password })}${operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''})`);
+  console.log(
+    `Callbacks: ${demo.notificationUrl ? `posted to ${demo.notificationUrl}` : 'none yet'}; to receive them here, run ` +
+      `npm run -s receiver -- --password ${demo.password} and npm run -s merchant -- set ${demo.merchant_key} --notification-url http://localhost:4000/callbacks`,
+  );
   console.log('Create a checkout session:');
   console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
 }
@@ -107,9 +112,16 @@ interface DemoMerchant {
   merchant_key: string;
   password: string;
   generated: boolean;
+  notificationUrl?: string;
 }
 
 async function seedDemoMerchant(deps: ReturnType<typeof buildDeps>, dataDir: string): Promise<DemoMerchant> {
+  const demo = await findOrCreateDemoMerchant(deps, dataDir);
+  const notificationUrl = (await deps.merchants.find(demo.merchant_key))?.notificationUrl;
+  return notificationUrl ? { ...demo, notificationUrl } : demo;
+}
+
+async function findOrCreateDemoMerchant(deps: ReturnType<typeof buildDeps>, dataDir: string): Promise<DemoMerchant> {
   const file = join(dataDir, 'demo-merchant.json');
   const wantedKey = process.env.DEMO_MERCHANT_KEY;
   const wantedPassword = process.env.DEMO_MERCHANT_PASSWORD;

@@ -4,7 +4,7 @@
  * passes the time and the randomness.
  */
 import { expirationDate } from './card';
-import { signFields } from './hash';
+import { signFields, verifyFields } from './hash';
 import { formatMinor } from './money';
 import { protocolDate, type Payment, type Transaction } from './payment';
 
@@ -76,6 +76,10 @@ export function afterTimeout(health: EndpointHealth, now: Date, policy: Callback
 /** The callback hash: the same formula as the return parameters (protocol.md §1). */
 export const callbackHash = (payment: Payment, password: string): string =>
   signFields([payment.paymentId, payment.order.number, payment.order.amount, payment.order.currency, payment.order.description], password);
+
+/** The check a merchant's server makes on a callback it received (its form fields). */
+export const verifyCallbackHash = (fields: Readonly<Record<string, string>>, password: string): boolean =>
+  verifyFields(fields.hash, ['id', 'order_number', 'order_amount', 'order_currency', 'order_description'].map((f) => fields[f] ?? ''), password);
 
 /**
  * The fields of one transaction's callback, in the platform's order. `order_status` is the payment's

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyFields } from '../../lambdas/domain/hash';
+import { verifyCallbackHash } from '../../lambdas/domain/callback';
 
 /** How the receiver answers one callback: an HTTP status, or never (a timeout for the sender). */
 export type Answer = number | 'hang';
@@ -83,5 +83,4 @@ export async function startCallbackReceiver(port = 0): Promise<CallbackReceiver>
 }
 
 /** The check a merchant's server makes (protocol.md §1): the hash of id and order fields. */
-export const verifiesWith = (cb: ReceivedCallback, password: string): boolean =>
-  verifyFields(cb.fields.hash, [cb.fields.id ?? '', cb.fields.order_number ?? '', cb.fields.order_amount ?? '', cb.fields.order_currency ?? '', cb.fields.order_description ?? ''], password);
+export const verifiesWith = (cb: ReceivedCallback, password: string): boolean => verifyCallbackHash(cb.fields, password);

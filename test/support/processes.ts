@@ -45,8 +45,8 @@ export interface Service {
 }
 
 /** Starts a long-running entry point (the local runner) and follows its output. */
-export function startTs(entry: string, env: Record<string, string | undefined> = {}): Service {
-  const child = tsx(entry, [], env);
+export function startTs(entry: string, env: Record<string, string | undefined> = {}, args: readonly string[] = []): Service {
+  const child = tsx(entry, args, env);
   let stdout = '';
   let stderr = '';
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;

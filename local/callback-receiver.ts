@@ -1,0 +1,49 @@
+import { createServer } from 'node:http';
+import { parseArgs } from 'node:util';
+import { verifyCallbackHash } from '../lambdas/domain/callback';
+
+/**
+ * `npm run receiver`: a merchant's callback endpoint for trying callbacks on one machine. It prints
+ * each callback it gets and whether its hash verifies with the merchant's password, and answers
+ * 200 (or the status given with --status, to watch the retries).
+ */
+const USAGE = `Usage: npm run -s receiver -- [--port 4000] [--password PASSWORD] [--status 200] [--json]
+
+  --port N          Listen on http://localhost:N/callbacks (default 4000).
+  --password PW     The merchant's signing password: each callback's hash is checked with it.
+  --status CODE     Answer every callback with this HTTP status (default 200); anything but 2xx
+                    makes the service retry.
+  --json            Print one JSON object per callback instead of a line of text.`;
+
+function main(): void {
+  const { values } = parseArgs({
+    options: { port: { type: 'string', default: '4000' }, password: { type: 'string' }, status: { type: 'string', default: '200' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const port = Number(values.port);
+  const status = Number(values.status);
+  if (!Number.isInteger(port) || port < 1 || port > 65535 || !Number.isInteger(status) || status < 200 || status > 599) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const fields = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+      const hash = values.password === undefined ? 'unchecked' : verifyCallbackHash(fields, values.password) ? 'ok' : 'INVALID';
+      if (values.json) console.log(JSON.stringify({ hash, fields }));
+      else console.log(`${new Date().toISOString()} ${fields.type}/${fields.status} payment ${fields.id} order ${fields.order_number} ${fields.order_amount} ${fields.order_currency} → ${fields.order_status}; hash ${hash}; answered ${status}`);
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'OK' : 'Not now');
+    });
+  });
+  server.listen(port, () => console.log(`Receiving callbacks at http://localhost:${port}/callbacks`));
+  const stop = () => server.close(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main();

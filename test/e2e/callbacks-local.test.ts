@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { signFields } from '../../lambdas/domain/hash';
+import { cards, launchBrowser, newPage, payWith } from '../support/browser';
+import { paymentIdOf } from '../support/links';
+import { startMerchantSite, type MerchantSite } from '../support/merchant-site';
+import { freePort, runTs, startTs, type Service } from '../support/processes';
+
+/**
+ * Callbacks tried as a new user would (README, "Callbacks"): `npm start`, `npm run receiver`, the
+ * demo merchant's notification URL set with the merchant CLI; a payment on the page in Chromium
+ * produces one `sale` callback whose hash verifies, a void a `void` callback; with the receiver
+ * down for a while, the callbacks arrive once it is back, in order. All separate processes, real
+ * sockets, the local runner's own timer.
+ */
+const DEMO = { DEMO_MERCHANT_KEY: 'demo-shop', DEMO_MERCHANT_PASSWORD: 'demo-password-0123456789' };
+const merchant = { merchant_key: DEMO.DEMO_MERCHANT_KEY, password: DEMO.DEMO_MERCHANT_PASSWORD };
+
+const dataDir = mkdtempSync(join(tmpdir(), 'checkout-callbacks-'));
+const processes = new Set<Service>();
+let browser: Browser;
+let site: MerchantSite;
+let base: string;
+let receiverPort: number;
+
+interface Printed {
+  readonly hash: string;
+  readonly fields: Record<string, string>;
+}
+
+/** The receiver's JSON lines so far. */
+const printed = (receiver: Service): Printed[] =>
+  receiver
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Printed);
+
+async function waitForCallbacks(receiver: Service, count: number, timeoutMs = 20_000): Promise<Printed[]> {
+  const deadline = Date.now() + timeoutMs;
+  while (printed(receiver).length < count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} callbacks, got:\n${receiver.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return printed(receiver);
+}
+
+function startReceiver(): Promise<Service> {
+  const receiver = startTs('local/callback-receiver.ts', {}, ['--port', String(receiverPort), '--password', merchant.password, '--json']);
+  processes.add(receiver);
+  return receiver.waitForLine(/^Receiving callbacks at /).then(() => receiver);
+}
+
+async function signedPost(path: string, body: Record<string, unknown>) {
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+async function newSession(number: string): Promise<{ paymentId: string; url: string }> {
+  const order = { number, amount: '10.00', currency: 'USD', description: 'Demo order' };
+  const res = await signedPost('/api/v1/session', {
+    merchant_key: merchant.merchant_key,
+    operation: 'purchase',
+    success_url: site.urls().success_url,
+    hash: signFields([order.number, order.amount, order.currency, order.description], merchant.password),
+    order,
+    customer: { name: 'John Doe', email: 'john@example.com' },
+    billing_address: { country: 'US' },
+  });
+  expect(res.status).toBe(200);
+  const url = String(res.json.redirect_url);
+  return { paymentId: paymentIdOf(url), url };
+}
+
+const voidPayment = (paymentId: string) =>
+  signedPost('/api/v1/payment/void', { merchant_key: merchant.merchant_key, payment_id: paymentId, hash: signFields([paymentId], merchant.password) });
+
+async function payOnPage(url: string): Promise<void> {
+  const { context, page } = await newPage(browser);
+  try {
+    await page.goto(url);
+    await payWith(page, cards.approved);
+    await page.waitForURL((u) => u.origin === site.origin && u.pathname === '/success');
+  } finally {
+    await context.close();
+  }
+}
+
+beforeAll(async () => {
+  const port = await freePort();
+  receiverPort = await freePort();
+  base = `http://localhost:${port}`;
+  [browser, site] = await Promise.all([launchBrowser(), startMerchantSite()]);
+  // Retries a few hundred milliseconds apart instead of 30 s, so "down for a while" is seconds long.
+  const runner = startTs('local/main.ts', { DATA_DIR: dataDir, PORT: String(port), CALLBACK_FIRST_RETRY_MS: '250', ...DEMO });
+  processes.add(runner);
+  await runner.waitForLine(/^curl /, 30_000);
+  expect(runner.output()).toMatch(/DeliverCallbacks every 2 s/);
+});
+afterAll(async () => {
+  await Promise.all([browser?.close(), site?.close()]);
+  for (const p of processes) p.kill();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('a payment on the page produces one verified sale callback, a void one void callback; callbacks wait out a receiver outage, in order', async () => {
+  let receiver = await startReceiver();
+  const set = await runTs('local/merchant-cli.ts', ['set', merchant.merchant_key, '--notification-url', `http://localhost:${receiverPort}/callbacks`], { DATA_DIR: dataDir });
+  expect(set.stderr).toBe('');
+  expect(set.code).toBe(0);
+
+  const first = await newSession('cb-1');
+  await payOnPage(first.url);
+  const [sale] = await waitForCallbacks(receiver, 1);
+  expect(sale).toMatchObject({ hash: 'ok', fields: { id: first.paymentId, type: 'sale', status: 'success', order_status: 'settled', order_number: 'cb-1' } });
+
+  expect((await voidPayment(first.paymentId)).json).toMatchObject({ status: 'SUCCESS' });
+  const [, voided] = await waitForCallbacks(receiver, 2);
+  expect(voided).toMatchObject({ hash: 'ok', fields: { id: first.paymentId, type: 'void', status: 'success', order_status: 'void' } });
+  // Exactly one of each, even after a few more ticks of the relay.
+  await new Promise((r) => setTimeout(r, 2500));
+  expect(printed(receiver)).toHaveLength(2);
+
+  // The receiver goes down; a payment and its void happen meanwhile.
+  await receiver.stop('SIGINT');
+  processes.delete(receiver);
+  const second = await newSession('cb-2');
+  await payOnPage(second.url);
+  expect((await voidPayment(second.paymentId)).json).toMatchObject({ status: 'SUCCESS' });
+  const failedAttempts = async () => {
+    const log = await runTs('local/merchant-cli.ts', ['callbacks', second.paymentId, '--json'], { DATA_DIR: dataDir });
+    return ((JSON.parse(log.stdout) as { attempt_count: number; state: string }[])[0] ?? { attempt_count: 0, state: 'not-sent' });
+  };
+  const deadline = Date.now() + 20_000;
+  while ((await failedAttempts()).attempt_count < 2) {
+    if (Date.now() > deadline) throw new Error('the relay did not try the unreachable receiver twice');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  expect(await failedAttempts()).toMatchObject({ state: 'pending' });
+
+  receiver = await startReceiver();
+  const back = await waitForCallbacks(receiver, 2, 30_000);
+  expect(back.map((c) => [c.fields.id, c.fields.type, c.hash])).toEqual([
+    [second.paymentId, 'sale', 'ok'],
+    [second.paymentId, 'void', 'ok'],
+  ]);
+});
