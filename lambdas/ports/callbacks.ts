@@ -53,6 +53,8 @@ export interface CallbackClaim {
   readonly lease: string;
 }
 
+export type ReleaseResult = 'released' | 'left-outbox' | 'lost';
+
 export interface CallbackStore {
   /** Payments with callbacks due by `until`, oldest first, at most `limit`. */
   due(until: Date, limit: number): Promise<string[]>;
@@ -65,9 +67,10 @@ export interface CallbackStore {
   saveRecord(record: CallbackRecord): Promise<void>;
   /**
    * Gives the lease back: `done` moves past this callback (delivered, dead or skipped), otherwise it
-   * is due again at `dueAt`. False when the lease was lost (another worker took over after it expired).
+   * is due again at `dueAt`. `left-outbox`: that was the payment's last due callback; `lost`: another
+   * worker took over after the lease expired.
    */
-  release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date }): Promise<boolean>;
+  release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date }): Promise<ReleaseResult>;
   records(paymentId: string): Promise<CallbackRecord[]>;
   /** A merchant's dead callbacks, oldest first, one page at a time. */
   dead(merchantKey: string, limit: number, cursor?: string): Promise<{ records: CallbackRecord[]; cursor?: string }>;

@@ -113,8 +113,10 @@ export async function resendDeadCallbacks(deps: CallbackLogDeps, actor: string, 
 
 async function queue(deps: CallbackLogDeps, record: CallbackRecord): Promise<ResendOutcome> {
   const at = deps.clock.now();
-  if (!(await deps.callbacks.requestResend(record.paymentId, record.index, at))) return 'already-queued';
-  // If a worker already picked it up, its own record is newer and stays.
+  // A finished callback is past the in-order stream, so a refusal means its resend is queued already.
+  const queued = await deps.callbacks.requestResend(record.paymentId, record.index, at);
+  // Either way a resend is waiting: the record says so (and leaves the dead list). If a worker
+  // already sent it meanwhile, its own record is newer and stays.
   await deps.callbacks.markResendQueued(record, at);
-  return 'queued';
+  return queued ? 'queued' : 'already-queued';
 }

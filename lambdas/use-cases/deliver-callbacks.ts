@@ -8,7 +8,7 @@ import {
   retryDelayMs,
   type CallbackPolicy,
 } from '../domain/callback';
-import type { CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult } from '../ports/callbacks';
+import type { CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult, ReleaseResult } from '../ports/callbacks';
 import type { Clock } from '../ports/clock';
 import type { MerchantDirectory, MerchantSecrets } from '../ports/merchants';
 
@@ -53,36 +53,33 @@ export async function deliverPaymentCallbacks(
     const now = deps.clock.now();
     const claim = await deps.callbacks.claim(paymentId, now, new Date(now.getTime() + deps.callbackPolicy.timeoutMs + LEASE_MARGIN_MS));
     if (!claim) break;
-    const outcome = await deliverClaimed(deps, claim);
+    const { outcome, released } = await deliverClaimed(deps, claim);
     outcomes.push(outcome);
-    if (outcome === 'retrying' || outcome === 'blocked') break;
+    if (outcome === 'retrying' || outcome === 'blocked' || released !== 'released') break;
   }
   return outcomes;
 }
 
-async function deliverClaimed(deps: CallbackDeps, claim: CallbackClaim): Promise<DeliveryOutcome> {
+async function deliverClaimed(deps: CallbackDeps, claim: CallbackClaim): Promise<{ outcome: DeliveryOutcome; released: ReleaseResult }> {
   const { payment, index } = claim;
   const tx = payment.transactions[index];
   const now = deps.clock.now();
   const at = now.toISOString();
   if (!tx) {
     // A resend of a position that does not exist (cannot be queued, but never loop on it).
-    await deps.callbacks.release(claim, { done: true, dueAt: now });
-    return 'skipped';
+    return { outcome: 'skipped', released: await deps.callbacks.release(claim, { done: true, dueAt: now }) };
   }
   const record = startRound(claim, at);
   const merchant = await deps.merchants.find(payment.merchantKey);
   const url = merchant?.notificationUrl;
   if (!url) {
-    await finish(deps, claim, { ...record, state: 'skipped', lastError: NO_URL_REASON, updatedAt: at }, { done: true, dueAt: now });
-    return 'skipped';
+    return { outcome: 'skipped', released: await finish(deps, claim, { ...record, state: 'skipped', lastError: NO_URL_REASON, updatedAt: at }, { done: true, dueAt: now }) };
   }
 
   const health = await deps.callbacks.endpointHealth(url);
   if (isBlocked(health, now)) {
     const until = new Date(health.blockedUntil!);
-    await finish(deps, claim, { ...record, nextAttemptAt: health.blockedUntil, lastError: `URL blocked until ${health.blockedUntil} after repeated timeouts.`, updatedAt: at }, { done: false, dueAt: until });
-    return 'blocked';
+    return { outcome: 'blocked', released: await finish(deps, claim, { ...record, nextAttemptAt: health.blockedUntil, lastError: `URL blocked until ${health.blockedUntil} after repeated timeouts.`, updatedAt: at }, { done: false, dueAt: until }) };
   }
 
   const password = await deps.secrets.passwordOf(payment.merchantKey);
@@ -108,20 +105,17 @@ async function deliverClaimed(deps: CallbackDeps, claim: CallbackClaim): Promise
 
   if (result.kind === 'answered' && isSuccess(result.httpStatus)) {
     const { nextAttemptAt: _next, lastError: _error, ...rest } = attempted;
-    await finish(deps, claim, { ...rest, state: 'delivered', deliveredAt: at }, { done: true, dueAt: now });
-    return 'delivered';
+    return { outcome: 'delivered', released: await finish(deps, claim, { ...rest, state: 'delivered', deliveredAt: at }, { done: true, dueAt: now }) };
   }
   if (result.kind === 'timeout') await countTimeout(deps, url);
 
   const failures = attempted.roundFailures + 1;
   if (retriesExhausted(new Date(attempted.roundStartedAt!), now, deps.callbackPolicy)) {
     const { nextAttemptAt: _next, ...rest } = attempted;
-    await finish(deps, claim, { ...rest, roundFailures: failures, state: 'dead', deadAt: at, lastError: attempt.error }, { done: true, dueAt: now });
-    return 'dead';
+    return { outcome: 'dead', released: await finish(deps, claim, { ...rest, roundFailures: failures, state: 'dead', deadAt: at, lastError: attempt.error }, { done: true, dueAt: now }) };
   }
   const next = new Date(now.getTime() + retryDelayMs(failures, deps.random(), deps.callbackPolicy));
-  await finish(deps, claim, { ...attempted, roundFailures: failures, state: 'pending', nextAttemptAt: next.toISOString(), lastError: attempt.error }, { done: false, dueAt: next });
-  return 'retrying';
+  return { outcome: 'retrying', released: await finish(deps, claim, { ...attempted, roundFailures: failures, state: 'pending', nextAttemptAt: next.toISOString(), lastError: attempt.error }, { done: false, dueAt: next }) };
 }
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
@@ -146,9 +140,9 @@ function startRound(claim: CallbackClaim, at: string): CallbackRecord {
 }
 
 /** The record first, then the lease: a crash in between sends this callback once more, never loses it. */
-async function finish(deps: CallbackDeps, claim: CallbackClaim, record: CallbackRecord, outcome: { done: boolean; dueAt: Date }): Promise<void> {
+async function finish(deps: CallbackDeps, claim: CallbackClaim, record: CallbackRecord, outcome: { done: boolean; dueAt: Date }): Promise<ReleaseResult> {
   await deps.callbacks.saveRecord(record);
-  await deps.callbacks.release(claim, outcome);
+  return deps.callbacks.release(claim, outcome);
 }
 
 async function countTimeout(deps: CallbackDeps, url: string): Promise<void> {

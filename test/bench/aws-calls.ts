@@ -19,6 +19,8 @@ import {
   type Session,
 } from '../support/payments';
 import type { TestService } from '../support/service';
+import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver';
+import { runCallbackJob, type CallbackJobReport } from '../../lambdas/use-cases/deliver-callbacks';
 import { expectStatus, postJson } from './http-client';
 import { createSessionBody, paymentStatusBody, type MerchantCredentials } from './requests';
 
@@ -170,6 +172,8 @@ export interface OperationContext {
   /** The payment the merchant API steps act on. */
   paymentId?: string;
   dmsMerchant?: MerchantCredentials;
+  /** The loopback endpoint the callback operations post to. */
+  receiver?: CallbackReceiver;
 }
 
 export interface Operation {
@@ -415,7 +419,45 @@ export const OPERATIONS: readonly Operation[] = [
     },
     target: WARM,
   },
+  {
+    name: 'callback relay: one sale callback delivered (receiver 200)',
+    prepare: async (ctx) => {
+      ctx.receiver ??= await startCallbackReceiver();
+      await prepareOneDueCallback(ctx, need(ctx.receiver, 'receiver'));
+    },
+    perform: async (ctx) => expectRelayed(await runCallbackJob(ctx.service.deps), 'delivered'),
+  },
+  {
+    name: 'callback relay: one failed attempt, retry scheduled (receiver 500)',
+    prepare: async (ctx) => {
+      const receiver = need(ctx.receiver, 'receiver');
+      await prepareOneDueCallback(ctx, receiver);
+      receiver.script(500);
+    },
+    perform: async (ctx) => expectRelayed(await runCallbackJob(ctx.service.deps), 'retrying'),
+    verify: async (ctx) => {
+      await ctx.receiver?.close();
+      ctx.receiver = undefined;
+    },
+  },
 ];
+
+/**
+ * Leaves exactly one callback due: everything earlier operations left in the outbox is relayed first
+ * (their merchant has no notification URL), then a merchant with one pays a session.
+ */
+async function prepareOneDueCallback(ctx: OperationContext, receiver: CallbackReceiver): Promise<void> {
+  for (let i = 0; i < 20 && (await ctx.service.deps.callbacks.due(new Date(), 1)).length; i++) await runCallbackJob(ctx.service.deps);
+  const shop = await ctx.service.createMerchant({ name: 'Benchmark Callback Shop', settings: { notificationUrl: receiver.url } });
+  // Warm the merchant's secret in the cache, as a relay that has delivered before has it.
+  await paidPayment(ctx.service, shop);
+  await runCallbackJob(ctx.service.deps);
+  await paidPayment(ctx.service, shop);
+}
+
+function expectRelayed(report: CallbackJobReport, outcome: 'delivered' | 'retrying'): void {
+  if (report.payments !== 1 || report[outcome] !== 1 || report.failed) throw new Error(`one ${outcome} callback expected: ${JSON.stringify(report)}`);
+}
 
 export interface OperationCalls {
   readonly operation: Operation;

@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { ROUTES } from '../../lib/routes';
 import { backendEnvironment } from '../../local/backend';
 import { startTestService } from '../support/service';
+import { JOBS } from '../../lib/jobs';
 import { AwsCallCounter, OPERATIONS, countAwsCalls } from './aws-calls';
 import { checkBundles } from './bundle-check';
 import { buildBundles, esbuildApiOptions, projectPath, type BundleSpec } from './bundles';
@@ -24,6 +25,14 @@ async function bundleRows(phase: (what: string) => void): Promise<{ rows: Bundle
   const createSession = ROUTES.find((r) => r.id === 'CreateSession');
   const specs: BundleSpec[] = [
     ...ROUTES.map((r): BundleSpec => ({ name: r.id, kind: 'handler', entry: projectPath(r.entry) })),
+    // Background functions: every Lambda is measured, but no customer waits on these cold starts.
+    ...JOBS.map((j): BundleSpec => ({ name: `job ${j.id}`, kind: 'reference', entry: projectPath(j.entry), note: `scheduled job (${j.description}); no customer waits on it.` })),
+    {
+      name: 'stream CallbackDispatcher',
+      kind: 'reference',
+      entry: projectPath('lambdas/handlers/callback-dispatch.ts'),
+      note: 'the DynamoDB stream consumer that delivers new callbacks (lib/constructs/callback-delivery.ts); no customer waits on it.',
+    },
     {
       name: 'naive',
       kind: 'reference',

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HEALTHY_ENDPOINT, type EndpointHealth } from '../../domain/callback';
 import type { Payment } from '../../domain/payment';
-import type { CallbackClaim, CallbackRecord, CallbackStore } from '../../ports/callbacks';
+import type { CallbackClaim, CallbackRecord, CallbackStore, ReleaseResult } from '../../ports/callbacks';
 import { GSI1, OUTBOX_INDEX, key, withoutStorageAttributes } from './keys';
 import { outboxEntry } from './payment-store';
 
@@ -66,47 +66,28 @@ export class DynamoCallbackStore implements CallbackStore {
     }
 
     const lease = `${outboxEntry(paymentId, leaseUntil.toISOString()).outboxSk}#${randomBytes(4).toString('hex')}`;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.payment(paymentId),
-          UpdateExpression: 'SET outboxSk = :lease',
-          ConditionExpression: 'outboxSk = :seen',
-          ExpressionAttributeValues: { ':lease': lease, ':seen': seen },
-        }),
-      );
-    } catch (e) {
-      if (isConditionFailure(e)) return undefined;
-      throw e;
-    }
+    if (!(await this.update(key.payment(paymentId), { set: ['outboxSk = :lease'], conditions: ['outboxSk = :seen'], values: { ':lease': lease, ':seen': seen } }))) return undefined;
     const record = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.callback(paymentId, index), ConsistentRead: true }));
     return { payment, index, resend, lease, ...(record.Item ? { record: toRecord(record.Item) } : {}) };
   }
 
   /** Nothing left: the payment leaves the outbox, unless a transaction or resend arrived meanwhile. */
   private async leaveOutbox(paymentId: string, seen: string, done: number): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.payment(paymentId),
-          UpdateExpression: 'REMOVE outboxPk, outboxSk',
-          ConditionExpression: 'outboxSk = :seen AND size(#tx) = :done AND (attribute_not_exists(callbackResends) OR size(callbackResends) = :zero)',
-          ExpressionAttributeNames: { '#tx': 'transactions' },
-          ExpressionAttributeValues: { ':seen': seen, ':done': done, ':zero': 0 },
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
+    await this.update(key.payment(paymentId), {
+      set: [],
+      remove: ['outboxPk', 'outboxSk'],
+      conditions: ['outboxSk = :seen', 'size(#tx) = :done', '(attribute_not_exists(callbackResends) OR size(callbackResends) = :zero)'],
+      names: { '#tx': 'transactions' },
+      values: { ':seen': seen, ':done': done, ':zero': 0 },
+    });
   }
 
-  async release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date }): Promise<boolean> {
+  async release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date }): Promise<ReleaseResult> {
     const { paymentId } = claim.payment;
     const lease = { condition: 'outboxSk = :lease', values: { ':lease': claim.lease } };
     const due = { ':due': outboxEntry(paymentId, outcome.dueAt.toISOString()).outboxSk };
-    if (!outcome.done) return this.update(paymentId, { set: ['outboxSk = :due'], conditions: [lease.condition], values: { ...lease.values, ...due } });
+    const released = (ok: boolean): ReleaseResult => (ok ? 'released' : 'lost');
+    if (!outcome.done) return released(await this.update(key.payment(paymentId), { set: ['outboxSk = :due'], conditions: [lease.condition], values: { ...lease.values, ...due } }));
 
     // Move past this callback: the next in order, or the head of the resend list.
     const advance = claim.resend
@@ -118,25 +99,25 @@ export class DynamoCallbackStore implements CallbackStore {
     const nothingLeft = claim.resend
       ? { condition: 'size(#tx) = :length AND size(callbackResends) = :one', values: { ':length': claim.payment.transactions.length, ':one': 1 } }
       : { condition: 'size(#tx) = :length AND (attribute_not_exists(callbackResends) OR size(callbackResends) = :zero)', values: { ':length': claim.index + 1, ':zero': 0 } };
-    const left = await this.update(paymentId, {
+    const left = await this.update(key.payment(paymentId), {
       set: advance.set,
       remove: [...advance.remove, 'outboxPk', 'outboxSk'],
       conditions: [lease.condition, advance.condition, nothingLeft.condition],
       values: { ...lease.values, ...advance.values, ...nothingLeft.values },
       names: { '#tx': 'transactions' },
     });
-    if (left) return true;
-    return this.update(paymentId, {
+    if (left) return 'left-outbox';
+    return released(await this.update(key.payment(paymentId), {
       set: [...advance.set, 'outboxSk = :due'],
       remove: advance.remove,
       conditions: [lease.condition, advance.condition],
       values: { ...lease.values, ...advance.values, ...due },
-    });
+    }));
   }
 
-  /** One conditional UpdateItem on a payment; false when its condition does not hold. */
+  /** One conditional UpdateItem; false when its condition does not hold. */
   private async update(
-    paymentId: string,
+    itemKey: Record<string, string>,
     u: { set: string[]; remove?: string[]; conditions: string[]; values: Record<string, unknown>; names?: Record<string, string> },
   ): Promise<boolean> {
     const expression = [u.set.length ? `SET ${u.set.join(', ')}` : '', u.remove?.length ? `REMOVE ${u.remove.join(', ')}` : ''].join(' ').trim();
@@ -144,7 +125,7 @@ export class DynamoCallbackStore implements CallbackStore {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: key.payment(paymentId),
+          Key: itemKey,
           UpdateExpression: expression,
           ConditionExpression: u.conditions.join(' AND '),
           ExpressionAttributeNames: u.names,
@@ -204,41 +185,22 @@ export class DynamoCallbackStore implements CallbackStore {
 
   async requestResend(paymentId: string, index: number, at: Date): Promise<boolean> {
     const entry = outboxEntry(paymentId, at.toISOString());
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.payment(paymentId),
-          UpdateExpression: 'SET callbackResends = list_append(if_not_exists(callbackResends, :empty), :index), outboxPk = :pk, outboxSk = if_not_exists(outboxSk, :sk)',
-          // Only a callback already past the in-order stream, and not queued twice.
-          ConditionExpression: 'attribute_exists(pk) AND callbacksDone > :i AND NOT contains(callbackResends, :i)',
-          ExpressionAttributeValues: { ':empty': [], ':index': [index], ':i': index, ':pk': entry.outboxPk, ':sk': entry.outboxSk },
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (isConditionFailure(e)) return false;
-      throw e;
-    }
+    return this.update(key.payment(paymentId), {
+      set: ['callbackResends = list_append(if_not_exists(callbackResends, :empty), :index)', 'outboxPk = :pk', 'outboxSk = if_not_exists(outboxSk, :sk)'],
+      // Only a callback already past the in-order stream, and not queued twice.
+      conditions: ['attribute_exists(pk)', 'callbacksDone > :i', 'NOT contains(callbackResends, :i)'],
+      values: { ':empty': [], ':index': [index], ':i': index, ':pk': entry.outboxPk, ':sk': entry.outboxSk },
+    });
   }
 
   async markResendQueued(seen: CallbackRecord, at: Date): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.callback(seen.paymentId, seen.index),
-          UpdateExpression: 'SET #state = :pending, nextAttemptAt = :at, roundFailures = :zero, updatedAt = :at REMOVE roundStartedAt, deadAt, deliveredAt, gsi1pk, gsi1sk',
-          ConditionExpression: 'updatedAt = :seen',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':pending': 'pending', ':at': at.toISOString(), ':zero': 0, ':seen': seen.updatedAt },
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (isConditionFailure(e)) return false;
-      throw e;
-    }
+    return this.update(key.callback(seen.paymentId, seen.index), {
+      set: ['#state = :pending', 'nextAttemptAt = :at', 'roundFailures = :zero', 'updatedAt = :at'],
+      remove: ['roundStartedAt', 'deadAt', 'deliveredAt', 'gsi1pk', 'gsi1sk'],
+      conditions: ['updatedAt = :seen'],
+      names: { '#state': 'state' },
+      values: { ':pending': 'pending', ':at': at.toISOString(), ':zero': 0, ':seen': seen.updatedAt },
+    });
   }
 
   async endpointHealth(url: string): Promise<EndpointHealth> {
