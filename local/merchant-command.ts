@@ -1,8 +1,13 @@
+import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readConfig } from '../lambdas/config';
 import { buildDeps, type Deps } from '../lambdas/container';
+import { CALLBACK_POLICY } from '../lambdas/domain/callback';
+import { ApiError, ERRORS } from '../lambdas/domain/errors';
+import type { CallbackRecord } from '../lambdas/ports/callbacks';
 import type { Merchant, MerchantSettings } from '../lambdas/ports/merchants';
+import { callbackLog, resendCallback, resendDeadCallbacks, type CallbackView } from '../lambdas/use-cases/callback-log';
 import {
   MerchantAdminError,
   createMerchant,
@@ -14,10 +19,18 @@ import {
 import { merchantSecretPrefix, tableName } from '../lib/naming';
 import { dataDirectory, openLocalStore } from './local-store';
 
+/** Dead callbacks `dead-callbacks` lists: bounded; `resend-dead` is not limited by it. */
+export const DEAD_LIST_LIMIT = 500;
+/**
+ * Calls of the resend-dead use case per command, each queueing at most RESEND_DEAD_LIMIT: enough
+ * for any outage we expect, and still a bound.
+ */
+export const RESEND_DEAD_ROUNDS = 50;
+
 /**
  * The merchant admin commands behind `npm run merchant` (local/merchant-cli.ts): they create and
- * configure merchants, in the local store or in a deployed stage, through the same use cases and
- * adapters the service runs.
+ * configure merchants and look after their callbacks, in the local store or in a deployed stage,
+ * through the same use cases and adapters the service runs.
  */
 export const USAGE = `Usage: npm run -s merchant -- <command> [options]
 
@@ -26,6 +39,25 @@ Commands:
   show KEY                        Print the merchant's settings (never the password).
   set KEY <settings>              Change settings. Prints the merchant's settings.
   rotate-password KEY             Issue a new signing password. Prints {"merchant_key","password"}.
+
+Callbacks (the server-to-server notifications posted to the merchant's notification URL):
+  callbacks PAYMENT_ID            Print each callback of the payment (one per transaction: its
+                                  state, next attempt or when it was delivered or given up, last
+                                  error) and its delivery attempts (time, HTTP status, latency,
+                                  error), as tables.
+  resend-callback PAYMENT_ID INDEX
+                                  Queue one callback (INDEX as listed by callbacks) to be sent
+                                  again. Prints {"payment_id","index","outcome"}; outcome is
+                                  queued, or already-queued when it is waiting to be sent anyway.
+  dead-callbacks KEY              List the merchant's dead callbacks (still failing ${CALLBACK_POLICY.retryForMs / 3_600_000} hours
+                                  after their first attempt), oldest first, at most ${DEAD_LIST_LIMIT}.
+  resend-dead KEY                 Queue all the merchant's dead callbacks to be sent again. Prints
+                                  {"merchant_key","queued","more"}; more: true asks for another run.
+  Resends are written to the audit log as done by cli:<your login>.
+
+Output:
+  --json                          Print JSON instead of tables (callbacks, dead-callbacks); the
+                                  other commands print JSON always.
 
 Settings (a value "off" clears an optional setting):
   --name NAME                     Shown on the checkout page.
@@ -47,14 +79,22 @@ Target:
   --stage STAGE                   The deployed stack of STAGE (also CHECKOUT_STAGE), with the
                                   default AWS credentials and region (AWS_PROFILE, AWS_REGION).
 
-Exit status: 0 done, 1 failed (e.g. unknown merchant), 2 bad usage.
+Exit status: 0 done, 1 failed (e.g. unknown merchant or payment), 2 bad usage.
 `;
 
 export class UsageError extends Error {}
 
+/** A command that could not be done for a reason the operator can read (exit 1). */
+class CommandFailure extends Error {}
+
+const COMMANDS = ['create', 'show', 'set', 'rotate-password', 'callbacks', 'resend-callback', 'dead-callbacks', 'resend-dead'] as const;
+type CommandName = (typeof COMMANDS)[number];
+const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
+
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   stage: { type: 'string' },
+  json: { type: 'boolean' },
   name: { type: 'string' },
   dms: { type: 'string' },
   'auto-capture-delay': { type: 'string' },
@@ -200,10 +240,20 @@ async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Pr
 }
 
 export interface Command {
-  readonly name: string;
+  readonly name: CommandName;
+  /** The merchant's key, for the merchant and dead-callback commands. */
   readonly key?: string;
+  readonly paymentId?: string;
+  /** A callback's position in its payment's history, as `callbacks` lists it. */
+  readonly index?: number;
+  readonly json: boolean;
   readonly settings: Partial<MerchantSettings>;
   readonly stage?: string;
+}
+
+function callbackIndex(value: string): number {
+  if (!/^\d{1,6}$/.test(value)) throw new UsageError(`INDEX must be a whole number (a callback's index as callbacks lists it), not "${value}"`);
+  return Number(value);
 }
 
 export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Command | 'help' {
@@ -215,46 +265,210 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   const values = parsed.values as Values;
   if (values.help) return 'help';
-  const [name, key, ...extra] = parsed.positionals;
-  if (!name) throw new UsageError('a command is needed: create, show, set or rotate-password');
-  if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  const [name, ...args] = parsed.positionals;
+  if (!name) throw new UsageError(`a command is needed: ${COMMANDS.slice(0, -1).join(', ')} or ${COMMANDS[COMMANDS.length - 1]}`);
+  if (!isCommandName(name)) throw new UsageError(`unknown command "${name}"`);
   const stage = values.stage ?? (env.CHECKOUT_STAGE || undefined);
   if (stage !== undefined && !STAGE_NAME.test(stage)) throw new UsageError(`--stage must be a stage name like dev or prod, not "${stage}"`);
   const given = SETTING_OPTIONS.filter((o) => values[o] !== undefined);
+  const json = values.json ?? false;
+  const [first, second] = args;
+  const atMost = (count: number) => {
+    if (args.length > count) throw new UsageError(`unexpected arguments: ${args.slice(count).join(' ')}`);
+  };
+  const noSettings = () => {
+    if (given.length) throw new UsageError(`${name} takes no settings (${given.map((o) => `--${o}`).join(', ')})`);
+  };
   switch (name) {
     case 'create':
-      if (key) throw new UsageError('create takes no merchant key; one is generated');
+      if (first) throw new UsageError('create takes no merchant key; one is generated');
       if (!values.name) throw new UsageError('create needs --name NAME');
-      return { name, settings: settingsFrom(values), stage };
+      return { name, settings: settingsFrom(values), json, stage };
     case 'set':
-      if (!key) throw new UsageError('set needs a merchant key: set KEY --option value ...');
+      atMost(1);
+      if (!first) throw new UsageError('set needs a merchant key: set KEY --option value ...');
       if (!given.length) throw new UsageError(`set needs at least one setting: ${SETTING_OPTIONS.map((o) => `--${o}`).join(', ')}`);
-      return { name, key, settings: settingsFrom(values), stage };
+      return { name, key: first, settings: settingsFrom(values), json, stage };
     case 'show':
     case 'rotate-password':
-      if (!key) throw new UsageError(`${name} needs a merchant key: ${name} KEY`);
-      if (given.length) throw new UsageError(`${name} takes no settings (${given.map((o) => `--${o}`).join(', ')})`);
-      return { name, key, settings: {}, stage };
-    default:
-      throw new UsageError(`unknown command "${name}"`);
+    case 'dead-callbacks':
+    case 'resend-dead':
+      atMost(1);
+      if (!first) throw new UsageError(`${name} needs a merchant key: ${name} KEY`);
+      noSettings();
+      return { name, key: first, settings: {}, json, stage };
+    case 'callbacks':
+      atMost(1);
+      if (!first) throw new UsageError('callbacks needs a payment id: callbacks PAYMENT_ID');
+      noSettings();
+      return { name, paymentId: first, settings: {}, json, stage };
+    case 'resend-callback':
+      atMost(2);
+      if (!first || second === undefined) throw new UsageError('resend-callback needs a payment id and a callback index: resend-callback PAYMENT_ID INDEX');
+      noSettings();
+      return { name, paymentId: first, index: callbackIndex(second), settings: {}, json, stage };
   }
 }
 
-async function execute(command: Command, deps: Deps): Promise<unknown> {
+/**
+ * Who the audit log names for a resend from the CLI: the login of whoever ran it (the platform
+ * team, on their own machine or a bastion), as operators are named by their user name.
+ */
+export function cliActor(env: NodeJS.ProcessEnv = process.env): string {
+  let login: string | undefined;
+  try {
+    login = userInfo().username;
+  } catch {
+    // A uid without a passwd entry (some containers): fall back to the shell's idea of the user.
+  }
+  return `cli:${login || env.USER || env.USERNAME || 'unknown'}`;
+}
+
+/** The use case words an unknown payment for merchants ("Payment not found."); here it is named. */
+async function callbacksOf(deps: Deps, paymentId: string): Promise<CallbackView[]> {
+  try {
+    return await callbackLog(deps, paymentId);
+  } catch (e) {
+    if (e instanceof ApiError && e.entry.code === ERRORS.PAYMENT_NOT_FOUND.code) throw new CommandFailure(`payment ${paymentId} not found`);
+    throw e;
+  }
+}
+
+async function resendOne(deps: Deps, actor: string, paymentId: string, index: number) {
+  // The use case refuses a missing payment and a missing index alike; an operator wants to know which.
+  const callbacks = await callbacksOf(deps, paymentId);
+  if (index >= callbacks.length) {
+    throw new CommandFailure(
+      callbacks.length ? `payment ${paymentId} has no callback ${index}; its callbacks are 0 to ${callbacks.length - 1}` : `payment ${paymentId} has no callbacks yet`,
+    );
+  }
+  return resendCallback(deps, actor, paymentId, index);
+}
+
+async function resendAllDead(deps: Deps, actor: string, merchantKey: string): Promise<{ merchant_key: string; queued: number; more: boolean }> {
+  let queued = 0;
+  let more = true;
+  for (let round = 0; more && round < RESEND_DEAD_ROUNDS; round++) {
+    const result = await resendDeadCallbacks(deps, actor, merchantKey);
+    queued += result.queued;
+    more = result.more;
+    // A dead callback that cannot be queued (its resend is waiting already) stays listed: stop, do not spin.
+    if (result.queued === 0) break;
+  }
+  return { merchant_key: merchantKey, queued, more };
+}
+
+export interface DeadCallback {
+  readonly payment_id: string;
+  readonly index: number;
+  readonly trans_id: string;
+  readonly type: string;
+  readonly status: string;
+  readonly dead_at?: string;
+  readonly attempt_count: number;
+  readonly last_error?: string;
+}
+
+const deadView = (r: CallbackRecord): DeadCallback => ({
+  payment_id: r.paymentId,
+  index: r.index,
+  trans_id: r.transId,
+  type: r.type,
+  status: r.status,
+  ...(r.deadAt ? { dead_at: r.deadAt } : {}),
+  attempt_count: r.attemptCount,
+  ...(r.lastError ? { last_error: r.lastError } : {}),
+});
+
+async function deadCallbacks(deps: Deps, merchantKey: string): Promise<{ merchant_key: string; callbacks: DeadCallback[]; more: boolean }> {
+  const records: CallbackRecord[] = [];
+  let cursor: string | undefined;
+  // One past the limit, to tell whether there are more.
+  do {
+    const page = await deps.callbacks.dead(merchantKey, Math.min(100, DEAD_LIST_LIMIT + 1 - records.length), cursor);
+    records.push(...page.records);
+    cursor = page.cursor;
+  } while (cursor && records.length <= DEAD_LIST_LIMIT);
+  return { merchant_key: merchantKey, callbacks: records.slice(0, DEAD_LIST_LIMIT).map(deadView), more: records.length > DEAD_LIST_LIMIT };
+}
+
+/** Stored text goes to a terminal: no control characters (line breaks, escape sequences) from it. */
+const cell = (text: string | undefined): string => (text ? text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ') : '-');
+
+/** Columns as wide as their widest cell; the last one is left ragged, it holds free text. */
+function table(header: readonly string[], rows: readonly (readonly string[])[], indent = ''): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) => indent + cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ');
+  return [header, ...rows].map(line).join('\n');
+}
+
+const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+function when(c: CallbackView): string {
+  if (c.next_attempt_at) return `next ${c.next_attempt_at}`;
+  if (c.delivered_at) return `delivered ${c.delivered_at}`;
+  if (c.dead_at) return `dead ${c.dead_at}`;
+  return '-';
+}
+
+function callbacksText(paymentId: string, callbacks: readonly CallbackView[]): string {
+  if (!callbacks.length) return `Payment ${paymentId} has no callbacks yet.`;
+  const summary = table(
+    ['INDEX', 'TYPE', 'STATUS', 'TRANS ID', 'STATE', 'ATTEMPTS', 'WHEN', 'LAST ERROR'],
+    callbacks.map((c) => [String(c.index), c.type, c.status, c.trans_id, c.state, String(c.attempt_count), when(c), cell(c.last_error)]),
+  );
+  const attempts = callbacks
+    .filter((c) => c.attempts.length)
+    .map((c) => {
+      const older = c.attempts.length < c.attempt_count ? ` (the last ${c.attempts.length} shown)` : '';
+      const rows = c.attempts.map((a) => [a.at, a.httpStatus === undefined ? '-' : String(a.httpStatus), String(a.latencyMs), cell(a.url), cell(a.error)]);
+      return `Callback ${c.index} (${c.type} ${c.status}): ${counted(c.attempt_count, 'attempt')}${older}\n${table(['TIME', 'HTTP', 'LATENCY MS', 'URL', 'ERROR'], rows, '  ')}`;
+    });
+  return [`Payment ${paymentId}: ${counted(callbacks.length, 'callback')}`, summary, ...attempts].join('\n\n');
+}
+
+function deadText(listed: { merchant_key: string; callbacks: readonly DeadCallback[]; more: boolean }): string {
+  const { merchant_key: key, callbacks, more } = listed;
+  if (!callbacks.length) return `Merchant ${key} has no dead callbacks.`;
+  const rows = callbacks.map((c) => [c.dead_at ?? '-', c.payment_id, String(c.index), c.type, c.status, c.trans_id, String(c.attempt_count), cell(c.last_error)]);
+  return [
+    `Merchant ${key}: ${more ? `more than ${DEAD_LIST_LIMIT} dead callbacks, the oldest ${DEAD_LIST_LIMIT} shown` : counted(callbacks.length, 'dead callback')}; resend-dead ${key} queues them all again.`,
+    table(['DEAD AT', 'PAYMENT', 'INDEX', 'TYPE', 'STATUS', 'TRANS ID', 'ATTEMPTS', 'LAST ERROR'], rows),
+  ].join('\n\n');
+}
+
+const asJson = (value: unknown): string => JSON.stringify(value, null, 2);
+
+/** Runs a parsed command; resolves with what to print. */
+async function execute(command: Command, deps: Deps, env: NodeJS.ProcessEnv): Promise<string> {
   const key = command.key as string;
+  const paymentId = command.paymentId as string;
   switch (command.name) {
     case 'create': {
       const { name, ...settings } = command.settings;
-      return createMerchant(deps, { name: name as string, settings });
+      return asJson(await createMerchant(deps, { name: name as string, settings }));
     }
     case 'show':
-      return settingsView(await showMerchant(deps, key));
+      return asJson(settingsView(await showMerchant(deps, key)));
     case 'set':
-      return settingsView(await updateMerchantSettings(deps, key, command.settings));
+      return asJson(settingsView(await updateMerchantSettings(deps, key, command.settings)));
     case 'rotate-password':
-      return rotatePassword(deps, key);
-    default:
-      throw new UsageError(`unknown command "${command.name}"`);
+      return asJson(await rotatePassword(deps, key));
+    case 'callbacks': {
+      const callbacks = await callbacksOf(deps, paymentId);
+      return command.json ? asJson(callbacks) : callbacksText(paymentId, callbacks);
+    }
+    case 'resend-callback':
+      return asJson(await resendOne(deps, cliActor(env), paymentId, command.index as number));
+    case 'dead-callbacks': {
+      // A mistyped key would otherwise read as "no dead callbacks".
+      await showMerchant(deps, key);
+      const listed = await deadCallbacks(deps, key);
+      return command.json ? asJson(listed) : deadText(listed);
+    }
+    case 'resend-dead':
+      await showMerchant(deps, key);
+      return asJson(await resendAllDead(deps, cliActor(env), key));
   }
 }
 
@@ -290,15 +504,15 @@ export async function runMerchantCommand(argv: readonly string[], io: Io = conso
   let target: Target | undefined;
   try {
     target = await openTarget(command.stage, env);
-    const out = await execute(command, target.deps);
-    io.out(JSON.stringify(out, null, 2));
+    io.out(await execute(command, target.deps, env));
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`merchant: ${e.message}\nRun with --help for usage.`);
       return 2;
     }
-    io.err(`merchant: ${e instanceof MerchantAdminError ? e.message : explain(e as Error, target?.description ?? 'target')}`);
+    const readable = e instanceof MerchantAdminError || e instanceof CommandFailure;
+    io.err(`merchant: ${readable ? e.message : explain(e as Error, target?.description ?? 'target')}`);
     return 1;
   } finally {
     await target?.close();

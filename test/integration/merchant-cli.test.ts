@@ -1,11 +1,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CALLBACK_POLICY } from '../../lambdas/domain/callback';
 import { signFields } from '../../lambdas/domain/hash';
 import { readConfig } from '../../lambdas/config';
-import { parseCommand, runMerchantCommand, stageEnvironment } from '../../local/merchant-command';
+import { ManualClock } from '../../lambdas/ports/clock';
+import type { CallbackView } from '../../lambdas/use-cases/callback-log';
+import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
+import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { announceBackend } from '../../local/local-store';
+import { cliActor, parseCommand, runMerchantCommand, stageEnvironment, type DeadCallback } from '../../local/merchant-command';
+import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
 import { validSessionBody } from '../support/fixtures';
+import { paidPayment } from '../support/payments';
 import { freePort, runTs, startTs, type Service } from '../support/processes';
+import { startTestService, type TestService } from '../support/service';
 
 /**
  * `npm run merchant`: spawned as a developer runs it, against a local data directory, with and
@@ -112,6 +121,7 @@ describe('the merchant CLI on the local store', () => {
     const [help, bad] = await Promise.all([merchant('--help'), merchant('set', 'some-key', '--dms', 'maybe')]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: npm run -s merchant -- <command> [options]');
+    for (const command of ['callbacks PAYMENT_ID', 'resend-callback PAYMENT_ID INDEX', 'dead-callbacks KEY', 'resend-dead KEY', '--json']) expect(help.stdout).toContain(command);
     expect(bad).toMatchObject({ code: 2, stdout: '' });
     expect(bad.stderr).toContain('--dms must be on or off, not "maybe"');
   });
@@ -163,7 +173,7 @@ describe('merchant CLI usage', () => {
   };
 
   it.each([
-    [[], 'a command is needed: create, show, set or rotate-password'],
+    [[], 'a command is needed: create, show, set, rotate-password, callbacks, resend-callback, dead-callbacks or resend-dead'],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['show', 'k', '--bogus'], "Unknown option '--bogus'"],
     [['create'], 'create needs --name NAME'],
@@ -189,12 +199,209 @@ describe('merchant CLI usage', () => {
     [['set', 'k', '--frame-ancestors', 'https://acme.example/path'], 'not an origin: https://acme.example/path'],
     [['set', 'k', '--name', ''], 'name must be 1-64 characters'],
     [['show', 'k', '--stage', 'Prod!'], '--stage must be a stage name like dev or prod, not "Prod!"'],
+    [['callbacks'], 'callbacks needs a payment id: callbacks PAYMENT_ID'],
+    [['callbacks', 'p', 'extra'], 'unexpected arguments: extra'],
+    [['callbacks', 'p', '--dms', 'on'], 'callbacks takes no settings (--dms)'],
+    [['resend-callback'], 'resend-callback needs a payment id and a callback index: resend-callback PAYMENT_ID INDEX'],
+    [['resend-callback', 'p'], 'resend-callback needs a payment id and a callback index: resend-callback PAYMENT_ID INDEX'],
+    [['resend-callback', 'p', 'first'], 'INDEX must be a whole number (a callback\'s index as callbacks lists it), not "first"'],
+    [['resend-callback', 'p', '1.5'], 'INDEX must be a whole number (a callback\'s index as callbacks lists it), not "1.5"'],
+    [['resend-callback', 'p', '-1'], "Unknown option '-1'"],
+    [['resend-callback', 'p', '0', 'extra'], 'unexpected arguments: extra'],
+    [['dead-callbacks'], 'dead-callbacks needs a merchant key: dead-callbacks KEY'],
+    [['resend-dead'], 'resend-dead needs a merchant key: resend-dead KEY'],
+    [['resend-dead', 'k', '--name', 'X'], 'resend-dead takes no settings (--name)'],
   ])('%j exits 2: %s', async (args, message) => {
     const result = await run(...args);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
     expect(result.stderr).toContain('Run with --help for usage.');
+  });
+});
+
+describe('callbacks through the merchant CLI', () => {
+  // The service runs in this process, as the local runner would, and announces its backend in a data
+  // directory the spawned CLI reads, so the tests can move the clock the callback job runs on.
+  const callbackDataDir = mkdtempSync(join(tmpdir(), 'checkout-cli-callbacks-'));
+  const clock = new ManualClock();
+  let service: TestService;
+  let receiver: CallbackReceiver;
+  let withdraw: () => void;
+  let shop: MerchantCredentials;
+
+  beforeAll(async () => {
+    receiver = await startCallbackReceiver();
+    service = await startTestService({ clock });
+    withdraw = announceBackend(callbackDataDir, service.backend);
+    shop = await service.createMerchant({ name: 'Callback Shop', settings: { notificationUrl: receiver.url } });
+  });
+  afterAll(async () => {
+    withdraw?.();
+    await service?.close();
+    await receiver?.close();
+    rmSync(callbackDataDir, { recursive: true, force: true });
+  });
+
+  const cli = (...args: string[]) => runTs(CLI, args, { DATA_DIR: callbackDataDir, CHECKOUT_STAGE: undefined });
+  const deliver = () => runCallbackJob(service.deps);
+  /** The next minute's job run. The CLI queues a resend at wall-clock time, so a minute past the later of the two. */
+  const nextRun = () => {
+    clock.set(new Date(Math.max(clock.now().getTime(), Date.now()) + 60_000));
+    return deliver();
+  };
+  const callbacksOf = async (paymentId: string): Promise<CallbackView[]> => {
+    const run = await cli('callbacks', paymentId, '--json');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    return JSON.parse(run.stdout) as CallbackView[];
+  };
+  const lines = (text: string) => text.trimEnd().split('\n');
+  /** A table, not just words: a cell starts where its column's header does. */
+  const expectAligned = (header: string, name: string, row: string, cellText: string) => {
+    const start = header.indexOf(name);
+    expect(row.slice(start, start + cellText.length)).toBe(cellText);
+  };
+
+  let paymentId: string;
+  let transId: string;
+
+  it('callbacks shows a callback that failed once and then got through: both attempts, HTTP 500 then 200', async () => {
+    receiver.script(500);
+    paymentId = (await paidPayment(service, shop)).paymentId;
+    const failedAt = clock.now().toISOString();
+    expect(await deliver()).toMatchObject({ retrying: 1, delivered: 0 });
+    expect(await nextRun()).toMatchObject({ delivered: 1 });
+    const deliveredAt = clock.now().toISOString();
+
+    const [table, asJson] = await Promise.all([cli('callbacks', paymentId), callbacksOf(paymentId)]);
+    expect(asJson).toEqual([
+      {
+        index: 0,
+        trans_id: expect.any(String),
+        type: 'sale',
+        status: 'success',
+        date: expect.any(String),
+        state: 'delivered',
+        attempt_count: 2,
+        attempts: [
+          { at: failedAt, url: receiver.url, httpStatus: 500, latencyMs: expect.any(Number), error: 'HTTP 500' },
+          { at: deliveredAt, url: receiver.url, httpStatus: 200, latencyMs: expect.any(Number) },
+        ],
+        delivered_at: deliveredAt,
+        resendable: true,
+      },
+    ]);
+    transId = asJson[0]!.trans_id;
+
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    const [title, , header, row, , attemptsTitle, attemptsHeader, failed, delivered, ...rest] = lines(table.stdout);
+    expect(title).toBe(`Payment ${paymentId}: 1 callback`);
+    expect(header).toMatch(/^INDEX +TYPE +STATUS +TRANS ID +STATE +ATTEMPTS +WHEN +LAST ERROR$/);
+    expect(row).toMatch(new RegExp(`^0 +sale +success +${transId} +delivered +2 +delivered ${deliveredAt} +-$`));
+    expectAligned(header!, 'STATE', row!, 'delivered');
+    expectAligned(header!, 'WHEN', row!, `delivered ${deliveredAt}`);
+    expect(attemptsTitle).toBe('Callback 0 (sale success): 2 attempts');
+    expect(attemptsHeader).toMatch(/^ {2}TIME +HTTP +LATENCY MS +URL +ERROR$/);
+    expect(failed).toMatch(new RegExp(`^  ${failedAt} +500 +\\d+ +${receiver.url} +HTTP 500$`));
+    expect(delivered).toMatch(new RegExp(`^  ${deliveredAt} +200 +\\d+ +${receiver.url} +-$`));
+    expectAligned(attemptsHeader!, 'HTTP', failed!, '500');
+    expectAligned(attemptsHeader!, 'ERROR', failed!, 'HTTP 500');
+    expect(rest).toEqual([]);
+  });
+
+  it('resend-callback queues the callback again, once, and the next job run sends it again', async () => {
+    const sentBefore = receiver.received.length;
+    const resend = await cli('resend-callback', paymentId, '0');
+    expect(resend).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(resend.stdout)).toEqual({ payment_id: paymentId, index: 0, outcome: 'queued' });
+    const again = await cli('resend-callback', paymentId, '0');
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ payment_id: paymentId, index: 0, outcome: 'already-queued' });
+    expect(await callbacksOf(paymentId)).toMatchObject([{ state: 'pending', next_attempt_at: expect.any(String), attempt_count: 2, resendable: false }]);
+
+    expect(await nextRun()).toMatchObject({ delivered: 1 });
+    const resent = (await receiver.waitFor(sentBefore + 1)).slice(sentBefore);
+    expect(resent).toHaveLength(1);
+    expect(resent[0]!.fields).toMatchObject({ id: paymentId, type: 'sale', status: 'success', trans_id: transId });
+    expect(verifiesWith(resent[0]!, shop.password)).toBe(true);
+    const [shown] = await callbacksOf(paymentId);
+    expect(shown).toMatchObject({ state: 'delivered', attempt_count: 3, delivered_at: clock.now().toISOString() });
+    expect(shown!.attempts.map((a) => a.httpStatus)).toEqual([500, 200, 200]);
+
+    expect(await service.deps.audit.forTarget(paymentId, 10)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ actor: cliActor(), action: 'callback.resend 0', targetKind: 'payment', outcome: 'done' }),
+        expect.objectContaining({ actor: cliActor(), action: 'callback.resend 0', targetKind: 'payment', outcome: 'refused' }),
+      ]),
+    );
+    expect(cliActor()).toMatch(/^cli:[^:]+$/);
+  });
+
+  it('dead-callbacks lists the callbacks still failing after 24 hours; resend-dead queues them all and they go out again', async () => {
+    receiver.fallback = 500;
+    const dead = [(await paidPayment(service, shop)).paymentId, (await paidPayment(service, shop)).paymentId].sort();
+    expect(await deliver()).toMatchObject({ retrying: 2 });
+    clock.advance(CALLBACK_POLICY.retryForMs);
+    expect(await nextRun()).toMatchObject({ dead: 2 });
+    const deadAt = clock.now().toISOString();
+
+    const [table, asJson] = await Promise.all([cli('dead-callbacks', shop.merchant_key), cli('dead-callbacks', shop.merchant_key, '--json')]);
+    expect(asJson).toMatchObject({ code: 0, stderr: '' });
+    const listed = JSON.parse(asJson.stdout) as { merchant_key: string; callbacks: DeadCallback[]; more: boolean };
+    expect(listed).toEqual({
+      merchant_key: shop.merchant_key,
+      callbacks: dead.map((id) => ({ payment_id: id, index: 0, trans_id: expect.any(String), type: 'sale', status: 'success', dead_at: deadAt, attempt_count: 2, last_error: 'HTTP 500' })),
+      more: false,
+    });
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    const [title, , header, ...rows] = lines(table.stdout);
+    expect(title).toBe(`Merchant ${shop.merchant_key}: 2 dead callbacks; resend-dead ${shop.merchant_key} queues them all again.`);
+    expect(header).toMatch(/^DEAD AT +PAYMENT +INDEX +TYPE +STATUS +TRANS ID +ATTEMPTS +LAST ERROR$/);
+    expect(rows).toEqual(dead.map((id) => expect.stringMatching(new RegExp(`^${deadAt} +${id} +0 +sale +success +\\S+ +2 +HTTP 500$`))));
+    expect(lines((await cli('callbacks', dead[0]!)).stdout)[3]).toMatch(new RegExp(`^0 +sale +success +\\S+ +dead +2 +dead ${deadAt} +HTTP 500$`));
+
+    receiver.fallback = 200;
+    const sentBefore = receiver.received.length;
+    const resend = await cli('resend-dead', shop.merchant_key);
+    expect(resend).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(resend.stdout)).toEqual({ merchant_key: shop.merchant_key, queued: 2, more: false });
+    const after = await cli('dead-callbacks', shop.merchant_key);
+    expect(after.stdout.trim()).toBe(`Merchant ${shop.merchant_key} has no dead callbacks.`);
+
+    expect(await nextRun()).toMatchObject({ delivered: 2 });
+    const resent = (await receiver.waitFor(sentBefore + 2)).slice(sentBefore);
+    expect(resent.map((cb) => cb.fields.id).sort()).toEqual(dead);
+    for (const id of dead) expect((await callbacksOf(id))[0]).toMatchObject({ state: 'delivered', attempt_count: 3 });
+    expect(await service.deps.audit.forTarget(shop.merchant_key, 10)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ actor: cliActor(), action: 'callback.resend-dead', targetKind: 'merchant', after: { queued: 2 } })]),
+    );
+  });
+
+  it('an unknown payment or merchant, or a callback index the payment does not have, is an error: exit 1 with a message', async () => {
+    const runs = await Promise.all([
+      cli('callbacks', 'no-such-payment'),
+      cli('resend-callback', 'no-such-payment', '0'),
+      cli('resend-callback', paymentId, '7'),
+      cli('dead-callbacks', 'no-such-merchant'),
+      cli('resend-dead', 'no-such-merchant'),
+    ]);
+    const messages = [
+      'payment no-such-payment not found',
+      'payment no-such-payment not found',
+      `payment ${paymentId} has no callback 7; its callbacks are 0 to 0`,
+      'merchant no-such-merchant not found',
+      'merchant no-such-merchant not found',
+    ];
+    runs.forEach((run, i) => {
+      expect(run).toMatchObject({ code: 1, stdout: '' });
+      expect(run.stderr.trim()).toBe(`merchant: ${messages[i]}`);
+    });
+  });
+
+  it('a callback index that is not a number is bad usage: exit 2', async () => {
+    const run = await cli('resend-callback', paymentId, 'last');
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+    expect(run.stderr).toContain('INDEX must be a whole number');
   });
 });
 
