@@ -86,10 +86,13 @@ export function portalClient() {
     return el('div', null, el('label', { for: id }, label, hint ? el('span', { class: 'hint', text: hint }) : null), input);
   }
   function cell(text, cls) { return el('td', { class: cls, text: text === undefined || text === null ? '' : text }); }
+  var tables = 0;
   function table(caption, columns, rows) {
-    return el('table', null, el('caption', { text: caption }),
+    var id = 'table-' + (++tables);
+    // A wide table scrolls sideways inside its own focusable region, so the page never has to (320 px screens).
+    return el('div', { class: 'scroll', role: 'region', 'aria-labelledby': id, tabindex: '0' }, el('table', null, el('caption', { id: id, text: caption }),
       el('thead', null, el('tr', null, columns.map(function (c) { return el('th', { scope: 'col', text: c }); }))),
-      el('tbody', null, rows.length ? rows : [el('tr', null, el('td', { colspan: String(columns.length), text: 'Nothing to show.' }))]));
+      el('tbody', null, rows.length ? rows : [el('tr', null, el('td', { colspan: String(columns.length), text: 'Nothing to show.' }))])));
   }
   function when(iso) { return iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : ''; }
   function paymentLink(id) { return el('a', { href: '#/payments/' + encodeURIComponent(id), class: 'mono', text: id }); }
@@ -203,6 +206,102 @@ export function portalClient() {
     }));
   }
 
+  // Callbacks
+  function plural(n, one, many) { return n + ' ' + (n === 1 ? one : many); }
+
+  var CALLBACK_COLUMNS = ['No.', 'Type', 'Status', 'State', 'Attempts', 'Last attempt', 'HTTP status', 'Latency (ms)', 'Error', 'Next attempt', 'Action'];
+
+  // The history gets a row of its own under its callback, as wide as the table, so opening it
+  // does not stretch one column of the callbacks table.
+  function attemptHistoryRow(c) {
+    if (!c.attempts.length) return null;
+    var n = c.index + 1;
+    // Only the most recent attempts are kept; the count covers them all.
+    var kept = c.attempts.length < c.attempt_count ? ' (the last ' + c.attempts.length + ')' : '';
+    return el('tr', { class: 'history' }, el('td', { colspan: String(CALLBACK_COLUMNS.length) }, el('details', null,
+      el('summary', { text: 'Attempt history of callback ' + n + ' (' + plural(c.attempt_count, 'attempt', 'attempts') + ')' }),
+      table('Delivery attempts of callback ' + n + kept, ['Time', 'HTTP status', 'Latency (ms)', 'Error', 'URL'], c.attempts.map(function (a) {
+        return el('tr', null, cell(when(a.at), 'time'), cell(a.httpStatus === undefined ? 'no answer' : String(a.httpStatus), 'num'), cell(String(a.latencyMs), 'num'), cell(a.error), cell(a.url, 'mono'));
+      })))));
+  }
+
+  /** The payment's callbacks, one row per transaction; reloads itself after a resend. */
+  function callbacksSection(paymentId) {
+    var title = el('h2', { id: 'callbacks-title', tabindex: '-1', text: 'Callbacks' });
+    var body = el('div');
+    var section = el('section', { 'aria-labelledby': 'callbacks-title' }, title,
+      el('p', { class: 'hint', text: 'One server-to-server callback per transaction, posted to the merchant\'s notification URL. A failed one is tried again for 24 hours, then it is dead.' }), body);
+    var path = '/admin/api/payments/' + encodeURIComponent(paymentId) + '/callbacks';
+    function resend(c, button) {
+      var n = c.index + 1;
+      button.disabled = true;
+      say('Queuing callback ' + n + '…');
+      api('POST', path + '/' + c.index + '/resend', {}).then(function (r) {
+        if (r.outcome === 'queued') say('Callback ' + n + ' (' + c.type + ') queued: the callback job sends it again on its next run.', 'ok');
+        else say('Callback ' + n + ' is already waiting to be sent.', 'error');
+        load(true);
+      }).catch(function (e) { fail(e); load(true); });
+    }
+    function load(focus) {
+      body.setAttribute('aria-busy', 'true');
+      api('GET', path).then(function (r) {
+        body.textContent = '';
+        body.removeAttribute('aria-busy');
+        var rows = r.callbacks.map(function (c) {
+          var last = c.attempts.length ? c.attempts[c.attempts.length - 1] : null;
+          var action = c.resendable
+            ? el('button', { type: 'button', class: 'secondary', text: 'Resend', 'aria-label': 'Resend callback ' + (c.index + 1), onclick: function (e) { resend(c, e.currentTarget); } })
+            : null;
+          return [el('tr', null, cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status), el('td', null, el('span', { class: 'badge state-' + c.state, text: c.state })),
+            cell(String(c.attempt_count), 'num'), cell(last ? when(last.at) : '', 'time'), cell(last && last.httpStatus !== undefined ? String(last.httpStatus) : (last ? 'no answer' : ''), 'num'),
+            cell(last ? String(last.latencyMs) : '', 'num'), cell(c.last_error || (last && last.error) || ''), cell(when(c.next_attempt_at), 'time'), el('td', null, action)), attemptHistoryRow(c)];
+        });
+        body.appendChild(table('Callbacks of this payment', CALLBACK_COLUMNS, rows));
+        if (focus) title.focus();
+      }).catch(function (e) { body.removeAttribute('aria-busy'); fail(e); });
+    }
+    load(false);
+    return section;
+  }
+
+  /** A merchant's dead callbacks, oldest first, and a button that queues them all again. */
+  function deadCallbacksSection(key) {
+    var title = el('h2', { id: 'dead-callbacks-title', tabindex: '-1', text: 'Dead callbacks' });
+    var body = el('div');
+    var resendAll = el('button', { type: 'button', text: 'Resend all dead callbacks', hidden: true, onclick: function () {
+      resendAll.disabled = true;
+      say('Queuing dead callbacks…');
+      api('POST', '/admin/api/merchants/' + encodeURIComponent(key) + '/callbacks/resend-dead', {}).then(function (r) {
+        say(plural(r.queued, 'dead callback', 'dead callbacks') + ' queued to be sent again.' + (r.more ? ' More are left: press the button again.' : ''), 'ok');
+        resendAll.disabled = false;
+        load(undefined, true);
+      }).catch(function (e) { resendAll.disabled = false; fail(e); });
+    } });
+    var section = el('section', { 'aria-labelledby': 'dead-callbacks-title' }, title,
+      el('p', { class: 'hint', text: 'Callbacks still failing 24 hours after their first attempt. Resent callbacks are sent on the next run of the callback job.' }),
+      el('div', { class: 'actions' }, resendAll), body);
+    function load(cursor, focus) {
+      body.setAttribute('aria-busy', 'true');
+      api('GET', '/admin/api/merchants/' + encodeURIComponent(key) + '/callbacks/dead' + (cursor ? '?' + query({ cursor: cursor }) : '')).then(function (r) {
+        body.textContent = '';
+        body.removeAttribute('aria-busy');
+        resendAll.hidden = !r.callbacks.length && !cursor;
+        var rows = r.callbacks.map(function (c) {
+          return el('tr', null, cell(when(c.dead_at), 'time'), el('td', null, paymentLink(c.payment_id)), cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status),
+            cell(String(c.attempt_count), 'num'), cell(c.last_error));
+        });
+        body.appendChild(table('Dead callbacks, oldest first', ['Dead since', 'Payment id', 'No.', 'Type', 'Status', 'Attempts', 'Last error'], rows));
+        var pager = el('div', { class: 'pager' });
+        if (cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'First dead callbacks', onclick: function () { load(undefined, true); } }));
+        if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'More dead callbacks', onclick: function () { load(r.cursor, true); } }));
+        body.appendChild(pager);
+        if (focus) title.focus();
+      }).catch(function (e) { body.removeAttribute('aria-busy'); fail(e); });
+    }
+    load();
+    return section;
+  }
+
   function paymentView(id) {
     show('Payment');
     api('GET', '/admin/api/payments/' + encodeURIComponent(id)).then(function (r) {
@@ -217,7 +316,7 @@ export function portalClient() {
       var tx = table('Transactions', ['When', 'Type', 'Status', 'Amount (minor units)', 'Transaction id', 'Reason', 'By'], r.transactions.map(function (t) {
         return el('tr', null, cell(when(t.at)), cell(t.type), cell(t.status), cell(String(t.amountMinor), 'num'), cell(t.transId, 'mono'), cell(t.reason), cell(t.actor));
       }));
-      show('Payment ' + p.order_number, facts, el('h2', { text: 'Actions' }), actionButtons(p, function () { paymentView(id); }), tx, auditTable('Operator actions', r.audit));
+      show('Payment ' + p.order_number, facts, el('h2', { text: 'Actions' }), actionButtons(p, function () { paymentView(id); }), tx, callbacksSection(p.payment_id), auditTable('Operator actions', r.audit));
     }).catch(fail);
   }
 
@@ -324,7 +423,7 @@ export function portalClient() {
         field('Allowed framing origins', f.frames, 'Comma separated, e.g. https://shop.example'),
         field('Pre-routing rules', f.rules, 'JSON list of {"currency", "min_amount_minor", "max_amount_minor", "methods"}'),
         el('div', null, el('button', { type: 'submit', text: 'Save settings' })));
-      show('Merchant ' + (s.name || key), el('p', { class: 'mono', text: key }), form, auditTable('Settings changes', r.audit));
+      show('Merchant ' + (s.name || key), el('p', { class: 'mono', text: key }), form, deadCallbacksSection(key), auditTable('Settings changes', r.audit));
     }).catch(fail);
   }
 

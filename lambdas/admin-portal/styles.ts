@@ -41,8 +41,18 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .actions label{display:flex;align-items:center;gap:.4rem;margin:0}
 .actions label input{width:auto}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;background:#fff;border:1px solid var(--line);padding:1rem;margin:0}
-dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
 .pager{display:flex;gap:.5rem;margin:.5rem 0}
 .badge{display:inline-block;padding:0 .4rem;border-radius:.25rem;background:#e6e9ee;font-size:.85rem}
-@media (max-width:40rem){th,td{padding:.3rem}.who{margin-left:0}}
+.badge.state-delivered{background:#dcefe3;color:var(--ok)}
+.badge.state-dead{background:#f7dde2;color:var(--danger)}
+.scroll{overflow-x:auto;max-width:100%;margin:.5rem 0}
+.scroll>table{margin:0}
+td.time{white-space:nowrap}
+details summary{cursor:pointer;color:var(--accent)}
+details table{font-size:.85rem}
+tr.history>td{padding-top:0;background:#fafbfc}
+details td{white-space:nowrap}details td.mono{word-break:normal}
+section>.hint{margin:0 0 .5rem}
+@media (max-width:40rem){th,td{padding:.3rem}.who{margin-left:0}dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dd{margin-bottom:.35rem}}
 `;

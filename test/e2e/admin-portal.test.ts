@@ -1,15 +1,18 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ManualClock } from '../../lambdas/ports/clock';
+import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { seedOperator, type OperatorCredentials } from '../support/admin';
 import { auditContext, launchBrowser, newPage, screenshot, seriousA11yViolations } from '../support/browser';
+import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
 import { paidPayment, statusOf, type PaidPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /**
  * The operators' portal in a real browser, under its real Content-Security-Policy: an operator
  * signs in, captures authorizations from the queue (one, then two at once), reads a payment's
- * history, turns on two-stage payments for a merchant, and finds all of it in the audit log
+ * history and the delivery attempts of its callbacks, resends a callback and a merchant's dead
+ * ones, turns on two-stage payments for a merchant, and finds all of it in the audit log
  * (seed spec §1: manual capture "in an administration portal").
  */
 const T0 = new Date('2030-06-03T09:00:00.000Z');
@@ -36,8 +39,8 @@ afterAll(async () => {
 beforeEach(() => clock.set(T0));
 
 const contexts: BrowserContext[] = [];
-async function open(): Promise<Page> {
-  const { context, page } = await newPage(browser);
+async function open(options: BrowserContextOptions = {}): Promise<Page> {
+  const { context, page } = await newPage(browser, options);
   contexts.push(context);
   page.setDefaultTimeout(10_000);
   return page;
@@ -62,6 +65,12 @@ async function signIn(page: Page, who: OperatorCredentials = operator): Promise<
   await heading(page, 'Payments').waitFor();
 }
 
+/** Signs the tab in unless an earlier test did (so a test still runs alone, with -t). */
+async function signedIn(page: Page): Promise<void> {
+  if (!page.url().startsWith(service.baseUrl)) await page.goto(portal());
+  if (!(await page.evaluate(() => sessionStorage.getItem('operator-token')))) await signIn(page);
+}
+
 /** Opens a portal page of a signed-in tab (a full load: the token stays in the tab's session storage). */
 async function visit(page: Page, route: string, title: string): Promise<void> {
   await page.goto(`${portal()}${route}`);
@@ -73,6 +82,52 @@ async function authorization(amount = '25.00'): Promise<PaidPayment> {
   expect(paid.status.status).toBe('pending');
   return paid;
 }
+
+/** The narrowest screen the portal is made for. */
+const PHONE = { viewport: { width: 320, height: 900 } } as const;
+/** Whether the page is wider than the window (a table that does not scroll on its own). */
+const pageOverflows = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+const HOUR = 3600_000;
+
+const receivers: CallbackReceiver[] = [];
+afterAll(() => Promise.all(receivers.map((r) => r.close())));
+
+/** A one-stage merchant whose notification URL is a receiver on loopback that answers as scripted. */
+async function shopWithReceiver(name: string): Promise<{ shop: MerchantCredentials; receiver: CallbackReceiver }> {
+  const receiver = await startCallbackReceiver();
+  receivers.push(receiver);
+  return { shop: await service.createMerchant({ name, settings: { notificationUrl: receiver.url } }), receiver };
+}
+
+/** A paid payment whose callback was answered 500 a minute before T0, then delivered at T0. */
+async function callbackDeliveredAfterAFailure(shop: MerchantCredentials, receiver: CallbackReceiver): Promise<PaidPayment> {
+  clock.set(new Date(T0.getTime() - 60_000));
+  receiver.script(500);
+  const paid = await paidPayment(service, shop);
+  await runCallbackJob(service.deps);
+  clock.set(T0);
+  await runCallbackJob(service.deps);
+  expect(receiver.received.filter((c) => c.fields.id === paid.paymentId).map((c) => c.answer)).toEqual([500, 200]);
+  return paid;
+}
+
+/** A paid payment whose callback failed for a day: the first attempt 26 hours before T0, dead an hour before T0. */
+async function deadCallback(shop: MerchantCredentials, receiver: CallbackReceiver): Promise<PaidPayment> {
+  receiver.fallback = 500;
+  clock.set(new Date(T0.getTime() - 26 * HOUR));
+  const paid = await paidPayment(service, shop);
+  await runCallbackJob(service.deps);
+  clock.set(new Date(T0.getTime() - HOUR));
+  await runCallbackJob(service.deps);
+  clock.set(T0);
+  const [record] = await service.deps.callbacks.records(paid.paymentId);
+  expect(record?.state).toBe('dead');
+  return paid;
+}
+
+/** The cells of a table's own rows (not of a table nested in one, nor the rows that hold an attempt history). */
+const rowsOf = (table: ReturnType<Page['getByRole']>) =>
+  table.locator(':scope > tbody > tr:not(.history)').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent ?? '')));
 
 /** What operators did in this file, for the audit log test: [action, order number or merchant]. */
 const done: [string, string][] = [];
@@ -221,6 +276,73 @@ describe('a payment', () => {
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
     done.push(['payment.capture 15.00', paid.paymentId]);
     await screenshot(page, 'admin-payment-detail');
+  });
+});
+
+describe('callbacks', () => {
+  it('shows a payment\'s delivery attempts (a 500, then a 200) on a phone, and resends the callback', async () => {
+    const { shop, receiver } = await shopWithReceiver('Callback Shop');
+    const paid = await callbackDeliveredAfterAFailure(shop, receiver);
+    const page = await open(PHONE);
+    await signIn(page);
+    await visit(page, `#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`);
+
+    const callbacks = page.getByRole('table', { name: 'Callbacks of this payment' });
+    await callbacks.getByRole('button', { name: 'Resend callback 1' }).waitFor();
+    expect(await rowsOf(callbacks)).toEqual([['1', 'sale', 'success', 'delivered', '2', '2030-06-03 09:00:00 UTC', '200', expect.stringMatching(/^\d+$/), '', '', 'Resend']]);
+    const history = page.getByRole('table', { name: 'Delivery attempts of callback 1' });
+    expect(await history.isVisible()).toBe(false);
+    await callbacks.getByText('Attempt history of callback 1 (2 attempts)').click();
+    await history.waitFor();
+    expect(await rowsOf(history)).toEqual([
+      ['2030-06-03 08:59:00 UTC', '500', expect.stringMatching(/^\d+$/), 'HTTP 500', receiver.url],
+      ['2030-06-03 09:00:00 UTC', '200', expect.stringMatching(/^\d+$/), '', receiver.url],
+    ]);
+    // The wide tables scroll in their own regions; the page keeps the phone's width.
+    expect(await pageOverflows(page)).toBe(false);
+    await screenshot(page, 'admin-payment-callbacks-320');
+
+    await callbacks.getByRole('button', { name: 'Resend callback 1' }).click();
+    await statusLine(page).filter({ hasText: 'Callback 1 (sale) queued: the callback job sends it again on its next run.' }).waitFor();
+    await callbacks.getByRole('cell', { name: 'pending', exact: true }).waitFor();
+    expect(await callbacks.getByRole('button').count()).toBe(0);
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Callbacks');
+    done.push(['callback.resend 0', paid.paymentId]);
+
+    await runCallbackJob(service.deps);
+    const again = receiver.received.filter((c) => c.fields.id === paid.paymentId);
+    expect(again.map((c) => c.answer)).toEqual([500, 200, 200]);
+    expect(verifiesWith(again[2]!, shop.password)).toBe(true);
+    await page.reload();
+    await callbacks.getByRole('button', { name: 'Resend callback 1' }).waitFor();
+    expect((await rowsOf(callbacks))[0]?.slice(3, 5)).toEqual(['delivered', '3']);
+    await callbacks.getByText('Attempt history of callback 1 (3 attempts)').click();
+    expect((await rowsOf(history)).map((cells) => cells[1])).toEqual(['500', '200', '200']);
+  });
+
+  it('lists a merchant\'s dead callbacks and resends them all: the count is announced and the list empties', async () => {
+    const { shop, receiver } = await shopWithReceiver('Dead Receiver Shop');
+    const paid = await deadCallback(shop, receiver);
+    const page = await open(PHONE);
+    await signIn(page);
+    await visit(page, `#/merchants/${shop.merchant_key}`, 'Merchant Dead Receiver Shop');
+
+    const dead = page.getByRole('table', { name: 'Dead callbacks, oldest first' });
+    await dead.getByRole('link', { name: paid.paymentId }).waitFor();
+    expect(await rowsOf(dead)).toEqual([['2030-06-03 08:00:00 UTC', paid.paymentId, '1', 'sale', 'success', '2', 'HTTP 500']]);
+    expect(await pageOverflows(page)).toBe(false);
+    await screenshot(page, 'admin-merchant-dead-callbacks-320');
+
+    receiver.fallback = 200;
+    await page.getByRole('button', { name: 'Resend all dead callbacks' }).click();
+    await statusLine(page).filter({ hasText: '1 dead callback queued to be sent again.' }).waitFor();
+    await dead.getByRole('cell', { name: 'Nothing to show.' }).waitFor();
+    await page.getByRole('button', { name: 'Resend all dead callbacks' }).waitFor({ state: 'hidden' });
+    done.push(['callback.resend-dead', shop.merchant_key]);
+
+    await runCallbackJob(service.deps);
+    expect(receiver.received.filter((c) => c.fields.id === paid.paymentId).map((c) => c.answer)).toEqual([500, 500, 200]);
+    await dead.getByRole('link', { name: paid.paymentId }).waitFor({ state: 'detached' });
   });
 });
 
@@ -382,6 +504,26 @@ describe('accessibility (axe-core: no serious or critical violations)', () => {
     const paid = await authorization();
     await visit(page, `#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`);
     await page.waitForLoadState('networkidle');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+
+  it('a payment page with its callbacks and an attempt history open', async () => {
+    const { shop, receiver } = await shopWithReceiver('Audited Callback Shop');
+    const paid = await callbackDeliveredAfterAFailure(shop, receiver);
+    await signedIn(page);
+    await visit(page, `#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`);
+    await page.getByText('Attempt history of callback 1 (2 attempts)').click();
+    await page.getByRole('table', { name: 'Delivery attempts of callback 1' }).waitFor();
+    await screenshot(page, 'admin-payment-callbacks');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+
+  it('a merchant page with dead callbacks', async () => {
+    const { shop, receiver } = await shopWithReceiver('Audited Dead Shop');
+    const paid = await deadCallback(shop, receiver);
+    await signedIn(page);
+    await visit(page, `#/merchants/${shop.merchant_key}`, 'Merchant Audited Dead Shop');
+    await page.getByRole('link', { name: paid.paymentId }).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
   });
 });

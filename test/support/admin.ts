@@ -2,6 +2,7 @@ import { SignJWT } from 'jose';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalOperatorAuthenticator } from '../../lambdas/adapters/local/operator-auth';
 import type { AuditEntry } from '../../lambdas/ports/operators';
 import type { ActionOutcome, PaymentAction } from '../../lambdas/use-cases/admin';
+import type { CallbackView, ResendOutcome } from '../../lambdas/use-cases/callback-log';
 import type { HttpAnswer } from './http';
 import type { TestService } from './service';
 
@@ -90,6 +91,18 @@ export interface PaymentDetailAnswer {
   readonly audit: AuditEntry[];
 }
 
+/** A dead callback as the admin API lists it. */
+export interface DeadCallback {
+  readonly payment_id: string;
+  readonly index: number;
+  readonly trans_id: string;
+  readonly type: string;
+  readonly status: string;
+  readonly dead_at: string;
+  readonly attempt_count: number;
+  readonly last_error?: string;
+}
+
 const query = (params: Record<string, string | undefined>): string => {
   const q = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
   return q ? `?${q}` : '';
@@ -110,6 +123,13 @@ export function adminApi(service: TestService, token: string) {
     changeMerchant: (merchantKey: string, body: unknown) =>
       adminRequest<{ merchant_key: string; settings: Record<string, unknown> }>(service, 'PUT', `/admin/api/merchants/${encodeURIComponent(merchantKey)}`, token, body),
     audit: (cursor?: string) => get<{ entries: AuditEntry[]; cursor?: string }>(`/admin/api/audit${query({ cursor })}`),
+    callbacks: (paymentId: string) => get<{ callbacks: CallbackView[] }>(`/admin/api/payments/${encodeURIComponent(paymentId)}/callbacks`),
+    resendCallback: (paymentId: string, index: number | string) =>
+      adminRequest<{ payment_id: string; index: number; outcome: ResendOutcome }>(service, 'POST', `/admin/api/payments/${encodeURIComponent(paymentId)}/callbacks/${index}/resend`, token, {}),
+    deadCallbacks: (merchantKey: string, cursor?: string) =>
+      get<{ merchant_key: string; callbacks: DeadCallback[]; cursor?: string }>(`/admin/api/merchants/${encodeURIComponent(merchantKey)}/callbacks/dead${query({ cursor })}`),
+    resendDeadCallbacks: (merchantKey: string) =>
+      adminRequest<{ merchant_key: string; queued: number; more: boolean }>(service, 'POST', `/admin/api/merchants/${encodeURIComponent(merchantKey)}/callbacks/resend-dead`, token, {}),
   };
 }
 

@@ -1,0 +1,5 @@
+import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { callbackLog } from '../use-cases/callback-log';
+
+/** GET /admin/api/payments/{paymentId}/callbacks: each transaction's callback and its delivery attempts. */
+export const handler = operatorEndpoint(async ({ event, deps }) => ({ callbacks: await callbackLog(deps, event.pathParameters?.paymentId ?? '') }));

@@ -1,0 +1,307 @@
+import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
+import { ManualClock } from '../../lambdas/ports/clock';
+import { ADMIN_LIMITS } from '../../lambdas/use-cases/admin';
+import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
+import type { CallbackView } from '../../lambdas/use-cases/callback-log';
+import { adminApi, adminRequest, seedOperator, signIn, type AdminApi, type DeadCallback } from '../support/admin';
+import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
+import { paidPayment, transactionsOf } from '../support/payments';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * The callback delivery log in the admin API: each transaction's callback with every attempt (time,
+ * HTTP status, latency, error), an operator's resend of one callback, and the dead callbacks of a
+ * merchant with a resend of them all. Over real HTTP with an operator's token; callbacks are posted
+ * to a real receiver on loopback by the callback job, run explicitly; time moves on a manual clock.
+ */
+const HOUR = 3600_000;
+const UNAUTHORIZED = { message: 'Unauthorized' };
+const refusal = (name: ErrorName, message: string = ERRORS[name].message) => ({ error_code: ERRORS[name].code, error_message: message, errors: [] });
+const invalid = (...errors: string[]) => ({ error_code: 0, error_message: 'Request data is invalid.', errors: errors.map((e) => ({ error_code: 100000, error_message: e })) });
+
+// Only moves forward: a callback due earlier is never skipped by a later test.
+const clock = new ManualClock('2030-07-01T08:00:00.000Z');
+let service: TestService;
+let api: AdminApi;
+let token: string;
+const receivers: CallbackReceiver[] = [];
+
+beforeAll(async () => {
+  service = await startTestService({ clock });
+  token = await signIn(service, await seedOperator(service, 'olga', 'olga-long-password'));
+  api = adminApi(service, token);
+});
+afterAll(async () => {
+  await service.close();
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+/**
+ * A merchant with its own receiver: the job delivers every due callback of every test, and a
+ * receiver's scripted answers must go to this test's payments only.
+ */
+async function shopWithReceiver(name: string): Promise<{ shop: MerchantCredentials; receiver: CallbackReceiver }> {
+  const receiver = await startCallbackReceiver();
+  receivers.push(receiver);
+  const shop = await service.createMerchant({ name, settings: { notificationUrl: receiver.url } });
+  return { shop, receiver };
+}
+
+const deliver = () => runCallbackJob(service.deps);
+const receivedFor = (receiver: CallbackReceiver, paymentId: string) => receiver.received.filter((c) => c.fields.id === paymentId);
+
+async function callbacksOf(paymentId: string): Promise<CallbackView[]> {
+  const res = await api.callbacks(paymentId);
+  expect(res.status).toBe(200);
+  return res.json.callbacks;
+}
+
+/** Runs the job, a day and an hour apart, until the payment's first callback has been given up on. */
+async function untilDead(paymentId: string): Promise<CallbackView> {
+  await deliver();
+  for (let runs = 0; runs < 5; runs++) {
+    const [callback] = await callbacksOf(paymentId);
+    if (callback?.state === 'dead') return callback;
+    clock.advance(25 * HOUR);
+    await deliver();
+  }
+  throw new Error('the callback never became dead');
+}
+
+describe('the delivery log (GET /admin/api/payments/{paymentId}/callbacks)', () => {
+  it('shows each attempt with its time, HTTP status and latency: a 500, then a 200 on the retry', async () => {
+    const { shop, receiver } = await shopWithReceiver('Flaky Receiver Shop');
+    receiver.script(500);
+    const paid = await paidPayment(service, shop);
+    const first = clock.now().toISOString();
+
+    expect(await callbacksOf(paid.paymentId)).toEqual([
+      { index: 0, trans_id: expect.any(String), type: 'sale', status: 'success', date: expect.any(String), state: 'not-sent', attempt_count: 0, attempts: [], resendable: false },
+    ]);
+
+    await deliver();
+    expect(receivedFor(receiver, paid.paymentId).map((c) => c.answer)).toEqual([500]);
+    const [retrying] = await callbacksOf(paid.paymentId);
+    expect(retrying).toMatchObject({ state: 'pending', attempt_count: 1, last_error: 'HTTP 500', resendable: false });
+    expect(retrying?.attempts).toEqual([{ at: first, url: receiver.url, httpStatus: 500, latencyMs: expect.any(Number), error: 'HTTP 500' }]);
+    // The first retry comes after 15 to 30 seconds (30 s with equal jitter).
+    const nextAttempt = Date.parse(retrying?.next_attempt_at ?? '');
+    expect(nextAttempt - Date.parse(first)).toBeGreaterThanOrEqual(15_000);
+    expect(nextAttempt - Date.parse(first)).toBeLessThanOrEqual(30_000);
+
+    clock.advance(60_000);
+    const second = clock.now().toISOString();
+    await deliver();
+    expect(receivedFor(receiver, paid.paymentId).map((c) => c.answer)).toEqual([500, 200]);
+    const [delivered] = await callbacksOf(paid.paymentId);
+    expect(delivered).toEqual({
+      index: 0,
+      trans_id: (await transactionsOf(service, paid.paymentId))[0]?.transId,
+      type: 'sale',
+      status: 'success',
+      date: expect.any(String),
+      state: 'delivered',
+      attempt_count: 2,
+      attempts: [
+        { at: first, url: receiver.url, httpStatus: 500, latencyMs: expect.any(Number), error: 'HTTP 500' },
+        { at: second, url: receiver.url, httpStatus: 200, latencyMs: expect.any(Number) },
+      ],
+      delivered_at: second,
+      resendable: true,
+    });
+    for (const attempt of delivered?.attempts ?? []) {
+      expect(Number.isInteger(attempt.latencyMs)).toBe(true);
+      expect(attempt.latencyMs).toBeGreaterThanOrEqual(0);
+      expect(attempt.latencyMs).toBeLessThan(10_000);
+    }
+  });
+
+  it('answers 404 (208001) for an unknown payment', async () => {
+    const res = await api.callbacks('no-such-payment');
+    expect([res.status, res.json]).toEqual([404, refusal('PAYMENT_NOT_FOUND')]);
+  });
+});
+
+describe('resending one callback (POST /admin/api/payments/{paymentId}/callbacks/{index}/resend)', () => {
+  it('queues a delivered callback; the next run delivers it again, and the resend is audited', async () => {
+    const { shop, receiver } = await shopWithReceiver('Resend Shop');
+    const paid = await paidPayment(service, shop);
+    await deliver();
+    expect(receivedFor(receiver, paid.paymentId)).toHaveLength(1);
+
+    clock.advance(60_000);
+    const resentAt = clock.now().toISOString();
+    const res = await api.resendCallback(paid.paymentId, 0);
+    expect([res.status, res.json]).toEqual([200, { payment_id: paid.paymentId, index: 0, outcome: 'queued' }]);
+    expect(await callbacksOf(paid.paymentId)).toEqual([expect.objectContaining({ state: 'pending', attempt_count: 1, resendable: false })]);
+    // Asked twice before the job ran: still one delivery.
+    expect((await api.resendCallback(paid.paymentId, 0)).json).toEqual({ payment_id: paid.paymentId, index: 0, outcome: 'already-queued' });
+
+    await deliver();
+    const [original, again] = receivedFor(receiver, paid.paymentId);
+    expect(again?.fields).toEqual(original?.fields);
+    expect(verifiesWith(again!, shop.password)).toBe(true);
+    await deliver();
+    expect(receivedFor(receiver, paid.paymentId)).toHaveLength(2);
+    expect(await callbacksOf(paid.paymentId)).toEqual([expect.objectContaining({ state: 'delivered', attempt_count: 2, delivered_at: resentAt, resendable: true })]);
+
+    const audit = (await api.payment(paid.paymentId)).json.audit;
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        {
+          id: expect.any(String),
+          at: resentAt,
+          actor: 'olga',
+          action: 'callback.resend 0',
+          target: paid.paymentId,
+          targetKind: 'payment',
+          before: { callback: 'delivered' },
+          after: { callback: 'pending', trans_id: expect.any(String), type: 'sale' },
+          outcome: 'done',
+        },
+        expect.objectContaining({ actor: 'olga', action: 'callback.resend 0', before: { callback: 'pending' }, outcome: 'refused', detail: 'This callback is already waiting to be sent.' }),
+      ]),
+    );
+    expect(audit).toHaveLength(2);
+  });
+
+  it.each([['x'], ['-1'], ['1.5'], ['1e3'], ['%20'], ['99999999999999999999']])('refuses the index %j with the 400 envelope, and audits nothing', async (index) => {
+    const { shop } = await shopWithReceiver('Bad Index Shop');
+    const paid = await paidPayment(service, shop);
+    await deliver();
+    const res = await api.resendCallback(paid.paymentId, index);
+    expect([res.status, res.json]).toEqual([400, invalid('index: This value is not valid.')]);
+    expect((await api.payment(paid.paymentId)).json.audit).toEqual([]);
+  });
+
+  it('answers 404 (208001) for an index past the payment\'s history and for an unknown payment', async () => {
+    const { shop } = await shopWithReceiver('Short History Shop');
+    const paid = await paidPayment(service, shop);
+    await deliver();
+    for (const [paymentId, index] of [[paid.paymentId, 1], ['no-such-payment', 0]] as const) {
+      const res = await api.resendCallback(paymentId, index);
+      expect([paymentId, res.status, res.json]).toEqual([paymentId, 404, refusal('PAYMENT_NOT_FOUND')]);
+    }
+    expect((await api.payment(paid.paymentId)).json.audit).toEqual([]);
+  });
+
+  it('refuses a body that is not JSON, and a request from another origin, without queuing anything', async () => {
+    const { shop } = await shopWithReceiver('Guarded Shop');
+    const paid = await paidPayment(service, shop);
+    await deliver();
+    const path = `/admin/api/payments/${paid.paymentId}/callbacks/0/resend`;
+    const notJson = await service.request({ method: 'POST', path, headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, body: '{}' });
+    expect([notJson.status, notJson.json]).toEqual([400, invalid('body: The request content type should be application/json.')]);
+    const crossSite = await service.request({ method: 'POST', path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: 'https://evil.example' }, body: '{}' });
+    expect([crossSite.status, crossSite.json]).toEqual([401, refusal('UNAUTHORIZED', 'Cross-origin requests are not accepted.')]);
+    expect(await callbacksOf(paid.paymentId)).toEqual([expect.objectContaining({ state: 'delivered', resendable: true })]);
+    expect((await api.payment(paid.paymentId)).json.audit).toEqual([]);
+  });
+});
+
+describe('dead callbacks (GET /admin/api/merchants/{merchantKey}/callbacks/dead, POST …/callbacks/resend-dead)', () => {
+  it('lists a callback still failing after 24 hours for its merchant; resend-dead queues it and the next run delivers it', async () => {
+    const { shop, receiver } = await shopWithReceiver('Broken Receiver Shop');
+    const { shop: otherShop } = await shopWithReceiver('Healthy Receiver Shop');
+    receiver.fallback = 500;
+    const paid = await paidPayment(service, shop);
+    const dead = await untilDead(paid.paymentId);
+    expect(dead).toMatchObject({ state: 'dead', attempt_count: 2, last_error: 'HTTP 500', dead_at: clock.now().toISOString(), resendable: true });
+    expect(dead.attempts.map((a) => a.httpStatus)).toEqual([500, 500]);
+
+    const list = await api.deadCallbacks(shop.merchant_key);
+    expect([list.status, list.json]).toEqual([
+      200,
+      {
+        merchant_key: shop.merchant_key,
+        callbacks: [{ payment_id: paid.paymentId, index: 0, trans_id: dead.trans_id, type: 'sale', status: 'success', dead_at: dead.dead_at, attempt_count: 2, last_error: 'HTTP 500' }],
+      },
+    ]);
+    expect((await api.deadCallbacks(otherShop.merchant_key)).json).toEqual({ merchant_key: otherShop.merchant_key, callbacks: [] });
+
+    receiver.fallback = 200;
+    clock.advance(60_000);
+    const resentAt = clock.now().toISOString();
+    const res = await api.resendDeadCallbacks(shop.merchant_key);
+    expect([res.status, res.json]).toEqual([200, { merchant_key: shop.merchant_key, queued: 1, more: false }]);
+    expect((await api.deadCallbacks(shop.merchant_key)).json.callbacks).toEqual([]);
+    expect(await callbacksOf(paid.paymentId)).toEqual([expect.objectContaining({ state: 'pending', resendable: false })]);
+
+    await deliver();
+    expect(receivedFor(receiver, paid.paymentId).map((c) => c.answer)).toEqual([500, 500, 200]);
+    expect(await callbacksOf(paid.paymentId)).toEqual([expect.objectContaining({ state: 'delivered', attempt_count: 3, delivered_at: resentAt })]);
+
+    // A minute later, so the audit log's newest-first order is this one first.
+    clock.advance(60_000);
+    expect((await api.resendDeadCallbacks(shop.merchant_key)).json).toEqual({ merchant_key: shop.merchant_key, queued: 0, more: false });
+    const entries = (await api.audit()).json.entries.filter((e) => e.action === 'callback.resend-dead' && e.target === `merchant:${shop.merchant_key}`);
+    expect(entries).toEqual([
+      expect.objectContaining({ actor: 'olga', targetKind: 'merchant', after: { queued: 0 }, outcome: 'done' }),
+      { id: expect.any(String), at: resentAt, actor: 'olga', action: 'callback.resend-dead', target: `merchant:${shop.merchant_key}`, targetKind: 'merchant', after: { queued: 1 }, outcome: 'done' },
+    ]);
+  });
+
+  it(`pages through more than ${ADMIN_LIMITS.pageSize} dead callbacks with the cursor, each once; resend-dead queues them all`, async () => {
+    const { shop, receiver } = await shopWithReceiver('Many Dead Shop');
+    receiver.fallback = 500;
+    const made: string[] = [];
+    for (let i = 0; i < ADMIN_LIMITS.pageSize + 2; i++) made.push((await paidPayment(service, shop)).paymentId);
+    await deliver();
+    clock.advance(25 * HOUR);
+    await deliver();
+
+    const pages: DeadCallback[][] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await api.deadCallbacks(shop.merchant_key, cursor);
+      expect(res.status).toBe(200);
+      pages.push(res.json.callbacks);
+      cursor = res.json.cursor;
+    } while (cursor && pages.length < 5);
+    expect(pages.map((p) => p.length)).toEqual([ADMIN_LIMITS.pageSize, 2]);
+    expect(pages.flat().map((c) => c.payment_id).sort()).toEqual([...made].sort());
+
+    receiver.fallback = 200;
+    expect((await api.resendDeadCallbacks(shop.merchant_key)).json).toEqual({ merchant_key: shop.merchant_key, queued: made.length, more: false });
+    expect((await api.deadCallbacks(shop.merchant_key)).json.callbacks).toEqual([]);
+    await deliver();
+    for (const id of made) expect(receivedFor(receiver, id).map((c) => c.answer)).toEqual([500, 500, 200]);
+  });
+
+  it('answers 404 (208030) for an unknown merchant, on the list and on resend-dead (nothing audited)', async () => {
+    for (const res of [await api.deadCallbacks('no-such-merchant'), await api.resendDeadCallbacks('no-such-merchant')]) {
+      expect([res.status, res.json]).toEqual([404, refusal('MERCHANT_NOT_FOUND')]);
+    }
+    expect((await api.audit()).json.entries.filter((e) => e.target === 'no-such-merchant')).toEqual([]);
+  });
+
+  it('refuses a cursor it did not make (400, not an error page)', async () => {
+    const { shop } = await shopWithReceiver('Cursor Shop');
+    const forged = ['not-base64-json', Buffer.from('{"pk":1}').toString('base64url'), Buffer.from('[1,2]').toString('base64url'), Buffer.from('"x"').toString('base64url')];
+    for (const cursor of forged) {
+      const res = await api.deadCallbacks(shop.merchant_key, cursor);
+      expect([cursor, res.status, res.json]).toEqual([cursor, 400, invalid('cursor: This value is not valid.')]);
+    }
+  });
+});
+
+describe('without an operator token', () => {
+  const routes: [string, 'GET' | 'POST', string][] = [
+    ['the delivery log', 'GET', '/admin/api/payments/p/callbacks'],
+    ['a resend', 'POST', '/admin/api/payments/p/callbacks/0/resend'],
+    ['the dead list', 'GET', '/admin/api/merchants/m/callbacks/dead'],
+    ['resend-dead', 'POST', '/admin/api/merchants/m/callbacks/resend-dead'],
+  ];
+
+  it.each(routes)('%s answers 401 and does nothing', async (_name, method, template) => {
+    const { shop } = await shopWithReceiver('Unauthorized Shop');
+    const paid = await paidPayment(service, shop);
+    await deliver();
+    const path = template.replace('/p/', `/${paid.paymentId}/`).replace('/m/', `/${shop.merchant_key}/`);
+    const res = await adminRequest(service, method, path, undefined, method === 'POST' ? {} : undefined);
+    expect([res.status, res.json]).toEqual([401, UNAUTHORIZED]);
+    expect(await callbacksOf(paid.paymentId)).toEqual([expect.objectContaining({ state: 'delivered' })]);
+    expect((await api.payment(paid.paymentId)).json.audit).toEqual([]);
+  });
+});
