@@ -7,7 +7,7 @@ import { CALLBACK_POLICY } from '../lambdas/domain/callback';
 import { ApiError, ERRORS } from '../lambdas/domain/errors';
 import type { CallbackRecord } from '../lambdas/ports/callbacks';
 import type { Merchant, MerchantSettings } from '../lambdas/ports/merchants';
-import { callbackLog, resendCallback, resendDeadCallbacks, type CallbackView } from '../lambdas/use-cases/callback-log';
+import { callbackLog, deadCallbacks, deadCallbackView, resendCallback, resendDeadCallbacks, type CallbackView } from '../lambdas/use-cases/callback-log';
 import {
   MerchantAdminError,
   createMerchant,
@@ -358,38 +358,19 @@ async function resendAllDead(deps: Deps, actor: string, merchantKey: string): Pr
   return { merchant_key: merchantKey, queued, more };
 }
 
-export interface DeadCallback {
-  readonly payment_id: string;
-  readonly index: number;
-  readonly trans_id: string;
-  readonly type: string;
-  readonly status: string;
-  readonly dead_at?: string;
-  readonly attempt_count: number;
-  readonly last_error?: string;
-}
+export type DeadCallback = ReturnType<typeof deadCallbackView>;
 
-const deadView = (r: CallbackRecord): DeadCallback => ({
-  payment_id: r.paymentId,
-  index: r.index,
-  trans_id: r.transId,
-  type: r.type,
-  status: r.status,
-  ...(r.deadAt ? { dead_at: r.deadAt } : {}),
-  attempt_count: r.attemptCount,
-  ...(r.lastError ? { last_error: r.lastError } : {}),
-});
-
-async function deadCallbacks(deps: Deps, merchantKey: string): Promise<{ merchant_key: string; callbacks: DeadCallback[]; more: boolean }> {
-  const records: CallbackRecord[] = [];
+/** The merchant's dead callbacks, at most DEAD_LIST_LIMIT, and whether there are more. */
+async function listDeadCallbacks(deps: Deps, merchantKey: string): Promise<{ merchant_key: string; callbacks: DeadCallback[]; more: boolean }> {
+  const callbacks: DeadCallback[] = [];
   let cursor: string | undefined;
   // One past the limit, to tell whether there are more.
   do {
-    const page = await deps.callbacks.dead(merchantKey, Math.min(100, DEAD_LIST_LIMIT + 1 - records.length), cursor);
-    records.push(...page.records);
+    const page = await deadCallbacks(deps, merchantKey, Math.min(100, DEAD_LIST_LIMIT + 1 - callbacks.length), cursor);
+    callbacks.push(...page.callbacks);
     cursor = page.cursor;
-  } while (cursor && records.length <= DEAD_LIST_LIMIT);
-  return { merchant_key: merchantKey, callbacks: records.slice(0, DEAD_LIST_LIMIT).map(deadView), more: records.length > DEAD_LIST_LIMIT };
+  } while (cursor && callbacks.length <= DEAD_LIST_LIMIT);
+  return { merchant_key: merchantKey, callbacks: callbacks.slice(0, DEAD_LIST_LIMIT), more: callbacks.length > DEAD_LIST_LIMIT };
 }
 
 /** Stored text goes to a terminal: no control characters (line breaks, escape sequences) from it. */
@@ -463,7 +444,7 @@ async function execute(command: Command, deps: Deps, env: NodeJS.ProcessEnv): Pr
     case 'dead-callbacks': {
       // A mistyped key would otherwise read as "no dead callbacks".
       await showMerchant(deps, key);
-      const listed = await deadCallbacks(deps, key);
+      const listed = await listDeadCallbacks(deps, key);
       return command.json ? asJson(listed) : deadText(listed);
     }
     case 'resend-dead':

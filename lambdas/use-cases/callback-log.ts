@@ -1,14 +1,17 @@
-import { ApiError } from '../domain/errors';
+import { ApiError, invalidRequest } from '../domain/errors';
+import { RULE } from '../domain/validation';
 import { protocolDate } from '../domain/payment';
 import type { CallbackRecord, CallbackStore } from '../ports/callbacks';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
+import type { MerchantDirectory } from '../ports/merchants';
 import type { AuditLog } from '../ports/operators';
 import type { PaymentStore } from '../ports/payments';
 
 export interface CallbackLogDeps {
   readonly store: PaymentStore;
   readonly callbacks: CallbackStore;
+  readonly merchants: MerchantDirectory;
   readonly clock: Clock;
   readonly ids: Ids;
   /** Operators' resends are audited; the merchant CLI (run by the platform team) passes one too. */
@@ -81,15 +84,46 @@ export async function resendCallback(deps: CallbackLogDeps, actor: string, payme
     target: paymentId,
     targetKind: 'payment',
     ...(record ? { before: { callback: record.state } } : {}),
-    after: { callback: 'pending' },
+    after: { callback: 'pending', trans_id: payment.transactions[index]!.transId, type: payment.transactions[index]!.type },
     outcome: outcome === 'queued' ? 'done' : 'refused',
     ...(outcome === 'queued' ? {} : { detail: 'This callback is already waiting to be sent.' }),
   });
   return { payment_id: paymentId, index, outcome };
 }
 
+/** A dead callback as the portal and the CLI list it: enough to find the payment and see why. */
+export const deadCallbackView = (r: CallbackRecord) => ({
+  payment_id: r.paymentId,
+  index: r.index,
+  trans_id: r.transId,
+  type: r.type,
+  status: r.status,
+  dead_at: r.deadAt,
+  attempt_count: r.attemptCount,
+  last_error: r.lastError,
+});
+
+async function knownMerchant(deps: Pick<CallbackLogDeps, 'merchants'>, merchantKey: string): Promise<void> {
+  if (!(await deps.merchants.find(merchantKey))) throw new ApiError('MERCHANT_NOT_FOUND');
+}
+
+/** A merchant's dead callbacks, oldest first, one page at a time (the cursor is opaque). */
+export async function deadCallbacks(deps: Pick<CallbackLogDeps, 'callbacks' | 'merchants'>, merchantKey: string, limit: number, cursor?: string) {
+  await knownMerchant(deps, merchantKey);
+  const page = await deps.callbacks.dead(merchantKey, limit, cursor).catch((e: unknown) => {
+    // A cursor we did not make fails in the store: refused, never a 500.
+    if (cursor !== undefined && (e instanceof SyntaxError || (e as Error).name === 'ValidationException')) {
+      throw invalidRequest([{ path: 'cursor', message: RULE.invalid }]);
+    }
+    throw e;
+  });
+  return { merchant_key: merchantKey, callbacks: page.records.map(deadCallbackView), ...(page.cursor ? { cursor: page.cursor } : {}) };
+}
+
 /** Queues a merchant's dead callbacks again, oldest first, at most RESEND_DEAD_LIMIT per call. */
 export async function resendDeadCallbacks(deps: CallbackLogDeps, actor: string, merchantKey: string): Promise<{ merchant_key: string; queued: number; more: boolean }> {
+  // A mistyped key would otherwise leave an audit entry of "0 queued" for a merchant that does not exist.
+  await knownMerchant(deps, merchantKey);
   let queued = 0;
   let cursor: string | undefined;
   do {
@@ -103,7 +137,7 @@ export async function resendDeadCallbacks(deps: CallbackLogDeps, actor: string, 
     at: deps.clock.now().toISOString(),
     actor,
     action: 'callback.resend-dead',
-    target: merchantKey,
+    target: `merchant:${merchantKey}`,
     targetKind: 'merchant',
     after: { queued },
     outcome: 'done',

@@ -372,7 +372,7 @@ describe('callbacks through the merchant CLI', () => {
     const resent = (await receiver.waitFor(sentBefore + 2)).slice(sentBefore);
     expect(resent.map((cb) => cb.fields.id).sort()).toEqual(dead);
     for (const id of dead) expect((await callbacksOf(id))[0]).toMatchObject({ state: 'delivered', attempt_count: 3 });
-    expect(await service.deps.audit.forTarget(shop.merchant_key, 10)).toEqual(
+    expect(await service.deps.audit.forTarget(`merchant:${shop.merchant_key}`, 10)).toEqual(
       expect.arrayContaining([expect.objectContaining({ actor: cliActor(), action: 'callback.resend-dead', targetKind: 'merchant', after: { queued: 2 } })]),
     );
   });
