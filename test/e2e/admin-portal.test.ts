@@ -338,7 +338,7 @@ describe('callbacks', () => {
     await statusLine(page).filter({ hasText: '1 dead callback queued to be sent again.' }).waitFor();
     await dead.getByRole('cell', { name: 'Nothing to show.' }).waitFor();
     await page.getByRole('button', { name: 'Resend all dead callbacks' }).waitFor({ state: 'hidden' });
-    done.push(['callback.resend-dead', shop.merchant_key]);
+    done.push(['callback.resend-dead', `merchant:${shop.merchant_key}`]);
 
     await runCallbackJob(service.deps);
     expect(receiver.received.filter((c) => c.fields.id === paid.paymentId).map((c) => c.answer)).toEqual([500, 500, 200]);
