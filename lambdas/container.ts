@@ -12,10 +12,6 @@ import type { Policy } from './use-cases/record-outcome';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
 import { SandboxAcquirer } from './adapters/sandbox-acquirer/sandbox-acquirer';
 import { readConfig, type Config } from './config';
-import { DynamoCallbackStore } from './adapters/dynamodb/callback-store';
-import { fetchTransport } from './adapters/http/callback-transport';
-import { CALLBACK_POLICY, type CallbackPolicy } from './domain/callback';
-import type { CallbackStore, CallbackTransport } from './ports/callbacks';
 import type { Acquirer } from './ports/acquirer';
 import { systemClock, type Clock } from './ports/clock';
 import { randomIds, type Ids } from './ports/ids';
@@ -39,12 +35,6 @@ export interface Deps {
   readonly operators: OperatorAuthenticator;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
-  /** The callback outbox and delivery log, and how callbacks are posted. */
-  readonly callbacks: CallbackStore;
-  readonly transport: CallbackTransport;
-  readonly callbackPolicy: CallbackPolicy;
-  /** Jitter of retry delays. */
-  readonly random: () => number;
 }
 
 export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids = randomIds, overrides: Partial<Deps> = {}): Deps {
@@ -70,10 +60,6 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     operators: operatorAuthenticator(config),
     policy: { authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000 },
     sandbox,
-    callbacks: new DynamoCallbackStore(db, config.TABLE_NAME),
-    transport: fetchTransport,
-    callbackPolicy: { ...CALLBACK_POLICY, timeoutMs: config.CALLBACK_TIMEOUT_MS, firstDelayMs: config.CALLBACK_FIRST_RETRY_MS },
-    random: Math.random,
     ...overrides,
   };
 }

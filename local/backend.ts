@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { callbackParts, type DepsWithCallbacks } from '../lambdas/callback-container';
 import { buildDeps, type Deps } from '../lambdas/container';
 import type { Config } from '../lambdas/config';
 import type { Clock } from '../lambdas/ports/clock';
@@ -76,9 +77,9 @@ function operatorKeyOf(dataDir: string | undefined): Uint8Array {
 }
 
 /** The handlers' dependencies on this backend, with the local operator store in place of Cognito. */
-export function localDeps(backend: LocalBackend, config: Config, clock?: Clock, ids?: Ids): Deps {
+export function localDeps(backend: LocalBackend, config: Config, clock?: Clock, ids?: Ids): DepsWithCallbacks {
   const deps = buildDeps(config, clock, ids);
-  return { ...deps, operators: new LocalOperatorAuthenticator(deps.db, backend.tableName, backend.operatorKey) };
+  return { ...deps, ...callbackParts(config, deps.db), operators: new LocalOperatorAuthenticator(deps.db, backend.tableName, backend.operatorKey) };
 }
 
 async function ensureTable(endpoint: string, tableName: string): Promise<void> {

@@ -2,7 +2,8 @@ import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readConfig } from '../lambdas/config';
-import { buildDeps, type Deps } from '../lambdas/container';
+import { withCallbacks, type DepsWithCallbacks } from '../lambdas/callback-container';
+import { buildDeps } from '../lambdas/container';
 import { CALLBACK_POLICY } from '../lambdas/domain/callback';
 import { ApiError, ERRORS } from '../lambdas/domain/errors';
 import type { CallbackRecord } from '../lambdas/ports/callbacks';
@@ -208,14 +209,14 @@ export const stageEnvironment = (stage: string): Record<string, string> => ({
 });
 
 interface Target {
-  readonly deps: Deps;
+  readonly deps: DepsWithCallbacks;
   readonly description: string;
   close(): Promise<void>;
 }
 
 async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Promise<Target> {
   if (stage !== undefined) {
-    const deps = buildDeps(readConfig(stageEnvironment(stage)));
+    const deps = withCallbacks(buildDeps(readConfig(stageEnvironment(stage))));
     return {
       deps,
       description: `stage ${stage} (table ${tableName(stage)})`,
@@ -227,7 +228,7 @@ async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Pr
   }
   const dataDir = env.DATA_DIR ? resolve(env.DATA_DIR) : dataDirectory();
   const store = await openLocalStore(dataDir);
-  const deps = buildDeps(readConfig(store.env));
+  const deps = withCallbacks(buildDeps(readConfig(store.env)));
   return {
     deps,
     description: `local store in ${dataDir}`,
@@ -325,7 +326,7 @@ export function cliActor(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The use case words an unknown payment for merchants ("Payment not found."); here it is named. */
-async function callbacksOf(deps: Deps, paymentId: string): Promise<CallbackView[]> {
+async function callbacksOf(deps: DepsWithCallbacks, paymentId: string): Promise<CallbackView[]> {
   try {
     return await callbackLog(deps, paymentId);
   } catch (e) {
@@ -334,7 +335,7 @@ async function callbacksOf(deps: Deps, paymentId: string): Promise<CallbackView[
   }
 }
 
-async function resendOne(deps: Deps, actor: string, paymentId: string, index: number) {
+async function resendOne(deps: DepsWithCallbacks, actor: string, paymentId: string, index: number) {
   // The use case refuses a missing payment and a missing index alike; an operator wants to know which.
   const callbacks = await callbacksOf(deps, paymentId);
   if (index >= callbacks.length) {
@@ -345,7 +346,7 @@ async function resendOne(deps: Deps, actor: string, paymentId: string, index: nu
   return resendCallback(deps, actor, paymentId, index);
 }
 
-async function resendAllDead(deps: Deps, actor: string, merchantKey: string): Promise<{ merchant_key: string; queued: number; more: boolean }> {
+async function resendAllDead(deps: DepsWithCallbacks, actor: string, merchantKey: string): Promise<{ merchant_key: string; queued: number; more: boolean }> {
   let queued = 0;
   let more = true;
   for (let round = 0; more && round < RESEND_DEAD_ROUNDS; round++) {
@@ -361,7 +362,7 @@ async function resendAllDead(deps: Deps, actor: string, merchantKey: string): Pr
 export type DeadCallback = ReturnType<typeof deadCallbackView>;
 
 /** The merchant's dead callbacks, at most DEAD_LIST_LIMIT, and whether there are more. */
-async function listDeadCallbacks(deps: Deps, merchantKey: string): Promise<{ merchant_key: string; callbacks: DeadCallback[]; more: boolean }> {
+async function listDeadCallbacks(deps: DepsWithCallbacks, merchantKey: string): Promise<{ merchant_key: string; callbacks: DeadCallback[]; more: boolean }> {
   const callbacks: DeadCallback[] = [];
   let cursor: string | undefined;
   // One past the limit, to tell whether there are more.
@@ -421,7 +422,7 @@ function deadText(listed: { merchant_key: string; callbacks: readonly DeadCallba
 const asJson = (value: unknown): string => JSON.stringify(value, null, 2);
 
 /** Runs a parsed command; resolves with what to print. */
-async function execute(command: Command, deps: Deps, env: NodeJS.ProcessEnv): Promise<string> {
+async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.ProcessEnv): Promise<string> {
   const key = command.key as string;
   const paymentId = command.paymentId as string;
   switch (command.name) {

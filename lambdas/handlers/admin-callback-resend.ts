@@ -1,5 +1,6 @@
 import { invalidRequest } from '../domain/errors';
 import { RULE } from '../domain/validation';
+import { withCallbacks } from '../callback-container';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
 import { resendCallback } from '../use-cases/callback-log';
 
@@ -9,7 +10,7 @@ export const handler = operatorEndpoint(
     const raw = event.pathParameters?.index ?? '';
     const index = /^\d+$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(index)) throw invalidRequest([{ path: 'index', message: RULE.invalid }]);
-    return resendCallback(deps, actor, event.pathParameters?.paymentId ?? '', index);
+    return resendCallback(withCallbacks(deps), actor, event.pathParameters?.paymentId ?? '', index);
   },
   // A write: same-origin JSON only, as every operator write.
   { body: true },

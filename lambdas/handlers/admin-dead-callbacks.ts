@@ -1,8 +1,9 @@
+import { withCallbacks } from '../callback-container';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
 import { ADMIN_LIMITS } from '../use-cases/admin';
 import { deadCallbacks } from '../use-cases/callback-log';
 
 /** GET /admin/api/merchants/{merchantKey}/callbacks/dead?cursor= : the merchant's dead callbacks, oldest first. */
 export const handler = operatorEndpoint(({ event, deps }) =>
-  deadCallbacks(deps, event.pathParameters?.merchantKey ?? '', ADMIN_LIMITS.pageSize, event.queryStringParameters?.cursor),
+  deadCallbacks(withCallbacks(deps), event.pathParameters?.merchantKey ?? '', ADMIN_LIMITS.pageSize, event.queryStringParameters?.cursor),
 );

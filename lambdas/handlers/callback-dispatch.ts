@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { withCallbacks } from '../callback-container';
 import { deps } from '../container';
 import { logger } from '../observability/logger';
 import { runCallbackJob } from '../use-cases/deliver-callbacks';
@@ -32,7 +33,7 @@ export const handler = middy(async (event: DynamoDBStreamEvent, context: Context
     if (paymentId && record.dynamodb?.SequenceNumber) byPayment.set(paymentId, byPayment.get(paymentId) ?? record.dynamodb.SequenceNumber);
   }
   if (!byPayment.size) return { batchItemFailures: [] };
-  const report = await runCallbackJob(deps(), { paymentIds: [...byPayment.keys()], stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
+  const report = await runCallbackJob(withCallbacks(deps()), { paymentIds: [...byPayment.keys()], stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
   const failedIds = new Set(report.failedPaymentIds);
   if (report.dead) logger.warn('callback dead', { dead: report.dead });
   if (report.failed) logger.error('callback dispatch: some payments failed', { ...report });

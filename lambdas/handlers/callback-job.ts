@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context } from 'aws-lambda';
+import { withCallbacks } from '../callback-container';
 import { deps } from '../container';
 import { logger } from '../observability/logger';
 import { runCallbackJob } from '../use-cases/deliver-callbacks';
@@ -13,7 +14,7 @@ const END_MARGIN_MS = 5_000;
  * Delivers every callback that is due, first attempts the stream did not get to and retries.
  */
 export const handler = middy(async (_event: unknown, context: Context) => {
-  const report = await runCallbackJob(deps(), { stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
+  const report = await runCallbackJob(withCallbacks(deps()), { stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
   if (report.dead) logger.warn('callback dead', { dead: report.dead });
   if (report.failed) logger.error('callback job: some payments failed and stay in the outbox', { ...report });
   else if (report.payments) logger.info('callback job', { ...report });

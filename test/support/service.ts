@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { readConfig } from '../../lambdas/config';
-import { buildDeps, setDeps, type Deps } from '../../lambdas/container';
+import type { DepsWithCallbacks } from '../../lambdas/callback-container';
+import { setDeps } from '../../lambdas/container';
 import type { Clock } from '../../lambdas/ports/clock';
 import type { Ids } from '../../lambdas/ports/ids';
 import type { MerchantSettings } from '../../lambdas/ports/merchants';
@@ -22,7 +23,7 @@ export interface TestServiceOptions {
 export interface TestService {
   /** http://127.0.0.1:<port>, no trailing slash. */
   readonly baseUrl: string;
-  readonly deps: Deps;
+  readonly deps: DepsWithCallbacks;
   readonly backend: LocalBackend;
   createMerchant(input?: { name?: string; settings?: Partial<MerchantSettings> }): Promise<MerchantCredentials>;
   /** POSTs the body as JSON, unsigned. */

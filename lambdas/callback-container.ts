@@ -1,0 +1,48 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoCallbackStore } from './adapters/dynamodb/callback-store';
+import { fetchTransport } from './adapters/http/callback-transport';
+import type { Config } from './config';
+import type { Deps } from './container';
+import { CALLBACK_POLICY, type CallbackPolicy } from './domain/callback';
+import type { CallbackStore, CallbackTransport } from './ports/callbacks';
+
+/**
+ * What delivering and showing callbacks needs beyond the common dependencies. Kept out of
+ * lambdas/container.ts so the functions that never touch callbacks (the merchant API, the page)
+ * do not bundle their code: only the relay, the dispatcher and the callback routes import this.
+ */
+export interface CallbackParts {
+  /** The callback outbox and delivery log. */
+  readonly callbacks: CallbackStore;
+  readonly transport: CallbackTransport;
+  readonly callbackPolicy: CallbackPolicy;
+  /** Jitter of retry delays. */
+  readonly random: () => number;
+}
+
+export type DepsWithCallbacks = Deps & CallbackParts;
+
+export function callbackParts(config: Config, db: DynamoDBDocumentClient): CallbackParts {
+  return {
+    callbacks: new DynamoCallbackStore(db, config.TABLE_NAME),
+    transport: fetchTransport,
+    callbackPolicy: { ...CALLBACK_POLICY, timeoutMs: config.CALLBACK_TIMEOUT_MS, firstDelayMs: config.CALLBACK_FIRST_RETRY_MS },
+    random: Math.random,
+  };
+}
+
+const built = new WeakMap<Deps, DepsWithCallbacks>();
+
+/**
+ * The dependencies with their callback parts: those already given (the local runner and the tests
+ * build them in, and may replace the transport or the clock), else built once per process.
+ */
+export function withCallbacks(base: Deps): DepsWithCallbacks {
+  if ('callbacks' in base) return base as DepsWithCallbacks;
+  let full = built.get(base);
+  if (!full) {
+    full = { ...base, ...callbackParts(base.config, base.db) };
+    built.set(base, full);
+  }
+  return full;
+}
