@@ -69,17 +69,22 @@ async function deliverClaimed(deps: CallbackDeps, claim: CallbackClaim): Promise
     // A resend of a position that does not exist (cannot be queued, but never loop on it).
     return { outcome: 'skipped', released: await deps.callbacks.release(claim, { done: true, dueAt: now }) };
   }
+  const settle = async (outcome: DeliveryOutcome, next: CallbackRecord, release: { done: boolean; dueAt: Date }) => ({
+    outcome,
+    released: await finish(deps, claim, next, release),
+  });
   const record = startRound(claim, at);
   const merchant = await deps.merchants.find(payment.merchantKey);
   const url = merchant?.notificationUrl;
   if (!url) {
-    return { outcome: 'skipped', released: await finish(deps, claim, { ...record, state: 'skipped', lastError: NO_URL_REASON, updatedAt: at }, { done: true, dueAt: now }) };
+    return settle('skipped', { ...record, state: 'skipped', lastError: NO_URL_REASON, updatedAt: at }, { done: true, dueAt: now });
   }
 
   const health = await deps.callbacks.endpointHealth(url);
   if (isBlocked(health, now)) {
-    const until = new Date(health.blockedUntil!);
-    return { outcome: 'blocked', released: await finish(deps, claim, { ...record, nextAttemptAt: health.blockedUntil, lastError: `URL blocked until ${health.blockedUntil} after repeated timeouts.`, updatedAt: at }, { done: false, dueAt: until }) };
+    // Waiting out a block is not an attempt: the record only says why nothing was sent.
+    const lastError = `URL blocked until ${health.blockedUntil} after repeated timeouts.`;
+    return settle('blocked', { ...record, nextAttemptAt: health.blockedUntil, lastError, updatedAt: at }, { done: false, dueAt: new Date(health.blockedUntil!) });
   }
 
   const password = await deps.secrets.passwordOf(payment.merchantKey);
@@ -105,17 +110,17 @@ async function deliverClaimed(deps: CallbackDeps, claim: CallbackClaim): Promise
 
   if (result.kind === 'answered' && isSuccess(result.httpStatus)) {
     const { nextAttemptAt: _next, lastError: _error, ...rest } = attempted;
-    return { outcome: 'delivered', released: await finish(deps, claim, { ...rest, state: 'delivered', deliveredAt: at }, { done: true, dueAt: now }) };
+    return settle('delivered', { ...rest, state: 'delivered', deliveredAt: at }, { done: true, dueAt: now });
   }
   if (result.kind === 'timeout') await countTimeout(deps, url);
 
   const failures = attempted.roundFailures + 1;
   if (retriesExhausted(new Date(attempted.roundStartedAt!), now, deps.callbackPolicy)) {
     const { nextAttemptAt: _next, ...rest } = attempted;
-    return { outcome: 'dead', released: await finish(deps, claim, { ...rest, roundFailures: failures, state: 'dead', deadAt: at, lastError: attempt.error }, { done: true, dueAt: now }) };
+    return settle('dead', { ...rest, roundFailures: failures, state: 'dead', deadAt: at, lastError: attempt.error }, { done: true, dueAt: now });
   }
   const next = new Date(now.getTime() + retryDelayMs(failures, deps.random(), deps.callbackPolicy));
-  return { outcome: 'retrying', released: await finish(deps, claim, { ...attempted, roundFailures: failures, state: 'pending', nextAttemptAt: next.toISOString(), lastError: attempt.error }, { done: false, dueAt: next }) };
+  return settle('retrying', { ...attempted, roundFailures: failures, state: 'pending', nextAttemptAt: next.toISOString(), lastError: attempt.error }, { done: false, dueAt: next });
 }
 
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
