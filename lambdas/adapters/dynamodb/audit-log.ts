@@ -1,6 +1,7 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, AuditLog } from '../../ports/operators';
 import { GSI2, key, withoutStorageAttributes } from './keys';
+import { decodeCursor, encodeCursor } from './cursor';
 
 const DAY_MS = 24 * 3600_000;
 
@@ -26,7 +27,7 @@ export class DynamoAuditLog implements AuditLog {
   }
 
   async list(options: { limit: number; cursor?: string; until: Date; days: number }): Promise<{ entries: AuditEntry[]; cursor?: string }> {
-    const start = options.cursor ? (JSON.parse(Buffer.from(options.cursor, 'base64url').toString('utf8')) as { day: number; key?: Record<string, unknown> }) : { day: 0 };
+    const start = options.cursor ? decodeCursor<{ day: number; key?: Record<string, unknown> }>(options.cursor) : { day: 0 };
     const entries: AuditEntry[] = [];
     let day = start.day;
     let exclusive = start.key;
@@ -51,7 +52,7 @@ export class DynamoAuditLog implements AuditLog {
       }
     }
     const more = day < options.days;
-    return { entries, ...(more ? { cursor: Buffer.from(JSON.stringify({ day, key: exclusive })).toString('base64url') } : {}) };
+    return { entries, ...(more ? { cursor: encodeCursor({ day, key: exclusive }) } : {}) };
   }
 
   async forTarget(target: string, limit: number): Promise<AuditEntry[]> {

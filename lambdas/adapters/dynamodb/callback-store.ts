@@ -5,6 +5,7 @@ import type { Payment } from '../../domain/payment';
 import type { CallbackClaim, CallbackRecord, CallbackStore, ReleaseResult } from '../../ports/callbacks';
 import { GSI1, OUTBOX_INDEX, key, withoutStorageAttributes } from './keys';
 import { outboxEntry } from './payment-store';
+import { decodeCursor, encodeCursor } from './cursor';
 
 const RECORD_STORAGE = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk'] as const;
 const isConditionFailure = (e: unknown): boolean => (e as Error).name === 'ConditionalCheckFailedException';
@@ -174,12 +175,12 @@ export class DynamoCallbackStore implements CallbackStore {
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': key.deadCallbacks(merchantKey) },
         Limit: limit,
-        ExclusiveStartKey: cursor ? (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>) : undefined,
+        ExclusiveStartKey: cursor ? decodeCursor(cursor) : undefined,
       }),
     );
     return {
       records: (out.Items ?? []).map(toRecord),
-      ...(out.LastEvaluatedKey ? { cursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') } : {}),
+      ...(out.LastEvaluatedKey ? { cursor: encodeCursor(out.LastEvaluatedKey) } : {}),
     };
   }
 

@@ -2,6 +2,7 @@ import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, t
 import { epochSeconds, type Payment, type Transaction } from '../../domain/payment';
 import { TransitionRejected, type PaymentChange, type PaymentStore, type QueuedPayment, type TransitionGuard } from '../../ports/payments';
 import { GSI1, GSI2, QUEUE_INDEX, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
+import { decodeCursor, encodeCursor } from './cursor';
 
 /** The outbox index entry of a payment whose callbacks are due from `at` on. */
 export const outboxEntry = (paymentId: string, at: string) => ({ outboxPk: key.outbox, outboxSk: `${at}#${paymentId}` });
@@ -171,12 +172,12 @@ export class DynamoPaymentStore implements PaymentStore {
         ExpressionAttributeValues: { ':pk': key.paymentsOfDay(day) },
         ScanIndexForward: false,
         Limit: limit,
-        ExclusiveStartKey: cursor ? (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>) : undefined,
+        ExclusiveStartKey: cursor ? decodeCursor(cursor) : undefined,
       }),
     );
     return {
       payments: (out.Items ?? []).map((i) => withoutStorageAttributes<Payment>(i)),
-      ...(out.LastEvaluatedKey ? { cursor: Buffer.from(JSON.stringify(out.LastEvaluatedKey)).toString('base64url') } : {}),
+      ...(out.LastEvaluatedKey ? { cursor: encodeCursor(out.LastEvaluatedKey) } : {}),
     };
   }
 
