@@ -258,6 +258,23 @@ describe('retries', () => {
     expect(dead.records).toEqual([expect.objectContaining({ paymentId: paid.paymentId, index: 0, state: 'dead' })]);
   });
 
+  it.each([[201], [204], [299]])('any 2xx is delivered: %i', async (answer) => {
+    const { shop, receiver } = await merchantWithReceiver();
+    receiver.script(answer);
+    const paid = await paidPayment(service, shop);
+    await relay();
+    expect((await recordsOf(paid.paymentId))[0]).toMatchObject({ state: 'delivered', attemptCount: 1 });
+  });
+
+  it.each([[302], [404], [500]])('anything else is retried, a redirect is not followed: %i', async (answer) => {
+    const { shop, receiver } = await merchantWithReceiver();
+    receiver.script(answer);
+    const paid = await paidPayment(service, shop);
+    await relay();
+    expect(receiver.received).toHaveLength(1);
+    expect((await recordsOf(paid.paymentId))[0]).toMatchObject({ state: 'pending', attemptCount: 1, lastError: `HTTP ${answer}` });
+  });
+
   it('a connection refused is a failed attempt with the reason, retried like any other', async () => {
     const { shop, receiver } = await merchantWithReceiver();
     await receiver.close();
