@@ -75,9 +75,12 @@ async function main(): Promise<void> {
   const { notificationUrl: _url, ...shownDemo } = demo;
   console.log(`Demo merchant: ${JSON.stringify(shownDemo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
   console.log(`Admin portal: ${base}/admin (operator ${JSON.stringify({ username: operator.username, password: operator.password })}${operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''})`);
+  const receiver = 'http://localhost:4000/callbacks';
   console.log(
-    `Callbacks: ${demo.notificationUrl ? `posted to ${demo.notificationUrl}` : 'none yet'}; to receive them here, run ` +
-      `npm run -s receiver -- --password ${demo.password} and npm run -s merchant -- set ${demo.merchant_key} --notification-url http://localhost:4000/callbacks`,
+    demo.notificationUrl
+      ? `Callbacks: the demo merchant's go to ${demo.notificationUrl}`
+      : `Callbacks: the demo merchant has no notification URL yet. To receive them here, run in another terminal ` +
+          `npm run -s receiver -- --password ${demo.password}, then npm run -s merchant -- set ${demo.merchant_key} --notification-url ${receiver}`,
   );
   console.log('Create a checkout session:');
   console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
