@@ -40,6 +40,10 @@ function main(): void {
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'OK' : 'Not now');
     });
   });
+  server.once('error', (e: NodeJS.ErrnoException) => {
+    console.error(e.code === 'EADDRINUSE' ? `Port ${port} is in use: pick another with --port.` : `Cannot listen on port ${port}: ${e.message}`);
+    process.exit(1);
+  });
   server.listen(port, () => console.log(`Receiving callbacks at http://localhost:${port}/callbacks`));
   const stop = () => server.close(() => process.exit(0));
   process.on('SIGINT', stop);

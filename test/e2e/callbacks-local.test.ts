@@ -24,6 +24,8 @@ let browser: Browser;
 let site: MerchantSite;
 let base: string;
 let receiverPort: number;
+let port: number;
+let runner: Service;
 
 interface Printed {
   readonly hash: string;
@@ -88,15 +90,32 @@ async function payOnPage(url: string): Promise<void> {
   }
 }
 
+/** `npm start` on the test's data directory and port (again, after a crash). */
+async function startRunner(): Promise<void> {
+  // Retries a few hundred milliseconds apart instead of 30 s, so "down for a while" is seconds long.
+  runner = startTs('local/main.ts', { DATA_DIR: dataDir, PORT: String(port), CALLBACK_FIRST_RETRY_MS: '250', ...DEMO });
+  processes.add(runner);
+  await runner.waitForLine(/^curl /, 30_000);
+}
+
+/** The customer's form post on the page, without a browser. */
+async function payByFormPost(url: string): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ card_number: '4111111111111111', card_expiry: '01/38', card_cvv: '123', card_holder: 'John Doe' }).toString(),
+  });
+  await res.text();
+  expect(res.headers.get('location')).toMatch(/\/success/);
+}
+
 beforeAll(async () => {
-  const port = await freePort();
+  port = await freePort();
   receiverPort = await freePort();
   base = `http://localhost:${port}`;
   [browser, site] = await Promise.all([launchBrowser(), startMerchantSite()]);
-  // Retries a few hundred milliseconds apart instead of 30 s, so "down for a while" is seconds long.
-  const runner = startTs('local/main.ts', { DATA_DIR: dataDir, PORT: String(port), CALLBACK_FIRST_RETRY_MS: '250', ...DEMO });
-  processes.add(runner);
-  await runner.waitForLine(/^curl /, 30_000);
+  await startRunner();
   expect(runner.output()).toMatch(/DeliverCallbacks every 2 s/);
 });
 afterAll(async () => {
@@ -145,5 +164,25 @@ it('a payment on the page produces one verified sale callback, a void one void c
   expect(back.map((c) => [c.fields.id, c.fields.type, c.hash])).toEqual([
     [second.paymentId, 'sale', 'ok'],
     [second.paymentId, 'void', 'ok'],
+  ]);
+  await receiver.stop('SIGINT');
+  processes.delete(receiver);
+});
+
+it('a runner killed right after a payment and its void delivers both callbacks, in order, once it runs again', async () => {
+  // The receiver is down: nothing can be delivered before the crash.
+  const third = await newSession('cb-3');
+  await payByFormPost(third.url);
+  expect((await voidPayment(third.paymentId)).json).toMatchObject({ status: 'SUCCESS' });
+  runner.kill();
+  await runner.stop('SIGKILL');
+  processes.delete(runner);
+
+  const receiver = await startReceiver();
+  await startRunner();
+  const arrived = await waitForCallbacks(receiver, 2, 30_000);
+  expect(arrived.map((c) => [c.fields.id, c.fields.type, c.fields.order_status, c.hash])).toEqual([
+    [third.paymentId, 'sale', 'settled', 'ok'],
+    [third.paymentId, 'void', 'void', 'ok'],
   ]);
 });
