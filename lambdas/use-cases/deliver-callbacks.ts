@@ -7,10 +7,11 @@ import {
   retriesExhausted,
   retryDelayMs,
   type CallbackPolicy,
+  type EndpointHealth,
 } from '../domain/callback';
 import type { CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult, ReleaseResult } from '../ports/callbacks';
 import type { Clock } from '../ports/clock';
-import type { MerchantDirectory, MerchantSecrets } from '../ports/merchants';
+import type { Merchant, MerchantDirectory, MerchantSecrets } from '../ports/merchants';
 
 export interface CallbackDeps {
   readonly callbacks: CallbackStore;
@@ -47,20 +48,27 @@ export async function deliverPaymentCallbacks(
 ): Promise<DeliveryOutcome[]> {
   const outcomes: DeliveryOutcome[] = [];
   const max = options.max ?? CALLBACKS_PER_PAYMENT_RUN;
+  // Every callback of one payment goes to the same merchant: read it once per run.
+  let merchant: Promise<Merchant | undefined> | undefined;
+  const merchantOf = (key: string) => (merchant ??= deps.merchants.find(key));
   while (outcomes.length < max) {
     // Each POST may take the whole timeout: do not start one that would outlive the run.
     if (options.stopAt !== undefined && Date.now() + deps.callbackPolicy.timeoutMs > options.stopAt) break;
     const now = deps.clock.now();
     const claim = await deps.callbacks.claim(paymentId, now, new Date(now.getTime() + deps.callbackPolicy.timeoutMs + LEASE_MARGIN_MS));
     if (!claim) break;
-    const { outcome, released } = await deliverClaimed(deps, claim);
+    const { outcome, released } = await deliverClaimed(deps, claim, merchantOf);
     outcomes.push(outcome);
     if (outcome === 'retrying' || outcome === 'blocked' || released !== 'released') break;
   }
   return outcomes;
 }
 
-async function deliverClaimed(deps: CallbackDeps, claim: CallbackClaim): Promise<{ outcome: DeliveryOutcome; released: ReleaseResult }> {
+async function deliverClaimed(
+  deps: CallbackDeps,
+  claim: CallbackClaim,
+  merchantOf: (merchantKey: string) => Promise<Merchant | undefined>,
+): Promise<{ outcome: DeliveryOutcome; released: ReleaseResult }> {
   const { payment, index } = claim;
   const tx = payment.transactions[index];
   const now = deps.clock.now();
@@ -74,7 +82,7 @@ async function deliverClaimed(deps: CallbackDeps, claim: CallbackClaim): Promise
     released: await finish(deps, claim, next, release),
   });
   const record = startRound(claim, at);
-  const merchant = await deps.merchants.find(payment.merchantKey);
+  const merchant = await merchantOf(payment.merchantKey);
   const url = merchant?.notificationUrl;
   if (!url) {
     return settle('skipped', { ...record, state: 'skipped', lastError: NO_URL_REASON, updatedAt: at }, { done: true, dueAt: now });
@@ -112,7 +120,7 @@ async function deliverClaimed(deps: CallbackDeps, claim: CallbackClaim): Promise
     const { nextAttemptAt: _next, lastError: _error, ...rest } = attempted;
     return settle('delivered', { ...rest, state: 'delivered', deliveredAt: at }, { done: true, dueAt: now });
   }
-  if (result.kind === 'timeout') await countTimeout(deps, url);
+  if (result.kind === 'timeout') await countTimeout(deps, url, health);
 
   const failures = attempted.roundFailures + 1;
   if (retriesExhausted(new Date(attempted.roundStartedAt!), now, deps.callbackPolicy)) {
@@ -150,10 +158,12 @@ async function finish(deps: CallbackDeps, claim: CallbackClaim, record: Callback
   return deps.callbacks.release(claim, outcome);
 }
 
-async function countTimeout(deps: CallbackDeps, url: string): Promise<void> {
+/** Counts a timeout on the health read before the POST; re-read only when another worker wrote first. */
+async function countTimeout(deps: CallbackDeps, url: string, readBefore: EndpointHealth): Promise<void> {
+  let seen = readBefore;
   for (let i = 0; i < HEALTH_WRITE_TRIES; i++) {
-    const seen = await deps.callbacks.endpointHealth(url);
     if (await deps.callbacks.saveEndpointHealth(url, seen, afterTimeout(seen, deps.clock.now(), deps.callbackPolicy))) return;
+    seen = await deps.callbacks.endpointHealth(url);
   }
 }
 

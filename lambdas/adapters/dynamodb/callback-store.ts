@@ -3,12 +3,12 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocum
 import { HEALTHY_ENDPOINT, type EndpointHealth } from '../../domain/callback';
 import type { Payment } from '../../domain/payment';
 import type { CallbackClaim, CallbackRecord, CallbackStore, ReleaseResult } from '../../ports/callbacks';
+import { isConditionFailure } from './client';
 import { GSI1, OUTBOX_INDEX, key, withoutStorageAttributes } from './keys';
 import { outboxEntry } from './payment-store';
 import { decodeCursor, encodeCursor } from './cursor';
 
 const RECORD_STORAGE = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk'] as const;
-const isConditionFailure = (e: unknown): boolean => (e as Error).name === 'ConditionalCheckFailedException';
 
 /** The version an endpoint's health was read at, kept out of the domain type. */
 type VersionedHealth = EndpointHealth & { readonly version?: number };

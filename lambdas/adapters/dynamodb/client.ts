@@ -5,6 +5,9 @@ export interface DynamoOptions {
   readonly endpoint?: string;
 }
 
+/** A conditional write whose condition did not hold (the answer every guarded write expects). */
+export const isConditionFailure = (e: unknown): boolean => (e as Error).name === 'ConditionalCheckFailedException';
+
 /** One document client per process; undefined attributes are dropped, never written as null. */
 export function createDocumentClient(options: DynamoOptions = {}): DynamoDBDocumentClient {
   const client = new DynamoDBClient({

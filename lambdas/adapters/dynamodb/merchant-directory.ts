@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Merchant, MerchantDirectory } from '../../ports/merchants';
 import { GSI1, key, withoutStorageAttributes } from './keys';
+import { isConditionFailure } from './client';
 
 export class DynamoMerchantDirectory implements MerchantDirectory {
   constructor(
@@ -58,7 +59,7 @@ export class DynamoMerchantDirectory implements MerchantDirectory {
       );
       return true;
     } catch (e) {
-      if ((e as Error).name === 'ConditionalCheckFailedException') return false;
+      if (isConditionFailure(e)) return false;
       throw e;
     }
   }

@@ -1,6 +1,7 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, type Payment, type Transaction } from '../../domain/payment';
 import { TransitionRejected, type PaymentChange, type PaymentStore, type QueuedPayment, type TransitionGuard } from '../../ports/payments';
+import { isConditionFailure } from './client';
 import { GSI1, GSI2, QUEUE_INDEX, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
 
@@ -144,7 +145,7 @@ export class DynamoPaymentStore implements PaymentStore {
       );
       return withoutStorageAttributes<Payment>(out.Attributes ?? {});
     } catch (e) {
-      if ((e as Error).name === 'ConditionalCheckFailedException') throw new TransitionRejected(`transition of ${paymentId} rejected`);
+      if (isConditionFailure(e)) throw new TransitionRejected(`transition of ${paymentId} rejected`);
       throw e;
     }
   }

@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } fr
 import type { CardSummary } from '../../domain/card';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest } from '../../ports/acquirer';
 import { SANDBOX_OTP, SANDBOX_REASONS, planAuthorization, planFollowUp, planRecurring, type FollowUpKind } from './rules';
+import { isConditionFailure } from '../dynamodb/client';
 
 type CardFacts = Pick<CardSummary, 'mask' | 'expMonth' | 'expYear'>;
 
@@ -121,7 +122,7 @@ export class SandboxAcquirer implements Acquirer {
         }),
       );
     } catch (e) {
-      if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
+      if (!isConditionFailure(e)) throw e;
     }
     return entry.returnUrl;
   }
@@ -189,7 +190,7 @@ export class SandboxAcquirer implements Acquirer {
       );
       return entry;
     } catch (e) {
-      if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
+      if (!isConditionFailure(e)) throw e;
       const winner = await this.entry(entry.idempotencyKey);
       if (!winner) throw e;
       return winner;
