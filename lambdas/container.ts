@@ -6,6 +6,8 @@ import { DynamoPaymentStore } from './adapters/dynamodb/payment-store';
 import { DynamoTokenVault } from './adapters/dynamodb/token-vault';
 import type { TokenVault } from './ports/tokens';
 import { DynamoAuditLog } from './adapters/dynamodb/audit-log';
+import { DynamoRequestKeys } from './adapters/dynamodb/request-keys';
+import type { RequestKeys } from './ports/request-keys';
 import { CognitoOperatorAuthenticator } from './adapters/cognito/operator-auth';
 import type { AuditLog, OperatorAuthenticator } from './ports/operators';
 import type { Policy } from './use-cases/record-outcome';
@@ -32,6 +34,7 @@ export interface Deps {
   readonly tokens: TokenVault;
   readonly policy: Policy;
   readonly audit: AuditLog;
+  readonly requestKeys: RequestKeys;
   readonly operators: OperatorAuthenticator;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
@@ -57,6 +60,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     acquirer: sandbox,
     tokens: new DynamoTokenVault(db, config.TABLE_NAME),
     audit: new DynamoAuditLog(db, config.TABLE_NAME),
+    requestKeys: new DynamoRequestKeys(db, config.TABLE_NAME),
     operators: operatorAuthenticator(config),
     policy: { authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000 },
     sandbox,

@@ -76,6 +76,12 @@ export const ERRORS = {
     message: 'Void is allowed only for payments in settled status.',
     when: 'Void of a payment in any status other than `settled`.',
   },
+  OPERATION_IN_PROGRESS: {
+    code: 208012,
+    httpStatus: 409,
+    message: 'Another operation on this payment is in progress. Try again shortly.',
+    when: 'A refund while a void, capture or reversal of the payment is in flight (or a void, capture or release while a refund is); also a request whose Idempotency-Key is still being processed.',
+  },
   RETRY_NOT_ALLOWED: {
     code: 208011,
     httpStatus: 409,

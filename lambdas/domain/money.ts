@@ -57,6 +57,21 @@ export function parseAmount(input: string | number, currency: string): MerchantA
   return { literal, amountMinor, currency };
 }
 
+/** The exponents ISO 4217 uses (0, 2, 3 …), for reading an amount whose currency is not known yet. */
+export const CURRENCY_EXPONENT_SET: readonly number[] = [...new Set(EXPONENTS.values())].sort((a, b) => a - b);
+
+/**
+ * The renderings a client may have signed for an amount sent as a JSON number: the number's own
+ * shortest form, or the number written in some currency's format — and only those that keep its
+ * value (10.49 is never accepted as a signature over "10").
+ */
+export function signedAmountRenderings(amount: string | number): string[] {
+  if (typeof amount === 'string') return [amount];
+  if (!Number.isFinite(amount)) return [String(amount)];
+  const own = String(amount);
+  return [...new Set([own, ...CURRENCY_EXPONENT_SET.map((e) => amount.toFixed(e)).filter((l) => Number(l) === amount)])];
+}
+
 /** Writes minor units in the currency's format, e.g. 1025 KWD -> "1.025". */
 export function formatMinor(amountMinor: number, currency: string): string {
   const exponent = currencyExponent(currency) ?? 2;

@@ -46,6 +46,11 @@ export interface Transaction {
   readonly actor?: string;
   /** The payment's status right after this transaction (stamped by the store; callbacks report it). */
   readonly orderStatus?: PaymentStatus;
+  /**
+   * Recorded for the ledger only, never sent as a callback: an approval that came after the attempt
+   * was declined (its reversal is reported instead).
+   */
+  readonly internal?: boolean;
 }
 
 export interface Payment {
@@ -83,14 +88,26 @@ export interface Payment {
   readonly authorization?: { readonly idempotencyKey: string; readonly acquirerRef: string };
   /** When an uncaptured authorization is released (DMS). */
   readonly authorizationExpiresAt?: string;
-  /** A capture claimed by the API, an operator or the capture job and not yet answered. */
-  readonly capturing?: { readonly transId: string; readonly amountMinor: number; readonly startedAt: string; readonly actor: string };
+  /**
+   * The one exclusive operation at the acquirer recorded as an intent and not answered yet (capture,
+   * void, reversal). While it is in flight no other operation that moves money may start.
+   */
+  readonly operation?: PendingOperation;
+  /** Refunds recorded as intents and not answered yet, by transaction id; they exclude a void. */
+  readonly refunds?: Readonly<Record<string, PendingRefund>>;
+  /**
+   * Closed attempts whose acquirer could not make them final (a challenge it cannot close, a request
+   * it cannot bar), by attempt number: a late approval of one of them is reversed.
+   */
+  readonly watching?: Readonly<Record<string, WatchedAttempt>>;
   /** The end of the void window of a settled payment (see void-window.ts). */
   readonly voidableUntil?: string;
   /** The last decline was soft: a retry may succeed. */
   readonly softDecline?: boolean;
-  /** Minor units refunded so far. */
+  /** Minor units refunded so far (approved by the acquirer). */
   readonly refundedMinor?: number;
+  /** Refunded plus refunds in flight: what a new refund must fit beside. */
+  readonly refundHeldMinor?: number;
   /** Minor units captured of an authorization. */
   readonly capturedMinor?: number;
   /** The recurring chain a merchant-initiated payment belongs to. */
@@ -119,6 +136,37 @@ export interface InFlightAttempt {
   readonly idempotencyKey: string;
 }
 
+export type OperationKind = 'capture' | 'void' | 'reversal';
+
+export interface PendingOperation {
+  readonly kind: OperationKind;
+  readonly transId: string;
+  readonly amountMinor: number;
+  readonly idempotencyKey: string;
+  readonly startedAt: string;
+  readonly actor: string;
+  /** Why a reversal is made (release by an operator, expiry, a late approval). */
+  readonly reason?: string;
+  /** A reversal of an approval that came after the attempt was declined: that attempt. */
+  readonly lateApproval?: WatchedAttempt & { readonly acquirerRef: string };
+}
+
+export interface PendingRefund {
+  readonly amountMinor: number;
+  readonly idempotencyKey: string;
+  readonly startedAt: string;
+  readonly actor: string;
+}
+
+export interface WatchedAttempt {
+  readonly attempt: number;
+  readonly transId: string;
+  readonly idempotencyKey: string;
+  readonly type: 'sale' | '3ds' | 'redirect' | 'recurring';
+  /** Until when the acquirer is asked about it. */
+  readonly until: string;
+}
+
 export interface PendingAction {
   readonly attempt: number;
   readonly transId: string;
@@ -126,6 +174,8 @@ export interface PendingAction {
   readonly url: string;
   readonly idempotencyKey: string;
   readonly acquirerRef: string;
+  /** When the customer was sent to it. */
+  readonly startedAt?: string;
 }
 
 /**

@@ -25,8 +25,8 @@ export const VOID_WINDOW_REASON = 'Void is possible only on the day of the payme
 export const VOID_REFUNDED_REASON = 'A payment with refunds cannot be voided.';
 
 /** Why a settled payment cannot be voided at `now`, or undefined when it can. */
-export function voidBlockedReason(payment: { readonly voidableUntil?: string; readonly refundedMinor?: number }, now: Date): string | undefined {
+export function voidBlockedReason(payment: { readonly voidableUntil?: string; readonly refundedMinor?: number; readonly refundHeldMinor?: number }, now: Date): string | undefined {
   if (!canVoidAt(payment.voidableUntil, now)) return VOID_WINDOW_REASON;
-  if ((payment.refundedMinor ?? 0) > 0) return VOID_REFUNDED_REASON;
+  if ((payment.refundHeldMinor ?? 0) > 0 || (payment.refundedMinor ?? 0) > 0) return VOID_REFUNDED_REASON;
   return undefined;
 }

@@ -6,9 +6,9 @@ import { amountHashFields, operationAmount, ownPayment, validateAmountOperation 
 export const handler = merchantEndpoint({
   validate: validateAmountOperation,
   hashFields: amountHashFields,
-  run: async ({ deps, merchantKey, body }) => {
+  run: async ({ deps, merchantKey, body, requestKey }) => {
     const payment = await ownPayment(deps.store, merchantKey, body.payment_id);
-    const result = await capture(deps, payment, operationAmount(body.amount, payment), `merchant:${merchantKey}`);
+    const result = await capture(deps, payment, operationAmount(body.amount, payment), `merchant:${merchantKey}`, requestKey?.transId);
     return captureResponse(result, deps.clock.now());
   },
 });

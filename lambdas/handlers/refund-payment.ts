@@ -6,5 +6,5 @@ import { refundPayment } from '../use-cases/refund-payment';
 export const handler = merchantEndpoint({
   validate: validateAmountOperation,
   hashFields: amountHashFields,
-  run: ({ deps, merchantKey, body }) => refundPayment(deps, merchantKey, body),
+  run: ({ deps, merchantKey, body, requestKey }) => refundPayment(deps, merchantKey, body, { transId: requestKey?.transId }),
 });

@@ -6,5 +6,5 @@ import { retryPayment } from '../use-cases/retry-payment';
 export const handler = merchantEndpoint({
   validate: validatePaymentId,
   hashFields: paymentIdHashFields,
-  run: ({ deps, merchantKey, body }) => retryPayment(deps, merchantKey, body),
+  run: ({ deps, merchantKey, body, requestKey }) => retryPayment(deps, merchantKey, body, { transId: requestKey?.transId }),
 });

@@ -6,5 +6,5 @@ import { voidPayment } from '../use-cases/void-payment';
 export const handler = merchantEndpoint({
   validate: validatePaymentId,
   hashFields: paymentIdHashFields,
-  run: ({ deps, merchantKey, body }) => voidPayment(deps, merchantKey, body),
+  run: ({ deps, merchantKey, body, requestKey }) => voidPayment(deps, merchantKey, body, { transId: requestKey?.transId }),
 });

@@ -48,8 +48,15 @@ export type AcquirerOutcome =
   /** The acquirer could not say: the payment is left for reconciliation. */
   | { readonly kind: 'unknown'; readonly acquirerRef: string; readonly reason: string };
 
+/** Names one operation at the acquirer: the payment it belongs to and our idempotency key for it. */
+export interface OperationRef {
+  readonly paymentId: string;
+  readonly idempotencyKey: string;
+}
+
 export interface FollowUpRequest {
   readonly idempotencyKey: string;
+  readonly paymentId: string;
   /** The authorization this operation acts on. */
   readonly authorization: { readonly idempotencyKey: string; readonly acquirerRef: string };
   readonly amountMinor: number;
@@ -60,13 +67,33 @@ export type FollowUpOutcome =
   | { readonly kind: 'approved'; readonly acquirerRef: string }
   | { readonly kind: 'declined'; readonly acquirerRef: string; readonly reason: string };
 
+/**
+ * Every call is idempotent on its idempotency key: asking again returns the first answer and never
+ * moves money twice. Keys are compared case-insensitively (they are built from canonical forms).
+ */
 export interface Acquirer {
+  /** sale (capture) or auth (DMS) of a customer-initiated or merchant-initiated payment. */
   authorize(request: AuthorizeRequest): Promise<AcquirerOutcome>;
   /** The result of an authorization after the customer finished the challenge or redirect. */
-  completeAction(idempotencyKey: string): Promise<AcquirerOutcome>;
-  /** What the acquirer knows of an attempt, for reconciliation; undefined = never received. */
-  lookup(idempotencyKey: string): Promise<AcquirerOutcome | undefined>;
+  completeAction(ref: OperationRef): Promise<AcquirerOutcome>;
+  /**
+   * What the acquirer knows of any operation (authorization or follow-up), for reconciliation;
+   * undefined = never received. Reads only.
+   */
+  lookup(ref: OperationRef): Promise<AcquirerOutcome | undefined>;
+  /**
+   * Makes an operation final, for reconciliation: a challenge still pending is closed (its answer is
+   * refused from now on), an operation never received is barred (a late request with this key is
+   * declined). Returns the final answer; `action` or `unknown` when this acquirer cannot close it
+   * (then a late approval is possible and is reversed when it shows up).
+   */
+  close(ref: OperationRef): Promise<AcquirerOutcome>;
   capture(request: FollowUpRequest): Promise<FollowUpOutcome>;
   void(request: FollowUpRequest): Promise<FollowUpOutcome>;
   refund(request: FollowUpRequest): Promise<FollowUpOutcome>;
+  /**
+   * Gives money back in full without a refund: releases an uncaptured authorization (DMS), or
+   * reverses an approval that came after we had declined the attempt.
+   */
+  reverse(request: FollowUpRequest): Promise<FollowUpOutcome>;
 }

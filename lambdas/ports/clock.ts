@@ -1,6 +1,8 @@
 /** Time is injected: domain code never reads the wall clock, tests move it instead of sleeping. */
 export interface Clock {
   now(): Date;
+  /** Waits (a retry's backoff); a test clock only yields, so tests never sleep. */
+  sleep?(ms: number): Promise<void>;
 }
 
 export const systemClock: Clock = { now: () => new Date() };
@@ -19,5 +21,8 @@ export class ManualClock implements Clock {
   }
   advance(ms: number): void {
     this.current += ms;
+  }
+  sleep(): Promise<void> {
+    return new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -1,4 +1,4 @@
-import type { Payment, PaymentStatus, Transaction } from '../domain/payment';
+import type { Payment, PaymentStatus, PendingRefund, Transaction, WatchedAttempt } from '../domain/payment';
 
 /**
  * The business rule a transition depends on. The store turns it into the condition of a single
@@ -16,18 +16,30 @@ export interface TransitionGuard {
   readonly linkOpenAt?: Date;
   /** The void window must still be open at this time. */
   readonly voidableAt?: Date;
-  /** At most this much may have been refunded before (so the new refund fits). */
-  readonly refundedAtMost?: number;
+  /** At most this much may be refunded or held by refunds in flight (so a new refund fits). */
+  readonly refundHeldAtMost?: number;
   /** Exactly this much is refunded now (optimistic check). */
   readonly refundedIs?: number;
-  /** No capture may be claimed already; or the claimed one must be this transaction. */
-  readonly capturing?: 'none' | string;
+  /** No exclusive operation may be in flight; or the one in flight must be this transaction. */
+  readonly operation?: 'none' | string;
+  /** This refund must be in flight. */
+  readonly refundInFlight?: string;
+  /** No refund may be in flight. */
+  readonly noRefundsInFlight?: boolean;
+  /** This closed attempt must still be watched for a late approval. */
+  readonly watching?: number;
 }
 
 /** What a transition changes; history is appended in the same write that changes the status. */
 export interface PaymentChange {
   readonly set: Partial<Omit<Payment, 'paymentId' | 'merchantKey' | 'transactions' | 'createdAt'>> & { readonly updatedAt: string };
-  readonly remove?: readonly ('inFlight' | 'action' | 'reason' | 'capturing' | 'voidableUntil')[];
+  readonly remove?: readonly ('inFlight' | 'action' | 'reason' | 'operation' | 'voidableUntil')[];
+  /** Atomic additions (negative to subtract); an absent attribute counts as 0. */
+  readonly add?: Partial<Record<'refundHeldMinor' | 'refundedMinor', number>>;
+  /** Puts a refund in flight, or takes one out. */
+  readonly refund?: { readonly put: [string, PendingRefund] } | { readonly delete: string };
+  /** Starts or stops watching a closed attempt for a late approval. */
+  readonly watch?: { readonly put: WatchedAttempt } | { readonly delete: number };
   readonly append?: readonly Transaction[];
   /** Puts the payment in a work queue (sparse index) or takes it out (null). */
   readonly queue?: { readonly name: string; readonly dueAt: string } | null;

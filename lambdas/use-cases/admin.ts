@@ -10,7 +10,7 @@ import type { Ids } from '../ports/ids';
 import type { Merchant, MerchantDirectory, MerchantSecrets, MerchantSettings } from '../ports/merchants';
 import type { AuditEntry, AuditLog } from '../ports/operators';
 import type { PaymentStore } from '../ports/payments';
-import { capture, release, type CaptureResult } from './capture-payment';
+import { CAPTURE_IN_PROGRESS_REASON, capture, release, type CaptureResult } from './capture-payment';
 import { QUEUES } from './record-outcome';
 import { refundPayment, refundableMinor } from './refund-payment';
 import { voidPayment } from './void-payment';
@@ -34,9 +34,9 @@ export type PaymentAction = 'capture' | 'release' | 'void' | 'refund';
 /** What an operator may do with a payment now (the portal shows these buttons only). */
 export function allowedActions(p: Payment, now: Date): PaymentAction[] {
   const actions: PaymentAction[] = [];
-  if (!refusalOf('capture', p) && !p.capturing) actions.push('capture', 'release');
-  if (!refusalOf('void', p) && !voidBlockedReason(p, now)) actions.push('void');
-  if (!refusalOf('refund', p) && (p.refundedMinor ?? 0) < refundableMinor(p)) actions.push('refund');
+  if (!refusalOf('capture', p) && !p.operation) actions.push('capture', 'release');
+  if (!refusalOf('void', p) && !voidBlockedReason(p, now) && !p.operation) actions.push('void');
+  if (!refusalOf('refund', p) && !p.operation && (p.refundHeldMinor ?? p.refundedMinor ?? 0) < refundableMinor(p)) actions.push('refund');
   return actions;
 }
 
@@ -59,7 +59,7 @@ export function paymentSummary(p: Payment, now: Date) {
     captured_amount: p.capturedMinor !== undefined ? formatMinor(p.capturedMinor, p.order.currency) : undefined,
     refunded_amount: p.refundedMinor ? formatMinor(p.refundedMinor, p.order.currency) : undefined,
     voidable_until: p.voidableUntil,
-    capturing: p.capturing ? { by: p.capturing.actor, since: p.capturing.startedAt } : undefined,
+    capturing: p.operation?.kind === 'capture' ? { by: p.operation.actor, since: p.operation.startedAt } : undefined,
     actions: allowedActions(p, now),
   };
 }
@@ -198,20 +198,27 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
         const result: CaptureResult = await capture(deps, before, actionAmount(amount, before), `operator:${actor}`);
         if (result.kind === 'declined') [outcome, message] = ['failed', result.reason];
         if (result.kind === 'taken') [outcome, message] = ['refused', 'Someone else captured or released this payment first.'];
+        if (result.kind === 'in-progress') message = CAPTURE_IN_PROGRESS_REASON;
         break;
       }
       case 'release': {
         const result = await release(deps, before, `operator:${actor}`);
         if (result.kind === 'taken') [outcome, message] = ['refused', 'Someone else captured or released this payment first.'];
+        if (result.kind === 'declined') [outcome, message] = ['failed', result.reason];
         break;
       }
       case 'void': {
-        const result = await voidPayment(deps, before.merchantKey, { payment_id: paymentId });
+        const result = await voidPayment(deps, before.merchantKey, { payment_id: paymentId }, { actor: `operator:${actor}` });
         if (result.status === 'FAIL') [outcome, message] = ['failed', result.reason];
         break;
       }
       case 'refund':
-        await refundPayment(deps, before.merchantKey, { payment_id: paymentId, amount: amount && amount !== '' ? amount : formatMinor(refundableMinor(before) - (before.refundedMinor ?? 0), before.order.currency) });
+        await refundPayment(
+          deps,
+          before.merchantKey,
+          { payment_id: paymentId, amount: amount && amount !== '' ? amount : formatMinor(refundableMinor(before) - (before.refundHeldMinor ?? before.refundedMinor ?? 0), before.order.currency) },
+          { actor: `operator:${actor}` },
+        );
         break;
     }
   } catch (e) {

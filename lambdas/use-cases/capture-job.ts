@@ -4,23 +4,21 @@ import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import type { MerchantDirectory } from '../ports/merchants';
 import { TransitionRejected, type PaymentStore } from '../ports/payments';
-import { STALE_CLAIM_MS, capture, finishCapture, release } from './capture-payment';
+import { capture, release } from './capture-payment';
+import { STALE_OPERATION_MS, type MoneyDeps } from './money-operations';
 import { merchantOf } from './checkout';
 import { QUEUES, nextCaptureEvent } from './record-outcome';
 import { drainDue, type QueueReport } from './work-queue';
 
 /** Payments per run: bounded, so a run fits its Lambda timeout. */
 export const CAPTURE_BATCH = 50;
-export { STALE_CLAIM_MS };
+/** A capture claimed longer ago than this was interrupted: the reconciler finishes it. */
+export const STALE_CLAIM_MS = STALE_OPERATION_MS;
 export const EXPIRED_REASON = 'Authorization expired without capture.';
 export const AUTO_CAPTURE_ACTOR = 'system:auto-capture';
 
-export interface CaptureJobDeps {
-  readonly store: PaymentStore;
+export interface CaptureJobDeps extends MoneyDeps {
   readonly merchants: MerchantDirectory;
-  readonly acquirer: Acquirer;
-  readonly clock: Clock;
-  readonly ids: Ids;
 }
 
 export type CaptureJobReport = QueueReport<'captured' | 'declined' | 'released' | 'skipped'>;
@@ -42,11 +40,8 @@ async function handleDue(deps: CaptureJobDeps, payment: Payment, now: Date): Pro
     await leaveQueue(deps, payment, at);
     return 'skipped';
   }
-  if (payment.capturing) {
-    if (now.getTime() - Date.parse(payment.capturing.startedAt) < STALE_CLAIM_MS) return 'skipped';
-    const result = await finishCapture(deps, payment, payment.capturing);
-    return result.kind === 'captured' ? 'captured' : result.kind === 'declined' ? 'declined' : 'skipped';
-  }
+  // A capture or release in flight is the reconciler's until it is answered.
+  if (payment.operation) return 'skipped';
   const expiresAt = payment.authorizationExpiresAt ? new Date(payment.authorizationExpiresAt) : undefined;
   if (expiresAt && expiresAt <= now) {
     const result = await release(deps, payment, 'system:authorization-expiry', EXPIRED_REASON);
@@ -69,7 +64,7 @@ async function handleDue(deps: CaptureJobDeps, payment: Payment, now: Date): Pro
 
 async function requeue(deps: CaptureJobDeps, payment: Payment, dueAt: Date, at: string): Promise<void> {
   try {
-    await deps.store.transition(payment.paymentId, { statusIn: ['pending'], capturing: 'none' }, { set: { updatedAt: at }, queue: { name: QUEUES.capture, dueAt: dueAt.toISOString() } });
+    await deps.store.transition(payment.paymentId, { statusIn: ['pending'], operation: 'none' }, { set: { updatedAt: at }, queue: { name: QUEUES.capture, dueAt: dueAt.toISOString() } });
   } catch (e) {
     if (!(e instanceof TransitionRejected)) throw e;
   }
@@ -77,7 +72,8 @@ async function requeue(deps: CaptureJobDeps, payment: Payment, dueAt: Date, at: 
 
 async function leaveQueue(deps: CaptureJobDeps, payment: Payment, at: string): Promise<void> {
   try {
-    await deps.store.transition(payment.paymentId, { statusIn: [payment.status] }, { set: { updatedAt: at }, queue: null });
+    // Only when nothing is in flight: an intent keeps its place in the reconcile queue.
+    await deps.store.transition(payment.paymentId, { statusIn: [payment.status], operation: 'none', noRefundsInFlight: true, inFlight: 'none' }, { set: { updatedAt: at }, queue: null });
   } catch (e) {
     if (!(e instanceof TransitionRejected)) throw e;
   }

@@ -1,19 +1,10 @@
 import { ApiError } from '../domain/errors';
-import { protocolDate, type Payment } from '../domain/payment';
+import { protocolDate, type Payment, type PendingOperation } from '../domain/payment';
 import { refusalOf, TRANSITIONS } from '../domain/state-machine';
-import { voidWindowEndsAt } from '../domain/void-window';
-import type { Acquirer } from '../ports/acquirer';
-import type { Clock } from '../ports/clock';
-import type { Ids } from '../ports/ids';
-import { TransitionRejected, type PaymentStore } from '../ports/payments';
-import { QUEUES } from './record-outcome';
+import { TransitionRejected } from '../ports/payments';
+import { completeOperation, operationKey, startOperation, type MoneyDeps } from './money-operations';
 
-export interface CaptureDeps {
-  readonly store: PaymentStore;
-  readonly acquirer: Acquirer;
-  readonly clock: Clock;
-  readonly ids: Ids;
-}
+export type CaptureDeps = MoneyDeps;
 
 export interface CaptureResponse {
   payment_id: string;
@@ -23,108 +14,76 @@ export interface CaptureResponse {
   reason?: string;
 }
 
-/** A capture claimed longer ago than this was interrupted (a crash, a timeout): the capture job finishes it. */
-export const STALE_CLAIM_MS = 5 * 60_000;
-
 export type CaptureResult =
   | { readonly kind: 'captured'; readonly payment: Payment }
   | { readonly kind: 'declined'; readonly payment: Payment; readonly reason: string }
+  /** Sent, but the acquirer's answer is not known yet: the reconciler finishes it. */
+  | { readonly kind: 'in-progress'; readonly payment: Payment }
   /** Someone else (the job, an operator, another request) captured or released it first. */
   | { readonly kind: 'taken'; readonly payment: Payment };
 
+export const CAPTURE_IN_PROGRESS_REASON = 'The capture is being processed; its outcome follows in the payment status and the callback.';
+
 /**
  * Captures an authorization, fully or once partially (amount ≤ authorized). Whoever asks — the
- * API, an operator, the capture job — claims the capture with a conditional write first, so two
- * at the same moment can never both capture; the acquirer's answer is recorded with a second
- * write guarded by that claim. A declined capture leaves the payment pending.
+ * API, an operator, the capture job — records the intent with a conditional write first (pending,
+ * nothing else in flight), so two at the same moment can never both capture; the acquirer's answer
+ * is recorded with a second write guarded by that intent. A declined capture leaves it pending.
  */
-export async function capture(deps: CaptureDeps, payment: Payment, amountMinor: number, actor: string): Promise<CaptureResult> {
+export async function capture(deps: CaptureDeps, payment: Payment, amountMinor: number, actor: string, transId?: string): Promise<CaptureResult> {
+  if (transId) {
+    const replayed = replayOf(payment, transId);
+    if (replayed) return replayed;
+  }
   const refusal = refusalOf('capture', payment);
   if (refusal) throw new ApiError(refusal);
   if (amountMinor > payment.order.amountMinor) throw new ApiError('CAPTURE_AMOUNT_TOO_BIG');
   if (amountMinor <= 0) throw new ApiError('CAPTURE_AMOUNT_TOO_BIG');
   if (!payment.authorization) throw new Error(`payment ${payment.paymentId} has no authorization`);
-  const transId = deps.ids.transId();
-  const now = deps.clock.now();
-  const started = now.toISOString();
-  try {
-    await deps.store.transition(payment.paymentId, { statusIn: TRANSITIONS.capture.from, capturing: 'none' }, {
-      set: { capturing: { transId, amountMinor, startedAt: started, actor }, updatedAt: started },
-      // Should this capture never be finished, the job looks at it as soon as the claim is stale,
-      // not at the authorization's next event (its expiry, days away, when capture is manual).
-      queue: { name: QUEUES.capture, dueAt: new Date(now.getTime() + STALE_CLAIM_MS).toISOString() },
-    });
-  } catch (e) {
-    if (!(e instanceof TransitionRejected)) throw e;
-    return { kind: 'taken', payment: (await deps.store.findPayment(payment.paymentId)) ?? payment };
-  }
-  return finishCapture(deps, payment, { transId, amountMinor, actor });
-}
-
-/** Asks the acquirer for a claimed capture and records the answer (also used to finish a stale claim). */
-export async function finishCapture(deps: CaptureDeps, payment: Payment, claim: { transId: string; amountMinor: number; actor: string }): Promise<CaptureResult> {
-  const outcome = await deps.acquirer.capture({
-    idempotencyKey: `${payment.paymentId}.capture.${claim.transId}`,
-    authorization: payment.authorization ?? { idempotencyKey: '', acquirerRef: '' },
-    amountMinor: claim.amountMinor,
-    currency: payment.order.currency,
-  });
-  const now = deps.clock.now();
-  const at = now.toISOString();
-  const tx = {
-    transId: claim.transId,
-    type: 'capture' as const,
-    status: outcome.kind === 'approved' ? ('success' as const) : ('fail' as const),
-    amountMinor: claim.amountMinor,
-    at,
-    acquirerRef: outcome.acquirerRef,
-    actor: claim.actor,
-    ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}),
-  };
-  try {
-    if (outcome.kind === 'approved') {
-      const voidableUntil = voidWindowEndsAt(now);
-      const next = await deps.store.transition(payment.paymentId, { capturing: claim.transId, statusIn: TRANSITIONS.capture.from }, {
-        set: { status: 'settled', capturedMinor: claim.amountMinor, updatedAt: at, ...(voidableUntil ? { voidableUntil: voidableUntil.toISOString() } : {}) },
-        remove: ['capturing', 'reason'],
-        append: [tx],
-        queue: null,
-      });
-      return { kind: 'captured', payment: next };
-    }
-    const next = await deps.store.transition(payment.paymentId, { capturing: claim.transId }, {
-      // A claimed capture keeps the payment pending (release needs no claim), so this is its status.
-      set: { status: 'pending', reason: outcome.reason, updatedAt: at },
-      remove: ['capturing'],
-      append: [tx],
-      // A declined capture is not retried automatically: it waits for an operator or its expiry.
-      queue: payment.authorizationExpiresAt ? { name: QUEUES.capture, dueAt: payment.authorizationExpiresAt } : null,
-    });
-    return { kind: 'declined', payment: next, reason: outcome.reason };
-  } catch (e) {
-    if (!(e instanceof TransitionRejected)) throw e;
-    return { kind: 'taken', payment: (await deps.store.findPayment(payment.paymentId)) ?? payment };
-  }
+  const id = transId ?? deps.ids.transId();
+  const op: PendingOperation = { kind: 'capture', transId: id, amountMinor, idempotencyKey: operationKey(payment.paymentId, 'capture', id), startedAt: deps.clock.now().toISOString(), actor };
+  return runExclusive(deps, payment, op, TRANSITIONS.capture.from, transId);
 }
 
 export const RELEASE_REASON = 'Authorization released.';
 
-/** Gives an authorization back (status reversal): by an operator, or by the job when it expires. */
+/** Gives an authorization back (status reversal) at the acquirer: by an operator, or by the job when it expires. */
 export async function release(deps: CaptureDeps, payment: Payment, actor: string, reason = RELEASE_REASON): Promise<CaptureResult> {
   const refusal = refusalOf('release', payment);
   if (refusal) throw new ApiError(refusal);
-  const at = deps.clock.now().toISOString();
+  const id = deps.ids.transId();
+  const op: PendingOperation = {
+    kind: 'reversal',
+    transId: id,
+    amountMinor: payment.order.amountMinor,
+    idempotencyKey: operationKey(payment.paymentId, 'reversal', id),
+    startedAt: deps.clock.now().toISOString(),
+    actor,
+    reason,
+  };
+  return runExclusive(deps, payment, op, TRANSITIONS.release.from);
+}
+
+async function runExclusive(deps: CaptureDeps, payment: Payment, op: PendingOperation, from: readonly Payment['status'][], replayId?: string): Promise<CaptureResult> {
+  let started: Payment;
   try {
-    const next = await deps.store.transition(payment.paymentId, { statusIn: TRANSITIONS.release.from, capturing: 'none' }, {
-      set: { status: 'reversal', reason, updatedAt: at },
-      append: [{ transId: deps.ids.transId(), type: 'reversal', status: 'success', amountMinor: payment.order.amountMinor, at, actor, reason }],
-      queue: null,
-    });
-    return { kind: 'captured', payment: next };
+    started = await startOperation(deps, payment, op, { statusIn: from });
   } catch (e) {
     if (!(e instanceof TransitionRejected)) throw e;
-    return { kind: 'taken', payment: (await deps.store.findPayment(payment.paymentId)) ?? payment };
+    const current = (await deps.store.findPayment(payment.paymentId)) ?? payment;
+    return (replayId && replayOf(current, replayId)) || { kind: 'taken', payment: current };
   }
+  const { outcome, recorded } = await completeOperation(deps, started, op);
+  const latest = recorded.kind === 'recorded' ? recorded.payment : started;
+  if (!outcome) return { kind: 'in-progress', payment: latest };
+  return outcome.kind === 'approved' ? { kind: 'captured', payment: latest } : { kind: 'declined', payment: latest, reason: outcome.reason };
+}
+
+function replayOf(p: Payment, transId: string): CaptureResult | undefined {
+  const tx = p.transactions.find((t) => t.transId === transId);
+  if (tx) return tx.status === 'success' ? { kind: 'captured', payment: p } : { kind: 'declined', payment: p, reason: tx.reason ?? '' };
+  if (p.operation?.transId === transId) return { kind: 'in-progress', payment: p };
+  return undefined;
 }
 
 /**
@@ -133,13 +92,17 @@ export async function release(deps: CaptureDeps, payment: Payment, actor: string
  * capture succeeds would tell the merchant the opposite of what happened.
  */
 export function captureResponse(result: CaptureResult, now: Date): CaptureResponse {
-  if (result.kind === 'taken') throw new ApiError('CAPTURE_NOT_PENDING');
+  if (result.kind === 'taken') {
+    const other = result.payment.operation;
+    throw new ApiError(result.payment.status === 'pending' && other && other.kind !== 'capture' ? 'OPERATION_IN_PROGRESS' : 'CAPTURE_NOT_PENDING');
+  }
   const p = result.payment;
+  const captured = result.kind === 'captured';
   return {
     payment_id: p.paymentId,
-    status: p.status,
-    trans_status: result.kind === 'captured' ? 'SUCCESS' : 'FAIL',
+    status: captured ? 'settled' : 'pending',
+    trans_status: captured ? 'SUCCESS' : 'FAIL',
     date: protocolDate(now.toISOString()),
-    ...(result.kind === 'declined' ? { reason: result.reason } : {}),
+    ...(result.kind === 'declined' ? { reason: result.reason } : result.kind === 'in-progress' ? { reason: CAPTURE_IN_PROGRESS_REASON } : {}),
   };
 }

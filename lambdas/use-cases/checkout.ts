@@ -4,7 +4,7 @@ import { expired, summarize, validateCard, type CardField, type CardInput, type 
 import { isCountryCode, isEmail } from '../domain/contact';
 import { signFields } from '../domain/hash';
 import { hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
-import type { Acquirer, AcquirerOutcome, BrowserInfo } from '../ports/acquirer';
+import type { Acquirer, AcquirerOutcome, AuthorizeRequest, BrowserInfo } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets } from '../ports/merchants';
@@ -186,7 +186,8 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
   try {
     claimed = await deps.store.transition(
       payment.paymentId,
-      { statusIn: ['prepare', 'decline'], attemptIs: payment.attempt ?? 0, inFlight: 'none', linkOpenAt: now },
+      // No reversal of an earlier attempt's late approval may be in flight (it re-files the payment).
+      { statusIn: ['prepare', 'decline'], attemptIs: payment.attempt ?? 0, inFlight: 'none', linkOpenAt: now, operation: 'none' },
       {
         set: {
           status: 'prepare',
@@ -210,7 +211,7 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
     return again ? viewOf(again.payment, again.merchant, deps.clock.now()) : { kind: 'not-found' };
   }
 
-  const outcome = await deps.acquirer.authorize({
+  const outcome = await authorizeOrUnknown(deps.acquirer, {
     idempotencyKey,
     paymentId: payment.paymentId,
     amountMinor: payment.order.amountMinor,
@@ -228,6 +229,18 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
   return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey }, outcome, 'sale');
 }
 
+/**
+ * The acquirer's answer to an authorization; a call that failed without one (timeout, network) is
+ * an unknown outcome: the attempt stays in flight and the reconciler asks by its key.
+ */
+export async function authorizeOrUnknown(acquirer: Acquirer, request: AuthorizeRequest): Promise<AcquirerOutcome> {
+  try {
+    return await acquirer.authorize(request);
+  } catch {
+    return { kind: 'unknown', acquirerRef: '', reason: 'The acquirer did not answer.' };
+  }
+}
+
 /** GET /auth/{token}/complete: the customer is back from the challenge or redirect. */
 export async function completeAction(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
   const found = await load(deps, token);
@@ -237,7 +250,9 @@ export async function completeAction(deps: CheckoutDeps, token: string): Promise
   if (!action || (payment.status !== '3ds' && payment.status !== 'redirect')) {
     return viewOf(payment, merchant, deps.clock.now());
   }
-  const outcome = await deps.acquirer.completeAction(action.idempotencyKey);
+  const outcome = await deps.acquirer.completeAction({ paymentId: payment.paymentId, idempotencyKey: action.idempotencyKey }).catch(
+    (): AcquirerOutcome => ({ kind: 'unknown', acquirerRef: action.acquirerRef, reason: 'The acquirer did not answer.' }),
+  );
   if (outcome.kind === 'action') return { kind: 'navigate', url: outcome.url, why: 'action' };
   return settleAttempt(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey }, outcome, action.flow);
 }
@@ -256,6 +271,8 @@ export async function settleAttempt(
 ): Promise<CheckoutResult> {
   if (outcome.kind === 'unknown') return navigateError(payment, merchant);
   const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, type);
+  // Not written yet (an outage): the reconciler records it; the customer sees "processing".
+  if (recorded.kind === 'deferred') return { kind: 'processing', payment, merchant };
   if (recorded.kind === 'lost') {
     const current = await deps.store.findPayment(payment.paymentId);
     return current && hasLink(current) ? afterSettlement(deps, current, merchant) : { kind: 'not-found' };

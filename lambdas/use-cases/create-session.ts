@@ -3,7 +3,9 @@ import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
 import { isKnownCurrency, parseAmount } from '../domain/money';
-import { encodeLinkToken, hashLinkSecret } from '../domain/checkout-link';
+import { encodeLinkToken, hashLinkSecret, linkSecretMatches } from '../domain/checkout-link';
+import { createHmac } from 'node:crypto';
+import type { MerchantSecrets } from '../ports/merchants';
 import type { Checkout, Payment, SavedCard } from '../domain/payment';
 import { expired } from '../domain/card';
 import type { TokenVault } from '../ports/tokens';
@@ -186,14 +188,15 @@ export async function createSession(
   deps: CreateSessionDeps,
   merchantKey: string,
   r: CreateSessionRequest,
+  replayable?: ReplayableLink,
 ): Promise<CreateSessionResult> {
   const amount = parseAmount(r.order.amount, r.order.currency);
   if (typeof amount === 'string') throw new Error('amount must be validated before createSession');
   const now = deps.clock.now();
   const lifetimeMinutes = r.session_expiry ?? DEFAULT_SESSION_MINUTES;
   const createdAt = now.toISOString();
-  const paymentId = deps.ids.paymentId();
-  const secret = deps.ids.linkSecret();
+  const paymentId = replayable?.paymentId ?? deps.ids.paymentId();
+  const secret = replayable?.secret ?? deps.ids.linkSecret();
   const recurringInit = r.recurring_init === true;
   const cardTokens = r.card_token?.length ? r.card_token : undefined;
   const savedCards = cardTokens ? await savedCardsOf(deps.tokens, merchantKey, cardTokens, now) : undefined;
@@ -236,6 +239,29 @@ export async function createSession(
     ...(recurringInit ? { recurringInit, scheduleId: r.schedule_id } : {}),
     ...(r.custom_data ? { customData: r.custom_data } : {}),
   };
-  await deps.store.createPayment(payment);
+  try {
+    await deps.store.createPayment(payment);
+  } catch (e) {
+    if (!replayable || (e as Error).name !== 'ConditionalCheckFailedException') throw e;
+    // The same Idempotency-Key and body again: the same link, if it is still the one first made.
+    const first = await deps.store.findPayment(paymentId);
+    if (!first?.checkout || !linkSecretMatches(secret, first.checkout.secretHash)) throw new ApiError('DUPLICATE_REQUEST');
+  }
   return { linkToken: encodeLinkToken(paymentId, secret), paymentId };
+}
+
+/** The payment id and link secret of a session created under an Idempotency-Key: the same every run. */
+export interface ReplayableLink {
+  readonly paymentId: string;
+  readonly secret: Buffer;
+}
+
+/**
+ * Derived from the request's transaction id and the merchant's password (which never leaves
+ * Secrets Manager), so a replay rebuilds the same link while only the secret's hash is stored.
+ */
+export async function replayableLink(deps: { readonly secrets: MerchantSecrets }, merchantKey: string, transId: string): Promise<ReplayableLink | undefined> {
+  const password = await deps.secrets.passwordOf(merchantKey);
+  if (!password) return undefined;
+  return { paymentId: transId, secret: createHmac('sha256', password).update(`checkout-link\n${transId}`).digest().subarray(0, 18) };
 }

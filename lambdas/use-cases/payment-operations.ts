@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ApiError, invalidRequest } from '../domain/errors';
-import { parseAmount } from '../domain/money';
+import { parseAmount, signedAmountRenderings } from '../domain/money';
 import type { Payment } from '../domain/payment';
 import { RULE, fieldErrorsFrom, text } from '../domain/validation';
 import type { PaymentStore } from '../ports/payments';
@@ -35,11 +35,9 @@ export function validateAmountOperation(body: unknown): AmountOperationRequest {
 
 export const paymentIdHashFields = (r: PaymentIdRequest): string[][] => [[r.payment_id]];
 
-/** payment_id + amount; a JSON number amount is also accepted as written with 0-3 decimals. */
+/** payment_id + amount, as signed: a JSON number in its own form or a currency's format of the same value. */
 export function amountHashFields(r: AmountOperationRequest): string[][] {
-  const amount = r.amount;
-  const literals = typeof amount === 'number' ? [...new Set([String(amount), ...[0, 1, 2, 3].map((d) => amount.toFixed(d))])] : [amount];
-  return literals.map((a) => [r.payment_id, a]);
+  return signedAmountRenderings(r.amount).map((a) => [r.payment_id, a]);
 }
 
 /** The merchant's own payment, or 208001 (also for another merchant's payment). */

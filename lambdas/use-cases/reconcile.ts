@@ -1,14 +1,29 @@
-import type { Payment } from '../domain/payment';
-import type { Acquirer } from '../ports/acquirer';
+import type { Payment, PendingOperation, WatchedAttempt } from '../domain/payment';
+import type { Acquirer, AcquirerOutcome, OperationRef } from '../ports/acquirer';
 import type { MerchantDirectory } from '../ports/merchants';
 import { TransitionRejected } from '../ports/payments';
 import { merchantOf } from './checkout';
-import { QUEUES, recordOutcome, type RecordDeps } from './record-outcome';
+import {
+  INTERRUPTED_OPERATION_REASON,
+  LATE_APPROVAL_CHECK_MS,
+  STALE_OPERATION_MS,
+  askAcquirer,
+  followUpRequest,
+  operationKey,
+  recordOperation,
+  recordRefund,
+  restingQueue,
+  sendOperation,
+  startOperation,
+} from './money-operations';
+import { ACTION_TIMEOUT_MS, QUEUES, RECONCILE_AFTER_MS, recordOutcome, type RecordDeps } from './record-outcome';
 import { drainDue, type QueueReport } from './work-queue';
 
 /** At most this many payments per run: a run stays well inside one Lambda timeout. */
 export const RECONCILE_BATCH = 25;
 const RETRY_LATER_MS = 5 * 60_000;
+/** How long a closed attempt the acquirer could not make final is watched for a late approval. */
+export const LATE_APPROVAL_WATCH_MS = 24 * 3600_000;
 export const INTERRUPTED_REASON = 'The payment attempt was interrupted before the acquirer received it.';
 export const ABANDONED_REASON = 'The customer did not complete the confirmation.';
 
@@ -17,66 +32,179 @@ export interface ReconcileDeps extends RecordDeps {
   readonly merchants: MerchantDirectory;
 }
 
-export type ReconcileReport = QueueReport<'settled' | 'released' | 'postponed'>;
+export type ReconcileOutcome = 'settled' | 'released' | 'reversed' | 'postponed';
+export type ReconcileReport = QueueReport<ReconcileOutcome>;
 
 /**
- * Settles attempts left without an answer (a crash between the acquirer call and our write, an
- * acquirer timeout, a customer who left a 3-D Secure challenge): asks the acquirer by idempotency
- * key and records its answer with the same guarded write the page uses, so a late page request and
- * this job can never both record it.
+ * Finishes whatever was left in flight on a payment — an attempt without an answer (crash, timeout),
+ * a challenge the customer left, a capture, void, reversal or refund whose answer was never
+ * recorded — by asking the acquirer by the operation's idempotency key and recording the answer
+ * with the same guarded write the request would have used, so a late request and this job can never
+ * both record it. An operation the acquirer never received is closed there first (so it can never
+ * happen later) and then released here. Closed attempts the acquirer could not close are watched,
+ * and an approval that shows up for one of them is reversed.
  */
 export function reconcileDue(deps: ReconcileDeps, limit = RECONCILE_BATCH): Promise<ReconcileReport> {
-  return drainDue(deps, QUEUES.reconcile, limit, ['settled', 'released', 'postponed'], (payment, now) => reconcileOne(deps, payment, now));
+  return drainDue(deps, QUEUES.reconcile, limit, ['settled', 'released', 'reversed', 'postponed'], (payment, now) => reconcilePayment(deps, payment, now));
 }
 
-async function reconcileOne(deps: ReconcileDeps, payment: Payment, now: Date): Promise<'settled' | 'released' | 'postponed'> {
+const isFinal = (o: AcquirerOutcome | undefined): o is Extract<AcquirerOutcome, { kind: 'approved' | 'declined' }> => o?.kind === 'approved' || o?.kind === 'declined';
+const due = (since: string | undefined, afterMs: number, now: Date) => since === undefined || Date.parse(since) + afterMs <= now.getTime();
+const refOf = (paymentId: string, idempotencyKey: string): OperationRef => ({ paymentId, idempotencyKey });
+
+/** What the acquirer says of an operation, made final when it never received it. */
+async function finalAnswer(acquirer: Acquirer, ref: OperationRef): Promise<AcquirerOutcome | undefined> {
+  const seen = await askAcquirer(() => acquirer.lookup(ref) as Promise<never>);
+  if (isFinal(seen)) return seen;
+  return askAcquirer(() => acquirer.close(ref) as Promise<never>);
+}
+
+export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
+  const results: ReconcileOutcome[] = [];
+  const step = async (run: () => Promise<ReconcileOutcome>) => {
+    try {
+      results.push(await run());
+    } catch (e) {
+      if (!(e instanceof TransitionRejected)) throw e;
+      results.push('postponed');
+    }
+  };
+  if (payment.inFlight && due(payment.inFlight.startedAt, RECONCILE_AFTER_MS, now)) await step(() => settleAttempt(deps, payment, now));
+  else if (payment.action && (payment.status === '3ds' || payment.status === 'redirect') && due(payment.action.startedAt, ACTION_TIMEOUT_MS, now)) {
+    await step(() => settleAction(deps, payment, now));
+  }
+  if (payment.operation && due(payment.operation.startedAt, STALE_OPERATION_MS, now)) await step(() => settleOperation(deps, payment, payment.operation as PendingOperation));
+  for (const [transId, refund] of Object.entries(payment.refunds ?? {})) {
+    if (due(refund.startedAt, STALE_OPERATION_MS, now)) await step(() => settleRefund(deps, payment, transId));
+  }
+  for (const watched of Object.values(payment.watching ?? {})) await step(() => checkLateApproval(deps, payment, watched, now));
+  await requeue(deps, payment.paymentId, now);
+  if (results.includes('reversed')) return 'reversed';
+  if (results.includes('postponed')) return 'postponed';
+  return results.includes('settled') ? 'settled' : 'released';
+}
+
+async function settleAttempt(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
+  const attempt = payment.inFlight;
+  if (!attempt) return 'released';
+  const type = payment.checkout ? 'sale' : 'recurring';
+  const outcome = await finalAnswer(deps.acquirer, refOf(payment.paymentId, attempt.idempotencyKey));
+  if (outcome && outcome.kind !== 'unknown') {
+    const reason = outcome.kind === 'declined' && !outcome.acquirerRef ? INTERRUPTED_REASON : undefined;
+    const recorded = await recordOutcome(deps, payment, await merchantOf(deps, payment), attempt, reason && outcome.kind === 'declined' ? { ...outcome, reason } : outcome, type);
+    return recorded.kind === 'recorded' ? 'settled' : 'postponed';
+  }
+  if (!outcome && !due(attempt.startedAt, RECONCILE_AFTER_MS + RETRY_LATER_MS, now)) return 'postponed';
+  // The acquirer cannot say and cannot close it: decline it here and watch for a late approval.
+  await declineLocally(deps, payment, { attempt: attempt.attempt, transId: attempt.transId, idempotencyKey: attempt.idempotencyKey, type }, INTERRUPTED_REASON, now, 'inFlight');
+  return 'released';
+}
+
+async function settleAction(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
+  const action = payment.action;
+  if (!action) return 'released';
+  const ref = refOf(payment.paymentId, action.idempotencyKey);
   const merchant = await merchantOf(deps, payment);
+  const answer = await askAcquirer(() => deps.acquirer.completeAction(ref) as Promise<never>) as AcquirerOutcome | undefined;
+  if (!isFinal(answer) && payment.checkout && Date.parse(payment.checkout.expiresAt) > now.getTime()) return 'postponed';
+  // The customer left (or the link expired): close the challenge at the acquirer so it cannot be
+  // answered any more; an answer given just before wins.
+  const outcome = isFinal(answer) ? answer : await askAcquirer(() => deps.acquirer.close(ref) as Promise<never>) as AcquirerOutcome | undefined;
+  if (isFinal(outcome)) {
+    const recorded = await recordOutcome(deps, payment, merchant, action, outcome.kind === 'declined' && !isFinal(answer) ? { ...outcome, reason: ABANDONED_REASON } : outcome, action.flow);
+    return recorded.kind === 'recorded' ? 'settled' : 'postponed';
+  }
+  if (!outcome) return 'postponed';
+  await declineLocally(deps, payment, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey, type: action.flow }, ABANDONED_REASON, now, 'action', action.acquirerRef);
+  return 'released';
+}
+
+/** Declines an attempt the acquirer could not make final, and starts watching it for a late approval. */
+async function declineLocally(
+  deps: ReconcileDeps,
+  payment: Payment,
+  attempt: Omit<WatchedAttempt, 'until'>,
+  reason: string,
+  now: Date,
+  from: 'inFlight' | 'action',
+  acquirerRef?: string,
+): Promise<void> {
   const at = now.toISOString();
-  const later = { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + RETRY_LATER_MS).toISOString() };
-  try {
-    if (payment.inFlight) {
-      const attempt = payment.inFlight;
-      const outcome = await deps.acquirer.lookup(attempt.idempotencyKey);
-      if (!outcome) {
-        await deps.store.transition(payment.paymentId, { inFlight: attempt.attempt }, {
-          set: { status: 'decline', reason: INTERRUPTED_REASON, updatedAt: at },
-          remove: ['inFlight'],
-          append: [{ transId: attempt.transId, type: payment.checkout ? 'sale' : 'recurring', status: 'fail', amountMinor: payment.order.amountMinor, at, reason: INTERRUPTED_REASON }],
-          queue: null,
-        });
-        return 'released';
-      }
-      if (outcome.kind === 'unknown') {
-        await deps.store.transition(payment.paymentId, { inFlight: attempt.attempt }, { set: { updatedAt: at }, queue: later });
-        return 'postponed';
-      }
-      const recorded = await recordOutcome(deps, payment, merchant, attempt, outcome, payment.checkout ? 'sale' : 'recurring');
-      return recorded.kind === 'recorded' ? 'settled' : 'postponed';
-    }
-    if (payment.action && (payment.status === '3ds' || payment.status === 'redirect')) {
-      const action = payment.action;
-      const outcome = await deps.acquirer.completeAction(action.idempotencyKey);
-      if (outcome.kind === 'action' || outcome.kind === 'unknown') {
-        if (payment.checkout && Date.parse(payment.checkout.expiresAt) > now.getTime()) {
-          await deps.store.transition(payment.paymentId, { actionAttempt: action.attempt, statusIn: [payment.status] }, { set: { updatedAt: at }, queue: later });
-          return 'postponed';
-        }
-        await deps.store.transition(payment.paymentId, { actionAttempt: action.attempt, statusIn: [payment.status] }, {
-          set: { status: 'decline', reason: ABANDONED_REASON, declines: (payment.declines ?? 0) + 1, updatedAt: at },
-          remove: ['action'],
-          append: [{ transId: action.transId, type: action.flow, status: 'fail', amountMinor: payment.order.amountMinor, at, reason: ABANDONED_REASON, acquirerRef: action.acquirerRef }],
-          queue: null,
-        });
-        return 'released';
-      }
-      const recorded = await recordOutcome(deps, payment, merchant, action, outcome, action.flow);
-      return recorded.kind === 'recorded' ? 'settled' : 'postponed';
-    }
-    // Nothing pending any more (the page finished first): just leave the queue.
-    await deps.store.transition(payment.paymentId, { inFlight: 'none' }, { set: { updatedAt: payment.updatedAt }, queue: null });
+  await deps.store.transition(payment.paymentId, from === 'inFlight' ? { inFlight: attempt.attempt } : { actionAttempt: attempt.attempt, statusIn: [payment.status] }, {
+    set: { status: 'decline', reason, updatedAt: at, ...(from === 'action' ? { declines: (payment.declines ?? 0) + 1 } : {}) },
+    remove: [from],
+    append: [{ transId: attempt.transId, type: attempt.type, status: 'fail', amountMinor: payment.order.amountMinor, at, reason, ...(acquirerRef ? { acquirerRef } : {}) }],
+    watch: { put: { ...attempt, until: new Date(now.getTime() + LATE_APPROVAL_WATCH_MS).toISOString() } },
+    queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + LATE_APPROVAL_CHECK_MS).toISOString() },
+  });
+}
+
+async function settleOperation(deps: ReconcileDeps, payment: Payment, op: PendingOperation): Promise<ReconcileOutcome> {
+  let outcome = await finalAnswer(deps.acquirer, refOf(payment.paymentId, op.idempotencyKey));
+  // An acquirer that can neither say nor close it: ask again with the same key (it is idempotent).
+  if (!isFinal(outcome)) outcome = await sendOperation(deps.acquirer, payment, op);
+  if (!isFinal(outcome)) return 'postponed';
+  const interrupted = outcome.kind === 'declined' && !outcome.acquirerRef;
+  const recorded = await recordOperation(deps, payment.paymentId, op, outcome, interrupted ? INTERRUPTED_OPERATION_REASON : undefined);
+  if (recorded.kind !== 'recorded') return 'postponed';
+  return op.lateApproval && outcome.kind === 'approved' ? 'reversed' : 'settled';
+}
+
+async function settleRefund(deps: ReconcileDeps, payment: Payment, transId: string): Promise<ReconcileOutcome> {
+  const refund = payment.refunds?.[transId];
+  if (!refund) return 'released';
+  let outcome = await finalAnswer(deps.acquirer, refOf(payment.paymentId, refund.idempotencyKey));
+  if (!isFinal(outcome)) outcome = await askAcquirer(() => deps.acquirer.refund(followUpRequest(payment, refund.idempotencyKey, refund.amountMinor)));
+  if (!isFinal(outcome)) return 'postponed';
+  const interrupted = outcome.kind === 'declined' && !outcome.acquirerRef;
+  const recorded = await recordRefund(deps, payment.paymentId, transId, refund, outcome, interrupted ? INTERRUPTED_OPERATION_REASON : undefined);
+  return recorded.kind === 'recorded' ? 'settled' : 'postponed';
+}
+
+/** Asks about a closed attempt; an approval is reversed at the acquirer and both are recorded. */
+async function checkLateApproval(deps: ReconcileDeps, payment: Payment, watched: WatchedAttempt, now: Date): Promise<ReconcileOutcome> {
+  const ref = refOf(payment.paymentId, watched.idempotencyKey);
+  const expired = Date.parse(watched.until) <= now.getTime();
+  let outcome = await askAcquirer(() => deps.acquirer.lookup(ref) as Promise<never>) as AcquirerOutcome | undefined;
+  if (!isFinal(outcome) && expired) outcome = await askAcquirer(() => deps.acquirer.close(ref) as Promise<never>) as AcquirerOutcome | undefined;
+  if (outcome?.kind === 'approved') {
+    const transId = deps.ids.transId();
+    const op: PendingOperation = {
+      kind: 'reversal',
+      transId,
+      amountMinor: payment.order.amountMinor,
+      idempotencyKey: operationKey(payment.paymentId, 'reversal', transId),
+      startedAt: now.toISOString(),
+      actor: 'system:reconcile',
+      reason: LATE_REVERSAL_REASON,
+      lateApproval: { ...watched, acquirerRef: outcome.acquirerRef },
+    };
+    const started = await startOperation(deps, payment, op, { watching: watched.attempt }, { watch: { delete: watched.attempt } });
+    return settleOperation(deps, started, op);
+  }
+  if (outcome?.kind === 'declined' || expired) {
+    await deps.store.transition(payment.paymentId, { watching: watched.attempt }, { set: { updatedAt: now.toISOString() }, watch: { delete: watched.attempt } });
     return 'released';
+  }
+  return 'postponed';
+}
+
+export const LATE_REVERSAL_REASON = 'Reversal of an approval that came after the attempt was declined.';
+
+/** Back in the reconcile queue while anything is left, else where the payment rests. */
+async function requeue(deps: ReconcileDeps, paymentId: string, now: Date): Promise<void> {
+  const p = await deps.store.findPayment(paymentId);
+  if (!p) return;
+  const left = p.inFlight || p.action || p.operation || Object.keys(p.refunds ?? {}).length || Object.keys(p.watching ?? {}).length;
+  try {
+    if (left) {
+      const next = Object.keys(p.watching ?? {}).length && !p.inFlight && !p.operation && !Object.keys(p.refunds ?? {}).length && !p.action ? LATE_APPROVAL_CHECK_MS : RETRY_LATER_MS;
+      await deps.store.transition(paymentId, {}, { set: { updatedAt: p.updatedAt }, queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + next).toISOString() } });
+    } else {
+      // Only while nothing is in flight: an intent that just started keeps its place.
+      await deps.store.transition(paymentId, { inFlight: 'none', operation: 'none', noRefundsInFlight: true, statusIn: [p.status] }, { set: { updatedAt: p.updatedAt }, queue: restingQueue(p, now) });
+    }
   } catch (e) {
-    if (e instanceof TransitionRejected) return 'postponed';
-    throw e;
+    if (!(e instanceof TransitionRejected)) throw e;
   }
 }

@@ -6,6 +6,8 @@ import type { Ids } from '../ports/ids';
 import type { Merchant } from '../ports/merchants';
 import { TransitionRejected, type PaymentStore, type TransitionGuard } from '../ports/payments';
 import type { TokenVault } from '../ports/tokens';
+import { withBackoff } from './backoff';
+import { restingQueue } from './money-operations';
 
 /** Work queues (sparse index) a payment can be in while background work is due. */
 export const QUEUES = { reconcile: 'reconcile', capture: 'capture' } as const;
@@ -37,7 +39,27 @@ export interface RecordDeps {
   readonly ids: Ids;
 }
 
-export type Recorded = { readonly kind: 'recorded'; readonly payment: Payment } | { readonly kind: 'lost' };
+export type Recorded =
+  | { readonly kind: 'recorded'; readonly payment: Payment }
+  /** Someone else (the page, the challenge return, the reconciler) recorded this attempt first. */
+  | { readonly kind: 'lost' }
+  /** The write kept failing (throttling, an outage): the attempt stays in flight for the reconciler. */
+  | { readonly kind: 'deferred' };
+
+/**
+ * Records an acquirer answer for one attempt (see recordOnce), retrying failed writes with backoff:
+ * once the acquirer has answered, the caller never fails because our write did.
+ */
+export async function recordOutcome(
+  deps: RecordDeps,
+  payment: Payment,
+  merchant: Merchant,
+  ref: AttemptRef,
+  outcome: Exclude<AcquirerOutcome, { kind: 'unknown' }>,
+  type: TransactionType,
+): Promise<Recorded> {
+  return (await withBackoff(() => recordOnce(deps, payment, merchant, ref, outcome, type), undefined, { clock: deps.clock })) ?? { kind: 'deferred' };
+}
 
 /**
  * Records an acquirer answer for one attempt in one conditional write guarded by that attempt
@@ -45,7 +67,7 @@ export type Recorded = { readonly kind: 'recorded'; readonly payment: Payment } 
  * approval, the card token and recurring chain the payment asked for are issued first, so the
  * payment never names a token that does not exist.
  */
-export async function recordOutcome(
+async function recordOnce(
   deps: RecordDeps,
   payment: Payment,
   merchant: Merchant,
@@ -93,7 +115,7 @@ export async function recordOutcome(
             },
             remove: ['inFlight', 'action', 'reason'],
             append: [tx('success')],
-            queue: captureDue,
+            queue: captureDue ?? restingQueue({ ...payment, status, inFlight: undefined, action: undefined }, now),
           }),
         };
       }
@@ -111,7 +133,7 @@ export async function recordOutcome(
             },
             remove: ['inFlight', 'action'],
             append: [tx('fail', outcome.reason)],
-            queue: null,
+            queue: restingQueue({ ...payment, status: 'decline', inFlight: undefined, action: undefined }, now),
           }),
         };
       case 'action':
@@ -120,7 +142,7 @@ export async function recordOutcome(
           payment: await deps.store.transition(payment.paymentId, guard, {
             set: {
               status: outcome.flow,
-              action: { attempt: ref.attempt, transId: ref.transId, flow: outcome.flow, url: outcome.url, idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef },
+              action: { attempt: ref.attempt, transId: ref.transId, flow: outcome.flow, url: outcome.url, idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef, startedAt: at },
               acquirerRef: outcome.acquirerRef,
               updatedAt: at,
             },

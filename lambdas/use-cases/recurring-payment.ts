@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ApiError, invalidRequest } from '../domain/errors';
-import { parseAmount } from '../domain/money';
+import { parseAmount, signedAmountRenderings } from '../domain/money';
 import { protocolDate, type Payment } from '../domain/payment';
 import { RULE, fieldErrorsFrom, text } from '../domain/validation';
 import type { Acquirer, AcquirerOutcome } from '../ports/acquirer';
 import type { MerchantDirectory } from '../ports/merchants';
 import type { RecurringChain } from '../ports/tokens';
-import { merchantOf } from './checkout';
+import { authorizeOrUnknown, merchantOf } from './checkout';
 import { QUEUES, RECONCILE_AFTER_MS, recordOutcome, type RecordDeps } from './record-outcome';
 
 const ORDER_NUMBER = /^[a-zA-Z0-9-]+$/;
@@ -36,10 +36,15 @@ export function validateRecurring(body: unknown): RecurringRequest {
 
 /** recurring_init_trans_id, recurring_token, order.number, order.amount, order.description (no currency). */
 export function recurringHashFields(r: RecurringRequest): string[][] {
-  const amount = r.order.amount;
-  const literals = typeof amount === 'number' ? [...new Set([String(amount), ...[0, 2, 3].map((d) => amount.toFixed(d))])] : [amount];
-  return literals.map((a) => [r.recurring_init_trans_id, r.recurring_token, r.order.number, a, r.order.description]);
+  return signedAmountRenderings(r.order.amount).map((a) => [r.recurring_init_trans_id, r.recurring_token, r.order.number, a, r.order.description]);
 }
+
+/**
+ * The canonical form of a hashed field: the hash is computed over upper-cased fields, so every
+ * letter-case variant of a signed request verifies; replay keys are built from this form so that
+ * they are all one request.
+ */
+export const canonicalField = (s: string): string => s.toUpperCase();
 
 export interface RecurringDeps extends RecordDeps {
   readonly acquirer: Acquirer;
@@ -66,13 +71,13 @@ const REPLAY_POLL_MS = 150;
  * duplicate.
  */
 export function recurringPaymentId(merchantKey: string, recurringToken: string, orderNumber: string): string {
-  const h = createHash('sha256').update(`${merchantKey}\n${recurringToken}\n${orderNumber}`).digest('hex');
+  const h = createHash('sha256').update(`${merchantKey}\n${recurringToken}\n${canonicalField(orderNumber)}`).digest('hex');
   // Formatted as an RFC 9562 version 8 (custom) UUID.
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16] ?? '0', 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-const fingerprint = (amount: string, description: string, scheduleId: string | undefined) =>
-  createHash('sha256').update(`${amount}\n${description}\n${scheduleId ?? ''}`).digest('hex');
+const fingerprint = (amountMinor: number, description: string, scheduleId: string | undefined) =>
+  createHash('sha256').update(`${amountMinor}\n${canonicalField(description)}\n${scheduleId ?? ''}`).digest('hex');
 
 export function recurringResponse(p: Payment): RecurringResponse {
   return {
@@ -101,7 +106,7 @@ export async function chargeRecurring(deps: RecurringDeps, merchantKey: string, 
   }
   const paymentId = recurringPaymentId(merchantKey, chain.token, r.order.number);
   const scheduleId = r.schedule_id ?? chain.scheduleId;
-  const print = fingerprint(amount.literal, r.order.description, scheduleId);
+  const print = fingerprint(amount.amountMinor, r.order.description, scheduleId);
   const now = deps.clock.now();
   const at = now.toISOString();
   const transId = deps.ids.transId();
@@ -130,7 +135,7 @@ export async function chargeRecurring(deps: RecurringDeps, merchantKey: string, 
     if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
     return replay(deps, paymentId, print);
   }
-  const outcome = await deps.acquirer.authorize({
+  const outcome = await authorizeOrUnknown(deps.acquirer, {
     idempotencyKey,
     paymentId,
     amountMinor: amount.amountMinor,
@@ -157,6 +162,10 @@ export async function recordMerchantInitiated(
   const merchant = await merchantOf(deps, payment);
   const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, 'recurring');
   if (recorded.kind === 'recorded') return recurringResponse(recorded.payment);
+  // The acquirer answered but the write kept failing: answer with its outcome; the reconciler records it.
+  if (recorded.kind === 'deferred') {
+    return recurringResponse({ ...payment, status: outcome.kind === 'approved' ? 'settled' : 'decline', ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}) });
+  }
   const current = await deps.store.findPayment(payment.paymentId);
   return recurringResponse(current ?? payment);
 }

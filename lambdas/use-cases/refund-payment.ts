@@ -1,120 +1,86 @@
 import { ApiError } from '../domain/errors';
 import { refusalOf } from '../domain/state-machine';
-import type { Payment, Transaction } from '../domain/payment';
-import type { Acquirer } from '../ports/acquirer';
-import type { Clock } from '../ports/clock';
-import type { Ids } from '../ports/ids';
-import { TransitionRejected, type PaymentStore } from '../ports/payments';
+import type { Payment } from '../domain/payment';
+import { TransitionRejected } from '../ports/payments';
+import { TRY_AGAIN, withBackoff } from './backoff';
+import { askAcquirer, followUpRequest, operationKey, recordRefund, refundableMinor, STALE_OPERATION_MS, type MoneyDeps } from './money-operations';
 import { operationAmount, ownPayment, type AmountOperationRequest } from './payment-operations';
+import { QUEUES } from './record-outcome';
 
-export interface RefundDeps {
-  readonly store: PaymentStore;
-  readonly acquirer: Acquirer;
-  readonly clock: Clock;
-  readonly ids: Ids;
-}
+export { refundableMinor };
+export type RefundDeps = MoneyDeps;
 
 export interface AcceptedResponse {
   payment_id: string;
   result: 'accepted';
 }
 
-/** What can be refunded at most: the captured amount of a DMS payment, else the payment amount. */
-export const refundableMinor = (p: Pick<Payment, 'capturedMinor' | 'order'>): number => p.capturedMinor ?? p.order.amountMinor;
-
-/**
- * A reservation loses a race only when another refund moved the refunded total first; after at
- * most as many losses as refunds that fit, what is left is too small. This bounds the tries.
- */
-const RESERVE_TRIES = 10;
+/** Options of one merchant request: who asks, and the transaction id a replayed request reuses. */
+export interface OperationOptions {
+  readonly actor?: string;
+  /** A stable transaction id (from the request's Idempotency-Key): a replay finds its first intent. */
+  readonly transId?: string;
+}
 
 /**
  * Refunds all or part of a settled payment; several partial refunds up to the refundable amount.
- * The amount is reserved first with a conditional write guarded by the refunded total it was
- * computed from, so racing refunds can never pass the amount: a loser reads again and either fits
- * in what is left or is refused. Then the acquirer is asked; a declined refund gives its
- * reservation back. A full refund ends in `refund`.
+ * The intent adds the amount to what refunds hold, in one conditional write whose condition is
+ * "it still fits and no void, capture or reversal is in flight" (an atomic addition, so concurrent
+ * refunds that fit never contend). Then the acquirer is asked with the refund's own idempotency
+ * key, and the answer recorded with a write guarded by the intent; a declined refund gives its
+ * reservation back, and a full refund ends in `refund`. Whatever is left in flight (crash, timeout,
+ * contention past the retries) the reconciler finishes: the answer is "accepted" either way and the
+ * outcome follows in the status and the callbacks.
  */
-export async function refundPayment(deps: RefundDeps, merchantKey: string, r: Pick<AmountOperationRequest, 'payment_id' | 'amount'>): Promise<AcceptedResponse> {
-  let payment = await ownPayment(deps.store, merchantKey, r.payment_id);
-  const refusal = refusalOf('refund', payment);
+export async function refundPayment(deps: RefundDeps, merchantKey: string, r: Pick<AmountOperationRequest, 'payment_id' | 'amount'>, options: OperationOptions = {}): Promise<AcceptedResponse> {
+  const first = await ownPayment(deps.store, merchantKey, r.payment_id);
+  const refusal = refusalOf('refund', first);
   if (refusal) throw new ApiError(refusal);
-  const amountMinor = operationAmount(r.amount, payment);
-  if (!payment.authorization) throw new Error(`payment ${payment.paymentId} has no authorization to refund`);
-  const authorization = payment.authorization;
+  const amountMinor = operationAmount(r.amount, first);
+  if (!first.authorization) throw new Error(`payment ${first.paymentId} has no authorization to refund`);
+  const transId = options.transId ?? deps.ids.transId();
+  if (options.transId && alreadyMade(first, transId)) return { payment_id: first.paymentId, result: 'accepted' };
+  const now = deps.clock.now();
+  const refund = { amountMinor, idempotencyKey: operationKey(first.paymentId, 'refund', transId), startedAt: now.toISOString(), actor: options.actor ?? `merchant:${merchantKey}` };
 
-  const transId = deps.ids.transId();
-  const start = deps.clock.now().toISOString();
-  for (let attempt = 1; ; attempt++) {
+  // The rule is decided by the write; a lost write only means the payment changed (another refund
+  // recorded, an operation finished): read again and decide again, with backoff.
+  const reserved = await withBackoff<Payment>(async (n) => {
+    const payment = n === 1 ? first : await deps.store.findPayment(first.paymentId);
+    if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
+    if (options.transId && alreadyMade(payment, transId)) return payment;
     const refusedNow = refusalOf('refund', payment);
     if (refusedNow) throw new ApiError(refusedNow);
-    const refundedBefore = payment.refundedMinor ?? 0;
-    if (amountMinor > refundableMinor(payment) - refundedBefore) throw new ApiError('REFUND_AMOUNT_TOO_BIG');
+    const held = payment.refundHeldMinor ?? payment.refundedMinor ?? 0;
+    if (amountMinor > refundableMinor(payment) - held) {
+      if (payment.operation || Object.keys(payment.refunds ?? {}).length) throw new ApiError('OPERATION_IN_PROGRESS');
+      throw new ApiError('REFUND_AMOUNT_TOO_BIG');
+    }
+    if (payment.operation) throw new ApiError('OPERATION_IN_PROGRESS');
     try {
-      await deps.store.transition(
+      return await deps.store.transition(
         payment.paymentId,
-        { statusIn: [payment.status], refundedIs: refundedBefore },
+        { statusIn: ['settled'], operation: 'none', refundHeldAtMost: refundableMinor(payment) - amountMinor },
         {
-          set: { status: payment.status, refundedMinor: refundedBefore + amountMinor, updatedAt: start },
-          append: [{ transId, type: 'refund', status: 'waiting', amountMinor, at: start }],
+          set: { updatedAt: refund.startedAt },
+          add: { refundHeldMinor: amountMinor },
+          refund: { put: [transId, refund] },
+          queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + STALE_OPERATION_MS).toISOString() },
         },
       );
-      break;
     } catch (e) {
-      if (!(e instanceof TransitionRejected)) throw e;
-      if (attempt >= RESERVE_TRIES) throw new Error(`could not reserve refund ${transId} of ${payment.paymentId}`);
-      const current = await deps.store.findPayment(payment.paymentId);
-      if (!current) throw new ApiError('PAYMENT_NOT_FOUND');
-      payment = current;
+      if (e instanceof TransitionRejected) return TRY_AGAIN;
+      throw e;
     }
-  }
+  }, undefined, { rethrow: true, clock: deps.clock });
+  if (!reserved) throw new ApiError('OPERATION_IN_PROGRESS');
+  if (!reserved.refunds?.[transId]) return { payment_id: first.paymentId, result: 'accepted' };
 
-  const outcome = await deps.acquirer.refund({
-    idempotencyKey: `${payment.paymentId}.refund.${transId}`,
-    authorization,
-    amountMinor,
-    currency: payment.order.currency,
-  });
-  const at = deps.clock.now().toISOString();
-  const done: Transaction = {
-    transId,
-    type: 'refund',
-    status: outcome.kind === 'approved' ? 'success' : 'fail',
-    amountMinor,
-    at,
-    acquirerRef: outcome.acquirerRef,
-    ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}),
-  };
-  await settleRefund(deps.store, payment.paymentId, amountMinor, outcome.kind === 'approved', done);
-  return { payment_id: payment.paymentId, result: 'accepted' };
+  const outcome = await askAcquirer(() => deps.acquirer.refund(followUpRequest(reserved, refund.idempotencyKey, amountMinor)));
+  // No answer, or no record yet: the intent is in the reconcile queue; the outcome follows.
+  if (outcome) await recordRefund(deps, reserved.paymentId, transId, refund, outcome);
+  return { payment_id: reserved.paymentId, result: 'accepted' };
 }
 
-/**
- * Records the refund's answer. The refunded total is re-read for each try because other refunds
- * may have moved it; each write is guarded so it applies on the state it was computed from.
- */
-async function settleRefund(store: PaymentStore, paymentId: string, amountMinor: number, approved: boolean, tx: Transaction): Promise<void> {
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const current = await store.findPayment(paymentId);
-    if (!current) return;
-    const refunded = current.refundedMinor ?? 0;
-    const nextRefunded = approved ? refunded : refunded - amountMinor;
-    // Fully refunded once every reserved amount is confirmed; a declined refund gives it back.
-    const full = refundableMinor(current);
-    const status = approved && nextRefunded >= full ? 'refund' : current.status === 'refund' && nextRefunded < full ? 'settled' : current.status;
-    try {
-      await store.transition(
-        paymentId,
-        { refundedIs: refunded, statusIn: [current.status] },
-        {
-          set: { refundedMinor: nextRefunded, updatedAt: tx.at, status },
-          append: [tx],
-        },
-      );
-      return;
-    } catch (e) {
-      if (!(e instanceof TransitionRejected)) throw e;
-    }
-  }
-  throw new Error(`could not record refund ${tx.transId} of ${paymentId}`);
-}
+/** A replayed request whose refund is already in flight or recorded. */
+const alreadyMade = (p: Payment, transId: string): boolean => Boolean(p.refunds?.[transId]) || p.transactions.some((t) => t.transId === transId);

@@ -1,17 +1,21 @@
 import { ApiError } from '../domain/errors';
 import { refusalOf, TRANSITIONS } from '../domain/state-machine';
 import { TransitionRejected } from '../ports/payments';
-import type { AcceptedResponse } from './refund-payment';
+import type { AcceptedResponse, OperationOptions } from './refund-payment';
 import { ownPayment, type PaymentIdRequest } from './payment-operations';
 import { QUEUES, RECONCILE_AFTER_MS } from './record-outcome';
 import { recordMerchantInitiated, type RecurringDeps } from './recurring-payment';
+import { authorizeOrUnknown } from './checkout';
 
 /**
  * POST /api/v1/payment/retry: tries a soft-declined recurring payment again on the same payment.
  * The new attempt is claimed with a conditional write, so concurrent retries charge at most once.
  */
-export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: PaymentIdRequest): Promise<AcceptedResponse> {
+export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: PaymentIdRequest, options: OperationOptions = {}): Promise<AcceptedResponse> {
   const payment = await ownPayment(deps.store, merchantKey, r.payment_id);
+  // A replayed request (same Idempotency-Key) whose retry was made already: the first answer.
+  const made = (p: typeof payment) => options.transId !== undefined && (p.inFlight?.transId === options.transId || p.transactions.some((t) => t.transId === options.transId));
+  if (made(payment)) return { payment_id: payment.paymentId, result: 'accepted' };
   const refusal = refusalOf('retry', payment);
   if (refusal) throw new ApiError(refusal);
   const chain = payment.recurringChainToken ? await deps.tokens.findRecurringChain(payment.recurringChainToken) : undefined;
@@ -20,7 +24,7 @@ export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: 
   const now = deps.clock.now();
   const at = now.toISOString();
   const attempt = (payment.attempt ?? 1) + 1;
-  const transId = deps.ids.transId();
+  const transId = options.transId ?? deps.ids.transId();
   const idempotencyKey = `${payment.paymentId}.${attempt}`;
   let claimed;
   try {
@@ -34,10 +38,14 @@ export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: 
       },
     );
   } catch (e) {
-    if (e instanceof TransitionRejected) throw new ApiError('RETRY_NOT_ALLOWED');
+    if (e instanceof TransitionRejected) {
+      const current = await deps.store.findPayment(payment.paymentId);
+      if (current && made(current)) return { payment_id: payment.paymentId, result: 'accepted' };
+      throw new ApiError('RETRY_NOT_ALLOWED');
+    }
     throw e;
   }
-  const outcome = await deps.acquirer.authorize({
+  const outcome = await authorizeOrUnknown(deps.acquirer, {
     idempotencyKey,
     paymentId: payment.paymentId,
     amountMinor: payment.order.amountMinor,

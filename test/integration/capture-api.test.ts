@@ -117,7 +117,7 @@ describe('POST /api/v1/payment/capture', () => {
     });
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'pending' });
     const item = await storedPayment(service, paid.paymentId);
-    expect(item.capturing).toBeUndefined();
+    expect(item.operation).toBeUndefined();
     expect(item.transactions.map((t) => [t.type, t.status, t.reason])).toEqual([
       ['sale', 'success', undefined],
       ['capture', 'fail', SANDBOX_REASONS.captureDeclined],

@@ -3,6 +3,7 @@ import type { Payment } from '../../lambdas/domain/payment';
 import type { Acquirer } from '../../lambdas/ports/acquirer';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { operatorAction } from '../../lambdas/use-cases/admin';
+import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { AUTO_CAPTURE_ACTOR, CAPTURE_BATCH, EXPIRED_REASON, STALE_CLAIM_MS, runCaptureJob, type CaptureJobReport } from '../../lambdas/use-cases/capture-job';
 import { capture } from '../../lambdas/use-cases/capture-payment';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
@@ -186,30 +187,36 @@ describe('with the default validity of 7 days', () => {
         authorize: (r) => real.authorize(r),
         completeAction: (k) => real.completeAction(k),
         lookup: (k) => real.lookup(k),
+        close: (k) => real.close(k),
         capture: () => Promise.reject(new Error('acquirer timed out')),
         void: (r) => real.void(r),
         refund: (r) => real.refund(r),
+        reverse: (r) => real.reverse(r),
       };
     };
 
     it.each([
       ['manual capture', undefined],
       ['a delay of one day', 24 * 60],
-    ])('is finished by the job once the claim is 5 minutes old (%s), in the name of whoever claimed it', async (_name, delay) => {
+    ])('is finished by the reconciler once the claim is stale (%s), in the name of whoever claimed it', async (_name, delay) => {
       const shop = await dmsShop(delay);
       const paid = await authorized(shop);
       clock.set(at(MINUTE));
       const before = await storedPayment(service, paid.paymentId);
-      await expect(capture({ ...service.deps, acquirer: timingOut() }, before, 1000, 'operator:alice')).rejects.toThrow('acquirer timed out');
-      expect((await storedPayment(service, paid.paymentId)).capturing).toMatchObject({ amountMinor: 1000, actor: 'operator:alice' });
+      await expect(capture({ ...service.deps, acquirer: timingOut() }, before, 1000, 'operator:alice')).resolves.toMatchObject({ kind: 'in-progress' });
+      expect((await storedPayment(service, paid.paymentId)).operation).toMatchObject({ kind: 'capture', amountMinor: 1000, actor: 'operator:alice' });
 
+      // The capture job leaves an operation in flight alone; the reconciler finishes it once stale.
       expect(await jobAt(at(MINUTE + STALE_CLAIM_MS - 1))).toMatchObject({ captured: 0 });
+      clock.set(at(MINUTE + STALE_CLAIM_MS - 1));
+      expect(await reconcileDue(service.deps)).toMatchObject({ settled: 0 });
       expect(await status(shop, paid.paymentId)).toBe('pending');
 
-      expect(await jobAt(at(MINUTE + STALE_CLAIM_MS))).toMatchObject({ examined: 1, captured: 1 });
+      clock.set(at(MINUTE + STALE_CLAIM_MS));
+      expect(await reconcileDue(service.deps)).toMatchObject({ examined: 1, settled: 1 });
       const item = await storedPayment(service, paid.paymentId);
       expect(item).toMatchObject({ status: 'settled', capturedMinor: 1000 });
-      expect(item.capturing).toBeUndefined();
+      expect(item.operation).toBeUndefined();
       expect(captures(item)).toEqual([expect.objectContaining({ status: 'success', amountMinor: 1000, actor: 'operator:alice' })]);
     });
   });

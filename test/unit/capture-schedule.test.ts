@@ -71,8 +71,10 @@ class MemoryStore implements PaymentStore {
     const p = this.payments.get(id);
     if (!p) throw new TransitionRejected(id);
     if (guard.statusIn && !guard.statusIn.includes(p.status)) throw new TransitionRejected(id);
-    if (guard.capturing === 'none' && p.capturing) throw new TransitionRejected(id);
-    if (guard.capturing !== undefined && guard.capturing !== 'none' && p.capturing?.transId !== guard.capturing) throw new TransitionRejected(id);
+    if (guard.operation === 'none' && p.operation) throw new TransitionRejected(id);
+    if (guard.operation !== undefined && guard.operation !== 'none' && p.operation?.transId !== guard.operation) throw new TransitionRejected(id);
+    if (guard.noRefundsInFlight && Object.keys(p.refunds ?? {}).length) throw new TransitionRejected(id);
+    if (guard.inFlight === 'none' && p.inFlight) throw new TransitionRejected(id);
     const next: Record<string, unknown> = { ...p, ...change.set, transactions: [...p.transactions, ...(change.append ?? [])] };
     for (const k of change.remove ?? []) delete next[k];
     for (const [k, v] of Object.entries(next)) if (v === undefined) delete next[k];
@@ -112,8 +114,10 @@ function world(merchant: Partial<Merchant> = {}, captureOutcome: FollowUpOutcome
     authorize: refuse,
     completeAction: refuse,
     lookup: refuse,
+    close: refuse,
     void: refuse,
     refund: refuse,
+    reverse: async () => ({ kind: 'approved', acquirerRef: 'rev-1' }),
     capture: async (r) => {
       captures.push(r.amountMinor);
       return captureOutcome;
@@ -200,17 +204,13 @@ describe('runCaptureJob: what happens to an authorization when it comes due', ()
     expect(w.captures).toEqual([]);
   });
 
-  it(`leaves a capture someone else claimed alone for ${STALE_CLAIM_MS / MINUTE} minutes, then finishes it in their name`, async () => {
+  it('leaves a capture or release someone else has in flight alone (the reconciler finishes it)', async () => {
     const w = world({ autoCaptureDelayMinutes: 0 });
-    const claim = { transId: 'op-1', amountMinor: 1000, startedAt: at(MINUTE).toISOString(), actor: 'operator:alice' };
-    const p = w.authorize({ capturing: claim }, at(MINUTE));
-    expect(await w.run(at(MINUTE + STALE_CLAIM_MS - 1))).toMatchObject({ examined: 1, skipped: 1 });
+    const op = { kind: 'capture' as const, transId: 'op-1', amountMinor: 1000, idempotencyKey: 'p.capture.op-1', startedAt: at(MINUTE).toISOString(), actor: 'operator:alice' };
+    const p = w.authorize({ operation: op }, at(MINUTE));
+    expect(await w.run(at(MINUTE + STALE_CLAIM_MS))).toMatchObject({ examined: 1, skipped: 1 });
     expect(w.captures).toEqual([]);
-    expect(await w.run(at(MINUTE + STALE_CLAIM_MS))).toMatchObject({ captured: 1 });
-    const { payment } = w.state(p.paymentId);
-    expect(payment).toMatchObject({ status: 'settled', capturedMinor: 1000 });
-    expect(payment.capturing).toBeUndefined();
-    expect(payment.transactions.at(-1)).toMatchObject({ transId: 'op-1', type: 'capture', status: 'success', actor: 'operator:alice' });
+    expect(w.state(p.paymentId).payment.operation).toEqual(op);
   });
 
   it('handles at most the batch limit, the longest-due first', async () => {

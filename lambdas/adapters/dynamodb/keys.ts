@@ -8,6 +8,8 @@ export const key = {
   recurringChain: (token: string) => ({ pk: `RECURRING#${token}`, sk: 'CHAIN' }),
   operator: (username: string) => ({ pk: `OPERATOR#${username}`, sk: 'OPERATOR' }),
   audit: (day: string, sortKey: string) => ({ pk: `AUDIT#${day}`, sk: sortKey }),
+  /** A merchant's Idempotency-Key (digest with the merchant key), for a day. */
+  requestKey: (digest: string) => ({ pk: `REQUESTKEY#${digest}`, sk: 'REQUESTKEY' }),
   /** The delivery record of a payment's callback number `index` (its transaction's position). */
   callback: (paymentId: string, index: number) => ({ pk: `PAYMENT#${paymentId}`, sk: `CALLBACK#${String(index).padStart(4, '0')}` }),
   callbackPrefix: 'CALLBACK#',

@@ -19,6 +19,10 @@ function stamped(change: PaymentChange): Transaction[] {
   return change.append.map((t) => ({ ...t, orderStatus: status }));
 }
 
+/** DynamoDB refuses a nested path whose parent map does not exist. */
+const isMissingMapPath = (e: unknown): boolean =>
+  (e as Error)?.name === 'ValidationException' && /document path/i.test((e as Error).message);
+
 /** Payments are one item each; every change of one is a single conditional write. */
 export class DynamoPaymentStore implements PaymentStore {
   constructor(
@@ -44,6 +48,8 @@ export class DynamoPaymentStore implements PaymentStore {
         TableName: this.tableName,
         // Only an unpaid checkout expires; a merchant-initiated payment is kept from the start.
         Item: {
+          refunds: {},
+          watching: {},
           ...DynamoPaymentStore.toItem(payment),
           ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}),
           ...(queue ? { queuePk: queue.name, queueSk: `${queue.dueAt}#${payment.paymentId}` } : {}),
@@ -101,16 +107,16 @@ export class DynamoPaymentStore implements PaymentStore {
     if (guard.actionAttempt !== undefined) conditions.push(`${name('action')}.${name('attempt')} = ${value(guard.actionAttempt)}`);
     if (guard.linkOpenAt) conditions.push(`${name('checkout')}.${name('expiresAt')} > ${value(guard.linkOpenAt.toISOString())}`);
     if (guard.voidableAt) conditions.push(`${name('voidableUntil')} > ${value(guard.voidableAt.toISOString())}`);
-    if (guard.refundedAtMost !== undefined) {
-      conditions.push(`(attribute_not_exists(${name('refundedMinor')}) OR ${name('refundedMinor')} <= ${value(guard.refundedAtMost)})`);
-    }
+    const absentOr = (attr: string, test: string) => `(attribute_not_exists(${name(attr)}) OR ${name(attr)} ${test})`;
+    if (guard.refundHeldAtMost !== undefined) conditions.push(absentOr('refundHeldMinor', `<= ${value(guard.refundHeldAtMost)}`));
     if (guard.refundedIs !== undefined) {
-      conditions.push(guard.refundedIs === 0
-        ? `(attribute_not_exists(${name('refundedMinor')}) OR ${name('refundedMinor')} = ${value(0)})`
-        : `${name('refundedMinor')} = ${value(guard.refundedIs)}`);
+      conditions.push(guard.refundedIs === 0 ? absentOr('refundedMinor', `= ${value(0)}`) : `${name('refundedMinor')} = ${value(guard.refundedIs)}`);
     }
-    if (guard.capturing === 'none') conditions.push(`attribute_not_exists(${name('capturing')})`);
-    else if (guard.capturing !== undefined) conditions.push(`${name('capturing')}.${name('transId')} = ${value(guard.capturing)}`);
+    if (guard.operation === 'none') conditions.push(`attribute_not_exists(${name('operation')})`);
+    else if (guard.operation !== undefined) conditions.push(`${name('operation')}.${name('transId')} = ${value(guard.operation)}`);
+    if (guard.refundInFlight !== undefined) conditions.push(`attribute_exists(${name('refunds')}.${name(guard.refundInFlight)})`);
+    if (guard.noRefundsInFlight) conditions.push(`(attribute_not_exists(${name('refunds')}) OR size(${name('refunds')}) = ${value(0)})`);
+    if (guard.watching !== undefined) conditions.push(`attribute_exists(${name('watching')}.${name(String(guard.watching))})`);
 
     for (const [attr, v] of Object.entries(change.set)) {
       if (v !== undefined) sets.push(`${name(attr)} = ${value(v)}`);
@@ -123,6 +129,14 @@ export class DynamoPaymentStore implements PaymentStore {
       const entry = outboxEntry(paymentId, change.set.updatedAt);
       sets.push(`${name('outboxPk')} = ${value(entry.outboxPk)}`, `${name('outboxSk')} = if_not_exists(${name('outboxSk')}, ${value(entry.outboxSk)})`);
     }
+    for (const [attr, n] of Object.entries(change.add ?? {})) {
+      if (n !== undefined && n !== 0) sets.push(`${name(attr)} = if_not_exists(${name(attr)}, ${value(0)}) + ${value(n)}`);
+    }
+    // Entries of the maps of things in flight come and go by name (the maps exist from creation on).
+    if (change.refund && 'put' in change.refund) sets.push(`${name('refunds')}.${name(change.refund.put[0])} = ${value(change.refund.put[1])}`);
+    if (change.refund && 'delete' in change.refund) removes.push(`${name('refunds')}.${name(change.refund.delete)}`);
+    if (change.watch && 'put' in change.watch) sets.push(`${name('watching')}.${name(String(change.watch.put.attempt))} = ${value(change.watch.put)}`);
+    if (change.watch && 'delete' in change.watch) removes.push(`${name('watching')}.${name(String(change.watch.delete))}`);
     for (const attr of change.remove ?? []) removes.push(name(attr));
     if (change.queue) {
       sets.push(`${name('queuePk')} = ${value(change.queue.name)}`, `${name('queueSk')} = ${value(`${change.queue.dueAt}#${paymentId}`)}`);
@@ -131,22 +145,46 @@ export class DynamoPaymentStore implements PaymentStore {
     }
     if (change.keep) removes.push(name(TTL_ATTRIBUTE));
 
+    const update = new UpdateCommand({
+      TableName: this.tableName,
+      Key: key.payment(paymentId),
+      UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+      ReturnValues: 'ALL_NEW',
+    });
     try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.payment(paymentId),
-          UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
+      let out;
+      try {
+        out = await this.db.send(update);
+      } catch (e) {
+        // A payment written before the in-flight maps existed gets them once, then the change applies.
+        if (!isMissingMapPath(e) || !(change.refund || change.watch || guard.refundInFlight || guard.watching !== undefined)) throw e;
+        await this.addInFlightMaps(paymentId);
+        out = await this.db.send(update);
+      }
       return withoutStorageAttributes<Payment>(out.Attributes ?? {});
     } catch (e) {
       if (isConditionFailure(e)) throw new TransitionRejected(`transition of ${paymentId} rejected`);
       throw e;
+    }
+  }
+
+  private async addInFlightMaps(paymentId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key.payment(paymentId),
+          UpdateExpression: 'SET #r = if_not_exists(#r, :e), #w = if_not_exists(#w, :e)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#r': 'refunds', '#w': 'watching' },
+          ExpressionAttributeValues: { ':e': {} },
+        }),
+      );
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
     }
   }
 
