@@ -12,6 +12,11 @@ const configSchema = z.object({
   SECRETS_MANAGER_ENDPOINT: z.optional(z.url()),
   /** Days an authorization (DMS) may wait for capture before it is released. */
   AUTHORIZATION_VALIDITY_DAYS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(30)), 7),
+  /**
+   * How long an operation may wait for the acquirer's answer before the reconciler asks by its key:
+   * longer than any acquirer call can take (the routes' timeouts are under 30 s).
+   */
+  RECONCILE_AFTER_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3600)), 120),
   /** The Cognito app client operators sign in with (admin portal). */
   COGNITO_CLIENT_ID: z.optional(z.string().check(z.minLength(1))),
   COGNITO_REGION: z.optional(z.string().check(z.minLength(1))),

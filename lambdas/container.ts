@@ -62,7 +62,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     audit: new DynamoAuditLog(db, config.TABLE_NAME),
     requestKeys: new DynamoRequestKeys(db, config.TABLE_NAME),
     operators: operatorAuthenticator(config),
-    policy: { authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000 },
+    policy: { authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000, reconcileAfterMs: config.RECONCILE_AFTER_SECONDS * 1000 },
     sandbox,
     ...overrides,
   };

@@ -25,7 +25,9 @@ export const JOBS: readonly JobDefinition[] = [
     everyMinutes: 1,
     access: { table: 'readWrite', merchantSecrets: true },
     timeoutSeconds: 60,
-    description: 'Settles payment attempts left without an acquirer answer',
+    description: 'Settles payment attempts and money operations left without an acquirer answer',
+    // Locally a crash is followed by a restart at once: finish what it left as soon as it is due.
+    localEverySeconds: 10,
   },
   {
     id: 'CaptureAuthorizations',

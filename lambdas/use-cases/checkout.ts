@@ -9,7 +9,7 @@ import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets } from '../ports/merchants';
 import { TransitionRejected, type PaymentStore } from '../ports/payments';
-import { PAID, QUEUES, RECONCILE_AFTER_MS, recordOutcome, type AttemptRef, type Policy } from './record-outcome';
+import { PAID, reconcileAt, recordOutcome, type AttemptRef, type Policy } from './record-outcome';
 import type { TokenVault } from '../ports/tokens';
 
 export interface CheckoutDeps {
@@ -200,7 +200,7 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
           updatedAt: now.toISOString(),
         },
         remove: ['reason'],
-        queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + RECONCILE_AFTER_MS).toISOString() },
+        queue: reconcileAt(deps.policy, now),
         keep: true,
       },
     );

@@ -5,7 +5,7 @@ import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { TransitionRejected, type PaymentChange, type PaymentStore } from '../ports/payments';
 import { TRY_AGAIN, withBackoff } from './backoff';
-import { QUEUES } from './record-outcome';
+import { QUEUES, RECONCILE_AFTER_MS, reconcileAt, type Policy } from './work-queue';
 
 /**
  * The discipline every operation that moves money follows after the payment itself:
@@ -19,18 +19,18 @@ import { QUEUES } from './record-outcome';
  * cannot start once anything was refunded or is being refunded.
  */
 export interface MoneyDeps {
+  readonly policy?: Pick<Policy, 'reconcileAfterMs'>;
   readonly store: PaymentStore;
   readonly acquirer: Acquirer;
   readonly clock: Clock;
   readonly ids: Ids;
 }
 
-/** An operation in flight longer than this was interrupted (crash, timeout): the reconciler settles it. */
-export const STALE_OPERATION_MS = 2 * 60_000;
+/** An operation in flight longer than this (by default) was interrupted: the reconciler settles it. */
+export const STALE_OPERATION_MS = RECONCILE_AFTER_MS;
 
 export const INTERRUPTED_OPERATION_REASON = 'The operation was interrupted before the acquirer received it.';
 
-const reconcileLater = (now: Date) => ({ name: QUEUES.reconcile, dueAt: new Date(now.getTime() + STALE_OPERATION_MS).toISOString() });
 
 export const operationKey = (paymentId: string, kind: PendingOperation['kind'] | 'refund', transId: string): string => `${paymentId}.${kind}.${transId}`;
 
@@ -68,7 +68,7 @@ export function sendOperation(acquirer: Acquirer, payment: Payment, op: PendingO
  */
 export function restingQueue(p: Payment, now: Date, refundsLeft = Object.keys(p.refunds ?? {}).length): PaymentChange['queue'] {
   const watched = Object.values(p.watching ?? {});
-  if (p.inFlight || p.action || refundsLeft > 0) return reconcileLater(now);
+  if (p.inFlight || p.action || refundsLeft > 0) return reconcileAt(undefined, now);
   if (watched.length) return { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + LATE_APPROVAL_CHECK_MS).toISOString() };
   if (p.status === 'pending') return { name: QUEUES.capture, dueAt: now.toISOString() };
   return null;
@@ -195,7 +195,7 @@ export const refundableMinor = (p: Pick<Payment, 'capturedMinor' | 'order'>): nu
  * recorded. Throws TransitionRejected when the rule does not hold.
  */
 export async function startOperation(
-  deps: Pick<MoneyDeps, 'store' | 'clock'>,
+  deps: Pick<MoneyDeps, 'store' | 'clock' | 'policy'>,
   payment: Payment,
   op: PendingOperation,
   guard: Parameters<PaymentStore['transition']>[1],
@@ -204,7 +204,7 @@ export async function startOperation(
   const now = deps.clock.now();
   return deps.store.transition(payment.paymentId, { ...guard, operation: 'none', noRefundsInFlight: true }, {
     set: { operation: op, updatedAt: now.toISOString() },
-    queue: reconcileLater(now),
+    queue: reconcileAt(deps.policy, now),
     ...extra,
   });
 }

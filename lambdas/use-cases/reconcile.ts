@@ -6,7 +6,6 @@ import { merchantOf } from './checkout';
 import {
   INTERRUPTED_OPERATION_REASON,
   LATE_APPROVAL_CHECK_MS,
-  STALE_OPERATION_MS,
   askAcquirer,
   followUpRequest,
   operationKey,
@@ -16,7 +15,7 @@ import {
   sendOperation,
   startOperation,
 } from './money-operations';
-import { ACTION_TIMEOUT_MS, QUEUES, RECONCILE_AFTER_MS, recordOutcome, type RecordDeps } from './record-outcome';
+import { ACTION_TIMEOUT_MS, QUEUES, recordOutcome, type RecordDeps } from './record-outcome';
 import { drainDue, type QueueReport } from './work-queue';
 
 /** At most this many payments per run: a run stays well inside one Lambda timeout. */
@@ -69,13 +68,14 @@ export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, no
       results.push('postponed');
     }
   };
-  if (payment.inFlight && due(payment.inFlight.startedAt, RECONCILE_AFTER_MS, now)) await step(() => settleAttempt(deps, payment, now));
+  const after = deps.policy.reconcileAfterMs;
+  if (payment.inFlight && due(payment.inFlight.startedAt, after, now)) await step(() => settleAttempt(deps, payment, now));
   else if (payment.action && (payment.status === '3ds' || payment.status === 'redirect') && due(payment.action.startedAt, ACTION_TIMEOUT_MS, now)) {
     await step(() => settleAction(deps, payment, now));
   }
-  if (payment.operation && due(payment.operation.startedAt, STALE_OPERATION_MS, now)) await step(() => settleOperation(deps, payment, payment.operation as PendingOperation));
+  if (payment.operation && due(payment.operation.startedAt, after, now)) await step(() => settleOperation(deps, payment, payment.operation as PendingOperation));
   for (const [transId, refund] of Object.entries(payment.refunds ?? {})) {
-    if (due(refund.startedAt, STALE_OPERATION_MS, now)) await step(() => settleRefund(deps, payment, transId));
+    if (due(refund.startedAt, after, now)) await step(() => settleRefund(deps, payment, transId));
   }
   for (const watched of Object.values(payment.watching ?? {})) await step(() => checkLateApproval(deps, payment, watched, now));
   await requeue(deps, payment.paymentId, now);
@@ -94,7 +94,7 @@ async function settleAttempt(deps: ReconcileDeps, payment: Payment, now: Date): 
     const recorded = await recordOutcome(deps, payment, await merchantOf(deps, payment), attempt, reason && outcome.kind === 'declined' ? { ...outcome, reason } : outcome, type);
     return recorded.kind === 'recorded' ? 'settled' : 'postponed';
   }
-  if (!outcome && !due(attempt.startedAt, RECONCILE_AFTER_MS + RETRY_LATER_MS, now)) return 'postponed';
+  if (!outcome && !due(attempt.startedAt, deps.policy.reconcileAfterMs + RETRY_LATER_MS, now)) return 'postponed';
   // The acquirer cannot say and cannot close it: decline it here and watch for a late approval.
   await declineLocally(deps, payment, { attempt: attempt.attempt, transId: attempt.transId, idempotencyKey: attempt.idempotencyKey, type }, INTERRUPTED_REASON, now, 'inFlight');
   return 'released';

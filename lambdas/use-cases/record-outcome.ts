@@ -8,11 +8,10 @@ import { TransitionRejected, type PaymentStore, type TransitionGuard } from '../
 import type { TokenVault } from '../ports/tokens';
 import { withBackoff } from './backoff';
 import { restingQueue } from './money-operations';
+import { QUEUES, RECONCILE_AFTER_MS, reconcileAt, type Policy } from './work-queue';
 
-/** Work queues (sparse index) a payment can be in while background work is due. */
-export const QUEUES = { reconcile: 'reconcile', capture: 'capture' } as const;
-/** How long an attempt may stay without an acquirer answer before reconciliation asks. */
-export const RECONCILE_AFTER_MS = 2 * 60_000;
+export { QUEUES, RECONCILE_AFTER_MS, reconcileAt, type Policy };
+
 /** How long the customer has to finish a challenge before reconciliation looks at it. */
 export const ACTION_TIMEOUT_MS = 20 * 60_000;
 
@@ -25,11 +24,6 @@ export interface AttemptRef {
   readonly idempotencyKey: string;
 }
 
-/** Business limits that come from configuration. */
-export interface Policy {
-  /** How long an authorization may wait for capture before it is released. */
-  readonly authorizationValidityMs: number;
-}
 
 export interface RecordDeps {
   readonly store: PaymentStore;

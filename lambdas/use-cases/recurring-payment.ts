@@ -8,7 +8,7 @@ import type { Acquirer, AcquirerOutcome } from '../ports/acquirer';
 import type { MerchantDirectory } from '../ports/merchants';
 import type { RecurringChain } from '../ports/tokens';
 import { authorizeOrUnknown, merchantOf } from './checkout';
-import { QUEUES, RECONCILE_AFTER_MS, recordOutcome, type RecordDeps } from './record-outcome';
+import { reconcileAt, recordOutcome, type RecordDeps } from './record-outcome';
 
 const ORDER_NUMBER = /^[a-zA-Z0-9-]+$/;
 const DESCRIPTION = /^[\p{L}\p{N}\s!"#$%&'()*+,./:;@]+$/u;
@@ -130,7 +130,7 @@ export async function chargeRecurring(deps: RecurringDeps, merchantKey: string, 
     ...(scheduleId ? { scheduleId } : {}),
   };
   try {
-    await deps.store.createPayment(payment, { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + RECONCILE_AFTER_MS).toISOString() });
+    await deps.store.createPayment(payment, reconcileAt(deps.policy, now));
   } catch (e) {
     if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
     return replay(deps, paymentId, print);

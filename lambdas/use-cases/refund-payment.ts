@@ -3,9 +3,9 @@ import { refusalOf } from '../domain/state-machine';
 import type { Payment } from '../domain/payment';
 import { TransitionRejected } from '../ports/payments';
 import { TRY_AGAIN, withBackoff } from './backoff';
-import { askAcquirer, followUpRequest, operationKey, recordRefund, refundableMinor, STALE_OPERATION_MS, type MoneyDeps } from './money-operations';
+import { askAcquirer, followUpRequest, operationKey, recordRefund, refundableMinor, type MoneyDeps } from './money-operations';
 import { operationAmount, ownPayment, type AmountOperationRequest } from './payment-operations';
-import { QUEUES } from './record-outcome';
+import { reconcileAt } from './record-outcome';
 
 export { refundableMinor };
 export type RefundDeps = MoneyDeps;
@@ -62,10 +62,12 @@ export async function refundPayment(deps: RefundDeps, merchantKey: string, r: Pi
         payment.paymentId,
         { statusIn: ['settled'], operation: 'none', refundHeldAtMost: refundableMinor(payment) - amountMinor },
         {
-          set: { updatedAt: refund.startedAt },
+          // The platform reports a refund as waiting first, then with its outcome (same trans id).
+          set: { status: 'settled', updatedAt: refund.startedAt },
+          append: [{ transId, type: 'refund', status: 'waiting', amountMinor, at: refund.startedAt, actor: refund.actor }],
           add: { refundHeldMinor: amountMinor },
           refund: { put: [transId, refund] },
-          queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + STALE_OPERATION_MS).toISOString() },
+          queue: reconcileAt(deps.policy, now),
         },
       );
     } catch (e) {

@@ -3,7 +3,7 @@ import { refusalOf, TRANSITIONS } from '../domain/state-machine';
 import { TransitionRejected } from '../ports/payments';
 import type { AcceptedResponse, OperationOptions } from './refund-payment';
 import { ownPayment, type PaymentIdRequest } from './payment-operations';
-import { QUEUES, RECONCILE_AFTER_MS } from './record-outcome';
+import { reconcileAt } from './record-outcome';
 import { recordMerchantInitiated, type RecurringDeps } from './recurring-payment';
 import { authorizeOrUnknown } from './checkout';
 
@@ -34,7 +34,7 @@ export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: 
       {
         set: { status: 'prepare', attempt, softDecline: false, inFlight: { attempt, transId, startedAt: at, idempotencyKey }, updatedAt: at },
         remove: ['reason'],
-        queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + RECONCILE_AFTER_MS).toISOString() },
+        queue: reconcileAt(deps.policy, now),
       },
     );
   } catch (e) {

@@ -2,6 +2,25 @@ import type { Payment } from '../domain/payment';
 import type { Clock } from '../ports/clock';
 import type { PaymentStore } from '../ports/payments';
 
+/** Work queues (sparse index) a payment can be in while background work is due. */
+export const QUEUES = { reconcile: 'reconcile', capture: 'capture' } as const;
+
+/** How long an attempt may stay without an acquirer answer before reconciliation asks (the default). */
+export const RECONCILE_AFTER_MS = 2 * 60_000;
+/** When the reconciler should look at an intent written now. */
+export const reconcileAt = (policy: Pick<Policy, 'reconcileAfterMs'> | undefined, now: Date) => ({
+  name: QUEUES.reconcile,
+  dueAt: new Date(now.getTime() + (policy?.reconcileAfterMs ?? RECONCILE_AFTER_MS)).toISOString(),
+});
+
+/** Business limits that come from configuration. */
+export interface Policy {
+  /** How long an authorization may wait for capture before it is released. */
+  readonly authorizationValidityMs: number;
+  /** How long an intent may wait for its answer before the reconciler asks (RECONCILE_AFTER_SECONDS). */
+  readonly reconcileAfterMs: number;
+}
+
 export type QueueReport<K extends string> = { examined: number; failed: number; errors: string[] } & Record<K, number>;
 
 /** How many error names a report keeps: enough to diagnose, bounded in size. */
