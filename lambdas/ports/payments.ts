@@ -28,6 +28,11 @@ export interface TransitionGuard {
   readonly noRefundsInFlight?: boolean;
   /** This closed attempt must still be watched for a late approval. */
   readonly watching?: number;
+  /**
+   * No operation with this transaction id may have started before (a replayed request reuses its
+   * id); the write records the id.
+   */
+  readonly newTransaction?: string;
 }
 
 /** What a transition changes; history is appended in the same write that changes the status. */

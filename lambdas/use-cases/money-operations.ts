@@ -202,7 +202,7 @@ export async function startOperation(
   extra: Pick<PaymentChange, 'watch'> = {},
 ): Promise<Payment> {
   const now = deps.clock.now();
-  return deps.store.transition(payment.paymentId, { ...guard, operation: 'none', noRefundsInFlight: true }, {
+  return deps.store.transition(payment.paymentId, { ...guard, operation: 'none', noRefundsInFlight: true, newTransaction: op.transId }, {
     set: { operation: op, updatedAt: now.toISOString() },
     queue: reconcileAt(deps.policy, now),
     ...extra,

@@ -51,11 +51,15 @@ const isFinal = (o: AcquirerOutcome | undefined): o is Extract<AcquirerOutcome, 
 const due = (since: string | undefined, afterMs: number, now: Date) => since === undefined || Date.parse(since) + afterMs <= now.getTime();
 const refOf = (paymentId: string, idempotencyKey: string): OperationRef => ({ paymentId, idempotencyKey });
 
-/** What the acquirer says of an operation, made final when it never received it. */
-async function finalAnswer(acquirer: Acquirer, ref: OperationRef): Promise<AcquirerOutcome | undefined> {
-  const seen = await askAcquirer(() => acquirer.lookup(ref) as Promise<never>);
-  if (isFinal(seen)) return seen;
-  return askAcquirer(() => acquirer.close(ref) as Promise<never>);
+/**
+ * What the acquirer says of an operation, made final when it had no final answer: `neverReceived`
+ * when it did not know the key and declined it on close (the operation can then never happen).
+ */
+async function finalAnswer(acquirer: Acquirer, ref: OperationRef): Promise<{ outcome?: AcquirerOutcome; neverReceived: boolean }> {
+  const seen = (await askAcquirer(() => acquirer.lookup(ref) as Promise<never>)) as AcquirerOutcome | undefined;
+  if (isFinal(seen)) return { outcome: seen, neverReceived: false };
+  const closed = (await askAcquirer(() => acquirer.close(ref) as Promise<never>)) as AcquirerOutcome | undefined;
+  return { outcome: closed, neverReceived: seen === undefined && closed?.kind === 'declined' };
 }
 
 export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
@@ -88,10 +92,9 @@ async function settleAttempt(deps: ReconcileDeps, payment: Payment, now: Date): 
   const attempt = payment.inFlight;
   if (!attempt) return 'released';
   const type = payment.checkout ? 'sale' : 'recurring';
-  const outcome = await finalAnswer(deps.acquirer, refOf(payment.paymentId, attempt.idempotencyKey));
+  const { outcome, neverReceived } = await finalAnswer(deps.acquirer, refOf(payment.paymentId, attempt.idempotencyKey));
   if (outcome && outcome.kind !== 'unknown') {
-    const reason = outcome.kind === 'declined' && !outcome.acquirerRef ? INTERRUPTED_REASON : undefined;
-    const recorded = await recordOutcome(deps, payment, await merchantOf(deps, payment), attempt, reason && outcome.kind === 'declined' ? { ...outcome, reason } : outcome, type);
+    const recorded = await recordOutcome(deps, payment, await merchantOf(deps, payment), attempt, neverReceived && outcome.kind === 'declined' ? { ...outcome, reason: INTERRUPTED_REASON } : outcome, type);
     return recorded.kind === 'recorded' ? 'settled' : 'postponed';
   }
   if (!outcome && !due(attempt.startedAt, deps.policy.reconcileAfterMs + RETRY_LATER_MS, now)) return 'postponed';
@@ -140,12 +143,11 @@ async function declineLocally(
 }
 
 async function settleOperation(deps: ReconcileDeps, payment: Payment, op: PendingOperation): Promise<ReconcileOutcome> {
-  let outcome = await finalAnswer(deps.acquirer, refOf(payment.paymentId, op.idempotencyKey));
+  const answer = await finalAnswer(deps.acquirer, refOf(payment.paymentId, op.idempotencyKey));
   // An acquirer that can neither say nor close it: ask again with the same key (it is idempotent).
-  if (!isFinal(outcome)) outcome = await sendOperation(deps.acquirer, payment, op);
+  const outcome = isFinal(answer.outcome) ? answer.outcome : await sendOperation(deps.acquirer, payment, op);
   if (!isFinal(outcome)) return 'postponed';
-  const interrupted = outcome.kind === 'declined' && !outcome.acquirerRef;
-  const recorded = await recordOperation(deps, payment.paymentId, op, outcome, interrupted ? INTERRUPTED_OPERATION_REASON : undefined);
+  const recorded = await recordOperation(deps, payment.paymentId, op, outcome, answer.neverReceived ? INTERRUPTED_OPERATION_REASON : undefined);
   if (recorded.kind !== 'recorded') return 'postponed';
   return op.lateApproval && outcome.kind === 'approved' ? 'reversed' : 'settled';
 }
@@ -153,11 +155,10 @@ async function settleOperation(deps: ReconcileDeps, payment: Payment, op: Pendin
 async function settleRefund(deps: ReconcileDeps, payment: Payment, transId: string): Promise<ReconcileOutcome> {
   const refund = payment.refunds?.[transId];
   if (!refund) return 'released';
-  let outcome = await finalAnswer(deps.acquirer, refOf(payment.paymentId, refund.idempotencyKey));
-  if (!isFinal(outcome)) outcome = await askAcquirer(() => deps.acquirer.refund(followUpRequest(payment, refund.idempotencyKey, refund.amountMinor)));
+  const answer = await finalAnswer(deps.acquirer, refOf(payment.paymentId, refund.idempotencyKey));
+  const outcome = isFinal(answer.outcome) ? answer.outcome : await askAcquirer(() => deps.acquirer.refund(followUpRequest(payment, refund.idempotencyKey, refund.amountMinor)));
   if (!isFinal(outcome)) return 'postponed';
-  const interrupted = outcome.kind === 'declined' && !outcome.acquirerRef;
-  const recorded = await recordRefund(deps, payment.paymentId, transId, refund, outcome, interrupted ? INTERRUPTED_OPERATION_REASON : undefined);
+  const recorded = await recordRefund(deps, payment.paymentId, transId, refund, outcome, answer.neverReceived ? INTERRUPTED_OPERATION_REASON : undefined);
   return recorded.kind === 'recorded' ? 'settled' : 'postponed';
 }
 

@@ -52,15 +52,13 @@ export async function refundPayment(deps: RefundDeps, merchantKey: string, r: Pi
     const refusedNow = refusalOf('refund', payment);
     if (refusedNow) throw new ApiError(refusedNow);
     const held = payment.refundHeldMinor ?? payment.refundedMinor ?? 0;
-    if (amountMinor > refundableMinor(payment) - held) {
-      if (payment.operation || Object.keys(payment.refunds ?? {}).length) throw new ApiError('OPERATION_IN_PROGRESS');
-      throw new ApiError('REFUND_AMOUNT_TOO_BIG');
-    }
+    // What is held by refunds in flight is not left to refund (it comes back only if one is declined).
+    if (amountMinor > refundableMinor(payment) - held) throw new ApiError('REFUND_AMOUNT_TOO_BIG');
     if (payment.operation) throw new ApiError('OPERATION_IN_PROGRESS');
     try {
       return await deps.store.transition(
         payment.paymentId,
-        { statusIn: ['settled'], operation: 'none', refundHeldAtMost: refundableMinor(payment) - amountMinor },
+        { statusIn: ['settled'], operation: 'none', refundHeldAtMost: refundableMinor(payment) - amountMinor, newTransaction: transId },
         {
           // The platform reports a refund as waiting first, then with its outcome (same trans id).
           set: { status: 'settled', updatedAt: refund.startedAt },

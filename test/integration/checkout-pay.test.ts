@@ -1,3 +1,4 @@
+import { sandboxLedger, type SandboxLedgerRecord } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { key, TTL_ATTRIBUTE } from '../../lambdas/adapters/dynamodb/keys';
 import { setDeps } from '../../lambdas/container';
@@ -86,9 +87,9 @@ async function storedItem(paymentId: string): Promise<Record<string, unknown>> {
 }
 const storedPayment = async (paymentId: string) => (await storedItem(paymentId)) as unknown as Payment;
 
-/** The sandbox acquirer's own records of a payment's attempts (`SANDBOX#<payment_id>.<attempt>`). */
-async function ledgerEntries(paymentId: string): Promise<Record<string, unknown>[]> {
-  return (await service.tableItems()).filter((i) => String(i.pk).startsWith(`SANDBOX#${paymentId}.`));
+/** The sandbox acquirer's own records of a payment's attempts. */
+async function ledgerEntries(paymentId: string): Promise<SandboxLedgerRecord[]> {
+  return sandboxLedger(service.deps.db, service.backend.tableName, paymentId);
 }
 
 /** Runs with deps.acquirer replaced by a wrapper around the sandbox, then puts the original back. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
+import { sandboxLedger, type SandboxLedgerRecord } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
 import type { Payment, Transaction } from '../../lambdas/domain/payment';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
@@ -212,8 +213,8 @@ export function operationsOf(transactions: readonly Transaction[]): Operation[] 
 }
 
 /** The sandbox acquirer's ledger entries (one per authorization, capture, void or refund it was asked for) of a payment. */
-export async function ledgerOf(service: TestService, paymentId: string): Promise<Record<string, unknown>[]> {
-  return (await service.tableItems()).filter((i) => i.kind === 'sandbox-attempt' && String(i.idempotencyKey).startsWith(`${paymentId}.`));
+export async function ledgerOf(service: TestService, paymentId: string): Promise<(SandboxLedgerRecord & { idempotencyKey: string })[]> {
+  return (await sandboxLedger(service.deps.db, service.backend.tableName, paymentId)).map((r) => ({ ...r, idempotencyKey: r.idempotency_key }));
 }
 
 /**

@@ -40,8 +40,11 @@ export const TTL_ATTRIBUTE = TABLE_SCHEMA.timeToLiveAttribute;
  */
 export const OUTBOX_ATTRIBUTES = ['outboxPk', 'outboxSk', 'callbacksDone', 'callbackResends'] as const;
 
+/** The ids of every operation started on a payment (a string set): a replayed request cannot start one twice. */
+export const OPERATION_IDS = 'operationIds';
+
 /** Attributes that belong to the storage layout, not to the domain object. */
-export const STORAGE_ATTRIBUTES = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'queuePk', 'queueSk', TTL_ATTRIBUTE, ...OUTBOX_ATTRIBUTES] as const;
+export const STORAGE_ATTRIBUTES = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'queuePk', 'queueSk', TTL_ATTRIBUTE, OPERATION_IDS, ...OUTBOX_ATTRIBUTES] as const;
 
 export function withoutStorageAttributes<T>(item: Record<string, unknown>): T {
   const copy: Record<string, unknown> = { ...item };

@@ -2,7 +2,7 @@ import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, t
 import { epochSeconds, type Payment, type Transaction } from '../../domain/payment';
 import { TransitionRejected, type PaymentChange, type PaymentStore, type QueuedPayment, type TransitionGuard } from '../../ports/payments';
 import { isConditionFailure } from './client';
-import { GSI1, GSI2, QUEUE_INDEX, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
+import { GSI1, GSI2, OPERATION_IDS, QUEUE_INDEX, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
 
 /** The outbox index entry of a payment whose callbacks are due from `at` on. */
@@ -87,9 +87,15 @@ export class DynamoPaymentStore implements PaymentStore {
     const removes: string[] = [];
     const conditions: string[] = ['attribute_exists(pk)'];
     let n = 0;
+    const placeholders = new Map<string, string>();
+    // Placeholders must be alphanumeric; map keys (transaction ids) are not.
     const name = (attr: string) => {
-      const k = `#${attr}`;
-      names[k] = attr;
+      let k = placeholders.get(attr);
+      if (!k) {
+        k = /^[A-Za-z0-9_]+$/.test(attr) ? `#${attr}` : `#k${placeholders.size}`;
+        placeholders.set(attr, k);
+        names[k] = attr;
+      }
       return k;
     };
     const value = (v: unknown) => {
@@ -117,6 +123,12 @@ export class DynamoPaymentStore implements PaymentStore {
     if (guard.refundInFlight !== undefined) conditions.push(`attribute_exists(${name('refunds')}.${name(guard.refundInFlight)})`);
     if (guard.noRefundsInFlight) conditions.push(`(attribute_not_exists(${name('refunds')}) OR size(${name('refunds')}) = ${value(0)})`);
     if (guard.watching !== undefined) conditions.push(`attribute_exists(${name('watching')}.${name(String(guard.watching))})`);
+    const adds: string[] = [];
+    if (guard.newTransaction !== undefined) {
+      const ids = value(new Set([guard.newTransaction]));
+      conditions.push(`NOT contains(${name(OPERATION_IDS)}, ${value(guard.newTransaction)})`);
+      adds.push(`${name(OPERATION_IDS)} ${ids}`);
+    }
 
     for (const [attr, v] of Object.entries(change.set)) {
       if (v !== undefined) sets.push(`${name(attr)} = ${value(v)}`);
@@ -148,7 +160,7 @@ export class DynamoPaymentStore implements PaymentStore {
     const update = new UpdateCommand({
       TableName: this.tableName,
       Key: key.payment(paymentId),
-      UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
+      UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : ''].join(' ').trim(),
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
