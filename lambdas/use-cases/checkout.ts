@@ -1,4 +1,5 @@
 import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
+import { logger } from '../observability/logger';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
 import { expired, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
@@ -236,7 +237,9 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
 export async function authorizeOrUnknown(acquirer: Acquirer, request: AuthorizeRequest): Promise<AcquirerOutcome> {
   try {
     return await acquirer.authorize(request);
-  } catch {
+  } catch (e) {
+    // Logged (redacted) for operators; the attempt stays in flight for the reconciler.
+    logger.warn('acquirer call failed', { operation: 'authorize', paymentId: request.paymentId, error: e as Error });
     return { kind: 'unknown', acquirerRef: '', reason: 'The acquirer did not answer.' };
   }
 }

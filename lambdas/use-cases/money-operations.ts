@@ -1,4 +1,5 @@
 import { voidWindowEndsAt } from '../domain/void-window';
+import { logger } from '../observability/logger';
 import type { Payment, PendingOperation, PendingRefund, Transaction } from '../domain/payment';
 import type { Acquirer, FollowUpOutcome, FollowUpRequest } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
@@ -38,7 +39,8 @@ export const operationKey = (paymentId: string, kind: PendingOperation['kind'] |
 export async function askAcquirer(call: () => Promise<FollowUpOutcome>): Promise<FollowUpOutcome | undefined> {
   try {
     return await call();
-  } catch {
+  } catch (e) {
+    logger.warn('acquirer call failed', { error: e as Error });
     return undefined;
   }
 }
@@ -84,9 +86,17 @@ export type Recorded = { readonly kind: 'recorded'; readonly payment: Payment } 
  * backoff on contention and failed writes; `gone` when someone else (a racing reconciler) recorded
  * it, `deferred` when it could not be written now (the reconciler will).
  */
-export async function recordOperation(deps: Pick<MoneyDeps, 'store' | 'clock' | 'ids'>, paymentId: string, op: PendingOperation, outcome: FollowUpOutcome, reasonIfDeclined?: string): Promise<Recorded> {
-  const result = await withBackoff<Recorded>(async () => {
-    const p = await deps.store.findPayment(paymentId);
+export async function recordOperation(
+  deps: Pick<MoneyDeps, 'store' | 'clock' | 'ids'>,
+  paymentId: string,
+  op: PendingOperation,
+  outcome: FollowUpOutcome,
+  reasonIfDeclined?: string,
+  known?: Payment,
+): Promise<Recorded> {
+  const result = await withBackoff<Recorded>(async (n) => {
+    // The state the intent write returned saves a read on the first try.
+    const p = n === 1 && known ? known : await deps.store.findPayment(paymentId);
     if (!p || p.operation?.transId !== op.transId) return { kind: 'gone', payment: p };
     const now = deps.clock.now();
     const at = now.toISOString();
@@ -153,9 +163,17 @@ export const LATE_APPROVAL_REASON = 'Approved by the acquirer after the attempt 
  * computed from, so the status becomes `refund` exactly when the last of the payment is refunded);
  * a decline gives the reservation back.
  */
-export async function recordRefund(deps: Pick<MoneyDeps, 'store' | 'clock'>, paymentId: string, transId: string, refund: PendingRefund, outcome: FollowUpOutcome, reasonIfDeclined?: string): Promise<Recorded> {
-  const result = await withBackoff<Recorded>(async () => {
-    const p = await deps.store.findPayment(paymentId);
+export async function recordRefund(
+  deps: Pick<MoneyDeps, 'store' | 'clock'>,
+  paymentId: string,
+  transId: string,
+  refund: PendingRefund,
+  outcome: FollowUpOutcome,
+  reasonIfDeclined?: string,
+  known?: Payment,
+): Promise<Recorded> {
+  const result = await withBackoff<Recorded>(async (n) => {
+    const p = n === 1 && known ? known : await deps.store.findPayment(paymentId);
     if (!p || !p.refunds?.[transId]) return { kind: 'gone', payment: p };
     const now = deps.clock.now();
     const at = now.toISOString();
@@ -213,5 +231,5 @@ export async function startOperation(
 export async function completeOperation(deps: MoneyDeps, payment: Payment, op: PendingOperation): Promise<{ outcome?: FollowUpOutcome; recorded: Recorded }> {
   const outcome = await sendOperation(deps.acquirer, payment, op);
   if (!outcome) return { recorded: { kind: 'deferred' } };
-  return { outcome, recorded: await recordOperation(deps, payment.paymentId, op, outcome) };
+  return { outcome, recorded: await recordOperation(deps, payment.paymentId, op, outcome, undefined, payment) };
 }

@@ -78,7 +78,7 @@ export async function refundPayment(deps: RefundDeps, merchantKey: string, r: Pi
 
   const outcome = await askAcquirer(() => deps.acquirer.refund(followUpRequest(reserved, refund.idempotencyKey, amountMinor)));
   // No answer, or no record yet: the intent is in the reconcile queue; the outcome follows.
-  if (outcome) await recordRefund(deps, reserved.paymentId, transId, refund, outcome);
+  if (outcome) await recordRefund(deps, reserved.paymentId, transId, refund, outcome, undefined, reserved);
   return { payment_id: reserved.paymentId, result: 'accepted' };
 }
 

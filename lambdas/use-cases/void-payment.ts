@@ -48,6 +48,8 @@ export async function voidPayment(deps: VoidDeps, merchantKey: string, r: Pick<P
   if (refusal) throw new ApiError(refusal);
   const blocked = voidBlockedReason(payment, now);
   if (blocked) return response(payment, 'FAIL', now, blocked);
+  // Another void already on its way answers as a void that won does: this one voids nothing.
+  if (payment.operation?.kind === 'void') throw new ApiError('VOID_NOT_SETTLED');
   if (payment.operation || Object.keys(payment.refunds ?? {}).length) throw new ApiError('OPERATION_IN_PROGRESS');
   if (!payment.authorization) throw new Error(`payment ${payment.paymentId} has no authorization to void`);
 

@@ -35,6 +35,53 @@ export interface BenchResults {
   readonly render: RenderTimings;
   readonly renderPlan: { readonly samples: number; readonly warmup: number };
   readonly pageWeights: readonly PageWeight[];
+  readonly money: MoneyResults;
+}
+
+/** The money model and the crash run: how much was tried against the acquirer's ledger, and what diverged. */
+export interface MoneyResults {
+  readonly model: { readonly runs: number; readonly operations: number; readonly faults: number; readonly divergences: number; readonly seconds: number; readonly seed: number };
+  readonly crash?: {
+    readonly payments: number;
+    readonly requests: number;
+    readonly kills: number;
+    readonly fiveXx: number;
+    readonly divergences: number;
+    readonly reconcileMs: number;
+    readonly callbackRepeats: number;
+  };
+}
+
+function moneySection(r: BenchResults): string[] {
+  const { model, crash } = r.money;
+  return [
+    '## Money integrity: our records against the acquirer\'s ledger',
+    '',
+    'The money model (test/support/money-model.ts) drives the real use cases through random interleavings of pay,',
+    '3-D Secure answers and abandonment, void, partial and full refunds, capture, release, recurring, retry and the',
+    'jobs, with a fault injected at a random step boundary (a crash before or after a write, a request the acquirer',
+    'never got, a reply it sent that was lost) and pairs of operations racing; after each run the reconciler runs',
+    'and the ledger checker (test/support/ledger-checker.ts) compares every payment with the sandbox acquirer\'s',
+    'ledger. Goal: 0 divergences.',
+    '',
+    '| | |',
+    '|---|---|',
+    `| Model runs (seed ${model.seed}) | ${model.runs} |`,
+    `| Operations run | ${model.operations} |`,
+    `| Faults injected | ${model.faults} |`,
+    `| Divergences found | ${model.divergences} ${model.divergences === 0 ? '(pass)' : '**FAIL**'} |`,
+    `| Time | ${model.seconds.toFixed(1)} s |`,
+    ...(crash
+      ? [
+          `| Crash run: payments / requests | ${crash.payments} / ${crash.requests} |`,
+          `| Crash run: SIGKILLs of the local runner | ${crash.kills} |`,
+          `| Crash run: HTTP 5xx from a live runner | ${crash.fiveXx} |`,
+          `| Crash run: divergences after reconcile | ${crash.divergences} ${crash.divergences === 0 ? '(pass)' : '**FAIL**'} |`,
+          `| Time to reconcile after the last crash | ${(crash.reconcileMs / 1000).toFixed(1)} s (reconcile delay 2 s, job every 10 s locally) |`,
+          `| Callbacks re-sent after a crash (at-least-once) | ${crash.callbackRepeats} |`,
+        ]
+      : []),
+  ];
 }
 
 const kb = (bytes: number) => kib(bytes).toFixed(1);
@@ -470,6 +517,8 @@ export function renderReport(r: BenchResults): string {
     '',
     ...pageWeightSection(r),
     '',
+    ...moneySection(r),
+    '',
     ...whatDominatesSection(r),
     '',
   ].join('\n');
@@ -514,5 +563,8 @@ export function renderSummary(r: BenchResults): string {
   for (const { name, result } of r.throughput) {
     out.push(`${name.padEnd(46)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${ms(result.p50Ms)} ms  p99 ${ms(result.p99Ms)} ms  non-2xx ${result.non2xx}  errors ${result.errors}`);
   }
+  const { model, crash } = r.money;
+  out.push('', `money model: ${model.runs} runs, ${model.operations} operations, ${model.faults} faults injected, ${model.divergences} divergences (seed ${model.seed})`);
+  if (crash) out.push(`crash run: ${crash.kills} SIGKILLs, ${crash.requests} requests, ${crash.fiveXx} 5xx, ${crash.divergences} divergences, reconciled ${(crash.reconcileMs / 1000).toFixed(1)} s after the last restart`);
   return out.join('\n');
 }

@@ -4,6 +4,7 @@ import type { Acquirer } from '../../lambdas/ports/acquirer';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { operatorAction } from '../../lambdas/use-cases/admin';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
+import { INTERRUPTED_OPERATION_REASON } from '../../lambdas/use-cases/money-operations';
 import { AUTO_CAPTURE_ACTOR, CAPTURE_BATCH, EXPIRED_REASON, STALE_CLAIM_MS, runCaptureJob, type CaptureJobReport } from '../../lambdas/use-cases/capture-job';
 import { capture } from '../../lambdas/use-cases/capture-payment';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
@@ -198,7 +199,7 @@ describe('with the default validity of 7 days', () => {
     it.each([
       ['manual capture', undefined],
       ['a delay of one day', 24 * 60],
-    ])('is finished by the reconciler once the claim is stale (%s), in the name of whoever claimed it', async (_name, delay) => {
+    ])('is released by the reconciler once stale when the acquirer never got it (%s); it can be captured again', async (_name, delay) => {
       const shop = await dmsShop(delay);
       const paid = await authorized(shop);
       clock.set(at(MINUTE));
@@ -215,9 +216,12 @@ describe('with the default validity of 7 days', () => {
       clock.set(at(MINUTE + STALE_CLAIM_MS));
       expect(await reconcileDue(service.deps)).toMatchObject({ examined: 1, settled: 1 });
       const item = await storedPayment(service, paid.paymentId);
-      expect(item).toMatchObject({ status: 'settled', capturedMinor: 1000 });
+      expect(item).toMatchObject({ status: 'pending' });
       expect(item.operation).toBeUndefined();
-      expect(captures(item)).toEqual([expect.objectContaining({ status: 'success', amountMinor: 1000, actor: 'operator:alice' })]);
+      // Closed at the acquirer first: the lost request can never capture later.
+      expect(captures(item)).toEqual([expect.objectContaining({ status: 'fail', amountMinor: 1000, actor: 'operator:alice', reason: INTERRUPTED_OPERATION_REASON })]);
+      await expect(capture(service.deps, item, 1000, 'operator:alice')).resolves.toMatchObject({ kind: 'captured' });
+      expect(await storedPayment(service, paid.paymentId)).toMatchObject({ status: 'settled', capturedMinor: 1000 });
     });
   });
 

@@ -249,7 +249,7 @@ describe('what is stored of the card and the browser', () => {
     expect(output).not.toMatch(new RegExp(`\\b${CVV}\\b`));
   });
 
-  it('logs a failing acquirer with the card number masked, and shows the customer the error page', async () => {
+  it('logs a failing acquirer with the card number masked; the customer goes to the merchant\'s error page, never a 500', async () => {
     const link = await checkout();
     const failed = await withAcquirer(
       (real) =>
@@ -262,10 +262,10 @@ describe('what is stored of the card and the browser', () => {
       () => submit(link.url, cardForm('01/38')),
     );
 
-    expect(failed.status).toBe(500);
-    expect(failed.html).toContain('Something went wrong');
+    // The outcome is unknown (the acquirer may have approved): not an error of ours to show as 500.
+    expect(failed.status).toBe(303);
     expect(failed.html).not.toContain(PAN);
-    expect(output).toContain('page failed');
+    expect(output).toContain('acquirer call failed');
     expect(output).toContain('acquirer refused card 411111******1111');
     expect(output).not.toContain(PAN);
     // The attempt stays claimed: reconciliation asks the acquirer, the customer cannot pay twice.

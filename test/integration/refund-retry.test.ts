@@ -139,7 +139,8 @@ describe('refund', () => {
     expect(status.status).toBe('settled');
     expect(status.refunded_amount).toBeUndefined();
     const item = await storedPayment(service, paid.paymentId);
-    expect(item.refundedMinor).toBe(0);
+    expect(item.refundedMinor ?? 0).toBe(0);
+    expect(item.refundHeldMinor).toBe(0);
     const refunds = operationsOf(item.transactions).filter((o) => o.outcome.type === 'refund');
     expect(refunds).toEqual([
       {

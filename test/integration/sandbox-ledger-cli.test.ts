@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readConfig } from '../../lambdas/config';
+import { pay } from '../../lambdas/use-cases/checkout';
+import { createSession, validateCreateSession } from '../../lambdas/use-cases/create-session';
+import { createMerchant } from '../../lambdas/use-cases/manage-merchants';
+import { reconcileDue } from '../../lambdas/use-cases/reconcile';
+import { refundPayment } from '../../lambdas/use-cases/refund-payment';
+import { backendEnvironment, localDeps, startLocalBackend } from '../../local/backend';
+import { validSessionBody } from '../support/fixtures';
+import { TEST_PAN } from '../support/payments';
+import { runTs } from '../support/processes';
+
+/**
+ * `npm run -s sandbox -- ledger PAYMENT_ID`: the sandbox acquirer's own records of a payment, the
+ * truth our records are checked against, spawned as a developer runs it on a data directory.
+ */
+jest.setTimeout(60_000);
+
+const dataDir = mkdtempSync(join(tmpdir(), 'checkout-ledger-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const ledger = (...args: string[]) => runTs('local/sandbox-cli.ts', args, { DATA_DIR: dataDir });
+
+let paymentId: string;
+
+beforeAll(async () => {
+  const backend = await startLocalBackend({ dataDir });
+  const deps = localDeps(backend, readConfig(backendEnvironment(backend)));
+  try {
+    const merchant = await createMerchant(deps, { name: 'Ledger Shop' });
+    const body = validateCreateSession({ ...validSessionBody(merchant.merchant_key, { order: { number: 'ledger-1', amount: '25.00', currency: 'USD', description: 'Ledger order' } }), hash: 'x' });
+    const session = await createSession(deps, merchant.merchant_key, body);
+    paymentId = session.paymentId;
+    await pay(deps, session.linkToken, { number: TEST_PAN, expiry: '01/38', cvv: '123', holder: 'Jo Doe' }, { baseUrl: 'http://127.0.0.1', browser: {} });
+    await refundPayment(deps, merchant.merchant_key, { payment_id: paymentId, amount: '5.00' });
+    await refundPayment(deps, merchant.merchant_key, { payment_id: paymentId, amount: '30.00' }).catch(() => undefined);
+    await reconcileDue(deps);
+  } finally {
+    deps.db.destroy();
+    deps.secretsClient.destroy();
+    await backend.close();
+  }
+});
+
+it('prints the acquirer records of the payment as JSON, oldest first, amounts as decimal strings', async () => {
+  const run = await ledger('ledger', paymentId);
+  expect(run.code).toBe(0);
+  const records = JSON.parse(run.stdout) as Record<string, unknown>[];
+  expect(records.map((r) => [r.operation, r.amount, r.currency, r.outcome])).toEqual([
+    ['sale', '25.00', 'USD', 'approved'],
+    ['refund', '5.00', 'USD', 'approved'],
+  ]);
+  expect(records[1]).toMatchObject({ idempotency_key: expect.stringMatching(new RegExp(`^${paymentId}\\.refund\\.`)), of: `${paymentId}.1` });
+  expect(run.stdout).not.toMatch(/4111111111111111/);
+});
+
+it('prints [] for a payment the acquirer never saw', async () => {
+  const run = await ledger('ledger', '00000000-0000-4000-8000-000000000000');
+  expect([run.code, JSON.parse(run.stdout)]).toEqual([0, []]);
+});
+
+it.each([[[]], [['ledger']], [['ledger', 'not-an-id']], [['list']]])('answers %j with the usage and exit code 2', async (args) => {
+  const run = await ledger(...args);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/ledger PAYMENT_ID|payment id/);
+});
