@@ -1,3 +1,4 @@
+import { describeRepairs, repairIndexes } from './index-repair';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -25,6 +26,8 @@ export interface LocalBackend {
   readonly tableName: string;
   /** Signs and verifies the local operators' tokens (the local stand-in for Cognito's keys). */
   readonly operatorKey: Uint8Array;
+  /** What was repaired in the indexes at start (after a crash), if anything. */
+  readonly indexRepair?: string;
   close(): Promise<void>;
 }
 
@@ -46,6 +49,9 @@ const closeServer = (server: Server) => new Promise<void>((resolve) => server.cl
 export async function startLocalBackend(options: { dataDir?: string; tableName?: string } = {}): Promise<LocalBackend> {
   const tableName = options.tableName ?? LOCAL_TABLE_NAME;
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  // A process killed mid-write can leave the indexes out of step with the items: rebuild them first.
+  const enginePath = options.dataDir ? join(options.dataDir, 'dynamodb') : undefined;
+  const indexRepair = enginePath && existsSync(enginePath) ? describeRepairs(await repairIndexes(enginePath, tableName)) : undefined;
   const db = dynalite({
     ...(options.dataDir ? { path: join(options.dataDir, 'dynamodb') } : {}),
     createTableMs: 0,
@@ -60,6 +66,7 @@ export async function startLocalBackend(options: { dataDir?: string; tableName?:
     secretsEndpoint: secrets.endpoint,
     tableName,
     operatorKey: operatorKeyOf(options.dataDir),
+    ...(indexRepair ? { indexRepair } : {}),
     close: async () => {
       await Promise.all([closeServer(db), closeServer(secrets.server)]);
     },
