@@ -25,7 +25,7 @@ interface Table {
   readonly LocalSecondaryIndexes?: readonly { readonly IndexName: string }[];
 }
 interface Store {
-  readonly db: { close(cb: (err?: Error) => void): void };
+  readonly db: { close(cb: (err?: Error) => void): void; open(): Promise<void> };
   getTable(name: string, checkStatus: boolean, cb: (err: Error | null, table?: Table) => void): void;
   getItemDb(name: string): Level;
   getIndexDb(type: 'Global' | 'Local', table: string, index: string): Level;
@@ -53,6 +53,17 @@ async function* stream<T>(s: Readable): AsyncGenerator<T> {
 export async function repairIndexes(path: string, tableName: string): Promise<IndexRepair[]> {
   const store = dynaliteDb.create({ path });
   try {
+    // Opened explicitly so a failure (the directory still locked by a process that is ending) is an
+    // error, not a callback that never comes; a lock being released is waited for briefly.
+    for (let tries = 1; ; tries++) {
+      try {
+        await store.db.open();
+        break;
+      } catch (e) {
+        if (tries >= 50 || !/lock/i.test(`${(e as Error).message} ${String((e as { cause?: Error }).cause?.message)}`)) throw e;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
     let table: Table;
     try {
       table = await call<Table>((cb) => store.getTable(tableName, false, (err, t) => cb(err, t)));

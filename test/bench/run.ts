@@ -3,6 +3,9 @@ import { ROUTES } from '../../lib/routes';
 import { backendEnvironment } from '../../local/backend';
 import { startTestService } from '../support/service';
 import { JOBS } from '../../lib/jobs';
+import fc from 'fast-check';
+import { scenarioArb, startMoneyModel } from '../support/money-model';
+import { runCrashScenario } from '../support/crash-run';
 import { AwsCallCounter, OPERATIONS, countAwsCalls } from './aws-calls';
 import { checkBundles } from './bundle-check';
 import { buildBundles, esbuildApiOptions, projectPath, type BundleSpec } from './bundles';
@@ -66,6 +69,34 @@ async function bundleRows(phase: (what: string) => void): Promise<{ rows: Bundle
   return { rows, sourceMaps: { bundle: largest.spec.name, cold: timings[bundles.length]! } };
 }
 
+const MONEY_RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 300);
+
+/** The money model's random runs, then one crash run of the local runner. */
+async function measureMoney(): Promise<BenchResults['money']> {
+  const seed = Number(process.env.MONEY_MODEL_SEED ?? Date.now() % 2 ** 31);
+  const model = await startMoneyModel();
+  const started = performance.now();
+  try {
+    await fc.assert(fc.asyncProperty(scenarioArb, async (s) => void (await model.run(s))), { numRuns: MONEY_RUNS, seed, endOnFailure: true });
+  } finally {
+    await model.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const crash = await runCrashScenario();
+  return {
+    model: { ...model.stats, seconds, seed },
+    crash: {
+      payments: crash.payments,
+      requests: crash.requests,
+      kills: crash.kills,
+      fiveXx: crash.fiveXx,
+      divergences: crash.divergences.length,
+      reconcileMs: crash.reconcileMs,
+      callbackRepeats: crash.callbackRepeats,
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const startedAt = new Date();
@@ -110,6 +141,9 @@ async function main(): Promise<void> {
       { name: 'POST /api/v1/session (local runner)', result: await generateLoad({ ...LOAD, url: `${baseUrl}/api/v1/session`, merchant }) },
     ];
 
+    phase(`money model: ${MONEY_RUNS} runs against the sandbox ledger…`);
+    const money = await measureMoney();
+
     const results: BenchResults = {
       machine: describeMachine(startedAt, loadAtStart),
       runSeconds: (performance.now() - started) / 1000,
@@ -122,12 +156,15 @@ async function main(): Promise<void> {
       render,
       renderPlan: RENDER_PLAN,
       pageWeights,
+      money,
     };
     writeFileSync(REPORT, renderReport(results));
     console.log(`\n${renderSummary(results)}\n\nwrote ${REPORT}`);
     const unimportable = bundles.filter((b) => b.cold.error !== undefined);
     const broken = bundleChecks.filter((c) => c.outcome === 'failed');
     const problems = [
+      ...(money.model.divergences ? [`the money model found ${money.model.divergences} divergences`] : []),
+      ...(money.crash?.divergences ? [`the crash run found ${money.crash.divergences} divergences`] : []),
       ...unimportable.map((b) => `${b.bundle.spec.name} cannot be imported: ${b.cold.error}`),
       ...broken.map((c) => `bundled ${c.route.id} is broken: ${c.detail}`),
     ];
