@@ -1,60 +1,111 @@
+import { hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 
 /**
- * dynalite writes an item and its index entries as separate LevelDB writes, so a local runner killed
- * with SIGKILL can leave a secondary index out of step with the items: a payment missing from the
- * sparse `queue` index is never reconciled, one missing from `outbox` never has its callback sent.
- * Before the engine takes requests, every index is rebuilt from the items: missing entries are
- * added, stale ones removed, changed ones rewritten. One index at a time, so memory stays bounded by
- * the largest index.
+ * Why this exists: dynalite stores an item and each of its secondary-index entries as separate
+ * LevelDB records, written one after the other. A local runner killed mid-write (SIGKILL, power
+ * loss) can leave an index out of step with the items: a payment missing from the sparse `queue`
+ * index is never reconciled, one missing from `outbox` never has its callback sent, and a stale
+ * entry points at work that is no longer due. So before the engine takes any request, every
+ * secondary index is made to match the items again, with dynalite's own storage functions (the ones
+ * its writes use), never touching an item.
+ *
+ * Streaming throughout, so memory stays bounded whatever the table's size:
+ * 1. check: one pass over the items computes, per index, a digest of the entries dynalite would
+ *    write for them; one pass over each index computes the same over what it holds. An index whose
+ *    digest and count match is consistent (the usual case: a start costs a sequential read).
+ * 2. repair, only for an index that failed the check: each of its entries is checked against the
+ *    item it comes from (deleted when that item is gone or no longer belongs at that key, rewritten
+ *    when its projection differs), then each item against the index (a missing entry is added).
  */
-// dynalite's storage layer: the same functions it uses to write index entries.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const dynaliteDb = require('dynalite/db') as DynaliteDbModule;
 
-interface Level {
-  get(key: string, cb: (err: Error | null, value?: unknown) => void): void;
-  put(key: string, value: unknown, cb: (err?: Error | null) => void): void;
-  del(key: string, cb: (err?: Error | null) => void): void;
-  createKeyStream(): Readable;
-  createValueStream(options?: object): Readable;
+// dynalite's storage layer (untyped): the same functions its PutItem/UpdateItem/DeleteItem use.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const dynaliteDb = require('dynalite/db') as DynaliteDb;
+
+type Item = Record<string, Record<string, unknown>>;
+interface KeySchema {
+  readonly AttributeName: string;
+  readonly KeyType: string;
 }
-interface Table {
+interface IndexDescription {
+  readonly IndexName: string;
+  readonly KeySchema: readonly KeySchema[];
+}
+interface TableDescription {
   readonly TableName: string;
-  readonly GlobalSecondaryIndexes?: readonly { readonly IndexName: string }[];
-  readonly LocalSecondaryIndexes?: readonly { readonly IndexName: string }[];
+  readonly KeySchema: readonly KeySchema[];
+  readonly GlobalSecondaryIndexes?: readonly IndexDescription[];
+  readonly LocalSecondaryIndexes?: readonly IndexDescription[];
+}
+/** One of dynalite's key-prefixed views of its LevelDB (the items of a table, or one index). */
+interface SubDb {
+  get(key: string, cb: (err: Error | null, value?: Item) => void): void;
+  put(key: string, value: Item, cb: (err: Error | null) => void): void;
+  del(key: string, cb: (err: Error | null) => void): void;
+  createValueStream(): Readable;
 }
 interface Store {
-  readonly db: { close(cb: (err?: Error) => void): void; open(): Promise<void> };
-  getTable(name: string, checkStatus: boolean, cb: (err: Error | null, table?: Table) => void): void;
-  getItemDb(name: string): Level;
-  getIndexDb(type: 'Global' | 'Local', table: string, index: string): Level;
+  readonly db: { open(): Promise<void>; close(cb: (err: Error | null) => void): void };
+  getTable(name: string, checkStatus: boolean, cb: (err: (Error & { body?: unknown }) | null, table?: TableDescription) => void): void;
+  getItemDb(tableName: string): SubDb;
+  getIndexDb(type: IndexType, tableName: string, indexName: string): SubDb;
 }
-interface DynaliteDbModule {
+interface DynaliteDb {
   create(options: { path: string }): Store;
-  getIndexActions(indexes: readonly object[], existing: unknown, item: unknown, table: Table): { puts: { key: string; item: unknown }[]; deletes: { key: string }[] };
+  /** The record key of an item in its table. */
+  createKey(item: Item, table: TableDescription): string;
+  /** The record key of an item's entry in an index. */
+  createIndexKey(item: Item, table: TableDescription, keySchema: readonly KeySchema[]): string;
+  /** The entries an item should have (puts) given what it was before (null: nothing). */
+  getIndexActions(
+    indexes: readonly IndexDescription[],
+    existing: Item | null,
+    item: Item,
+    table: TableDescription,
+  ): { puts: { index: string; key: string; item: Item }[]; deletes: { index: string; key: string }[] };
 }
+
+type IndexType = 'Global' | 'Local';
 
 export interface IndexRepair {
   readonly index: string;
+  /** Entries an item should have had and did not. */
   readonly added: number;
+  /** Entries of items that are gone, or that no longer belong at that key. */
   readonly removed: number;
+  /** Entries at the right key whose projected attributes were out of date. */
   readonly rewritten: number;
 }
 
-const call = <T>(fn: (cb: (err?: Error | null, value?: T) => void) => void): Promise<T> =>
+const callback = <T = void>(fn: (cb: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> =>
   new Promise((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value as T))));
 
-async function* stream<T>(s: Readable): AsyncGenerator<T> {
-  for await (const chunk of s) yield chunk as T;
+const read = (db: SubDb, key: string) => callback<Item | undefined>((cb) => db.get(key, cb));
+
+/** The records of a stream in groups, so lookups run side by side while memory stays bounded. */
+async function* batches<T>(stream: Readable, size = 256): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const record of stream as AsyncIterable<T>) {
+    batch.push(record);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
 }
 
-/** Repairs every secondary index of `tableName` in the LevelDB at `path` (closed again afterwards). */
+/**
+ * Makes every secondary index of `tableName` in the dynalite data at `path` match the items. The
+ * engine must not be running on that path (LevelDB allows one process); the store is closed again
+ * before this returns. A missing table is nothing to repair.
+ */
 export async function repairIndexes(path: string, tableName: string): Promise<IndexRepair[]> {
   const store = dynaliteDb.create({ path });
   try {
-    // Opened explicitly so a failure (the directory still locked by a process that is ending) is an
-    // error, not a callback that never comes; a lock being released is waited for briefly.
+    // Fails clearly here if another process holds the data directory; a lock that a process just
+    // killed is still releasing is waited for briefly.
     for (let tries = 1; ; tries++) {
       try {
         await store.db.open();
@@ -64,56 +115,111 @@ export async function repairIndexes(path: string, tableName: string): Promise<In
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    let table: Table;
-    try {
-      table = await call<Table>((cb) => store.getTable(tableName, false, (err, t) => cb(err, t)));
-    } catch {
-      return []; // No table yet: nothing to repair.
-    }
+    const table = await tableOf(store, tableName);
+    if (!table) return [];
     const items = store.getItemDb(tableName);
-    const repairs: IndexRepair[] = [];
-    for (const type of ['Global', 'Local'] as const) {
-      for (const index of table[`${type}SecondaryIndexes`] ?? []) {
-        const expected = new Map<string, string>();
-        for await (const item of stream<object>(items.createValueStream())) {
-          for (const put of dynaliteDb.getIndexActions([index], null, item, table).puts) expected.set(put.key, JSON.stringify(put.item));
-        }
-        const indexDb = store.getIndexDb(type, tableName, index.IndexName);
-        let removed = 0;
-        let rewritten = 0;
-        const present = new Set<string>();
-        for await (const key of stream<string>(indexDb.createKeyStream())) {
-          const want = expected.get(key);
-          if (want === undefined) {
-            await call((cb) => indexDb.del(key, cb));
-            removed++;
-            continue;
-          }
-          present.add(key);
-          const have = await call<unknown>((cb) => indexDb.get(key, (err, v) => cb(err, v)));
-          if (JSON.stringify(have) !== want) {
-            await call((cb) => indexDb.put(key, JSON.parse(want), cb));
-            rewritten++;
-          }
-        }
-        let added = 0;
-        for (const [key, value] of expected) {
-          if (present.has(key)) continue;
-          await call((cb) => indexDb.put(key, JSON.parse(value), cb));
-          added++;
-        }
-        repairs.push({ index: index.IndexName, added, removed, rewritten });
+    const all = [
+      ...(table.GlobalSecondaryIndexes ?? []).map((index) => ({ type: 'Global' as const, index })),
+      ...(table.LocalSecondaryIndexes ?? []).map((index) => ({ type: 'Local' as const, index })),
+    ].map(({ type, index }) => ({ index, db: store.getIndexDb(type, tableName, index.IndexName), added: 0, removed: 0, rewritten: 0 }));
+
+    const damaged = await unmatched(all, items, table);
+    for (const ix of damaged) {
+      // Each entry against its item. LevelDB iterators read a snapshot, so fixing as we go is safe.
+      for await (const entries of batches<Item>(ix.db.createValueStream())) {
+        const sources = await Promise.all(entries.map((entry) => read(items, dynaliteDb.createKey(entry, table))));
+        await Promise.all(
+          entries.map((entry, i) => {
+            // The key dynalite stored the entry under: it derives it from the entry's own attributes.
+            const key = dynaliteDb.createIndexKey(entry, table, ix.index.KeySchema);
+            const item = sources[i];
+            const wanted = item && dynaliteDb.getIndexActions([ix.index], null, item, table).puts[0];
+            if (!wanted || wanted.key !== key) {
+              ix.removed++;
+              return callback((cb) => ix.db.del(key, cb));
+            }
+            if (JSON.stringify(wanted.item) === JSON.stringify(entry)) return undefined;
+            ix.rewritten++;
+            return callback((cb) => ix.db.put(key, wanted.item, cb));
+          }),
+        );
       }
     }
-    return repairs;
+    if (damaged.length) {
+      // Each item against the damaged indexes: every entry present is right by now, so only add.
+      for await (const batch of batches<Item>(items.createValueStream())) {
+        const wanted = batch.flatMap((item) => damaged.flatMap((ix) => dynaliteDb.getIndexActions([ix.index], null, item, table).puts.map((put) => ({ ix, put }))));
+        const present = await Promise.all(wanted.map(({ ix, put }) => read(ix.db, put.key)));
+        await Promise.all(
+          wanted.map(({ ix, put }, i) => {
+            if (present[i] !== undefined) return undefined;
+            ix.added++;
+            return callback((cb) => ix.db.put(put.key, put.item, cb));
+          }),
+        );
+      }
+    }
+    return all.map(({ index, added, removed, rewritten }) => ({ index: index.IndexName, added, removed, rewritten }));
   } finally {
-    await call((cb) => store.db.close((err) => cb(err)));
+    await callback((cb) => store.db.close(cb));
   }
 }
 
-/** One line for the runner's output, or undefined when every index was in step. */
+interface IndexState {
+  readonly index: IndexDescription;
+  readonly db: SubDb;
+}
+
+const digestOf = (entry: Item): Buffer => hash('sha1', JSON.stringify(entry), 'buffer');
+
+/**
+ * An order-independent fingerprint of a set of index entries: the XOR of their digests, and their
+ * count. An entry's key is derived from its attributes, so its JSON stands for both.
+ */
+class Fingerprint {
+  private readonly sum = Buffer.alloc(20);
+  private count = 0;
+  add(digest: Buffer): void {
+    for (let i = 0; i < digest.length; i++) this.sum[i]! ^= digest[i]!;
+    this.count++;
+  }
+  equals(other: Fingerprint): boolean {
+    return this.count === other.count && this.sum.equals(other.sum);
+  }
+}
+
+/** The indexes whose entries differ from those the items call for (one read of the items and of each index). */
+async function unmatched<T extends IndexState>(indexes: readonly T[], items: SubDb, table: TableDescription): Promise<T[]> {
+  const wanted = indexes.map(() => new Fingerprint());
+  for await (const item of items.createValueStream() as AsyncIterable<Item>) {
+    let whole: Buffer | undefined; // An index projecting all attributes holds the item itself: one digest serves them all.
+    indexes.forEach((ix, i) => {
+      for (const put of dynaliteDb.getIndexActions([ix.index], null, item, table).puts) wanted[i]!.add(put.item === item ? (whole ??= digestOf(item)) : digestOf(put.item));
+    });
+  }
+  const damaged: T[] = [];
+  for (const [i, ix] of indexes.entries()) {
+    const held = new Fingerprint();
+    for await (const entry of ix.db.createValueStream() as AsyncIterable<Item>) held.add(digestOf(entry));
+    if (!held.equals(wanted[i]!)) damaged.push(ix);
+  }
+  return damaged;
+}
+
+async function tableOf(store: Store, tableName: string): Promise<TableDescription | undefined> {
+  try {
+    return await callback<TableDescription>((cb) => store.getTable(tableName, false, cb));
+  } catch (e) {
+    if ((e as Error).name === 'NotFoundError') return undefined;
+    throw e;
+  }
+}
+
+/** One line for the log (`index repair: queue +2 −1, outbox +1`), or undefined when every index matched. */
 export function describeRepairs(repairs: readonly IndexRepair[]): string | undefined {
-  const changed = repairs.filter((r) => r.added || r.removed || r.rewritten);
-  if (!changed.length) return undefined;
-  return `index repair: ${changed.map((r) => `${r.index} +${r.added} −${r.removed}${r.rewritten ? ` ~${r.rewritten}` : ''}`).join(', ')}`;
+  const changed = repairs.flatMap((r) => {
+    const counts = [r.added && `+${r.added}`, r.removed && `−${r.removed}`, r.rewritten && `~${r.rewritten}`].filter(Boolean);
+    return counts.length ? [`${r.index} ${counts.join(' ')}`] : [];
+  });
+  return changed.length ? `index repair: ${changed.join(', ')}` : undefined;
 }

@@ -26,6 +26,8 @@ export interface TransitionGuard {
   readonly refundInFlight?: string;
   /** No refund may be in flight. */
   readonly noRefundsInFlight?: boolean;
+  /** Exactly this many refunds are in flight (a write that takes the last one out of the queue). */
+  readonly refundsInFlightCount?: number;
   /** This closed attempt must still be watched for a late approval. */
   readonly watching?: number;
   /**

@@ -187,7 +187,8 @@ export async function recordRefund(
     try {
       return {
         kind: 'recorded',
-        payment: await deps.store.transition(paymentId, { refundInFlight: transId, refundedIs: refunded, statusIn: [p.status] }, {
+        // Taking the payment out of the reconcile queue is right only while no other refund started.
+        payment: await deps.store.transition(paymentId, { refundInFlight: transId, refundedIs: refunded, statusIn: [p.status], ...(left === 0 ? { refundsInFlightCount: 1 } : {}) }, {
           set: { status, updatedAt: at },
           add: approved ? { refundedMinor: refund.amountMinor } : { refundHeldMinor: -refund.amountMinor },
           refund: { delete: transId },

@@ -7,7 +7,7 @@ import { scenarioArb, startMoneyModel, type MoneyModel } from '../support/money-
  * the ledger checker. MONEY_MODEL_RUNS sets the number of runs (CI: the default below; more for a
  * long soak); MONEY_MODEL_SEED replays a failing seed.
  */
-const RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 60);
+const RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 150);
 
 let model: MoneyModel;
 

@@ -244,7 +244,10 @@ export class SandboxAcquirer implements Acquirer {
   private async followUp(kind: FollowUpKind | 'reversal', request: FollowUpRequest): Promise<FollowUpOutcome> {
     const key = canonical(request.idempotencyKey);
     const authKey = canonical(request.authorization.idempotencyKey);
-    for (let round = 0; round < 10; round++) {
+    // Each round decides on the balances it read; a lost race reads again (like an acquirer's own
+    // serialization, it never fails the request because of concurrency).
+    for (let round = 0; round < 100; round++) {
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * Math.min(50, 2 ** round))));
       const ledger = await this.ledger(request.paymentId);
       const existing = ledger?.entries[key];
       if (existing) return answerOf(existing) as FollowUpOutcome;
