@@ -11,12 +11,13 @@ import type { Readable } from 'node:stream';
  * its writes use), never touching an item.
  *
  * Streaming throughout, so memory stays bounded whatever the table's size:
- * 1. check: one pass over the items computes, per index, a digest of the entries dynalite would
- *    write for them; one pass over each index computes the same over what it holds. An index whose
- *    digest and count match is consistent (the usual case: a start costs a sequential read).
- * 2. repair, only for an index that failed the check: each of its entries is checked against the
- *    item it comes from (deleted when that item is gone or no longer belongs at that key, rewritten
- *    when its projection differs), then each item against the index (a missing entry is added).
+ * 1. check: one pass over the items fingerprints, per index, the entries dynalite would write for
+ *    them; one pass over each index fingerprints what it holds. The fingerprints are kept per
+ *    bucket of item keys (4096 buckets), so a mismatch points at the few items involved. When all
+ *    match (the usual case) a start costs one sequential read and no write.
+ * 2. repair, only in the buckets that differ: each entry there is checked against the item it
+ *    comes from (deleted when that item is gone or no longer belongs at that key, rewritten when
+ *    its projection differs), then each item there against the index (a missing entry is added).
  */
 
 // dynalite's storage layer (untyped): the same functions its PutItem/UpdateItem/DeleteItem use.
@@ -83,10 +84,11 @@ const callback = <T = void>(fn: (cb: (err: Error | null | undefined, value?: T) 
 
 const read = (db: SubDb, key: string) => callback<Item | undefined>((cb) => db.get(key, cb));
 
-/** The records of a stream in groups, so lookups run side by side while memory stays bounded. */
-async function* batches<T>(stream: Readable, size = 256): AsyncGenerator<T[]> {
+/** The records of a stream that pass `keep`, in groups, so lookups run side by side while memory stays bounded. */
+async function* batches<T>(stream: Readable, keep: (record: T) => boolean, size = 256): AsyncGenerator<T[]> {
   let batch: T[] = [];
   for await (const record of stream as AsyncIterable<T>) {
+    if (!keep(record)) continue;
     batch.push(record);
     if (batch.length === size) {
       yield batch;
@@ -123,10 +125,10 @@ export async function repairIndexes(path: string, tableName: string): Promise<In
       ...(table.LocalSecondaryIndexes ?? []).map((index) => ({ type: 'Local' as const, index })),
     ].map(({ type, index }) => ({ index, db: store.getIndexDb(type, tableName, index.IndexName), added: 0, removed: 0, rewritten: 0 }));
 
-    const damaged = await unmatched(all, items, table);
-    for (const ix of damaged) {
-      // Each entry against its item. LevelDB iterators read a snapshot, so fixing as we go is safe.
-      for await (const entries of batches<Item>(ix.db.createValueStream())) {
+    const suspects = await mismatchedBuckets(all, items, table);
+    for (const [ix, buckets] of suspects) {
+      // Each entry there against its item. LevelDB iterators read a snapshot, so fixing as we go is safe.
+      for await (const entries of batches<Item>(ix.db.createValueStream(), (entry) => buckets.has(bucketOf(entry, table)))) {
         const sources = await Promise.all(entries.map((entry) => read(items, dynaliteDb.createKey(entry, table))));
         await Promise.all(
           entries.map((entry, i) => {
@@ -145,10 +147,14 @@ export async function repairIndexes(path: string, tableName: string): Promise<In
         );
       }
     }
-    if (damaged.length) {
-      // Each item against the damaged indexes: every entry present is right by now, so only add.
-      for await (const batch of batches<Item>(items.createValueStream())) {
-        const wanted = batch.flatMap((item) => damaged.flatMap((ix) => dynaliteDb.getIndexActions([ix.index], null, item, table).puts.map((put) => ({ ix, put }))));
+    if (suspects.size) {
+      // Each item there against the index: every entry present is right by now, so only add.
+      const affected = (item: Item) => {
+        const bucket = bucketOf(item, table);
+        return [...suspects].filter(([, buckets]) => buckets.has(bucket)).map(([ix]) => ix);
+      };
+      for await (const batch of batches<Item>(items.createValueStream(), (item) => affected(item).length > 0)) {
+        const wanted = batch.flatMap((item) => affected(item).flatMap((ix) => dynaliteDb.getIndexActions([ix.index], null, item, table).puts.map((put) => ({ ix, put }))));
         const present = await Promise.all(wanted.map(({ ix, put }) => read(ix.db, put.key)));
         await Promise.all(
           wanted.map(({ ix, put }, i) => {
@@ -171,39 +177,60 @@ interface IndexState {
 }
 
 const digestOf = (entry: Item): Buffer => hash('sha1', JSON.stringify(entry), 'buffer');
+const DIGEST = 20;
+const BUCKETS = 4096;
+
+/** Which bucket an item, or an index entry of it, falls in: a hash (FNV-1a) of the item's key. */
+function bucketOf(record: Item, table: TableDescription): number {
+  const key = JSON.stringify(table.KeySchema.map((k) => record[k.AttributeName]));
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % BUCKETS;
+}
 
 /**
- * An order-independent fingerprint of a set of index entries: the XOR of their digests, and their
- * count. An entry's key is derived from its attributes, so its JSON stands for both.
+ * An order-independent fingerprint of a set of index entries, per bucket: the XOR of their digests,
+ * and their count. An entry's key is derived from its attributes, so its JSON stands for both.
  */
-class Fingerprint {
-  private readonly sum = Buffer.alloc(20);
-  private count = 0;
-  add(digest: Buffer): void {
-    for (let i = 0; i < digest.length; i++) this.sum[i]! ^= digest[i]!;
-    this.count++;
+class Fingerprints {
+  private readonly sums = new Uint8Array(BUCKETS * DIGEST);
+  private readonly counts = new Uint32Array(BUCKETS);
+  add(bucket: number, digest: Buffer): void {
+    for (let i = 0, at = bucket * DIGEST; i < DIGEST; i++) this.sums[at + i]! ^= digest[i]!;
+    this.counts[bucket]!++;
   }
-  equals(other: Fingerprint): boolean {
-    return this.count === other.count && this.sum.equals(other.sum);
+  /** The buckets where the two differ. */
+  differences(other: Fingerprints): Set<number> {
+    const differ = new Set<number>();
+    for (let b = 0; b < BUCKETS; b++) {
+      if (this.counts[b] !== other.counts[b]) differ.add(b);
+      else for (let i = b * DIGEST; i < (b + 1) * DIGEST; i++) if (this.sums[i] !== other.sums[i]) differ.add(b);
+    }
+    return differ;
   }
 }
 
-/** The indexes whose entries differ from those the items call for (one read of the items and of each index). */
-async function unmatched<T extends IndexState>(indexes: readonly T[], items: SubDb, table: TableDescription): Promise<T[]> {
-  const wanted = indexes.map(() => new Fingerprint());
+/**
+ * Per index whose entries differ from those the items call for, the buckets where they differ (one
+ * read of the items and one of each index).
+ */
+async function mismatchedBuckets<T extends IndexState>(indexes: readonly T[], items: SubDb, table: TableDescription): Promise<Map<T, Set<number>>> {
+  const wanted = indexes.map(() => new Fingerprints());
   for await (const item of items.createValueStream() as AsyncIterable<Item>) {
+    const bucket = bucketOf(item, table);
     let whole: Buffer | undefined; // An index projecting all attributes holds the item itself: one digest serves them all.
     indexes.forEach((ix, i) => {
-      for (const put of dynaliteDb.getIndexActions([ix.index], null, item, table).puts) wanted[i]!.add(put.item === item ? (whole ??= digestOf(item)) : digestOf(put.item));
+      for (const put of dynaliteDb.getIndexActions([ix.index], null, item, table).puts) wanted[i]!.add(bucket, put.item === item ? (whole ??= digestOf(item)) : digestOf(put.item));
     });
   }
-  const damaged: T[] = [];
+  const mismatched = new Map<T, Set<number>>();
   for (const [i, ix] of indexes.entries()) {
-    const held = new Fingerprint();
-    for await (const entry of ix.db.createValueStream() as AsyncIterable<Item>) held.add(digestOf(entry));
-    if (!held.equals(wanted[i]!)) damaged.push(ix);
+    const held = new Fingerprints();
+    for await (const entry of ix.db.createValueStream() as AsyncIterable<Item>) held.add(bucketOf(entry, table), digestOf(entry));
+    const buckets = held.differences(wanted[i]!);
+    if (buckets.size) mismatched.set(ix, buckets);
   }
-  return damaged;
+  return mismatched;
 }
 
 async function tableOf(store: Store, tableName: string): Promise<TableDescription | undefined> {

@@ -273,15 +273,21 @@ export async function settleAttempt(
   type: 'sale' | '3ds' | 'redirect',
 ): Promise<CheckoutResult> {
   if (outcome.kind === 'unknown') return navigateError(payment, merchant);
-  const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, type);
-  // Not written yet (an outage): the reconciler records it; the customer sees "processing".
-  if (recorded.kind === 'deferred') return { kind: 'processing', payment, merchant };
-  if (recorded.kind === 'lost') {
-    const current = await deps.store.findPayment(payment.paymentId);
-    return current && hasLink(current) ? afterSettlement(deps, current, merchant) : { kind: 'not-found' };
+  try {
+    const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, type);
+    // Not written yet (an outage): the reconciler records it; the customer sees "processing".
+    if (recorded.kind === 'deferred') return { kind: 'processing', payment, merchant };
+    if (recorded.kind === 'lost') {
+      const current = await deps.store.findPayment(payment.paymentId);
+      return current && hasLink(current) ? afterSettlement(deps, current, merchant) : { kind: 'not-found' };
+    }
+    if (outcome.kind === 'action') return { kind: 'navigate', url: outcome.url, why: 'action' };
+    return afterSettlement(deps, recorded.payment as LinkPayment, merchant);
+  } catch (e) {
+    // The acquirer has answered: never an error page now; the reconciler records what is missing.
+    logger.warn('recording an acquirer answer failed; left to reconciliation', { paymentId: payment.paymentId, error: e as Error });
+    return outcome.kind === 'action' ? { kind: 'navigate', url: outcome.url, why: 'action' } : { kind: 'processing', payment, merchant };
   }
-  if (outcome.kind === 'action') return { kind: 'navigate', url: outcome.url, why: 'action' };
-  return afterSettlement(deps, recorded.payment as LinkPayment, merchant);
 }
 
 function navigateError(payment: LinkPayment, merchant: Merchant): CheckoutResult {

@@ -8,6 +8,7 @@ import type { Acquirer, AcquirerOutcome } from '../ports/acquirer';
 import type { MerchantDirectory } from '../ports/merchants';
 import type { RecurringChain } from '../ports/tokens';
 import { authorizeOrUnknown, merchantOf } from './checkout';
+import { logger } from '../observability/logger';
 import { reconcileAt, recordOutcome, type RecordDeps } from './record-outcome';
 
 const ORDER_NUMBER = /^[a-zA-Z0-9-]+$/;
@@ -159,15 +160,20 @@ export async function recordMerchantInitiated(
 ): Promise<RecurringResponse> {
   // No answer (or an unexpected customer action): the payment stays in prepare for reconciliation.
   if (outcome.kind === 'unknown' || outcome.kind === 'action') return recurringResponse(payment);
-  const merchant = await merchantOf(deps, payment);
-  const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, 'recurring');
-  if (recorded.kind === 'recorded') return recurringResponse(recorded.payment);
-  // The acquirer answered but the write kept failing: answer with its outcome; the reconciler records it.
-  if (recorded.kind === 'deferred') {
-    return recurringResponse({ ...payment, status: outcome.kind === 'approved' ? 'settled' : 'decline', ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}) });
+  // The acquirer has answered: from here on a failure of ours must not turn into a 5xx (a merchant
+  // retrying would be told "duplicate"); the answer is the acquirer's and the reconciler records it.
+  const asAnswered = () => recurringResponse({ ...payment, status: outcome.kind === 'approved' ? 'settled' : 'decline', ...(outcome.kind === 'declined' ? { reason: outcome.reason } : {}) });
+  try {
+    const merchant = await merchantOf(deps, payment);
+    const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, 'recurring');
+    if (recorded.kind === 'recorded') return recurringResponse(recorded.payment);
+    if (recorded.kind === 'deferred') return asAnswered();
+    const current = await deps.store.findPayment(payment.paymentId);
+    return recurringResponse(current ?? payment);
+  } catch (e) {
+    logger.warn('recording an acquirer answer failed; left to reconciliation', { paymentId: payment.paymentId, error: e as Error });
+    return asAnswered();
   }
-  const current = await deps.store.findPayment(payment.paymentId);
-  return recurringResponse(current ?? payment);
 }
 
 async function replay(deps: RecurringDeps, paymentId: string, print: string): Promise<RecurringResponse> {

@@ -177,6 +177,27 @@ describe('5. recurring replay by letter case', () => {
   });
 });
 
+describe('never a 5xx once the acquirer approved', () => {
+  it('a recurring charge whose record cannot be written answers the acquirer\'s outcome; the reconciler records it', async () => {
+    const chain = await recurringChain(service, shop);
+    const parts = withFault(service.deps.store, service.deps.acquirer, { at: 'write', nth: 2, when: 'before' });
+    const outage = { ...service.deps, store: parts.store, acquirer: parts.acquirer } as Deps;
+    const { chargeRecurring } = await import('../../lambdas/use-cases/recurring-payment');
+    const answer = await chargeRecurring(outage, shop.merchant_key, {
+      merchant_key: shop.merchant_key,
+      recurring_init_trans_id: chain.initTransId,
+      recurring_token: chain.token,
+      hash: 'verified-by-the-edge',
+      order: { number: 'outage-1', amount: '10.00', description: 'Monthly box' },
+    });
+    expect(answer).toMatchObject({ status: 'settled' });
+    expect((await storedPayment(service, answer.payment_id)).status).toBe('prepare');
+    await reconcileAfter(3 * MINUTE);
+    expect((await storedPayment(service, answer.payment_id)).status).toBe('settled');
+    await agrees(answer.payment_id);
+  });
+});
+
 describe('6. amount renderings', () => {
   it('a refund signed over "10" is not accepted with 10.49; one signed over 10.5 or "10.50" is accepted with 10.5', async () => {
     const paid = await paidPayment(service, shop, { order: { amount: '100.00' } });
