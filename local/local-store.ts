@@ -47,5 +47,6 @@ export async function openLocalStore(dataDir = dataDirectory()): Promise<{ env: 
     }
   }
   const backend = await startLocalBackend({ dataDir });
+  if (backend.indexRepair) console.error(backend.indexRepair); // stderr: the tools' stdout is their answer.
   return { env: backendEnvironment(backend), close: () => backend.close() };
 }
