@@ -109,6 +109,12 @@ async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   } catch (e) {
     if ((e as Error).name !== 'ResourceNotFoundException') throw e;
     await client.send(new CreateTableCommand(createTableInput(tableName)));
+    // dynalite makes a new table ACTIVE a tick later; a write before that is "not found".
+    for (let i = 0; i < 100; i++) {
+      const created = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (created.Table?.TableStatus === 'ACTIVE') break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   } finally {
     client.destroy();
   }
