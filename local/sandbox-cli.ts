@@ -1,46 +1,123 @@
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/client';
-import { sandboxLedger } from '../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
+import { sandboxLedger } from '../lambdas/adapters/sandbox-acquirer/ledger';
 import { readConfig } from '../lambdas/config';
+import { tableName } from '../lib/naming';
 import { dataDirectory, openLocalStore } from './local-store';
 
 // Supports Node.js 20.19+ (Lambda runs 22); the SDK's notice about its future minimum is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const USAGE = `Usage: npm run -s sandbox -- ledger PAYMENT_ID
+export const USAGE = `Usage: npm run -s sandbox -- ledger PAYMENT_ID [--stage STAGE]
 
-Prints the sandbox acquirer's own records of a payment as a JSON array, oldest first: each
-operation it was asked for (sale, auth, capture, refund, void, reversal, recurring), the amount as
-a decimal string, the currency and its outcome (approved, declined, pending). Works whether or not
-npm start runs, on the data directory DATA_DIR (default .data).`;
+Commands:
+  ledger PAYMENT_ID               Print the sandbox acquirer's own records of a payment as a JSON
+                                  array, oldest first: every operation it was asked for (sale, auth,
+                                  recurring, capture, refund, void, reversal) with the amount as a
+                                  decimal string, the currency, the outcome (approved, declined,
+                                  pending), the idempotency key and the acquirer's reference.
+                                  A payment the acquirer never saw prints [].
 
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+Target:
+  (default)                       The local store in DATA_DIR (default .data): the running
+                                  local runner's, or opened here when it is not running.
+  --stage STAGE                   The deployed stack of STAGE (also CHECKOUT_STAGE), with the
+                                  default AWS credentials and region (AWS_PROFILE, AWS_REGION).
 
-/** `npm run sandbox -- ledger PAYMENT_ID`; exit codes: 0 printed, 2 usage. */
-export async function runSandboxCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
-  const [command, paymentId, ...rest] = argv;
-  if (command === '--help' || command === '-h' || command === 'help') {
-    out(USAGE);
-    return 0;
+Exit status: 0 done, 1 failed, 2 bad usage.
+`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const STAGE_NAME = /^[a-z][a-z0-9-]{0,29}$/;
+
+export class UsageError extends Error {}
+
+export interface SandboxCommand {
+  readonly name: 'ledger';
+  readonly paymentId: string;
+  readonly stage?: string;
+}
+
+export function parseSandboxCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): SandboxCommand | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: { help: { type: 'boolean', short: 'h' }, stage: { type: 'string' } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
-  if (command !== 'ledger' || !paymentId || rest.length) {
-    err(USAGE);
-    return 2;
-  }
-  if (!UUID.test(paymentId)) {
-    err(`sandbox: PAYMENT_ID must be a payment id (a UUID), not "${paymentId}"`);
-    return 2;
-  }
+  if (parsed.values.help) return 'help';
+  const [name, paymentId, ...rest] = parsed.positionals;
+  if (!name) throw new UsageError('a command is needed: ledger PAYMENT_ID');
+  if (name !== 'ledger') throw new UsageError(`unknown command "${name}"; the command is ledger PAYMENT_ID`);
+  if (!paymentId) throw new UsageError('ledger needs a payment id: ledger PAYMENT_ID');
+  if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+  if (!UUID.test(paymentId)) throw new UsageError(`PAYMENT_ID must be a payment id (a UUID), not "${paymentId}"`);
+  const stage = parsed.values.stage ?? (env.CHECKOUT_STAGE || undefined);
+  if (stage !== undefined && !STAGE_NAME.test(stage)) throw new UsageError(`--stage must be a stage name like dev or prod, not "${stage}"`);
+  return { name, paymentId: paymentId.toLowerCase(), ...(stage ? { stage } : {}) };
+}
+
+interface Target {
+  readonly tableName: string;
+  readonly endpoint?: string;
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+/** The same targets as the merchant CLI: a deployed stage, or the local store in DATA_DIR. */
+async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Promise<Target> {
+  if (stage !== undefined) return { tableName: tableName(stage), description: `stage ${stage} (table ${tableName(stage)})`, close: async () => undefined };
   const dataDir = env.DATA_DIR ? resolve(env.DATA_DIR) : dataDirectory();
   const store = await openLocalStore(dataDir);
   const config = readConfig(store.env);
-  const db = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT });
+  return { tableName: config.TABLE_NAME, endpoint: config.DYNAMODB_ENDPOINT, description: `local store in ${dataDir}`, close: store.close };
+}
+
+/** AWS failures an operator can act on, in words. */
+function explain(e: Error, target: string): string {
+  if (e.name === 'ResourceNotFoundException') return `${target}: not found (is the stage deployed in this account and region?): ${e.message}`;
+  if (e.name === 'CredentialsProviderError') return `no AWS credentials found (set AWS_PROFILE or log in): ${e.message}`;
+  if (/Region is missing/i.test(e.message)) return 'no AWS region configured (set AWS_REGION or AWS_PROFILE)';
+  return `${target}: ${e.name}: ${e.message}`;
+}
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const consoleIo: Io = { out: (t) => console.log(t), err: (t) => console.error(t) };
+
+/** `npm run sandbox -- ledger PAYMENT_ID`; resolves with the exit status (0 done, 1 failed, 2 bad usage). */
+export async function runSandboxCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let command: SandboxCommand | 'help';
   try {
-    out(JSON.stringify(await sandboxLedger(db, config.TABLE_NAME, paymentId), null, 2));
+    command = parseSandboxCommand(argv, env);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`sandbox: ${e.message}\nRun with --help for usage.`);
+    return 2;
+  }
+  if (command === 'help') {
+    io.out(USAGE);
     return 0;
+  }
+  let target: Target | undefined;
+  try {
+    target = await openTarget(command.stage, env);
+    const db = createDocumentClient({ endpoint: target.endpoint });
+    try {
+      io.out(JSON.stringify(await sandboxLedger(db, target.tableName, command.paymentId), null, 2));
+    } finally {
+      db.destroy();
+    }
+    return 0;
+  } catch (e) {
+    io.err(`sandbox: ${explain(e as Error, target?.description ?? 'target')}`);
+    return 1;
   } finally {
-    db.destroy();
-    await store.close();
+    await target?.close();
   }
 }
 

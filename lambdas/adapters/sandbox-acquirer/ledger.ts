@@ -86,7 +86,7 @@ export interface SandboxLedgerRecord {
   readonly outcome: LedgerOutcome;
   /** Our idempotency key for it, lower-cased. */
   readonly idempotency_key: string;
-  /** The acquirer's reference (`sbx_…`); empty for a key barred before it arrived. */
+  /** The acquirer's reference (`sbx_…`). */
   readonly acquirer_ref: string;
   /** Why it was declined. */
   readonly reason?: string;

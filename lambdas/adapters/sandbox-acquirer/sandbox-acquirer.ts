@@ -1,103 +1,83 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CardSummary } from '../../domain/card';
-import { formatMinor } from '../../domain/money';
+import { PutCommand, UpdateCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isKnownCurrency } from '../../domain/money';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
-import { SANDBOX_OTP, SANDBOX_REASONS, planAuthorization, planFollowUp, planRecurring, type FollowUpKind } from './rules';
 import { isConditionFailure } from '../dynamodb/client';
+import { ledgerKey, readLedgerItem, type CardFacts, type LateRequest, type LedgerEntry, type LedgerItem, type LedgerOperation } from './ledger';
+import { SANDBOX_OTP, SANDBOX_REASONS, planAuthorization, planFollowUp, planRecurring } from './rules';
 
-type CardFacts = Pick<CardSummary, 'mask' | 'expMonth' | 'expYear'>;
+export { sandboxLedger, ledgerRecords, type CardFacts, type LedgerOperation, type LedgerOutcome, type SandboxLedgerRecord } from './ledger';
 
-export type LedgerOperation = 'sale' | 'auth' | 'recurring' | 'capture' | 'refund' | 'void' | 'reversal';
-export type LedgerOutcome = 'approved' | 'declined' | 'pending';
+/** The follow-ups the sandbox records; `reversal` releases an authorization or reverses a whole sale. */
+export type SandboxFollowUp = 'capture' | 'void' | 'refund' | 'reversal';
 
-/**
- * What the simulated acquirer remembers of one operation, keyed by our idempotency key (lower-cased:
- * our keys are built from canonical forms, so letter case never makes two operations).
- */
-interface LedgerEntry {
-  readonly idempotencyKey: string;
-  readonly operation: LedgerOperation;
-  readonly acquirerRef: string;
-  readonly card: CardFacts;
-  readonly amountMinor: number;
-  readonly currency: string;
-  readonly at: string;
-  readonly seq: number;
-  /** The answer, as `lookup` gives it; for a challenge, its answer once given. */
-  readonly outcome: AcquirerOutcome;
-  readonly status: LedgerOutcome;
-  readonly returnUrl?: string;
-  readonly pending?: { readonly flow: '3ds' | 'redirect'; readonly then: 'approve' | 'decline'; readonly capture: boolean; readonly storeCredential: boolean };
-  /** The authorization a follow-up acts on (its key). */
-  readonly of?: string;
-  /** Balances of an approved authorization (sale, auth, recurring). */
-  readonly capturedMinor?: number;
-  readonly refundedMinor?: number;
-  readonly voided?: boolean;
-  readonly reversed?: boolean;
-  /** Written by `close` for a key never received: a later request with it is declined. */
-  readonly barred?: boolean;
+export const SANDBOX_CLOSED_REASONS = {
+  /** A key closed before any request with it arrived; a late request with it gets this answer. */
+  neverReceived: 'Closed before it was received.',
+  /** A challenge or redirect closed while the customer had not answered it. */
+  abandoned: 'The customer did not complete the confirmation.',
+} as const;
+
+/** Why the sandbox refuses a request that would move money wrongly (it declines; it never throws). */
+export const SANDBOX_FOLLOW_UP_REASONS = {
+  invalidAmount: 'Invalid amount.',
+  unknownCurrency: 'Unknown currency.',
+  unknownAuthorization: 'Unknown authorization.',
+  notApproved: 'The authorization was not approved.',
+  currencyMismatch: 'The currency differs from the authorization.',
+  capturedAtAuthorization: 'The payment was captured when it was authorized.',
+  alreadyCaptured: 'The authorization was already captured.',
+  released: 'The authorization was released.',
+  captureTooBig: 'Capture amount exceeds the authorized amount.',
+  notCaptured: 'Nothing was captured.',
+  voided: 'The payment was voided.',
+  reversed: 'The payment was reversed.',
+  refunded: 'The payment has refunds.',
+  refundTooBig: 'Refund exceeds the captured amount not yet refunded.',
+} as const;
+
+/** What the simulated challenge page shows for an authorization that asked the customer to confirm. */
+export interface ChallengeView {
+  readonly flow: '3ds' | 'redirect';
+  /** open = waiting for the customer; finished = answered; closed = closed unanswered (answers are refused). */
+  readonly state: 'open' | 'finished' | 'closed';
+  readonly returnUrl: string;
 }
 
-interface LedgerItem {
-  readonly entries: Record<string, LedgerEntry>;
+/** What became of the customer's answer on the challenge page. */
+export interface ChallengeAnswer {
+  /** approved / declined = this answer decided it; finished = answered before; closed = refused, it was closed. */
+  readonly result: 'approved' | 'declined' | 'finished' | 'closed';
+  readonly flow: '3ds' | 'redirect';
+  readonly returnUrl: string;
 }
 
-/** One of the acquirer's records of a payment, as `npm run sandbox -- ledger` prints it. */
-export interface SandboxLedgerRecord {
-  readonly operation: LedgerOperation;
-  /** Decimal, in the currency's format. */
-  readonly amount: string;
-  readonly currency: string;
-  readonly outcome: LedgerOutcome;
-  readonly idempotency_key: string;
-  readonly acquirer_ref: string;
-  readonly reason?: string;
-  readonly at: string;
-  /** The authorization a capture, refund, void or reversal acts on (its idempotency key). */
-  readonly of?: string;
-}
-
-const ledgerKey = (paymentId: string) => ({ pk: `SANDBOX#${paymentId.toLowerCase()}`, sk: 'LEDGER' });
 const credentialKey = (ref: string) => ({ pk: `SANDBOX-CREDENTIAL#${ref}`, sk: 'CREDENTIAL' });
+/** Keys are canonical: our keys are UUIDs and words, so they are compared and stored lower-cased. */
 const canonical = (key: string) => key.toLowerCase();
 const newRef = () => `sbx_${randomUUID().replace(/-/g, '')}`;
 const NO_CARD: CardFacts = { mask: '', expMonth: 0, expYear: 0 };
+const validAmount = (amountMinor: number) => Number.isSafeInteger(amountMinor) && amountMinor > 0;
+/** DynamoDB stores finite numbers only: an unusable amount is kept as 0 on its (declined) record. */
+const storableAmount = (amountMinor: number) => (Number.isFinite(amountMinor) ? amountMinor : 0);
 
-export const SANDBOX_CLOSED_REASONS = {
-  neverReceived: 'Closed before it was received.',
-  abandoned: 'The confirmation was closed before the customer finished it.',
-} as const;
-
-/** The acquirer's own records of one payment, oldest first. */
-export async function sandboxLedger(db: DynamoDBDocumentClient, tableName: string, paymentId: string): Promise<SandboxLedgerRecord[]> {
-  const out = await db.send(new GetCommand({ TableName: tableName, Key: ledgerKey(paymentId), ConsistentRead: true }));
-  const entries = Object.values((out.Item as LedgerItem | undefined)?.entries ?? {});
-  return entries
-    .sort((a, b) => a.seq - b.seq)
-    .map((e) => ({
-      operation: e.operation,
-      amount: formatMinor(e.amountMinor, e.currency),
-      currency: e.currency,
-      outcome: e.status,
-      idempotency_key: e.idempotencyKey,
-      acquirer_ref: e.acquirerRef,
-      ...(e.outcome.kind === 'declined' ? { reason: e.outcome.reason } : {}),
-      at: e.at,
-      ...(e.of ? { of: e.of } : {}),
-    }));
-}
+/** A short random wait before a lost race is decided again. */
+const pause = (round: number) => new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * Math.min(50, 2 ** round))));
 
 let sequence = 0;
 const nextSeq = () => Date.now() * 1000 + (sequence++ % 1000);
 
+type NewEntry = Omit<LedgerEntry, 'at' | 'seq'>;
+
 /**
- * A simulated acquirer with the platform's test cards. Its memory lives in the service's table under
- * its own keys, one ledger item per payment, as a real acquirer's would live on its side; every
- * operation is one conditional write of that item, so its money rules (capture once and at most the
- * authorized amount, refunds up to what was captured, no void after a refund, no refund after a
- * void or reversal) hold under any concurrency. It never sees more of a card than a CardSummary.
+ * A simulated acquirer with the platform's test cards (rules.ts, docs/sandbox.md). Its memory lives in
+ * the service's table under its own keys, one ledger item per payment, as a real acquirer's would live
+ * on its side. Every change is one conditional write of that item: the first writer of an idempotency
+ * key wins and everyone else gets the winner's answer, and a follow-up is approved only in the same
+ * write that changes the authorization's balances under the money rules (capture once and at most the
+ * authorized amount; void only of a capture with nothing refunded; refunds up to what was captured;
+ * nothing after a void or reversal), so they hold under any concurrency. It never sees more of a card
+ * than its mask and expiry after the request.
  */
 export class SandboxAcquirer implements Acquirer {
   constructor(
@@ -107,79 +87,123 @@ export class SandboxAcquirer implements Acquirer {
 
   async authorize(request: AuthorizeRequest): Promise<AcquirerOutcome> {
     const key = canonical(request.idempotencyKey);
-    const existing = (await this.ledger(request.paymentId))?.entries[key];
-    if (existing) return answerOf(existing);
-    const acquirerRef = newRef();
     const operation: LedgerOperation = request.recurring ? 'recurring' : request.capture ? 'sale' : 'auth';
-    const base = { idempotencyKey: key, operation, acquirerRef, amountMinor: request.amountMinor, currency: request.currency, returnUrl: request.returnUrl };
+    const existing = await this.entry(request);
+    if (existing) return this.replay(request.paymentId, existing, () => this.lateOf(operation, request));
+
+    const acquirerRef = newRef();
+    const base = {
+      idempotencyKey: key,
+      operation,
+      acquirerRef,
+      amountMinor: storableAmount(request.amountMinor),
+      currency: request.currency,
+      returnUrl: request.returnUrl,
+      capture: request.capture,
+    };
     const card = await this.cardOf(request);
-    if (!card) return this.record(request.paymentId, { ...base, card: NO_CARD, outcome: { kind: 'declined', acquirerRef, reason: SANDBOX_REASONS.recurringUnavailable }, status: 'declined' });
-    const approvedEntry = async () => ({ ...base, card, outcome: await this.approved(acquirerRef, card, request.storeCredential), status: 'approved' as const, capturedMinor: request.capture ? request.amountMinor : 0, refundedMinor: 0 });
+    const declined = (reason: string, facts: CardFacts = card ?? NO_CARD, soft?: boolean): NewEntry => ({
+      ...base,
+      card: facts,
+      outcome: { kind: 'declined', acquirerRef, reason, ...(soft ? { soft } : {}) },
+      status: 'declined',
+    });
+    const approved = async (facts: CardFacts): Promise<NewEntry> => ({
+      ...base,
+      card: facts,
+      outcome: await this.approved(acquirerRef, facts, request.storeCredential),
+      status: 'approved',
+      capturedMinor: request.capture ? request.amountMinor : 0,
+      refundedMinor: 0,
+    });
+    const answer = (entry: NewEntry) => this.record(request.paymentId, entry, () => this.lateOf(operation, request));
+
+    if (!validAmount(request.amountMinor)) return answer(declined(SANDBOX_FOLLOW_UP_REASONS.invalidAmount));
+    if (!isKnownCurrency(request.currency)) return answer(declined(SANDBOX_FOLLOW_UP_REASONS.unknownCurrency));
+    if (!card) return answer(declined(SANDBOX_REASONS.recurringUnavailable));
     if (request.instrument.kind === 'stored' && request.recurring) {
       const plan = planRecurring(card, request.amountMinor, request.attempt);
-      return plan.kind === 'approve'
-        ? this.record(request.paymentId, await approvedEntry())
-        : this.record(request.paymentId, { ...base, card, outcome: { kind: 'declined', acquirerRef, reason: plan.reason, soft: plan.soft }, status: 'declined' });
+      return plan.kind === 'approve' ? answer(await approved(card)) : answer(declined(plan.reason, card, plan.soft));
     }
     const plan = planAuthorization(card);
     switch (plan.kind) {
       case 'approve':
-        return this.record(request.paymentId, await approvedEntry());
+        return answer(await approved(card));
       case 'decline':
-        return this.record(request.paymentId, { ...base, card, outcome: { kind: 'declined', acquirerRef, reason: plan.reason }, status: 'declined' });
+        return answer(declined(plan.reason));
       case 'challenge': {
         const url = `${new URL(request.returnUrl).origin}/sandbox/challenge/${encodeURIComponent(key)}`;
-        return this.record(request.paymentId, {
+        return answer({
           ...base,
           card,
           outcome: { kind: 'action', acquirerRef, flow: plan.flow, url },
           status: 'pending',
+          challenge: plan.flow,
           pending: { flow: plan.flow, then: plan.then, capture: request.capture, storeCredential: request.storeCredential },
         });
       }
       case 'no-answer': {
-        // The acquirer approves, but its answer is lost on the way: the caller hears nothing.
-        const recorded = await this.recordEntry(request.paymentId, await approvedEntry());
-        return recorded.acquirerRef === acquirerRef ? { kind: 'unknown', acquirerRef, reason: SANDBOX_REASONS.unknown } : answerOf(recorded);
+        // The acquirer approves, but its answer is lost on the way: the caller hears nothing. Asking
+        // again (lookup, close, the same request) gets the approval.
+        const { entry, won } = await this.recordEntry(request.paymentId, await approved(card));
+        if (won) return { kind: 'unknown', acquirerRef, reason: SANDBOX_REASONS.unknown };
+        return this.replay(request.paymentId, entry, () => this.lateOf(operation, request));
       }
     }
   }
 
+  /** The result after the customer's challenge or redirect: `action` while still unanswered. */
   async completeAction(ref: OperationRef): Promise<AcquirerOutcome> {
     const entry = await this.entry(ref);
-    if (!entry) throw new Error(`sandbox: no attempt ${ref.idempotencyKey}`);
-    return entry.outcome;
+    return entry?.outcome ?? { kind: 'unknown', acquirerRef: '', reason: 'The acquirer has no operation with this key.' };
   }
 
   async lookup(ref: OperationRef): Promise<AcquirerOutcome | undefined> {
     return (await this.entry(ref))?.outcome;
   }
 
+  /**
+   * Makes an operation final. A challenge still pending is closed and declined (its page refuses
+   * answers from now on); a key never received is barred: a declined entry is written under it, so a
+   * late request with it gets that answer and moves no money. Anything else keeps its recorded answer
+   * (08/38: the approval whose answer was lost).
+   */
   async close(ref: OperationRef): Promise<AcquirerOutcome> {
     const key = canonical(ref.idempotencyKey);
-    for (let i = 0; i < 5; i++) {
+    for (let round = 0; round < 100; round++) {
+      if (round > 0) await pause(round);
       const entry = await this.entry(ref);
       if (!entry) {
-        const barred = await this.recordEntry(ref.paymentId, {
+        const acquirerRef = newRef();
+        const { entry: recorded, won } = await this.recordEntry(ref.paymentId, {
           idempotencyKey: key,
           operation: operationOfKey(key),
-          acquirerRef: '',
+          acquirerRef,
           card: NO_CARD,
           amountMinor: 0,
-          currency: 'USD',
-          outcome: { kind: 'declined', acquirerRef: '', reason: SANDBOX_CLOSED_REASONS.neverReceived },
+          currency: '',
+          outcome: { kind: 'declined', acquirerRef, reason: SANDBOX_CLOSED_REASONS.neverReceived },
           status: 'declined',
-          barred: true,
+          closed: 'barred',
         });
-        return barred.outcome;
+        if (won) return recorded.outcome;
+        // The request itself arrived first: decide on what it recorded.
+        continue;
       }
       if (!entry.pending) return entry.outcome;
       const outcome: AcquirerOutcome = { kind: 'declined', acquirerRef: entry.acquirerRef, reason: SANDBOX_CLOSED_REASONS.abandoned };
       try {
-        await this.update(ref.paymentId, 'SET #e.#k.outcome = :o, #e.#k.#s = :s REMOVE #e.#k.pending', 'attribute_exists(#e.#k.pending)', { '#k': key, '#s': 'status' }, { ':o': outcome, ':s': 'declined' });
+        await this.update(
+          ref.paymentId,
+          'SET #e.#k.outcome = :o, #e.#k.#s = :s, #e.#k.closed = :closed REMOVE #e.#k.pending',
+          'attribute_exists(#e.#k.pending)',
+          { '#k': key, '#s': 'status' },
+          { ':o': outcome, ':s': 'declined', ':closed': 'abandoned' },
+        );
         return outcome;
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
+        // The customer answered just before: that answer is final.
       }
     }
     throw new Error(`sandbox: could not close ${key}`);
@@ -201,24 +225,28 @@ export class SandboxAcquirer implements Acquirer {
     return this.followUp('reversal', request);
   }
 
-  /** What the simulated challenge page shows: the flow, or no flow when nothing is pending (answered or closed). */
-  async challenge(idempotencyKey: string): Promise<{ flow?: '3ds' | 'redirect'; returnUrl: string } | undefined> {
+  /** The simulated challenge page of an authorization key (`<payment_id>.<attempt>`); undefined when it had none. */
+  async challenge(idempotencyKey: string): Promise<ChallengeView | undefined> {
     const entry = await this.entry(refOfKey(idempotencyKey));
-    if (!entry?.returnUrl) return undefined;
-    return { flow: entry.pending?.flow, returnUrl: entry.returnUrl };
+    const flow = entry?.challenge ?? entry?.pending?.flow;
+    if (!entry?.returnUrl || !flow) return undefined;
+    return { flow, state: entry.pending ? 'open' : entry.closed ? 'closed' : 'finished', returnUrl: entry.returnUrl };
   }
 
   /**
    * The customer's answer on the simulated challenge page. A 3-D Secure challenge passes with the
-   * sandbox code on a card that passes; a redirect passes when confirmed. Answered once; a challenge
-   * that was answered or closed (the reconciler gave up on it) changes nothing any more.
+   * sandbox code on a card that passes; a redirect passes when confirmed. It is answered once, in a
+   * write conditional on the challenge still pending: an answer to a challenge answered before
+   * changes nothing, and one to a closed challenge is refused.
    */
-  async answerChallenge(idempotencyKey: string, answer: { code?: string; confirm: boolean }): Promise<string | undefined> {
+  async answer(idempotencyKey: string, answer: { code?: string; confirm: boolean }): Promise<ChallengeAnswer | undefined> {
     const ref = refOfKey(idempotencyKey);
     const entry = await this.entry(ref);
-    if (!entry?.returnUrl) return undefined;
+    const flow = entry?.challenge ?? entry?.pending?.flow;
+    if (!entry?.returnUrl || !flow) return undefined;
+    const returnUrl = entry.returnUrl;
     const pending = entry.pending;
-    if (!pending) return entry.returnUrl;
+    if (!pending) return { result: entry.closed ? 'closed' : 'finished', flow, returnUrl };
     const passed = answer.confirm && pending.then === 'approve' && (pending.flow === 'redirect' || answer.code === SANDBOX_OTP);
     const outcome: AcquirerOutcome = passed
       ? await this.approved(entry.acquirerRef, entry.card, pending.storeCredential)
@@ -231,43 +259,52 @@ export class SandboxAcquirer implements Acquirer {
         { '#k': canonical(idempotencyKey), '#s': 'status' },
         { ':o': outcome, ':s': passed ? 'approved' : 'declined', ':c': passed && pending.capture ? entry.amountMinor : 0, ':z': 0 },
       );
+      return { result: passed ? 'approved' : 'declined', flow, returnUrl };
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
+      // Answered in another tab, or closed by reconciliation, a moment before.
+      const now = await this.entry(ref);
+      return { result: now?.closed ? 'closed' : 'finished', flow, returnUrl };
     }
-    return entry.returnUrl;
+  }
+
+  /** `answer`, giving only where the customer goes next (undefined: no such challenge). */
+  async answerChallenge(idempotencyKey: string, answer: { code?: string; confirm: boolean }): Promise<string | undefined> {
+    return (await this.answer(idempotencyKey, answer))?.returnUrl;
   }
 
   /**
-   * A capture, refund, void or reversal: decided on the authorization's balances and written in one
-   * conditional update together with them, so concurrent follow-ups can never both pass a rule.
+   * A capture, refund, void or reversal. Declined when the authorization does not allow it (the money
+   * rules, the test cards' triggers); approved only by one conditional write that checks the rule on
+   * the authorization's balances and changes them, so concurrent follow-ups can never both pass.
    */
-  private async followUp(kind: FollowUpKind | 'reversal', request: FollowUpRequest): Promise<FollowUpOutcome> {
+  private async followUp(kind: SandboxFollowUp, request: FollowUpRequest): Promise<FollowUpOutcome> {
     const key = canonical(request.idempotencyKey);
     const authKey = canonical(request.authorization.idempotencyKey);
+    const late = (): LateRequest => ({ operation: kind, amountMinor: storableAmount(request.amountMinor), currency: request.currency, card: NO_CARD, at: new Date().toISOString() });
     // Each round decides on the balances it read; a lost race reads again (like an acquirer's own
     // serialization, it never fails the request because of concurrency).
     for (let round = 0; round < 100; round++) {
-      if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * Math.min(50, 2 ** round))));
+      if (round > 0) await pause(round);
       const ledger = await this.ledger(request.paymentId);
       const existing = ledger?.entries[key];
-      if (existing) return answerOf(existing) as FollowUpOutcome;
+      if (existing) return (await this.replay(request.paymentId, existing, late)) as FollowUpOutcome;
       const auth = ledger?.entries[authKey];
       const acquirerRef = newRef();
-      const base = { idempotencyKey: key, operation: kind, acquirerRef, card: auth?.card ?? NO_CARD, amountMinor: request.amountMinor, currency: request.currency, of: authKey };
-      const decline = (reason: string) => this.record(request.paymentId, { ...base, outcome: { kind: 'declined', acquirerRef, reason }, status: 'declined' }) as Promise<FollowUpOutcome>;
-      if (!auth || auth.status !== 'approved' || auth.acquirerRef !== request.authorization.acquirerRef) return decline(SANDBOX_FOLLOW_UP_REASONS.unknownAuthorization);
-      const plan = kind === 'reversal' ? { kind: 'approve' as const } : planFollowUp(kind, auth.card);
-      if (plan.kind === 'decline') return decline(plan.reason);
-      const rule = balanceRule(kind, auth, request.amountMinor);
-      if ('refused' in rule) return decline(rule.refused);
-      const entry: LedgerEntry = { ...base, at: new Date().toISOString(), seq: nextSeq(), outcome: { kind: 'approved', acquirerRef }, status: 'approved' };
+      const base = { idempotencyKey: key, operation: kind, acquirerRef, card: auth?.card ?? NO_CARD, currency: request.currency, of: authKey };
+      const decision = decideFollowUp(kind, auth, request);
+      if ('refused' in decision) {
+        const entry: NewEntry = { ...base, amountMinor: storableAmount(request.amountMinor), outcome: { kind: 'declined', acquirerRef, reason: decision.refused }, status: 'declined' };
+        return (await this.record(request.paymentId, entry, late)) as FollowUpOutcome;
+      }
+      const entry: LedgerEntry = { ...base, amountMinor: decision.amountMinor, at: new Date().toISOString(), seq: nextSeq(), outcome: { kind: 'approved', acquirerRef }, status: 'approved' };
       try {
         await this.update(
           request.paymentId,
-          `SET #e.#k = :entry, ${rule.set}`,
-          `attribute_not_exists(#e.#k) AND #e.#a.#s = :approved AND ${rule.condition}`,
+          `SET #e.#k = :entry, ${decision.set}`,
+          `attribute_not_exists(#e.#k) AND #e.#a.#s = :approved AND #e.#a.acquirerRef = :authRef AND ${decision.condition}`,
           { '#k': key, '#a': authKey, '#s': 'status' },
-          { ':entry': entry, ':approved': 'approved', ...rule.values },
+          { ':entry': entry, ':approved': 'approved', ':authRef': request.authorization.acquirerRef, ...decision.values },
         );
         return entry.outcome as FollowUpOutcome;
       } catch (e) {
@@ -276,6 +313,22 @@ export class SandboxAcquirer implements Acquirer {
       }
     }
     throw new Error(`sandbox: ${kind} ${key} kept losing races`);
+  }
+
+  /** A request with a key already recorded gets the recorded answer; on a barred key it is noted as late. */
+  private async replay(paymentId: string, entry: LedgerEntry, late: () => LateRequest | Promise<LateRequest>): Promise<AcquirerOutcome> {
+    if (entry.closed === 'barred' && !entry.late) {
+      try {
+        await this.update(paymentId, 'SET #e.#k.late = :late', '#e.#k.closed = :barred AND attribute_not_exists(#e.#k.late)', { '#k': entry.idempotencyKey }, { ':late': await late(), ':barred': 'barred' });
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+      }
+    }
+    return entry.outcome;
+  }
+
+  private async lateOf(operation: LedgerOperation, request: AuthorizeRequest): Promise<LateRequest> {
+    return { operation, amountMinor: storableAmount(request.amountMinor), currency: request.currency, card: (await this.cardOf(request)) ?? NO_CARD, at: new Date().toISOString() };
   }
 
   private async approved(acquirerRef: string, card: CardFacts, storeCredential: boolean): Promise<AcquirerOutcome> {
@@ -294,22 +347,24 @@ export class SandboxAcquirer implements Acquirer {
     return out.Item?.card as CardFacts | undefined;
   }
 
-  private async record(paymentId: string, entry: Omit<LedgerEntry, 'at' | 'seq'>): Promise<AcquirerOutcome> {
-    return answerOf(await this.recordEntry(paymentId, entry));
+  /** Records an entry (first writer of its key wins) and answers what was recorded under the key. */
+  private async record(paymentId: string, partial: NewEntry, late: () => LateRequest | Promise<LateRequest>): Promise<AcquirerOutcome> {
+    const { entry, won } = await this.recordEntry(paymentId, partial);
+    return won ? entry.outcome : this.replay(paymentId, entry, late);
   }
 
   /** The first writer of an idempotency key wins; everyone else gets the winner's entry. */
-  private async recordEntry(paymentId: string, partial: Omit<LedgerEntry, 'at' | 'seq'>): Promise<LedgerEntry> {
+  private async recordEntry(paymentId: string, partial: NewEntry): Promise<{ entry: LedgerEntry; won: boolean }> {
     const entry: LedgerEntry = { ...partial, at: new Date().toISOString(), seq: nextSeq() };
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       try {
         await this.update(paymentId, 'SET #e.#k = :entry', 'attribute_not_exists(#e.#k)', { '#k': entry.idempotencyKey }, { ':entry': entry });
-        return entry;
+        return { entry, won: true };
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
         const ledger = await this.ledger(paymentId);
         const winner = ledger?.entries[entry.idempotencyKey];
-        if (winner) return winner;
+        if (winner) return { entry: winner, won: false };
         // The payment's first operation: its ledger item is created, then the entry written.
         if (!ledger) await this.ensureLedger(paymentId);
       }
@@ -319,7 +374,13 @@ export class SandboxAcquirer implements Acquirer {
 
   private async ensureLedger(paymentId: string): Promise<void> {
     try {
-      await this.db.send(new PutCommand({ TableName: this.tableName, Item: { ...ledgerKey(paymentId), kind: 'sandbox-ledger', paymentId, entries: {} }, ConditionExpression: 'attribute_not_exists(pk)' }));
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...ledgerKey(paymentId), kind: 'sandbox-ledger', paymentId: paymentId.toLowerCase(), entries: {} },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
     }
@@ -338,9 +399,8 @@ export class SandboxAcquirer implements Acquirer {
     );
   }
 
-  private async ledger(paymentId: string): Promise<LedgerItem | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: ledgerKey(paymentId), ConsistentRead: true }));
-    return out.Item as LedgerItem | undefined;
+  private ledger(paymentId: string): Promise<LedgerItem | undefined> {
+    return readLedgerItem(this.db, this.tableName, paymentId);
   }
 
   private async entry(ref: OperationRef): Promise<LedgerEntry | undefined> {
@@ -348,54 +408,85 @@ export class SandboxAcquirer implements Acquirer {
   }
 }
 
-export const SANDBOX_FOLLOW_UP_REASONS = {
-  unknownAuthorization: 'Unknown authorization.',
-  alreadyCaptured: 'The authorization was already captured or released.',
-  captureTooBig: 'Capture amount exceeds the authorized amount.',
-  notCaptured: 'Nothing was captured.',
-  voidedOrReversed: 'The payment was voided or reversed.',
-  refunded: 'The payment has refunds.',
-  refundTooBig: 'Refund exceeds the captured amount not yet refunded.',
-} as const;
+type Decision = { readonly refused: string } | { readonly amountMinor: number; readonly condition: string; readonly set: string; readonly values: Record<string, unknown> };
 
-/** The acquirer's money rule for a follow-up on an authorization, as a condition on its balances. */
-function balanceRule(kind: FollowUpKind | 'reversal', auth: LedgerEntry, amountMinor: number): { refused: string } | { condition: string; set: string; values: Record<string, unknown> } {
+/** Authorized with capture (sale, recurring) or for a later capture (auth). */
+const capturesLater = (auth: LedgerEntry) => (auth.capture === undefined ? auth.operation === 'auth' : !auth.capture);
+
+/**
+ * The acquirer's decision on a follow-up, from the authorization as read: a refusal, or the amount it
+ * moves with the condition that must still hold on the authorization's balances when it is written
+ * (names: #e entries, #a the authorization's key) and the change of those balances.
+ */
+function decideFollowUp(kind: SandboxFollowUp, auth: LedgerEntry | undefined, request: FollowUpRequest): Decision {
+  const R = SANDBOX_FOLLOW_UP_REASONS;
+  if (!auth || auth.acquirerRef !== request.authorization.acquirerRef || !['sale', 'auth', 'recurring'].includes(auth.operation)) return { refused: R.unknownAuthorization };
+  if (auth.status !== 'approved') return { refused: R.notApproved };
+  if (request.currency !== auth.currency) return { refused: R.currencyMismatch };
+  if ((kind === 'capture' || kind === 'refund') && !validAmount(request.amountMinor)) return { refused: R.invalidAmount };
+  if (kind !== 'reversal') {
+    const trigger = planFollowUp(kind, auth.card);
+    if (trigger.kind === 'decline') return { refused: trigger.reason };
+  }
   const captured = auth.capturedMinor ?? 0;
   const refunded = auth.refundedMinor ?? 0;
-  const closed = auth.voided || auth.reversed;
+  const later = capturesLater(auth);
+  if (auth.voided) return { refused: R.voided };
+  if (auth.reversed) return { refused: later && captured === 0 ? R.released : R.reversed };
   const open = '(attribute_not_exists(#e.#a.voided) OR #e.#a.voided = :no) AND (attribute_not_exists(#e.#a.reversed) OR #e.#a.reversed = :no)';
-  const R = SANDBOX_FOLLOW_UP_REASONS;
+  // Every value given must be used by the expressions (DynamoDB refuses unused ones).
+  const unchanged = (capturedMinor: number) => ({ ':captured': capturedMinor, ':zero': 0, ':no': false });
   switch (kind) {
     case 'capture':
-      if (auth.operation !== 'auth' || captured > 0 || closed) return { refused: R.alreadyCaptured };
-      if (amountMinor > auth.amountMinor) return { refused: R.captureTooBig };
-      return { condition: `#e.#a.capturedMinor = :zero AND ${open}`, set: '#e.#a.capturedMinor = :amount', values: { ':zero': 0, ':no': false, ':amount': amountMinor } };
+      if (!later) return { refused: R.capturedAtAuthorization };
+      if (captured > 0) return { refused: R.alreadyCaptured };
+      if (request.amountMinor > auth.amountMinor) return { refused: R.captureTooBig };
+      return {
+        amountMinor: request.amountMinor,
+        condition: `#e.#a.capturedMinor = :zero AND ${open}`,
+        set: '#e.#a.capturedMinor = :amount',
+        values: { ':zero': 0, ':no': false, ':amount': request.amountMinor },
+      };
     case 'void':
-      if (closed) return { refused: R.voidedOrReversed };
+      // A void gives back everything captured, whatever amount it was asked for.
       if (captured === 0) return { refused: R.notCaptured };
       if (refunded > 0) return { refused: R.refunded };
-      return { condition: `#e.#a.capturedMinor = :captured AND #e.#a.refundedMinor = :zero AND ${open}`, set: '#e.#a.voided = :yes', values: { ':captured': captured, ':zero': 0, ':no': false, ':yes': true } };
-    case 'refund':
-      if (closed) return { refused: R.voidedOrReversed };
-      if (captured === 0) return { refused: R.notCaptured };
-      if (refunded + amountMinor > captured) return { refused: R.refundTooBig };
       return {
-        condition: `#e.#a.capturedMinor = :captured AND #e.#a.refundedMinor = :refunded AND ${open}`,
-        set: '#e.#a.refundedMinor = :next',
-        values: { ':captured': captured, ':refunded': refunded, ':no': false, ':next': refunded + amountMinor },
+        amountMinor: captured,
+        condition: `#e.#a.capturedMinor = :captured AND #e.#a.refundedMinor = :zero AND ${open}`,
+        set: '#e.#a.voided = :yes',
+        values: { ...unchanged(captured), ':yes': true },
+      };
+    case 'refund':
+      if (captured === 0) return { refused: R.notCaptured };
+      if (refunded + request.amountMinor > captured) return { refused: R.refundTooBig };
+      // An atomic addition: concurrent refunds all pass while together they fit, and no more.
+      return {
+        amountMinor: request.amountMinor,
+        condition: `#e.#a.capturedMinor = :captured AND #e.#a.refundedMinor <= :room AND ${open}`,
+        set: '#e.#a.refundedMinor = #e.#a.refundedMinor + :amount',
+        values: { ':captured': captured, ':no': false, ':room': captured - request.amountMinor, ':amount': request.amountMinor },
       };
     case 'reversal':
-      // An uncaptured authorization is released; an approved sale is reversed whole if nothing was given back.
-      if (closed) return { refused: R.voidedOrReversed };
+      if (later) {
+        // The release of an uncaptured authorization: all of it.
+        if (captured > 0) return { refused: R.alreadyCaptured };
+        return {
+          amountMinor: auth.amountMinor,
+          condition: `#e.#a.capturedMinor = :zero AND #e.#a.refundedMinor = :zero AND ${open}`,
+          set: '#e.#a.reversed = :yes',
+          values: { ':zero': 0, ':no': false, ':yes': true },
+        };
+      }
+      // The reversal of a whole sale: only while nothing of it was given back.
       if (refunded > 0) return { refused: R.refunded };
-      if (auth.operation === 'auth' && captured > 0) return { refused: R.alreadyCaptured };
-      return { condition: `#e.#a.capturedMinor = :captured AND #e.#a.refundedMinor = :zero AND ${open}`, set: '#e.#a.reversed = :yes', values: { ':captured': captured, ':zero': 0, ':no': false, ':yes': true } };
+      return {
+        amountMinor: captured,
+        condition: `#e.#a.capturedMinor = :captured AND #e.#a.refundedMinor = :zero AND ${open}`,
+        set: '#e.#a.reversed = :yes',
+        values: { ...unchanged(captured), ':yes': true },
+      };
   }
-}
-
-/** What the caller is told for a recorded entry (a barred key is a decline). */
-function answerOf(entry: LedgerEntry): AcquirerOutcome {
-  return entry.outcome;
 }
 
 /** The kind of operation one of our keys names (`<payment>.<n>`, `<payment>.<kind>.<trans_id>`). */

@@ -75,6 +75,7 @@ export const en = {
     confirm: 'Confirm payment',
     refuse: 'Cancel payment',
     done: 'This confirmation is already finished.',
+    closed: 'This confirmation is closed: it was not completed in time and can no longer be answered.',
   },
 } as const;
 
