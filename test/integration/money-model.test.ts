@@ -7,7 +7,7 @@ import { scenarioArb, startMoneyModel, type MoneyModel } from '../support/money-
  * the ledger checker. MONEY_MODEL_RUNS sets the number of runs (CI: the default below; more for a
  * long soak); MONEY_MODEL_SEED replays a failing seed.
  */
-const RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 150);
+const RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 200);
 
 let model: MoneyModel;
 
@@ -28,6 +28,7 @@ describe('money model: our records agree with the acquirer ledger under random o
       }),
       { numRuns: RUNS, seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined },
     );
+    console.log(`money model: ${model.stats.runs} runs, ${model.stats.operations} operations, ${model.stats.faults} faults injected, ${model.stats.divergences} divergences`);
     expect(model.stats.faults).toBeGreaterThan(0);
     expect(model.stats.divergences).toBe(0);
   }, 15 * 60_000);
