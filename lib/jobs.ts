@@ -26,7 +26,7 @@ export const JOBS: readonly JobDefinition[] = [
     access: { table: 'readWrite', merchantSecrets: true },
     timeoutSeconds: 60,
     description: 'Settles payment attempts and money operations left without an acquirer answer',
-    // Locally a crash is followed by a restart at once: finish what it left as soon as it is due.
+    // Locally (where the runner also runs every job once at start, after a crash) every 10 s.
     localEverySeconds: 10,
   },
   {

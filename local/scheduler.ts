@@ -47,12 +47,18 @@ export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1)
     }
   };
   const timers = jobs.map((job) => setInterval(() => void run(job), (job.localEverySeconds !== undefined ? job.localEverySeconds * 1000 : job.everyMinutes * 60_000) * scale));
+  // Each job also runs once at start: after a crash, what was left in flight and is due is finished
+  // at once instead of an interval later.
+  const first = jobs.map((job) => setTimeout(() => void run(job), 0));
   return {
     runNow: (id) => {
       const job = jobs.find((j) => j.id === id);
       if (!job) throw new Error(`no job ${id}`);
       return run(job);
     },
-    stop: () => timers.forEach(clearInterval),
+    stop: () => {
+      timers.forEach(clearInterval);
+      first.forEach(clearTimeout);
+    },
   };
 }
