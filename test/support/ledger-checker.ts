@@ -94,6 +94,10 @@ export function checkPayment(p: Payment, ledger: readonly AcquirerRecord[], opti
   if (options.settled) {
     if (ours.inFlight.length) problems.push(`left in flight: ${ours.inFlight.join(', ')}`);
     if ((p.refundHeldMinor ?? 0) !== ours.refunded) problems.push(`refunds held ${p.refundHeldMinor ?? 0} ≠ refunded ${ours.refunded} with nothing in flight`);
+    // The history is a log: an operation reported `waiting` must have its outcome recorded after it.
+    const last = new Map(p.transactions.map((t) => [t.transId, t.status]));
+    const waiting = [...last].filter(([, status]) => status === 'waiting').map(([id]) => id);
+    if (waiting.length) problems.push(`transactions left waiting: ${waiting.join(', ')}`);
     // A challenge still pending at an acquirer that cannot close it holds no money: not a divergence.
     if (Object.keys(p.watching ?? {}).length) problems.push(`still watching ${Object.keys(p.watching ?? {}).join(', ')}`);
   }
