@@ -455,7 +455,7 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
 }
 
 /** AWS failures an operator can act on, in words. */
-function explain(e: Error, target: string): string {
+export function explain(e: Error, target: string): string {
   if (e.name === 'ResourceNotFoundException') return `${target}: not found (is the stage deployed in this account and region?): ${e.message}`;
   if (e.name === 'CredentialsProviderError') return `no AWS credentials found (set AWS_PROFILE or log in): ${e.message}`;
   if (/Region is missing/i.test(e.message)) return 'no AWS region configured (set AWS_REGION or AWS_PROFILE)';
@@ -467,7 +467,7 @@ export interface Io {
   err(text: string): void;
 }
 
-const consoleIo: Io = { out: (t) => console.log(t), err: (t) => console.error(t) };
+export const consoleIo: Io = { out: (t) => console.log(t), err: (t) => console.error(t) };
 
 /** Runs one command line; resolves with the exit status (0 done, 1 failed, 2 bad usage). */
 export async function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {

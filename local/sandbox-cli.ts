@@ -5,6 +5,7 @@ import { sandboxLedger } from '../lambdas/adapters/sandbox-acquirer/ledger';
 import { readConfig } from '../lambdas/config';
 import { tableName } from '../lib/naming';
 import { dataDirectory, openLocalStore } from './local-store';
+import { consoleIo, explain, type Io } from './merchant-command';
 
 // Supports Node.js 20.19+ (Lambda runs 22); the SDK's notice about its future minimum is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -74,20 +75,6 @@ async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Pr
   return { tableName: config.TABLE_NAME, endpoint: config.DYNAMODB_ENDPOINT, description: `local store in ${dataDir}`, close: store.close };
 }
 
-/** AWS failures an operator can act on, in words. */
-function explain(e: Error, target: string): string {
-  if (e.name === 'ResourceNotFoundException') return `${target}: not found (is the stage deployed in this account and region?): ${e.message}`;
-  if (e.name === 'CredentialsProviderError') return `no AWS credentials found (set AWS_PROFILE or log in): ${e.message}`;
-  if (/Region is missing/i.test(e.message)) return 'no AWS region configured (set AWS_REGION or AWS_PROFILE)';
-  return `${target}: ${e.name}: ${e.message}`;
-}
-
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const consoleIo: Io = { out: (t) => console.log(t), err: (t) => console.error(t) };
 
 /** `npm run sandbox -- ledger PAYMENT_ID`; resolves with the exit status (0 done, 1 failed, 2 bad usage). */
 export async function runSandboxCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {

@@ -193,9 +193,14 @@ export interface Operation {
 
 const WARM: CallTarget = { label: '1 DynamoDB, 0 Secrets Manager', met: (c) => c.dynamodb === 1 && c.secretsManager === 0 };
 /** The void target, for the service's own calls (the acquirer is a separate system). */
+/**
+ * A void moves money, so it is intent-first (ADR 0016): the intent and the answer are two
+ * conditional writes (the answer's write starts from the state the intent's write returned), after
+ * one read.
+ */
 const VOID_TARGET: CallTarget = {
-  label: '1 conditional write + ≤ 1 read, 0 Secrets Manager',
-  met: (c) => c.writes === 1 && c.conditionalWrites === 1 && c.reads <= 1 && c.dynamodb === c.reads + c.writes && c.secretsManager === 0,
+  label: '2 conditional writes (intent, answer) + ≤ 1 read, 0 Secrets Manager',
+  met: (c) => c.writes === 2 && c.conditionalWrites === 2 && c.reads <= 1 && c.dynamodb === c.reads + c.writes && c.secretsManager === 0,
 };
 let orderSeq = 0;
 
