@@ -18,6 +18,7 @@ import {
   updateMerchantSettings,
 } from '../lambdas/use-cases/manage-merchants';
 import { merchantSecretPrefix, tableName } from '../lib/naming';
+import { consoleIo, runCli, stageOf, UsageError, type Io } from './cli';
 import { dataDirectory, openLocalStore } from './local-store';
 
 /** Dead callbacks `dead-callbacks` lists: bounded; `resend-dead` is not limited by it. */
@@ -83,7 +84,6 @@ Target:
 Exit status: 0 done, 1 failed (e.g. unknown merchant or payment), 2 bad usage.
 `;
 
-export class UsageError extends Error {}
 
 /** A command that could not be done for a reason the operator can read (exit 1). */
 class CommandFailure extends Error {}
@@ -112,7 +112,6 @@ type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extend
 
 const SETTING_OPTIONS = ['name', 'dms', 'auto-capture-delay', 'return-params', 'notification-url', 'methods', 'max-declines', 'brand-color', 'logo-url', 'frame-ancestors'] as const;
 
-const STAGE_NAME = /^[a-z][a-z0-9-]{0,29}$/;
 
 function onOff(option: string, value: string): boolean {
   if (value === 'on') return true;
@@ -269,8 +268,7 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const [name, ...args] = parsed.positionals;
   if (!name) throw new UsageError(`a command is needed: ${COMMANDS.slice(0, -1).join(', ')} or ${COMMANDS[COMMANDS.length - 1]}`);
   if (!isCommandName(name)) throw new UsageError(`unknown command "${name}"`);
-  const stage = values.stage ?? (env.CHECKOUT_STAGE || undefined);
-  if (stage !== undefined && !STAGE_NAME.test(stage)) throw new UsageError(`--stage must be a stage name like dev or prod, not "${stage}"`);
+  const stage = stageOf(values.stage, env);
   const given = SETTING_OPTIONS.filter((o) => values[o] !== undefined);
   const json = values.json ?? false;
   const [first, second] = args;
@@ -454,49 +452,17 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
   }
 }
 
-/** AWS failures an operator can act on, in words. */
-export function explain(e: Error, target: string): string {
-  if (e.name === 'ResourceNotFoundException') return `${target}: not found (is the stage deployed in this account and region?): ${e.message}`;
-  if (e.name === 'CredentialsProviderError') return `no AWS credentials found (set AWS_PROFILE or log in): ${e.message}`;
-  if (/Region is missing/i.test(e.message)) return 'no AWS region configured (set AWS_REGION or AWS_PROFILE)';
-  return `${target}: ${e.name}: ${e.message}`;
-}
-
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-export const consoleIo: Io = { out: (t) => console.log(t), err: (t) => console.error(t) };
-
 /** Runs one command line; resolves with the exit status (0 done, 1 failed, 2 bad usage). */
-export async function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let command: Command | 'help';
-  try {
-    command = parseCommand(argv, env);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`merchant: ${e.message}\nRun with --help for usage.`);
-    return 2;
-  }
-  if (command === 'help') {
-    io.out(USAGE);
-    return 0;
-  }
-  let target: Target | undefined;
-  try {
-    target = await openTarget(command.stage, env);
-    io.out(await execute(command, target.deps, env));
-    return 0;
-  } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`merchant: ${e.message}\nRun with --help for usage.`);
-      return 2;
-    }
-    const readable = e instanceof MerchantAdminError || e instanceof CommandFailure;
-    io.err(`merchant: ${readable ? e.message : explain(e as Error, target?.description ?? 'target')}`);
-    return 1;
-  } finally {
-    await target?.close();
-  }
+export function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return runCli<Command, Target>(
+    {
+      name: 'merchant',
+      usage: USAGE,
+      parse: () => parseCommand(argv, env),
+      open: (command) => openTarget(command.stage, env),
+      run: (command, target) => execute(command, target.deps, env),
+      readable: (e) => e instanceof MerchantAdminError || e instanceof CommandFailure,
+    },
+    io,
+  );
 }

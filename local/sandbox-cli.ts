@@ -5,7 +5,7 @@ import { sandboxLedger } from '../lambdas/adapters/sandbox-acquirer/ledger';
 import { readConfig } from '../lambdas/config';
 import { tableName } from '../lib/naming';
 import { dataDirectory, openLocalStore } from './local-store';
-import { consoleIo, explain, type Io } from './merchant-command';
+import { consoleIo, runCli, stageOf, UsageError, type Io } from './cli';
 
 // Supports Node.js 20.19+ (Lambda runs 22); the SDK's notice about its future minimum is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -30,9 +30,6 @@ Exit status: 0 done, 1 failed, 2 bad usage.
 `;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const STAGE_NAME = /^[a-z][a-z0-9-]{0,29}$/;
-
-export class UsageError extends Error {}
 
 export interface SandboxCommand {
   readonly name: 'ledger';
@@ -54,8 +51,7 @@ export function parseSandboxCommand(argv: readonly string[], env: NodeJS.Process
   if (!paymentId) throw new UsageError('ledger needs a payment id: ledger PAYMENT_ID');
   if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
   if (!UUID.test(paymentId)) throw new UsageError(`PAYMENT_ID must be a payment id (a UUID), not "${paymentId}"`);
-  const stage = parsed.values.stage ?? (env.CHECKOUT_STAGE || undefined);
-  if (stage !== undefined && !STAGE_NAME.test(stage)) throw new UsageError(`--stage must be a stage name like dev or prod, not "${stage}"`);
+  const stage = stageOf(parsed.values.stage, env);
   return { name, paymentId: paymentId.toLowerCase(), ...(stage ? { stage } : {}) };
 }
 
@@ -77,35 +73,24 @@ async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Pr
 
 
 /** `npm run sandbox -- ledger PAYMENT_ID`; resolves with the exit status (0 done, 1 failed, 2 bad usage). */
-export async function runSandboxCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let command: SandboxCommand | 'help';
-  try {
-    command = parseSandboxCommand(argv, env);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`sandbox: ${e.message}\nRun with --help for usage.`);
-    return 2;
-  }
-  if (command === 'help') {
-    io.out(USAGE);
-    return 0;
-  }
-  let target: Target | undefined;
-  try {
-    target = await openTarget(command.stage, env);
-    const db = createDocumentClient({ endpoint: target.endpoint });
-    try {
-      io.out(JSON.stringify(await sandboxLedger(db, target.tableName, command.paymentId), null, 2));
-    } finally {
-      db.destroy();
-    }
-    return 0;
-  } catch (e) {
-    io.err(`sandbox: ${explain(e as Error, target?.description ?? 'target')}`);
-    return 1;
-  } finally {
-    await target?.close();
-  }
+export function runSandboxCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  return runCli<SandboxCommand, Target>(
+    {
+      name: 'sandbox',
+      usage: USAGE,
+      parse: () => parseSandboxCommand(argv, env),
+      open: (command) => openTarget(command.stage, env),
+      run: async (command, target) => {
+        const db = createDocumentClient({ endpoint: target.endpoint });
+        try {
+          return JSON.stringify(await sandboxLedger(db, target.tableName, command.paymentId), null, 2);
+        } finally {
+          db.destroy();
+        }
+      },
+    },
+    io,
+  );
 }
 
 if (require.main === module) {
