@@ -246,6 +246,11 @@ describe('a payment', () => {
     await signIn(page);
     await page.getByLabel('Order number').fill(paid.order.number);
     await page.getByLabel('Order number').press('Enter');
+    // The unfiltered list may still be on screen when the row first shows: wait for the search's answer.
+    await page.waitForFunction(
+      (number) => { const rows = document.querySelectorAll('tbody tr'); return rows.length === 1 && rows[0]?.textContent?.includes(number); },
+      paid.order.number,
+    ).catch(() => undefined);
     await rowOf(page, paid.order.number).waitFor();
     expect(await page.locator('tbody tr').count()).toBe(1);
     await screenshot(page, 'admin-payments');
