@@ -13,7 +13,7 @@ export interface RenderContext {
   readonly action?: string;
   readonly texts?: Texts;
   readonly sandbox?: boolean;
-  /** Where Close leads (cancel_url, with return parameters after a decline). */
+  /** Where Close leads (cancel_url, with return parameters after a decline); on the form, Close posts `close=1` first. */
   readonly closeUrl?: string;
 }
 
@@ -122,7 +122,10 @@ ${view.ask.includes('email') ? field({ name: 'email', label: t.email, error: msg
 ${countries}
 </fieldset>`
     : '';
-  const close = ctx.closeUrl ? `<a class="button secondary" href="${esc(ctx.closeUrl)}"${targetAttr(payment.checkout.urlTarget)}>${esc(t.closeButton)}</a>` : '';
+  // Close goes through this service: after a decline it makes that decline final (it is reported then).
+  const close = ctx.closeUrl
+    ? `<form id="close-form" method="post" action="${esc(ctx.action ?? '')}"${targetAttr(payment.checkout.urlTarget)}><input type="hidden" name="close" value="1"><button type="submit" class="secondary">${esc(t.closeButton)}</button></form>`
+    : '';
   const body = `<header aria-labelledby="title">
 ${merchantHeader(merchant)}
 <p class="muted"><span class="visually-hidden">${esc(t.orderLabel)}:</span> ${esc(payment.order.description)}</p>

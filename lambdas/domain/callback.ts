@@ -108,7 +108,8 @@ export function callbackFields(payment: Payment, tx: Transaction, password: stri
     ['schedule_id', payment.scheduleId],
     ['customer_name', payment.customer.name || undefined],
     ['customer_email', payment.customer.email],
-    ['customer_ip', payment.browser?.ip],
+    // Required by the platform on every callback: a merchant-initiated payment carries its chain's.
+    ['customer_ip', payment.browser?.ip ?? payment.customerIp],
     ['date', protocolDate(tx.at)],
     ...Object.entries(payment.customData ?? payment.checkout?.customData ?? {}).map(([k, v]): [string, string] => [`custom_data[${k}]`, v]),
     ['hash', callbackHash(payment, password)],

@@ -51,6 +51,11 @@ export interface Transaction {
    * was declined (its reversal is reported instead).
    */
   readonly internal?: boolean;
+  /**
+   * A declined attempt on a checkout link after which the customer could still try again: its
+   * callback is held (see attempts.ts) and goes out only if it turns out to be the final attempt.
+   */
+  readonly held?: boolean;
 }
 
 export interface Payment {
@@ -84,6 +89,8 @@ export interface Payment {
   readonly acquirerRef?: string;
   /** Set when the link can no longer take a payment (paid). */
   readonly paidAt?: string;
+  /** Set when a declined link can take no further attempt: its last decline is final (attempts.ts). */
+  readonly linkClosed?: LinkClosure;
   /** The successful authorization at the acquirer, which captures, voids and refunds act on. */
   readonly authorization?: { readonly idempotencyKey: string; readonly acquirerRef: string };
   /** When an uncaptured authorization is released (DMS). */
@@ -112,8 +119,16 @@ export interface Payment {
   readonly capturedMinor?: number;
   /** The recurring chain a merchant-initiated payment belongs to. */
   readonly recurringChainToken?: string;
+  /** A merchant-initiated payment: the IP of the customer whose payment started its chain (callbacks carry it). */
+  readonly customerIp?: string;
   /** A digest of what a merchant-initiated request asked for: a replay must ask the same. */
   readonly requestFingerprint?: string;
+}
+
+/** Why a link that saw a decline takes no further attempt. */
+export interface LinkClosure {
+  readonly at: string;
+  readonly why: 'declines' | 'customer' | 'expired';
 }
 
 export interface SavedCard {

@@ -1,7 +1,7 @@
 import { formFields, pageEndpoint } from '../middleware/page-endpoint';
 import { publicBaseUrl } from '../middleware/base-url';
 import { respond } from '../checkout-page/respond';
-import { openLink, pay } from '../use-cases/checkout';
+import { closeLink, openLink, pay } from '../use-cases/checkout';
 import type { BrowserInfo } from '../ports/acquirer';
 
 const int = (v: string | null, min: number, max: number): number | undefined => {
@@ -24,13 +24,14 @@ function browserInfo(form: URLSearchParams, headers: Record<string, string | und
   };
 }
 
-/** POST /auth/{token}: the customer pays. */
+/** POST /auth/{token}: the customer pays, or closes the page (`close=1`). */
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
   const ctx = { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: true };
   const form = formFields(event);
   // A body we cannot read is answered with the page as it stands: the card data is never echoed.
   if (!form) return respond(await openLink(deps, token), ctx);
+  if (form.get('close') === '1') return respond(await closeLink(deps, token), ctx);
   const result = await pay(
     deps,
     token,

@@ -13,7 +13,9 @@ export interface DeliveryAttempt {
 
 /**
  * pending: waiting for its (next) attempt. delivered: a 2xx came back. dead: still failing after the
- * retry period (an operator can send it again). skipped: the merchant had no notification URL.
+ * retry period (an operator can send it again). skipped: not sent — the merchant had no notification
+ * URL, or it was passed over in turn (a ledger-only entry, or a declined attempt the customer could
+ * still follow with another: see attempts.ts; it is sent once that decline is final).
  */
 export type CallbackState = 'pending' | 'delivered' | 'dead' | 'skipped';
 

@@ -12,8 +12,10 @@ export interface TransitionGuard {
   readonly inFlight?: number | 'none';
   /** The pending challenge must belong to this attempt. */
   readonly actionAttempt?: number;
-  /** The checkout link must still be open at this time. */
+  /** The checkout link must still be open at this time (not expired, not closed after a decline). */
   readonly linkOpenAt?: Date;
+  /** The link must not be closed yet (it may have expired). */
+  readonly linkNotClosed?: boolean;
   /** The void window must still be open at this time. */
   readonly voidableAt?: Date;
   /** At most this much may be refunded or held by refunds in flight (so a new refund fits). */
@@ -52,6 +54,11 @@ export interface PaymentChange {
   readonly queue?: { readonly name: string; readonly dueAt: string } | null;
   /** Keeps the item for good: an attempted payment is never removed by TTL. */
   readonly keep?: boolean;
+  /**
+   * Queues the callback of the transaction at this position to be sent (again), in the same write:
+   * a held decline that this change makes final.
+   */
+  readonly sendCallback?: number;
 }
 
 export class TransitionRejected extends Error {

@@ -23,6 +23,8 @@ export interface RecurringChain {
   readonly card: CardSummary;
   readonly scheduleId?: string;
   readonly customer: Customer;
+  /** The IP of the customer who paid the first payment: every callback of the chain carries it. */
+  readonly customerIp?: string;
   readonly createdAt: string;
 }
 

@@ -3,6 +3,7 @@ import { logger } from '../observability/logger';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
 import { expired, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
+import { heldDeclineIndex } from '../domain/attempts';
 import { signFields } from '../domain/hash';
 import { hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, BrowserInfo } from '../ports/acquirer';
@@ -10,7 +11,7 @@ import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets } from '../ports/merchants';
 import { TransitionRejected, type PaymentStore } from '../ports/payments';
-import { PAID, reconcileAt, recordOutcome, type AttemptRef, type Policy } from './record-outcome';
+import { PAID, reconcileAt, recordOutcome, type AttemptRef, type AttemptStage, type Policy } from './record-outcome';
 import type { TokenVault } from '../ports/tokens';
 
 export interface CheckoutDeps {
@@ -87,7 +88,9 @@ function viewOf(payment: LinkPayment, merchant: Merchant, now: Date, extra: { pr
   if (PAID.includes(payment.status) || payment.paidAt) return { kind: 'paid', payment, merchant };
   if (payment.action && (payment.status === '3ds' || payment.status === 'redirect')) return { kind: 'action', payment, merchant, url: payment.action.url };
   if (payment.inFlight) return { kind: 'processing', payment, merchant };
-  if ((payment.declines ?? 0) >= maxDeclines(merchant)) return { kind: 'closed', payment, merchant };
+  if ((payment.declines ?? 0) >= maxDeclines(merchant) || payment.linkClosed?.why === 'declines' || payment.linkClosed?.why === 'customer') {
+    return { kind: 'closed', payment, merchant };
+  }
   if (Date.parse(payment.checkout.expiresAt) <= now.getTime()) return { kind: 'expired', payment, merchant };
   const methods = methodsOffered(payment.checkout.methods, merchant.preRouting, payment.order);
   const method = methods[0];
@@ -227,7 +230,48 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
     recurring: false,
     attempt,
   });
-  return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey }, outcome, 'sale');
+  return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey }, outcome, 'request');
+}
+
+/**
+ * Close on the page (a POST to the link with `close=1`). After a decline this makes the decline
+ * final: the link closes and the held decline's callback is queued, in one write guarded by the
+ * link being as it was read (an attempt started meanwhile wins); the customer goes to cancel_url
+ * with the return parameters (protocol.md §4, §7). Before any decline nothing changes: the customer
+ * just goes to cancel_url.
+ */
+export async function closeLink(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
+  const found = await load(deps, token);
+  if (!found) return { kind: 'not-found' };
+  const { payment, merchant } = found;
+  const now = deps.clock.now();
+  const view = viewOf(payment, merchant, now);
+  if (view.kind === 'form' && payment.status === 'decline') {
+    const held = heldDeclineIndex(payment);
+    let closed: Payment;
+    try {
+      closed = await deps.store.transition(
+        payment.paymentId,
+        { statusIn: ['decline'], inFlight: 'none', attemptIs: payment.attempt ?? 0, linkNotClosed: true },
+        { set: { linkClosed: { at: now.toISOString(), why: 'customer' }, updatedAt: now.toISOString() }, ...(held !== undefined ? { sendCallback: held } : {}) },
+      );
+    } catch (e) {
+      if (!(e instanceof TransitionRejected)) throw e;
+      const again = await load(deps, token);
+      return again ? viewOf(again.payment, again.merchant, deps.clock.now()) : { kind: 'not-found' };
+    }
+    return (await leaveForCancelUrl(deps, closed as LinkPayment, merchant)) ?? viewOf(closed as LinkPayment, merchant, now);
+  }
+  if (view.kind === 'form' || view.kind === 'closed' || view.kind === 'expired') return (await leaveForCancelUrl(deps, payment, merchant)) ?? view;
+  return view;
+}
+
+/** To cancel_url (with the return parameters once a decline happened), when the session has one. */
+async function leaveForCancelUrl(deps: Pick<CheckoutDeps, 'secrets'>, payment: LinkPayment, merchant: Merchant): Promise<Navigation | undefined> {
+  const cancel = payment.checkout.cancelUrl;
+  if (!cancel) return undefined;
+  const url = payment.status === 'decline' ? await returnUrl(deps, payment, merchant, cancel) : cancel;
+  return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'cancel', merchant };
 }
 
 /**
@@ -257,7 +301,7 @@ export async function completeAction(deps: CheckoutDeps, token: string): Promise
     (): AcquirerOutcome => ({ kind: 'unknown', acquirerRef: action.acquirerRef, reason: 'The acquirer did not answer.' }),
   );
   if (outcome.kind === 'action') return { kind: 'navigate', url: outcome.url, why: 'action' };
-  return settleAttempt(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey }, outcome, action.flow);
+  return settleAttempt(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey }, outcome, 'action');
 }
 
 /**
@@ -270,11 +314,11 @@ export async function settleAttempt(
   merchant: Merchant,
   ref: AttemptRef,
   outcome: AcquirerOutcome,
-  type: 'sale' | '3ds' | 'redirect',
+  from: AttemptStage,
 ): Promise<CheckoutResult> {
   if (outcome.kind === 'unknown') return navigateError(payment, merchant);
   try {
-    const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, type);
+    const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, 'sale', from);
     // Not written yet (an outage): the reconciler records it; the customer sees "processing".
     if (recorded.kind === 'deferred') return { kind: 'processing', payment, merchant };
     if (recorded.kind === 'lost') {

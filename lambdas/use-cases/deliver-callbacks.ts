@@ -9,6 +9,7 @@ import {
   type CallbackPolicy,
   type EndpointHealth,
 } from '../domain/callback';
+import { sentInTurn } from '../domain/attempts';
 import type { CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult, ReleaseResult } from '../ports/callbacks';
 import type { Clock } from '../ports/clock';
 import type { Merchant, MerchantDirectory, MerchantSecrets } from '../ports/merchants';
@@ -82,6 +83,11 @@ async function deliverClaimed(
     released: await finish(deps, claim, next, release),
   });
   const record = startRound(claim, at);
+  // In turn, a ledger-only entry or a held decline is passed over (a resend of it is posted).
+  const turn = sentInTurn(tx);
+  if (!turn.send && !claim.resend) {
+    return settle('skipped', { ...record, state: 'skipped', lastError: turn.why, updatedAt: at }, { done: true, dueAt: now });
+  }
   const merchant = await merchantOf(payment.merchantKey);
   const url = merchant?.notificationUrl;
   if (!url) {

@@ -1,3 +1,4 @@
+import { closesByExpiryAt } from '../domain/attempts';
 import { voidWindowEndsAt } from '../domain/void-window';
 import { logger } from '../observability/logger';
 import type { Payment, PendingOperation, PendingRefund, Transaction } from '../domain/payment';
@@ -66,12 +67,17 @@ export function sendOperation(acquirer: Acquirer, payment: Payment, op: PendingO
 /**
  * Where a payment waits once nothing of this change is in flight any more: an authorization in the
  * capture queue (the job works out when it is due), anything still watched or refunding in the
- * reconcile queue, the rest nowhere.
+ * reconcile queue, a held decline there until its link expires, the rest nowhere.
  */
 export function restingQueue(p: Payment, now: Date, refundsLeft = Object.keys(p.refunds ?? {}).length): PaymentChange['queue'] {
   const watched = Object.values(p.watching ?? {});
   if (p.inFlight || p.action || refundsLeft > 0) return reconcileAt(undefined, now);
-  if (watched.length) return { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + LATE_APPROVAL_CHECK_MS).toISOString() };
+  // A held decline becomes final when its link expires: the reconciler then reports it.
+  const dues = [
+    ...(watched.length ? [now.getTime() + LATE_APPROVAL_CHECK_MS] : []),
+    ...(closesByExpiryAt(p) ? [closesByExpiryAt(p)!.getTime()] : []),
+  ];
+  if (dues.length) return { name: QUEUES.reconcile, dueAt: new Date(Math.min(...dues)).toISOString() };
   if (p.status === 'pending') return { name: QUEUES.capture, dueAt: now.toISOString() };
   return null;
 }

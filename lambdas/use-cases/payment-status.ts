@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { reportedStatus } from '../domain/attempts';
 import { ApiError, invalidRequest } from '../domain/errors';
 import { formatMinor } from '../domain/money';
 import { protocolDate, type Payment } from '../domain/payment';
@@ -46,11 +47,16 @@ export interface PaymentStatusResponse {
 
 export const SESSION_EXPIRED_REASON = 'Checkout session expired without a payment.';
 
-/** What a merchant sees of a payment. An unpaid payment whose link expired reads as a decline. */
+/**
+ * What a merchant sees of a payment. An unpaid payment whose link expired reads as a decline; a
+ * declined attempt after which the customer may still pay on the link reads `prepare` (attempts.ts):
+ * `decline` is only ever the final outcome, as its callback is.
+ */
 export function toStatusResponse(p: Payment, now: Date): PaymentStatusResponse {
   const expiredUnpaid = p.status === 'prepare' && p.transactions.length === 0 && p.checkout !== undefined && Date.parse(p.checkout.expiresAt) <= now.getTime();
-  const status = expiredUnpaid ? 'decline' : p.status;
-  const reason = expiredUnpaid ? SESSION_EXPIRED_REASON : p.reason;
+  const reported = reportedStatus(p, now);
+  const status = expiredUnpaid ? 'decline' : reported.status;
+  const reason = expiredUnpaid ? SESSION_EXPIRED_REASON : reported.reason;
   return {
     payment_id: p.paymentId,
     date: protocolDate(p.createdAt),

@@ -1,6 +1,7 @@
+import { closesByExpiryAt, heldDeclineIndex } from '../domain/attempts';
 import type { Payment, PendingOperation, WatchedAttempt } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, OperationRef } from '../ports/acquirer';
-import type { MerchantDirectory } from '../ports/merchants';
+import type { Merchant, MerchantDirectory } from '../ports/merchants';
 import { TransitionRejected } from '../ports/payments';
 import { merchantOf } from './checkout';
 import {
@@ -15,7 +16,7 @@ import {
   sendOperation,
   startOperation,
 } from './money-operations';
-import { ACTION_TIMEOUT_MS, QUEUES, recordOutcome, type RecordDeps } from './record-outcome';
+import { ACTION_TIMEOUT_MS, QUEUES, declineChange, recordOutcome, type RecordDeps } from './record-outcome';
 import { drainDue, type QueueReport } from './work-queue';
 
 /** At most this many payments per run: a run stays well inside one Lambda timeout. */
@@ -82,6 +83,10 @@ export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, no
     if (due(refund.startedAt, after, now)) await step(() => settleRefund(deps, payment, transId));
   }
   for (const watched of Object.values(payment.watching ?? {})) await step(() => checkLateApproval(deps, payment, watched, now));
+  const closesAt = closesByExpiryAt(payment);
+  if (!payment.inFlight && !payment.action && closesAt && closesAt <= now) {
+    await step(() => closeExpiredLink(deps, payment, now));
+  }
   await requeue(deps, payment.paymentId, now);
   if (results.includes('reversed')) return 'reversed';
   if (results.includes('postponed')) return 'postponed';
@@ -99,7 +104,7 @@ async function settleAttempt(deps: ReconcileDeps, payment: Payment, now: Date): 
   }
   if (!outcome && !due(attempt.startedAt, deps.policy.reconcileAfterMs + RETRY_LATER_MS, now)) return 'postponed';
   // The acquirer cannot say and cannot close it: decline it here and watch for a late approval.
-  await declineLocally(deps, payment, { attempt: attempt.attempt, transId: attempt.transId, idempotencyKey: attempt.idempotencyKey, type }, INTERRUPTED_REASON, now, 'inFlight');
+  await declineLocally(deps, payment, await merchantOf(deps, payment), { attempt: attempt.attempt, transId: attempt.transId, idempotencyKey: attempt.idempotencyKey, type }, INTERRUPTED_REASON, now, 'inFlight');
   return 'released';
 }
 
@@ -114,18 +119,33 @@ async function settleAction(deps: ReconcileDeps, payment: Payment, now: Date): P
   // answered any more; an answer given just before wins.
   const outcome = isFinal(answer) ? answer : await askAcquirer(() => deps.acquirer.close(ref) as Promise<never>) as AcquirerOutcome | undefined;
   if (isFinal(outcome)) {
-    const recorded = await recordOutcome(deps, payment, merchant, action, outcome.kind === 'declined' && !isFinal(answer) ? { ...outcome, reason: ABANDONED_REASON } : outcome, action.flow);
+    const recorded = await recordOutcome(deps, payment, merchant, action, outcome.kind === 'declined' && !isFinal(answer) ? { ...outcome, reason: ABANDONED_REASON } : outcome, 'sale', 'action');
     return recorded.kind === 'recorded' ? 'settled' : 'postponed';
   }
   if (!outcome) return 'postponed';
-  await declineLocally(deps, payment, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey, type: action.flow }, ABANDONED_REASON, now, 'action', action.acquirerRef);
+  await declineLocally(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey, type: 'sale' }, ABANDONED_REASON, now, 'action', action.acquirerRef);
   return 'released';
+}
+
+/**
+ * A held decline whose link has expired is final: the link is closed and the decline's callback
+ * queued, in one write guarded by the link being untouched since (no attempt started meanwhile).
+ */
+async function closeExpiredLink(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
+  const held = heldDeclineIndex(payment);
+  await deps.store.transition(
+    payment.paymentId,
+    { statusIn: ['decline'], inFlight: 'none', attemptIs: payment.attempt ?? 0, linkNotClosed: true },
+    { set: { linkClosed: { at: now.toISOString(), why: 'expired' }, updatedAt: now.toISOString() }, ...(held !== undefined ? { sendCallback: held } : {}) },
+  );
+  return 'settled';
 }
 
 /** Declines an attempt the acquirer could not make final, and starts watching it for a late approval. */
 async function declineLocally(
   deps: ReconcileDeps,
   payment: Payment,
+  merchant: Merchant,
   attempt: Omit<WatchedAttempt, 'until'>,
   reason: string,
   now: Date,
@@ -133,10 +153,13 @@ async function declineLocally(
   acquirerRef?: string,
 ): Promise<void> {
   const at = now.toISOString();
+  // An attempt interrupted before the acquirer had it does not count against the customer.
+  const declines = (payment.declines ?? 0) + (from === 'action' ? 1 : 0);
+  const { held, linkClosed } = declineChange(payment, merchant, declines, now);
   await deps.store.transition(payment.paymentId, from === 'inFlight' ? { inFlight: attempt.attempt } : { actionAttempt: attempt.attempt, statusIn: [payment.status] }, {
-    set: { status: 'decline', reason, updatedAt: at, ...(from === 'action' ? { declines: (payment.declines ?? 0) + 1 } : {}) },
+    set: { status: 'decline', reason, updatedAt: at, declines, ...(linkClosed ? { linkClosed } : {}) },
     remove: [from],
-    append: [{ transId: attempt.transId, type: attempt.type, status: 'fail', amountMinor: payment.order.amountMinor, at, reason, ...(acquirerRef ? { acquirerRef } : {}) }],
+    append: [{ transId: attempt.transId, type: attempt.type, status: 'fail', amountMinor: payment.order.amountMinor, at, reason, ...(acquirerRef ? { acquirerRef } : {}), ...(held ? { held } : {}) }],
     watch: { put: { ...attempt, until: new Date(now.getTime() + LATE_APPROVAL_WATCH_MS).toISOString() } },
     queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + LATE_APPROVAL_CHECK_MS).toISOString() },
   });

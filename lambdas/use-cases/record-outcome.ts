@@ -1,9 +1,10 @@
 import { voidWindowEndsAt } from '../domain/void-window';
-import type { Payment, PaymentStatus, Transaction, TransactionType } from '../domain/payment';
+import { declineEffect } from '../domain/attempts';
+import type { LinkClosure, Payment, PaymentStatus, Transaction, TransactionType } from '../domain/payment';
 import type { AcquirerOutcome } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
-import type { Merchant } from '../ports/merchants';
+import { DEFAULT_SETTINGS, type Merchant } from '../ports/merchants';
 import { TransitionRejected, type PaymentStore, type TransitionGuard } from '../ports/payments';
 import type { TokenVault } from '../ports/tokens';
 import { withBackoff } from './backoff';
@@ -50,9 +51,26 @@ export async function recordOutcome(
   merchant: Merchant,
   ref: AttemptRef,
   outcome: Exclude<AcquirerOutcome, { kind: 'unknown' }>,
-  type: TransactionType,
+  type: AttemptType,
+  from: AttemptStage = 'request',
 ): Promise<Recorded> {
-  return (await withBackoff(() => recordOnce(deps, payment, merchant, ref, outcome, type), undefined, { clock: deps.clock })) ?? { kind: 'deferred' };
+  return (await withBackoff(() => recordOnce(deps, payment, merchant, ref, outcome, type, from), undefined, { clock: deps.clock })) ?? { kind: 'deferred' };
+}
+
+/** A customer's attempt on a link is a sale; a merchant-initiated one (recurring, retry) is recurring. */
+export type AttemptType = Extract<TransactionType, 'sale' | 'recurring'>;
+/** The answer comes to the request itself (in flight), or after the customer's challenge or bank redirect. */
+export type AttemptStage = 'request' | 'action';
+
+const maxDeclinesOf = (m: Merchant): number => m.maxDeclines ?? DEFAULT_SETTINGS.maxDeclines;
+
+/**
+ * What recording a decline changes beyond the status: a decline the customer may still follow with
+ * another attempt on the link is held (attempts.ts); one that ends the link closes it.
+ */
+export function declineChange(payment: Payment, merchant: Merchant, declinesAfter: number, now: Date): { held?: true; linkClosed?: LinkClosure } {
+  const effect = declineEffect(payment, declinesAfter, maxDeclinesOf(merchant), now);
+  return effect.held ? { held: true } : effect.linkClosed ? { linkClosed: effect.linkClosed } : {};
 }
 
 /**
@@ -67,13 +85,15 @@ async function recordOnce(
   merchant: Merchant,
   ref: AttemptRef,
   outcome: Exclude<AcquirerOutcome, { kind: 'unknown' }>,
-  type: TransactionType,
+  type: AttemptType,
+  from: AttemptStage,
 ): Promise<Recorded> {
   const now = deps.clock.now();
   const at = now.toISOString();
-  const fromAction = type === '3ds' || type === 'redirect';
-  const guard: TransitionGuard = fromAction ? { actionAttempt: ref.attempt, statusIn: ['3ds', 'redirect'] } : { inFlight: ref.attempt };
-  const tx = (status: Transaction['status'], reason?: string): Transaction => ({
+  const guard: TransitionGuard = from === 'action' ? { actionAttempt: ref.attempt, statusIn: ['3ds', 'redirect'] } : { inFlight: ref.attempt };
+  // The outcome of an attempt is its sale (or recurring) transaction, also after a challenge: the
+  // platform reports a payment as completed only by type=sale, status=success (protocol.md §7).
+  const tx = (status: Transaction['status'], reason?: string, extra: Partial<Transaction> = {}): Transaction => ({
     transId: ref.transId,
     type,
     status,
@@ -81,6 +101,7 @@ async function recordOnce(
     at,
     acquirerRef: outcome.acquirerRef,
     ...(reason ? { reason } : {}),
+    ...extra,
   });
   try {
     switch (outcome.kind) {
@@ -113,23 +134,27 @@ async function recordOnce(
           }),
         };
       }
-      case 'declined':
+      case 'declined': {
+        const declines = (payment.declines ?? 0) + 1;
+        const { held, linkClosed } = declineChange(payment, merchant, declines, now);
         return {
           kind: 'recorded',
           payment: await deps.store.transition(payment.paymentId, guard, {
             set: {
               status: 'decline',
               reason: outcome.reason,
-              declines: (payment.declines ?? 0) + 1,
+              declines,
               acquirerRef: outcome.acquirerRef,
               softDecline: outcome.soft === true,
               updatedAt: at,
+              ...(linkClosed ? { linkClosed } : {}),
             },
             remove: ['inFlight', 'action'],
-            append: [tx('fail', outcome.reason)],
-            queue: restingQueue({ ...payment, status: 'decline', inFlight: undefined, action: undefined }, now),
+            append: [tx('fail', outcome.reason, held ? { held } : {})],
+            queue: restingQueue({ ...payment, status: 'decline', inFlight: undefined, action: undefined, linkClosed }, now),
           }),
         };
+      }
       case 'action':
         return {
           kind: 'recorded',
@@ -141,7 +166,8 @@ async function recordOnce(
               updatedAt: at,
             },
             remove: ['inFlight'],
-            append: [tx('waiting')],
+            // The step: the customer was sent to the challenge or the bank (3ds/success/3ds).
+            append: [{ ...tx('success'), type: outcome.flow }],
             queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + ACTION_TIMEOUT_MS).toISOString() },
           }),
         };
@@ -181,6 +207,7 @@ async function issueTokens(deps: RecordDeps, payment: Payment, ref: AttemptRef, 
       card,
       ...(payment.scheduleId ? { scheduleId: payment.scheduleId } : {}),
       customer: payment.customer,
+      ...(payment.browser?.ip ? { customerIp: payment.browser.ip } : {}),
       createdAt: now.toISOString(),
     });
   }

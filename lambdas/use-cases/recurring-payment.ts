@@ -112,6 +112,8 @@ export async function chargeRecurring(deps: RecurringDeps, merchantKey: string, 
   const at = now.toISOString();
   const transId = deps.ids.transId();
   const idempotencyKey = `${paymentId}.1`;
+  // Chains made before the IP was kept on them: the first payment still has it.
+  const customerIp = chain.customerIp ?? (await deps.store.findPayment(chain.initPaymentId))?.browser?.ip;
   const payment: Payment = {
     paymentId,
     merchantKey,
@@ -128,6 +130,7 @@ export async function chargeRecurring(deps: RecurringDeps, merchantKey: string, 
     recurringToken: chain.token,
     recurringInitTransId: chain.initTransId,
     requestFingerprint: print,
+    ...(customerIp ? { customerIp } : {}),
     ...(scheduleId ? { scheduleId } : {}),
   };
   try {

@@ -82,7 +82,9 @@ describe('paying on the hosted page', () => {
     expect(await alert.evaluate((el) => el === document.activeElement)).toBe(true);
     expect(new URL(page.url()).pathname).toBe(new URL(link.url).pathname);
     await screenshot(page, 'form-declined');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toEqual(expect.objectContaining({ status: 'decline', reason: 'Declined by processing.' }));
+    // Not final while the customer may try again on the link: the status reads prepare, without a reason.
+    const between = await statusOf(service, shop, link.paymentId);
+    expect([between.status, between.reason]).toEqual(['prepare', undefined]);
 
     await payWith(page, cards.approved);
     await landOn('/success');
@@ -119,7 +121,15 @@ describe('paying on the hosted page', () => {
     await alert.waitFor();
     expect(await alert.textContent()).toContain('3-D Secure authentication failed.');
     expect(await page.locator('#pay-form').count()).toBe(1);
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+
+    // Close makes the decline final: to cancel_url with the return parameters, and the status says why.
+    await page.getByRole('button', { name: 'Close' }).click();
+    await landOn('/cancel');
+    expectSignedReturn(page.url(), link, shop);
     await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'decline', reason: '3-D Secure authentication failed.' });
+    await page.goto(link.url);
+    expect(await page.locator('h1#title').textContent()).toBe('This payment link can no longer be used');
   });
 
   it('pays 12/38 through the bank redirect (status redirect while the customer is at the bank)', async () => {
@@ -186,7 +196,7 @@ describe('paying on the hosted page', () => {
   it('closes to cancel_url without return parameters when nothing was attempted', async () => {
     const link = await checkout();
     await page.goto(link.url);
-    await page.getByRole('link', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Close' }).click();
     await landOn('/cancel');
     expect([...new URL(page.url()).searchParams.keys()]).toEqual([]);
     await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });

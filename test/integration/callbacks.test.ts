@@ -121,7 +121,7 @@ describe('what is sent', () => {
     expect(cb!.pairs.at(-1)![0]).toBe('hash');
   });
 
-  it('3ds: the waiting sale, then the 3ds success', async () => {
+  it('3ds: the step to the challenge (3ds/success/3ds), then the sale (sale/success/settled)', async () => {
     const { shop, receiver } = await merchantWithReceiver();
     const session = await openSession(service, shop);
     const page = await submitPage(service, session, { card: '05/38' });
@@ -130,7 +130,7 @@ describe('what is sent', () => {
     await fetch(new URL(back, challengeUrl), { redirect: 'manual' }).then((r) => r.text());
     await relay();
     const cbs = await receiver.waitFor(2);
-    expect(shape(cbs)).toEqual(['sale:waiting:3ds', '3ds:success:settled']);
+    expect(shape(cbs)).toEqual(['3ds:success:3ds', 'sale:success:settled']);
     expectWellFormed(cbs, shop.password);
   });
 

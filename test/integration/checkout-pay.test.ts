@@ -322,7 +322,8 @@ describe('challenges', () => {
     expect(back.location).toMatch(/^https:\/\/shop\.example\/success\?payment_id=/);
     const payment = await storedPayment(link.paymentId);
     expect(payment.status).toBe('settled');
-    expect(payment.transactions.map((t) => `${t.type}:${t.status}`)).toEqual(['sale:waiting', `${flow}:success`]);
+    // The step to the challenge or bank, then the sale: the platform's sequence (protocol.md §7).
+    expect(payment.transactions.map((t) => `${t.type}:${t.status}`)).toEqual([`${flow}:success`, 'sale:success']);
   });
 
   it('declines a 3-D Secure answered with a wrong code, and the link takes another attempt', async () => {
@@ -331,7 +332,9 @@ describe('challenges', () => {
     const back = await answerChallenge(new URL(paid.location ?? '', link.url).toString(), { code: '000000', decision: 'confirm' });
     expect(back.status).toBe(200);
     expect(back.html).toContain('3-D Secure authentication failed.');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'decline' });
+    // Not final while the link takes another attempt: the status reads prepare (attempts.ts).
+    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+    expect((await storedPayment(link.paymentId)).status).toBe('decline');
     expect((await submit(link.url, cardForm('01/38'))).status).toBe(303);
     expect((await storedPayment(link.paymentId)).attempt).toBe(2);
   });

@@ -155,7 +155,7 @@ describe('4. an abandoned 3-D Secure challenge', () => {
     const p = await storedPayment(service, session.paymentId);
     expect(p.status).toBe('decline');
     expect(p.transactions.slice(-2).map((t) => [t.type, t.status, Boolean(t.internal)])).toEqual([
-      ['3ds', 'success', true],
+      ['sale', 'success', true],
       ['reversal', 'success', false],
     ]);
     expect((await ledger(session.paymentId)).filter((r) => r.outcome === 'approved').map((r) => r.operation)).toEqual(['sale', 'reversal']);

@@ -212,7 +212,7 @@ describe('retry of a soft-declined recurring payment', () => {
   it('refuses a settled recurring payment and a page payment declined by the card with 208011', async () => {
     const charged = await charge('9.00');
     expect((await retryOf(service, shop, charged.payment_id)).json).toEqual(RETRY_NOT_ALLOWED);
-    const pageDecline = await paidPayment(service, shop, { card: '02/38' });
+    const pageDecline = await paidPayment(service, shop, { card: '02/38', close: true });
     expect(pageDecline.status.status).toBe('decline');
     const res = await retryOf(service, shop, pageDecline.paymentId);
     expect([res.status, res.json]).toEqual([409, RETRY_NOT_ALLOWED]);

@@ -67,7 +67,7 @@ describe('saving a card (req_token)', () => {
   it('issues no token without req_token, nor for a declined payment', async () => {
     const plain = await paidPayment(service, shop);
     expect(plain.status.card_token).toBeUndefined();
-    const declined = await paidPayment(service, shop, { reqToken: true, card: '02/38' });
+    const declined = await paidPayment(service, shop, { reqToken: true, card: '02/38', close: true });
     expect(declined.status).toMatchObject({ status: 'decline' });
     expect(declined.status.card_token).toBeUndefined();
   });

@@ -151,7 +151,7 @@ describe('declined by the acquirer', () => {
 describe('refusals', () => {
   it('refuses to void a declined payment with 208010', async () => {
     clock.set(at3(`${DAY}T10:00:00`));
-    const declined = await paidPayment(service, shop, { card: '02/38' });
+    const declined = await paidPayment(service, shop, { card: '02/38', close: true });
     expect(declined.status.status).toBe('decline');
     const res = await voidOf(service, shop, declined.paymentId);
     expect(res.status).toBe(409);

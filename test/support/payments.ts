@@ -104,6 +104,11 @@ export function submitPage(service: TestService, session: Pick<Session, 'path'>,
   });
 }
 
+/** The customer presses Close on the page (after a decline this makes the decline final). */
+export function closePage(service: TestService, session: Pick<Session, 'path'>): Promise<HttpAnswer> {
+  return service.request({ path: session.path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'close=1' });
+}
+
 export interface PaidPayment extends Session {
   /** The page's answer to the form post (303 to success_url after an approval). */
   readonly page: HttpAnswer;
@@ -111,7 +116,10 @@ export interface PaidPayment extends Session {
   readonly status: PaymentStatusResponse;
 }
 
-export interface PaidPaymentOptions extends SessionOptions, PageForm {}
+export interface PaidPaymentOptions extends SessionOptions, PageForm {
+  /** Close the page after paying: a decline is then final (the status reads decline). */
+  readonly close?: boolean;
+}
 
 /**
  * Creates a session and pays it on the page. The card defaults to 01/38 (approved); pass
@@ -121,6 +129,10 @@ export async function paidPayment(service: TestService, merchant: MerchantCreden
   const session = await openSession(service, merchant, options);
   const page = await submitPage(service, session, options);
   if (page.status >= 500) throw new Error(`page failed: ${page.status} ${page.text}`);
+  if (options.close) {
+    const closed = await closePage(service, session);
+    if (closed.status >= 400) throw new Error(`close failed: ${closed.status} ${closed.text}`);
+  }
   const status = await statusOf(service, merchant, session.paymentId);
   return { ...session, page, status };
 }
