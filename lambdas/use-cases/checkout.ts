@@ -241,30 +241,37 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
  * just goes to cancel_url.
  */
 export async function closeLink(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
-  const found = await load(deps, token);
-  if (!found) return { kind: 'not-found' };
-  const { payment, merchant } = found;
-  const now = deps.clock.now();
-  const view = viewOf(payment, merchant, now);
-  if (view.kind === 'form' && payment.status === 'decline') {
+  // A lost race (an attempt recorded meanwhile) is looked at again: that attempt's decline is then the one closed.
+  for (let round = 0; ; round++) {
+    const found = await load(deps, token);
+    if (!found) return { kind: 'not-found' };
+    const { payment, merchant } = found;
+    const now = deps.clock.now();
+    const view = viewOf(payment, merchant, now);
+    if (view.kind !== 'form' || payment.status !== 'decline') {
+      if (view.kind === 'form' || view.kind === 'closed' || view.kind === 'expired') return (await leaveForCancelUrl(deps, payment, merchant)) ?? view;
+      return view;
+    }
     const held = heldDeclineIndex(payment);
-    let closed: Payment;
     try {
-      closed = await deps.store.transition(
+      const closed = await deps.store.transition(
         payment.paymentId,
         { statusIn: ['decline'], inFlight: 'none', attemptIs: payment.attempt ?? 0, linkNotClosed: true },
         { set: { linkClosed: { at: now.toISOString(), why: 'customer' }, updatedAt: now.toISOString() }, ...(held !== undefined ? { sendCallback: held } : {}) },
       );
+      return (await leaveForCancelUrl(deps, closed as LinkPayment, merchant)) ?? viewOf(closed as LinkPayment, merchant, now);
     } catch (e) {
       if (!(e instanceof TransitionRejected)) throw e;
-      const again = await load(deps, token);
-      return again ? viewOf(again.payment, again.merchant, deps.clock.now()) : { kind: 'not-found' };
+      if (round + 1 >= CLOSE_ROUNDS) {
+        const again = await load(deps, token);
+        return again ? viewOf(again.payment, again.merchant, deps.clock.now()) : { kind: 'not-found' };
+      }
     }
-    return (await leaveForCancelUrl(deps, closed as LinkPayment, merchant)) ?? viewOf(closed as LinkPayment, merchant, now);
   }
-  if (view.kind === 'form' || view.kind === 'closed' || view.kind === 'expired') return (await leaveForCancelUrl(deps, payment, merchant)) ?? view;
-  return view;
 }
+
+/** Tries of Close against attempts recorded at the same moment (each lost race means one was). */
+const CLOSE_ROUNDS = 3;
 
 /** To cancel_url (with the return parameters once a decline happened), when the session has one. */
 async function leaveForCancelUrl(deps: Pick<CheckoutDeps, 'secrets'>, payment: LinkPayment, merchant: Merchant): Promise<Navigation | undefined> {

@@ -1,3 +1,4 @@
+import { heldDeclineIndex } from '../../lambdas/domain/attempts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -489,7 +490,9 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
       const known = new Set<string>();
       for (const p of payments) {
         known.add(p.paymentId);
-        const sent = p.transactions.filter((t) => !t.internal);
+        // Ledger-only entries are never sent; a held decline only once the link closed on it, behind the others.
+        const held = p.linkClosed ? heldDeclineIndex(p) : undefined;
+        const sent = [...p.transactions.filter((t) => !t.internal && !t.held), ...(held !== undefined ? [p.transactions[held]!] : [])];
         expectedCount += sent.length;
         const got = byPayment.get(p.paymentId) ?? [];
         const order = checkCallbackOrder(sent.map((t) => callbackKey({ trans_id: t.transId, type: t.type, status: t.status })), got.map((c) => callbackKey(c.fields)));
