@@ -1,4 +1,5 @@
 import { HOLDER_PATTERN, cardBrandPatterns, luhnValid } from '../domain/card';
+import { jsonForScript } from './html';
 import { EMAIL_PATTERN } from '../domain/contact';
 
 /**
@@ -11,8 +12,8 @@ import { EMAIL_PATTERN } from '../domain/contact';
 export const clientScript = () => `(function(){
 "use strict";
 var luhn=(${luhnValid.toString()});
-var holderRe=new RegExp(${JSON.stringify(HOLDER_PATTERN.source)},'u'),emailRe=new RegExp(${JSON.stringify(EMAIL_PATTERN.source)});
-var brands=${JSON.stringify(cardBrandPatterns())}.map(function(b){return [b[0],new RegExp(b[1])]});
+var holderRe=new RegExp(${jsonForScript(HOLDER_PATTERN.source)},'u'),emailRe=new RegExp(${jsonForScript(EMAIL_PATTERN.source)});
+var brands=${jsonForScript(cardBrandPatterns())}.map(function(b){return [b[0],new RegExp(b[1])]});
 var form=document.getElementById('pay-form');
 if(!form)return;
 var texts=JSON.parse(document.getElementById('texts').textContent);
@@ -59,7 +60,7 @@ var focus=document.querySelector('[data-autofocus]');if(focus)focus.focus();
 
 /** Sends the customer on in the browsing context the merchant asked for (url_target). */
 export const navigateScript = (url: string, target: string) => `(function(){
-var url=${JSON.stringify(url)},target=${JSON.stringify(target)};
+var url=${jsonForScript(url)},target=${jsonForScript(target)};
 try{
  if(target==='_top'){window.top.location.href=url}
  else if(target==='_parent'){window.parent.location.href=url}

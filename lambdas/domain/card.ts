@@ -75,6 +75,15 @@ export function cardBrand(pan: string): CardBrand {
   return 'unknown';
 }
 
+/** 13 to 19 digits, possibly grouped with spaces, dashes, dots, slashes or plus signs: maybe a card number. */
+const CARD_SHAPED = /\d(?:[ +./-]?\d){12,18}/;
+
+/**
+ * Whether a text a customer typed holds something shaped like a card number (a number pasted
+ * into the wrong field): such a text is never shown back, kept or logged.
+ */
+export const containsCardNumber = (text: string): boolean => CARD_SHAPED.test(text);
+
 export const maskPan = (pan: string): string => `${pan.slice(0, 6)}****${pan.slice(-4)}`;
 
 /** "MM/YY" (or MM/YYYY) -> month and four-digit year. */

@@ -1,17 +1,21 @@
 /**
  * Card data must never reach a log line or an error: anything that looks like a card number (13-19
- * digits, spaces or dashes allowed) is masked, and card-shaped keys are dropped whatever they hold.
+ * digits, grouped with spaces, dashes, dots, slashes or plus signs) is masked, a security code
+ * mentioned in text ("cvc 123", "CVV: 1234") is dropped, and card-shaped keys are dropped whatever
+ * they hold.
  */
 const SENSITIVE_KEYS = /^(card_?number|pan|number_on_card|cvv2?|cvc2?|cv2|security_?code|card_?cvv|password|secret|hash_?secret)$/i;
-const PAN_LIKE = /\b\d(?:(?:[ +-]|%20)?\d){12,18}\b/g;
+const PAN_LIKE = /\b\d(?:(?:[ +./-]|%20|%2[fF])?\d){12,18}\b/g;
+/** A security code written out in text: "cvc 123", "CVV2: 1234", "security code is 123". */
+const CODE_MENTION = /\b(cvv2?|cvc2?|cv2|csc|security[ _-]?code|card[ _-]?cvv)(\s*(?:is|:|=|#)?\s*)\d{3,4}\b/gi;
 const MAX_DEPTH = 8;
 
 /** card_number=4111+1111+… and cvv=123 in form-encoded or query text. */
 const SENSITIVE_PAIR = /\b(card_?number|card_?cvv|cvv2?|cvc2?|security_?code|pan)=[^&\s"]*/gi;
 
 export function redactText(text: string): string {
-  return text.replace(SENSITIVE_PAIR, '$1=[redacted]').replace(PAN_LIKE, (m) => {
-    const digits = m.replace(/\D/g, '');
+  return text.replace(SENSITIVE_PAIR, '$1=[redacted]').replace(CODE_MENTION, '$1$2[redacted]').replace(PAN_LIKE, (m) => {
+    const digits = m.replace(/%2[0fF]/g, '').replace(/\D/g, '');
     return `${digits.slice(0, 6)}******${digits.slice(-4)}`;
   });
 }

@@ -1,7 +1,7 @@
 import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
 import { logger } from '../observability/logger';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
-import { expired, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
+import { containsCardNumber, expired, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { heldDeclineIndex } from '../domain/attempts';
 import { signFields } from '../domain/hash';
@@ -143,7 +143,8 @@ function validateForm(view: Extract<LinkView, { kind: 'form' }>, form: PayForm, 
   if ('errors' in checked) Object.assign(problems, checked.errors);
   const email = form.email?.trim();
   const country = form.country?.trim().toUpperCase();
-  if (view.ask.includes('email') && !(email && isEmail(email))) problems.email = 'email';
+  // A card number pasted into the e-mail field must not become the customer's stored e-mail.
+  if (view.ask.includes('email') && !(email && isEmail(email) && !containsCardNumber(email))) problems.email = 'email';
   if (view.ask.includes('country') && !(country && isCountryCode(country))) problems.country = 'country';
   if (Object.keys(problems).length || !method || 'errors' in checked) return { ok: false, problems };
   return {
@@ -170,7 +171,9 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
     : view;
   const valid = validateForm(view, form, now);
   if (!valid.ok) {
-    const values = { expiry: form.expiry.slice(0, 7), holder: form.holder.slice(0, 64), email: form.email?.slice(0, 255), country: form.country?.slice(0, 2) };
+    // What the customer typed is filled in again, except anything shaped like a card number.
+    const echo = (v: string | undefined, max: number) => (v === undefined || containsCardNumber(v) ? undefined : v.slice(0, max));
+    const values = { expiry: echo(form.expiry, 7), holder: echo(form.holder, 64), email: echo(form.email, 255), country: echo(form.country, 2) };
     return { ...view, problems: valid.problems, values };
   }
 

@@ -35,6 +35,32 @@ describe('a refused form keeps what the customer typed', () => {
     expect(res.text).not.toContain('987');
   });
 
+  it.each([
+    ['digits only', '4111111111111111'],
+    ['grouped with spaces', '4111 1111 1111 1111'],
+    ['grouped with dots', '4111.1111.1111.1111'],
+    ['grouped with slashes', '4111/1111/1111/1111'],
+    ['grouped with dashes, inside an e-mail', 'x4111-1111-1111-1111@example.com'],
+  ])('never fills back a card number typed into the name or e-mail field (%s)', async (_how, typed) => {
+    const session = await openSession(service, merchant, { extra: { customer: { name: 'John Doe' }, billing_address: null } });
+    const res = await submitPage(service, session, { number: '1', cvv: '987', card: '01/38', holder: typed, fields: { email: typed, country: 'DE' } });
+    expect(res.status).toBe(400);
+    expect(res.text.replace(/\D/g, ' ')).not.toMatch(/4111\s*1111\s*1111\s*1111/);
+    expect(res.text).not.toMatch(/name="card_holder"[^>]*value="[^"]/);
+    expect(res.text).not.toMatch(/name="email"[^>]*value="[^"]/);
+    // What was not card-shaped still comes back.
+    expect(res.text).toMatch(/name="card_expiry"[^>]*value="01\/38"/);
+    expect(res.text).toContain('<option value="DE" selected>');
+  });
+
+  it('does not take a card number typed into the e-mail field as the customer\'s e-mail', async () => {
+    const session = await openSession(service, merchant, { extra: { customer: { name: 'John Doe' }, billing_address: null } });
+    const res = await submitPage(service, session, { card: '01/38', fields: { email: '4111111111111111@example.com', country: 'DE' } });
+    expect(res.status).toBe(400);
+    const stored = JSON.stringify(await service.deps.store.findPayment(session.paymentId));
+    expect(stored).not.toContain('4111111111111111');
+  });
+
   it('escapes what it echoes', async () => {
     const session = await openSession(service, merchant, { extra: { customer: { name: 'John Doe' } } });
     const res = await submitPage(service, session, { number: '1', holder: '"><script>alert(1)</script>' });

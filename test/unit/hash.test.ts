@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import vectorsFile from '../fixtures/hash-vectors.json';
-import { signFields, verifyFields } from '../../lambdas/domain/hash';
+import { signFields, unicodeUpperIsOneToOne, verifyFields } from '../../lambdas/domain/hash';
 
 /**
  * Known-answer vectors of the platform's signature (protocol.md §1), copied into the fixtures so
@@ -119,6 +119,52 @@ describe('verifyFields never throws and accepts only a 40-digit hex string', () 
         fc.pre(s.toLowerCase() !== v.hash);
         expect(verifyFields(s, v.fields, v.password)).toBe(false);
       }),
+    );
+  });
+});
+
+describe('Unicode upper-casing is accepted only where it maps letters one to one', () => {
+  const password = '13a4822c5907ed235f3a068c76184fc3';
+  const order = (description: string) => ['A-1', '10.00', 'EUR', description];
+
+  it.each([
+    ['Strasse', 'Straße'],
+    ['STRASSE', 'Straße'],
+    ['fish', 'ﬁsh'],
+    ['sale', 'ſale'],
+    ['ink', 'ınk'],
+    ['Σοφίσ', 'Σοφίς'],
+    ['μg', 'µg'],
+  ])('a hash held for %s does not verify %s', (signed, sent) => {
+    const hash = signFields(order(signed), password);
+    // Both upper-case to the same text, so before this rule the forged description verified.
+    expect(signFields(order(sent), password, 'unicode')).toBe(signFields(order(signed), password, 'unicode'));
+    expect(verifyFields(hash, order(signed), password)).toBe(true);
+    expect(verifyFields(hash, order(sent), password)).toBe(false);
+  });
+
+  it('a text that needs such a character is verified by its ASCII rendering, as the platform signs it', () => {
+    expect(verifyFields(signFields(order('Straße'), password, 'ascii'), order('Straße'), password)).toBe(true);
+    expect(verifyFields(signFields(order('Straße'), password, 'unicode'), order('Straße'), password)).toBe(false);
+  });
+
+  it('letters that upper-case one to one keep verifying in the Unicode rendering (Café, Ärger, Юля)', () => {
+    for (const text of ['Café', 'Ärger', 'Юля', 'ÉLAN already upper']) {
+      expect(unicodeUpperIsOneToOne(text)).toBe(true);
+      expect(verifyFields(signFields(order(text), password, 'unicode'), order(text), password)).toBe(true);
+    }
+  });
+
+  it('no two accepted texts that differ other than by case share a Unicode signature', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 6 }), fc.string({ unit: 'grapheme', maxLength: 6 }), (a, b) => {
+        if (!unicodeUpperIsOneToOne(a) || !unicodeUpperIsOneToOne(b)) return;
+        if (a.toUpperCase() !== b.toUpperCase()) return;
+        // Same upper case: then they are the same text up to case, letter by letter.
+        expect([...a].length).toBe([...b].length);
+        expect(a.toLowerCase()).toBe(b.toLowerCase());
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -13,6 +13,13 @@ describe('redactText masks anything shaped like a card number', () => {
     ['13 digits', '4222222222222', '422222******2222'],
     ['19 digits', '6011000990139424123', '601100******4123'],
     ['inside JSON text', `{"number":"${PAN}"}`, '{"number":"411111******1111"}'],
+    ['grouped with dots', 'card 4111.1111.1111.1111 declined', 'card 411111******1111 declined'],
+    ['grouped with slashes', '4111/1111/1111/1111', '411111******1111'],
+    ['grouped with plus signs (form-encoded spaces)', '4111+1111+1111+1111', '411111******1111'],
+    ['percent-encoded slashes', '4111%2F1111%2F1111%2F1111', '411111******1111'],
+    ['a security code after "cvc"', 'customer wrote cvc 123 in the note', 'customer wrote cvc [redacted] in the note'],
+    ['a security code after "CVV2:"', 'CVV2: 1234', 'CVV2: [redacted]'],
+    ['a security code after "security code is"', 'security code is 987', 'security code is [redacted]'],
   ])('%s', (_name, text, expected) => {
     expect(redactText(text)).toBe(expected);
   });
@@ -22,6 +29,9 @@ describe('redactText masks anything shaped like a card number', () => {
     ['an order number', 'order-1234567'],
     ['a payment id', '63c781cc-de3d-11eb-a1f1-0242ac130006'],
     ['a 12-digit reference', 'ref 123456789012'],
+    ['a date and time', '2026-11-24 00:17:05.123'],
+    ['an IPv4 address', '192.168.100.200'],
+    ['a version number', 'v1.16.22'],
   ])('leaves %s alone', (_name, text) => {
     expect(redactText(text)).toBe(text);
   });
