@@ -54,7 +54,8 @@ it.each(payloads)('a success_url with %s is followed exactly, in the whole windo
 });
 
 describe('jsonForScript', () => {
-  it.each([...payloads, ['line separators', 'a\u2028b\u2029c'], ['an ampersand and a closing bracket', '&amp; > &lt;']])('escapes %s and parses back to the same value', (_what, text) => {
+  const texts: readonly (readonly [string, string])[] = [...payloads, ['line separators', 'a\u2028b\u2029c'], ['an ampersand and a closing bracket', '&amp; > &lt;']];
+  it.each(texts)('escapes %s and parses back to the same value', (_what, text) => {
     const value = { url: text, list: [text] };
     const json = jsonForScript(value);
     expect(json).not.toMatch(/[<>&\u2028\u2029]/);
