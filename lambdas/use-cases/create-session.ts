@@ -192,6 +192,7 @@ export async function createSession(
 ): Promise<CreateSessionResult> {
   const amount = parseAmount(r.order.amount, r.order.currency);
   if (typeof amount === 'string') throw new Error('amount must be validated before createSession');
+  await refuseMintedOrderNumber(deps.store, merchantKey, r.order.number);
   const now = deps.clock.now();
   const lifetimeMinutes = r.session_expiry ?? DEFAULT_SESSION_MINUTES;
   const createdAt = now.toISOString();
@@ -249,6 +250,26 @@ export async function createSession(
   }
   return { linkToken: encodeLinkToken(paymentId, secret), paymentId };
 }
+
+/** A payment id (every id this service issues is a UUID) at the start of a longer text. */
+const PAYMENT_ID_PREFIX = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})./i;
+
+/**
+ * The protocol concatenates signed fields without separators, so the hash the customer holds after
+ * paying (return parameters and callbacks sign payment_id + order fields) is also the hash of a
+ * session whose `order.number` is that payment id followed by the order number, with the same
+ * amount, currency and description: anyone who paid once could open checkout links in the
+ * merchant's name. Such an order number — one of this merchant's payment ids and more — is refused
+ * (one read, only for order numbers shaped like that).
+ */
+async function refuseMintedOrderNumber(store: PaymentStore, merchantKey: string, orderNumber: string): Promise<void> {
+  const prefix = PAYMENT_ID_PREFIX.exec(orderNumber)?.[1];
+  if (!prefix) return;
+  const payment = await store.findPayment(prefix.toLowerCase());
+  if (payment && payment.merchantKey === merchantKey) throw invalidRequest([{ path: 'order.number', message: ORDER_NUMBER_STARTS_WITH_PAYMENT_ID }]);
+}
+
+export const ORDER_NUMBER_STARTS_WITH_PAYMENT_ID = 'This value is not valid: it must not start with a payment_id.';
 
 /** The payment id and link secret of a session created under an Idempotency-Key: the same every run. */
 export interface ReplayableLink {
