@@ -1,9 +1,9 @@
-import { merchantEndpoint } from '../middleware/merchant-endpoint';
+import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
 import { paymentStatus, paymentStatusHashFields, validatePaymentStatus } from '../use-cases/payment-status';
 
 /** POST /api/v1/payment/status */
-export const handler = merchantEndpoint({
-  validate: validatePaymentStatus,
-  hashFields: paymentStatusHashFields,
-  run: ({ deps, merchantKey, body }) => paymentStatus(deps, merchantKey, body),
-});
+export const handler = merchantApi<ReturnType<typeof validatePaymentStatus>>()
+  .use(validateBody(validatePaymentStatus))
+  .use(verifyHash(paymentStatusHashFields))
+  .use(idempotencyKey())
+  .handler(({ deps, merchantKey, body }) => paymentStatus(deps, merchantKey, body));

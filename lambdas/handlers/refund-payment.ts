@@ -1,10 +1,10 @@
-import { merchantEndpoint } from '../middleware/merchant-endpoint';
+import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
 import { amountHashFields, validateAmountOperation } from '../use-cases/payment-operations';
 import { refundPayment } from '../use-cases/refund-payment';
 
 /** POST /api/v1/payment/refund (platform extension) */
-export const handler = merchantEndpoint({
-  validate: validateAmountOperation,
-  hashFields: amountHashFields,
-  run: ({ deps, merchantKey, body, requestKey }) => refundPayment(deps, merchantKey, body, { transId: requestKey?.transId }),
-});
+export const handler = merchantApi<ReturnType<typeof validateAmountOperation>>()
+  .use(validateBody(validateAmountOperation))
+  .use(verifyHash(amountHashFields))
+  .use(idempotencyKey())
+  .handler(({ deps, merchantKey, body, requestKey }) => refundPayment(deps, merchantKey, body, { transId: requestKey?.transId }));

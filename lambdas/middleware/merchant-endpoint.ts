@@ -21,35 +21,96 @@ export interface MerchantRequest<R> {
   readonly deps: Deps;
 }
 
-export interface MerchantEndpoint<R extends { merchant_key: string; hash: string }, Out> {
-  /** Schema validation: returns the typed body or throws the 400 envelope. */
-  readonly validate: (body: unknown) => R;
-  /** The fields the hash covers; several renderings may be accepted. */
-  readonly hashFields: (body: R) => string[][];
-  readonly run: (request: MerchantRequest<R>) => Promise<Out>;
-  readonly statusCode?: number;
+/** What the merchant-API middlewares learn about a request, carried on its event. */
+export interface MerchantEvent<R> extends APIGatewayProxyEventV2 {
+  /** The body once validateBody accepted it. */
+  validBody?: R;
+  /** Set by verifyHash once the body's hash is the merchant's. */
+  merchantKey?: string;
+  requestKey?: RequestKey;
+}
+
+type MerchantMiddleware<R> = middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2> & { readonly name: string };
+
+/** Schema validation (zod): the typed body, or the 400 envelope with one item per invalid field. */
+export function validateBody<R>(validate: (body: unknown) => R): MerchantMiddleware<R> {
+  return {
+    name: 'validateBody',
+    before: async (request) => {
+      request.event.validBody = validate(request.event.body as unknown);
+    },
+  };
 }
 
 /**
- * The chain every merchant API route shares: logging context, JSON body limits and parsing,
- * schema validation, signature, the use case, and the error envelope.
+ * The protocol's signature over the fields of the validated body (protocol.md §1); several
+ * renderings may be accepted. Runs after validateBody: the hash is checked only on a valid body.
  */
-export function merchantEndpoint<R extends { merchant_key: string; hash: string }, Out>(
-  spec: MerchantEndpoint<R, Out>,
-): LambdaHandler {
-  const core = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
-    const d = processDeps();
-    const body = spec.validate(event.body as unknown);
-    await verifySignature(d.secrets, body.merchant_key, body.hash, spec.hashFields(body));
-    logger.appendKeys({ merchant_key: body.merchant_key });
-    const requestKey = await claimRequestKey(d, event, body);
-    const out = await spec.run({ merchantKey: body.merchant_key, body, event, deps: d, ...(requestKey ? { requestKey } : {}) });
-    return jsonResponse(spec.statusCode ?? 200, out);
+export function verifyHash<R extends { merchant_key: string; hash: string }>(fields: (body: R) => string[][]): MerchantMiddleware<R> {
+  return {
+    name: 'verifyHash',
+    before: async (request) => {
+      const body = validated(request.event);
+      await verifySignature(processDeps().secrets, body.merchant_key, body.hash, fields(body));
+      request.event.merchantKey = body.merchant_key;
+      logger.appendKeys({ merchant_key: body.merchant_key });
+    },
   };
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
+}
+
+/** The optional Idempotency-Key header, on a signed request only (see claimRequestKey). */
+export function idempotencyKey<R extends { merchant_key: string }>(): MerchantMiddleware<R> {
+  return {
+    name: 'idempotencyKey',
+    before: async (request) => {
+      const body = validated(request.event);
+      if (request.event.merchantKey === undefined) throw new Error('idempotencyKey needs verifyHash before it');
+      const key = await claimRequestKey(processDeps(), request.event, body);
+      if (key) request.event.requestKey = key;
+    },
+  };
+}
+
+function validated<R>(event: MerchantEvent<R>): R {
+  if (event.validBody === undefined) throw new Error('this middleware needs validateBody before it');
+  return event.validBody;
+}
+
+/** The middlewares every merchant route starts with, in order. */
+export const MERCHANT_BASE_CHAIN = ['logger', 'errorEnvelope', 'jsonBody'] as const;
+
+/** A merchant API handler, with the names of its middlewares in order (tests check every route's). */
+export type MerchantHandler = LambdaHandler & { readonly chain: readonly string[] };
+
+/**
+ * A merchant API route: logging context, the error envelope and the JSON body limits, then the
+ * route's own middlewares in the order it lists them, e.g.
+ * `merchantApi<Req>().use(validateBody(schema)).use(verifyHash(fields)).use(idempotencyKey()).handler(run)`.
+ * The use case runs only on a request every one of them accepted.
+ */
+export function merchantApi<R extends { merchant_key: string; hash: string }>() {
+  const chain: string[] = [...MERCHANT_BASE_CHAIN];
+  const m = middy<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>()
     .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
-    .use(errorEnvelope())
-    .use(jsonBody()) as unknown as LambdaHandler;
+    .use(errorEnvelope() as unknown as middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>)
+    .use(jsonBody() as unknown as middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>);
+  const api = {
+    use(middleware: MerchantMiddleware<R>) {
+      chain.push(middleware.name);
+      m.use(middleware);
+      return api;
+    },
+    handler<Out>(run: (request: MerchantRequest<R>) => Promise<Out>, statusCode = 200): MerchantHandler {
+      const handler = m.handler(async (event) => {
+        const body = validated(event);
+        if (event.merchantKey === undefined) throw new Error('a merchant route needs verifyHash');
+        const out = await run({ merchantKey: event.merchantKey, body, event, deps: processDeps(), ...(event.requestKey ? { requestKey: event.requestKey } : {}) });
+        return jsonResponse(statusCode, out);
+      });
+      return Object.assign(handler as unknown as LambdaHandler, { chain: [...chain] });
+    },
+  };
+  return api;
 }
 
 /**
