@@ -45,6 +45,8 @@ export function parseAmount(input: string | number, currency: string): MerchantA
     literal = input;
     if (literal.trim() === '') return 'blank';
     if (/^-/.test(literal) && /^-\d+(\.\d+)?$/.test(literal)) return 'not-positive';
+    // Zero in any writing ("0", "0.0") is not positive, whatever the currency's decimals.
+    if (/^\d+(\.\d+)?$/.test(literal) && Number(literal) === 0) return 'not-positive';
   }
   const pattern = exponent === 0 ? /^(\d{1,15})$/ : new RegExp(`^(\\d{1,15})\\.(\\d{${exponent}})$`);
   const m = pattern.exec(literal);

@@ -21,9 +21,23 @@ export interface Order {
   readonly description: string;
 }
 
+/**
+ * The customer as far as known: the session may name them (or not — `customer` is conditional on
+ * the platform); a payment on the page fills in the cardholder and the e-mail typed there.
+ */
 export interface Customer {
-  readonly name: string;
+  readonly name?: string;
   readonly email?: string;
+}
+
+/**
+ * The customer a page attempt records: the session's name, else the cardholder name typed on the
+ * card form; the session's e-mail, else the one typed on the page.
+ */
+export function customerAfterPay(customer: Customer, typed: { readonly holder?: string; readonly email?: string }): Customer {
+  const name = customer.name ?? (typed.holder?.trim() || undefined);
+  const email = customer.email ?? (typed.email?.trim() || undefined);
+  return { ...(name ? { name } : {}), ...(email ? { email } : {}) };
 }
 
 export interface BillingAddress {

@@ -5,7 +5,7 @@ import { containsCardNumber, expired, summarize, validateCard, type CardField, t
 import { isCountryCode, isEmail } from '../domain/contact';
 import { heldDeclineIndex } from '../domain/attempts';
 import { signFields } from '../domain/hash';
-import { hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
+import { customerAfterPay, hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, BrowserInfo } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
@@ -185,7 +185,7 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
   if ('token' in valid.card && (!savedCard || savedCard.merchantKey !== payment.merchantKey)) return { ...view, problems: { method: 'method' } };
   // A link lives up to 12 hours: the saved card may have expired since the session was created.
   if (savedCard && expired(savedCard.card.expMonth, savedCard.card.expYear, now)) return { ...view, problems: { savedCard: 'savedCard' } };
-  const customer: Customer = valid.email ? { ...payment.customer, email: valid.email } : payment.customer;
+  const customer: Customer = customerAfterPay(payment.customer ?? {}, { holder: 'holder' in valid.card ? valid.card.holder : undefined, email: valid.email });
   const billingAddress: BillingAddress | undefined = valid.country
     ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country }
     : payment.checkout.billingAddress;

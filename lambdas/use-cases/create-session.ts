@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
-import { isKnownCurrency, parseAmount } from '../domain/money';
+import { CURRENCY_EXPONENT_SET, isKnownCurrency, parseAmount } from '../domain/money';
 import { encodeLinkToken, hashLinkSecret, linkSecretMatches } from '../domain/checkout-link';
 import { createHmac } from 'node:crypto';
 import type { MerchantSecrets } from '../ports/merchants';
@@ -19,8 +19,15 @@ export const OPERATIONS = ['purchase'] as const;
 const TWO_LETTER_STATE_COUNTRIES = new Set(['US', 'CA', 'AU', 'JP', 'IN']);
 const DEFAULT_SESSION_MINUTES = 60;
 
-const ORDER_NUMBER = /^[a-zA-Z0-9-]+$/;
-const DESCRIPTION = /^[\p{L}\p{N}\s!"#$%&'()*+,./:;@]+$/u;
+/** The characters the platform accepts in an order number: letters, digits and -!"#$%&'()*+,./:;@ (no space). */
+const ORDER_NUMBER = /^[A-Za-z0-9\-!"#$%&'()*+,./:;@]+$/;
+/**
+ * Descriptions as shops write them (`Payment Order # S00042-1 in the store http://…/`): any letter,
+ * digit, punctuation, symbol or space; never a control or format character (newlines, tabs, bidi
+ * overrides, zero-width characters), a line or paragraph separator, a lone surrogate or a private
+ * or unassigned code point. Wherever it is shown it is escaped for that place.
+ */
+const DESCRIPTION = /^[^\p{C}\p{Zl}\p{Zp}]+$/u;
 const CUSTOMER_NAME = /^[A-Za-z]+(?:[ .'-]+[A-Za-z]+)*\.?$/;
 const LETTERS = /^[\p{L}]+(?:[ .'-]+[\p{L}]+)*\.?$/u;
 const ADDRESS = /^[\p{L}\p{N}][\p{L}\p{N} ,./#'-]*$/u;
@@ -41,6 +48,11 @@ const stringMap = (maxEntries: number, maxValue: number) =>
     z.refine((r) => Object.keys(r).length <= maxEntries, RULE.tooMany(maxEntries)),
   );
 
+/**
+ * The keys in the order the platform lists its validation answers (its own invalid example:
+ * operation, methods, order.number, order.amount, order.currency, order.description, cancel_url,
+ * success_url); the rest after them.
+ */
 export const createSessionSchema = z.object({
   merchant_key: text({ max: 255 }),
   operation: z.enum(OPERATIONS, { error: (iss) => (iss.input === undefined || iss.input === '' ? RULE.blank : RULE.choice) }),
@@ -50,8 +62,9 @@ export const createSessionSchema = z.object({
       z.maxLength(10, RULE.tooMany(10)),
     ),
   ),
-  success_url: httpUrl(),
+  order: orderSchema,
   cancel_url: z.optional(httpUrl()),
+  success_url: httpUrl(),
   expiry_url: z.optional(httpUrl()),
   error_url: z.optional(httpUrl()),
   url_target: z.optional(z.string().check(z.refine((t) => ['_blank', '_self', '_parent', '_top'].includes(t) || FRAME_NAME.test(t), RULE.invalid))),
@@ -62,11 +75,14 @@ export const createSessionSchema = z.object({
   recurring_init: z.optional(z.boolean()),
   schedule_id: z.optional(text({ max: 255, pattern: /^[A-Za-z0-9_-]+$/ })),
   hash: text({ max: 255 }),
-  order: orderSchema,
-  customer: z.object({
-    name: text({ min: 2, max: 32, pattern: CUSTOMER_NAME }),
-    email: z.optional(text({ max: 255 }).check(z.refine(isEmail, RULE.invalid))),
-  }),
+  // Conditional on the platform ("if not specified … displayed on the Checkout page"): shop modules
+  // send none, null, {} or only an e-mail; the page asks for what the payment needs.
+  customer: z.optional(
+    z.object({
+      name: z.optional(text({ min: 2, max: 32, pattern: CUSTOMER_NAME })),
+      email: z.optional(text({ max: 255 }).check(z.refine(isEmail, RULE.invalid))),
+    }),
+  ),
   billing_address: z.optional(
     z.object({
       country: z.optional(z.string().check(z.length(2, RULE.exactly(2)), z.refine(isCountryCode, RULE.invalid))),
@@ -107,7 +123,13 @@ export function normalizeLooseForms(body: unknown): unknown {
   for (const key of ['billing_address', 'card_token', 'methods', 'parameters', 'custom_data', 'schedule_id', 'url_target', 'session_expiry']) {
     if (b[key] === null) delete b[key];
   }
-  if (b.customer === null) b.customer = {};
+  if (b.customer === null) delete b.customer;
+  // Shop modules send the fields they do not have as "": that is "not given", not "invalid".
+  if (b.customer !== null && typeof b.customer === 'object' && !Array.isArray(b.customer)) {
+    const customer: Record<string, unknown> = { ...(b.customer as Record<string, unknown>) };
+    for (const key of ['name', 'email']) if (customer[key] === '' || customer[key] === null) delete customer[key];
+    b.customer = customer;
+  }
   for (const key of ['cancel_url', 'expiry_url', 'error_url']) if (b[key] === '' || b[key] === null) delete b[key];
   if (typeof b.session_expiry === 'string' && /^\d{1,4}$/.test(b.session_expiry)) b.session_expiry = Number(b.session_expiry);
   return b;
@@ -118,6 +140,46 @@ const AMOUNT_MESSAGES = { blank: RULE.blank, 'not-positive': RULE.positive, form
 function amountErrors(amount: string | number, currency: string): FieldError[] {
   const parsed = parseAmount(amount, currency);
   return typeof parsed === 'string' ? [{ path: 'order.amount', message: AMOUNT_MESSAGES[parsed] }] : [];
+}
+
+/**
+ * The amount when the currency is not valid, as the platform answers it (its own invalid example:
+ * "1.2" with currency "Dollar" is "should be greater than 0"). An amount written as some currency
+ * writes amounts ("10.00", "1500", "10.250", a positive JSON number) gets no item of its own — the
+ * currency's item says what is wrong; a number no currency writes that way ("1.2", "0", "-5")
+ * cannot be converted into any currency's units and counts as zero; blank stays blank; what is not
+ * a number at all is not valid.
+ */
+function amountErrorsWithoutCurrency(amount: unknown): FieldError[] {
+  const item = (message: string): FieldError[] => [{ path: 'order.amount', message }];
+  if (amount === undefined || amount === null || (typeof amount === 'string' && amount.trim() === '')) return item(RULE.blank);
+  if (typeof amount === 'number') return Number.isFinite(amount) && amount > 0 ? [] : item(Number.isFinite(amount) ? RULE.positive : RULE.invalid);
+  if (typeof amount !== 'string' || !/^-?\d+(\.\d+)?$/.test(amount)) return item(RULE.invalid);
+  const writtenAsSomeCurrency = Number(amount) > 0 && CURRENCY_EXPONENT_SET.some((e) => new RegExp(e === 0 ? '^\\d{1,15}$' : `^\\d{1,15}\\.\\d{${e}}$`).test(amount));
+  return writtenAsSomeCurrency ? [] : item(RULE.positive);
+}
+
+/** Where each field's item goes in the answer: the schema's key order, with order.* in its own. */
+const FIELD_RANK = (() => {
+  const top = Object.keys(createSessionSchema.shape);
+  const order = Object.keys(orderSchema.shape);
+  return (path: string): number => {
+    const [head = '', sub] = path.split('.');
+    const i = top.indexOf(head);
+    const base = (i < 0 ? top.length : i) * 100;
+    return head === 'order' && sub !== undefined ? base + 1 + Math.max(0, order.indexOf(sub)) : base;
+  };
+})();
+
+/** One item per field in the platform's order; an invalid element of `methods` is reported on `methods`. */
+function inPlatformOrder(errors: readonly FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors
+    .map((e) => (/^methods\.\d+$/.test(e.path) ? { ...e, path: 'methods' } : e))
+    .filter((e) => !seen.has(e.path) && seen.add(e.path))
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => FIELD_RANK(a.e.path) - FIELD_RANK(b.e.path) || a.i - b.i)
+    .map(({ e }) => e);
 }
 
 /**
@@ -146,13 +208,16 @@ export function validateCreateSession(body: unknown): CreateSessionRequest {
     const order = (normalized as { order?: { amount?: unknown; currency?: unknown } } | null)?.order;
     const amount = order?.amount;
     const currency = order?.currency;
-    const extra = (typeof amount === 'string' || typeof amount === 'number') && typeof currency === 'string' && isKnownCurrency(currency)
+    const known = typeof currency === 'string' && isKnownCurrency(currency);
+    const extra = known && (typeof amount === 'string' || typeof amount === 'number')
       ? amountErrors(amount, currency)
-      : [];
-    throw invalidRequest(mergeFieldErrors(fieldErrorsFrom(parsed.error.issues), extra));
+      : order !== null && typeof order === 'object' && !Array.isArray(order) && !known
+        ? amountErrorsWithoutCurrency(amount)
+        : [];
+    throw invalidRequest(inPlatformOrder(mergeFieldErrors(fieldErrorsFrom(parsed.error.issues), extra)));
   }
   const more = crossFieldErrors(parsed.data);
-  if (more.length) throw invalidRequest(more);
+  if (more.length) throw invalidRequest(inPlatformOrder(more));
   return parsed.data;
 }
 
@@ -232,7 +297,7 @@ export async function createSession(
       currency: amount.currency,
       description: r.order.description,
     },
-    customer: { name: r.customer.name, ...(r.customer.email ? { email: r.customer.email } : {}) },
+    customer: { ...(r.customer?.name ? { name: r.customer.name } : {}), ...(r.customer?.email ? { email: r.customer.email } : {}) },
     createdAt,
     updatedAt: createdAt,
     checkout,

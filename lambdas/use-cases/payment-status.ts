@@ -35,7 +35,8 @@ export interface PaymentStatusResponse {
   status: string;
   reason?: string;
   order: { number: string; amount: string; currency: string; description: string };
-  customer: { name: string; email?: string };
+  /** Always present; `name` and `email` when known (the session's, or what the customer typed on the page). */
+  customer: { name?: string; email?: string };
   recurring_token?: string;
   recurring_init_trans_id?: string;
   schedule_id?: string;
@@ -63,7 +64,7 @@ export function toStatusResponse(p: Payment, now: Date): PaymentStatusResponse {
     status,
     ...(reason ? { reason } : {}),
     order: { number: p.order.number, amount: p.order.amount, currency: p.order.currency, description: p.order.description },
-    customer: { name: p.customer.name, ...(p.customer.email ? { email: p.customer.email } : {}) },
+    customer: { ...(p.customer.name ? { name: p.customer.name } : {}), ...(p.customer.email ? { email: p.customer.email } : {}) },
     ...(p.recurringToken ? { recurring_token: p.recurringToken, recurring_init_trans_id: p.recurringInitTransId } : {}),
     ...(p.scheduleId ? { schedule_id: p.scheduleId, shedule_id: p.scheduleId } : {}),
     ...(p.cardToken ? { card_token: p.cardToken } : {}),
