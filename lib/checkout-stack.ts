@@ -24,6 +24,12 @@ export interface CheckoutStackProps extends StackProps {
    * (cdk.json: one number per stage, or `-c authorizationValidityDays=N` for any stage), else 7.
    */
   readonly authorizationValidityDays?: number;
+  /**
+   * The public base of the links handed out (redirect_url, 3-D Secure returns), e.g. a custom
+   * domain `https://pay.example.com`. Default: context `publicBaseUrl`, else the API's own URL.
+   * Never taken from a request's headers.
+   */
+  readonly publicBaseUrl?: string;
 }
 
 interface StageSettings {
@@ -86,7 +92,7 @@ export class CheckoutStack extends Stack {
   /** The fast path and alarms of callback delivery; absent only when a test deploys other jobs. */
   readonly callbackDelivery?: CallbackDelivery;
 
-  constructor(scope: Construct, id: string, { stage, routes = ROUTES, jobs = JOBS, authorizationValidityDays, ...stackProps }: CheckoutStackProps) {
+  constructor(scope: Construct, id: string, { stage, routes = ROUTES, jobs = JOBS, authorizationValidityDays, publicBaseUrl, ...stackProps }: CheckoutStackProps) {
     super(scope, id, { description: `Hosted checkout (${stage})`, ...stackProps });
     this.stage = stage;
     const settings = STAGE_SETTINGS[stage];
@@ -119,6 +125,7 @@ export class CheckoutStack extends Stack {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'checkout',
         LOG_LEVEL: settings.logLevel,
+        PUBLIC_BASE_URL: publicBaseUrl ?? (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.url,
       },
       logRetention: settings.logRetention,
       logRemovalPolicy: removalPolicy,

@@ -2,7 +2,7 @@ import { describeRepairs, repairIndexes } from './index-repair';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { callbackParts, type DepsWithCallbacks } from '../lambdas/callback-container';
 import { buildDeps, type Deps } from '../lambdas/container';
@@ -48,7 +48,11 @@ const closeServer = (server: Server) => new Promise<void>((resolve) => server.cl
  */
 export async function startLocalBackend(options: { dataDir?: string; tableName?: string } = {}): Promise<LocalBackend> {
   const tableName = options.tableName ?? LOCAL_TABLE_NAME;
-  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir) {
+    // Only this user: the data holds merchants' passwords and the announcement of local endpoints.
+    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(options.dataDir, 0o700);
+  }
   // A process killed mid-write can leave the indexes out of step with the items: rebuild them first.
   const enginePath = options.dataDir ? join(options.dataDir, 'dynamodb') : undefined;
   const indexRepair = enginePath && existsSync(enginePath) ? describeRepairs(await repairIndexes(enginePath, tableName)) : undefined;

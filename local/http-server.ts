@@ -44,6 +44,15 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   return Buffer.concat(chunks);
 }
 
+const decodable = (s: string): boolean => {
+  try {
+    decodeURIComponent(s);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const TEXTUAL = /^(text\/|application\/(json|x-www-form-urlencoded|javascript|xml))/;
 
 /** Builds the API Gateway HTTP API (payload 2.0) event the Lambda would receive. */
@@ -53,6 +62,8 @@ export function toEvent(req: IncomingMessage, body: Buffer, compiled: CompiledRo
     if (v !== undefined && k !== 'cookie') headers[k] = Array.isArray(v) ? v.join(',') : v;
   }
   const cookies = req.headers.cookie ? req.headers.cookie.split(/;\s*/) : undefined;
+  const local = req.socket.localAddress ?? '127.0.0.1';
+  const listeningOn = `${local.includes(':') ? `[${local.replace(/^::ffff:/, '')}]` : local}:${req.socket.localPort ?? 0}`.replace(/^\[(\d+\.\d+\.\d+\.\d+)\]/, '$1');
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = query[k] === undefined ? v : `${query[k]},${v}`;
   const pathParameters: Record<string, string> = {};
@@ -74,8 +85,9 @@ export function toEvent(req: IncomingMessage, body: Buffer, compiled: CompiledRo
     requestContext: {
       accountId: 'local',
       apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: (headers.host ?? 'localhost').split('.')[0] ?? 'localhost',
+      // As API Gateway does, the domain the request actually reached, not what its Host header claims.
+      domainName: listeningOn,
+      domainPrefix: listeningOn.split('.')[0] ?? 'localhost',
       http: {
         method: req.method ?? 'GET',
         path: url.pathname,
@@ -142,6 +154,8 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: 
         }
       }
       if (!found) return apiGatewayError(res, 404, 'Not Found');
+      // A malformed escape in a path parameter (`%ZZ`, a cut UTF-8 sequence) is the client's error.
+      if (found.m.slice(1).some((p) => p !== undefined && !decodable(p))) return apiGatewayError(res, 400, 'Bad Request');
       const body = await readBody(req);
       if (body === 'too-large') return apiGatewayError(res, 413, 'Request Entity Too Large');
       const event = toEvent(req, body, found.c, found.m, url);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { startLocalBackend, backendEnvironment, type LocalBackend } from './backend';
 
@@ -18,7 +18,8 @@ interface RunningBackend {
 export function announceBackend(dataDir: string, backend: LocalBackend): () => void {
   const file = backendFile(dataDir);
   const info: RunningBackend = { pid: process.pid, dynamodbEndpoint: backend.dynamodbEndpoint, secretsEndpoint: backend.secretsEndpoint, tableName: backend.tableName };
-  writeFileSync(file, JSON.stringify(info, null, 2));
+  writeFileSync(file, JSON.stringify(info, null, 2), { mode: 0o600 });
+  chmodSync(file, 0o600);
   return () => rmSync(file, { force: true });
 }
 

@@ -22,9 +22,13 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
+  // Loopback only unless HOST says otherwise (HOST=0.0.0.0 serves the network: set PUBLIC_BASE_URL then).
+  const host = process.env.HOST ?? '127.0.0.1';
   const dataDir = dataDirectory();
   const backend = await startLocalBackend({ dataDir });
-  Object.assign(process.env, backendEnvironment(backend, process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {}));
+  // Links are built on configuration only, never on a request's Host header: here, the listening address.
+  const publicBase = process.env.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
+  Object.assign(process.env, backendEnvironment(backend, { PUBLIC_BASE_URL: publicBase }));
   const deps = localDeps(backend, readConfig());
   setDeps(deps);
   const withdraw = announceBackend(dataDir, backend);
@@ -34,7 +38,7 @@ async function main(): Promise<void> {
   const app = createApp(ROUTES, { operatorKey: backend.operatorKey });
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
-    app.listen(port, resolve);
+    app.listen(port, host, resolve);
   });
 
   const scheduler = startScheduler(JOBS);
@@ -56,7 +60,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
   const address = app.address();
-  const base = `http://localhost:${typeof address === 'object' && address ? address.port : port}`;
+  const base = port === 0 && typeof address === 'object' && address ? `http://${host}:${address.port}` : publicBase;
   const order = { number: 'demo-1', amount: '10.00', currency: 'USD', description: 'Demo order' };
   const hash = signFields([order.number, order.amount, order.currency, order.description], demo.password);
   const body = JSON.stringify({

@@ -29,7 +29,7 @@ export function startSecretsServer(file?: string): Promise<{ server: Server; end
   }
   const persist = () => {
     if (!file) return;
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify([...secrets.values()], null, 2), { mode: 0o600 });
     renameSync(tmp, file);

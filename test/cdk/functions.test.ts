@@ -118,6 +118,8 @@ function baseEnvironment(stage: Stage, ids: FunctionIds): Record<string, unknown
     NODE_OPTIONS: '--enable-source-maps',
     POWERTOOLS_SERVICE_NAME: 'checkout',
     LOG_LEVEL: STAGE_EXPECTATIONS[stage].logLevel,
+    // Links are built on the API's own URL (or a configured custom domain), never on request headers.
+    PUBLIC_BASE_URL: { 'Fn::GetAtt': [expect.stringMatching(/^ApiHttpApi/), 'ApiEndpoint'] },
   };
 }
 

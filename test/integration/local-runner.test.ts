@@ -1,5 +1,5 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { signFields } from '../../lambdas/domain/hash';
 import { paymentIdOf } from '../support/links';
@@ -31,7 +31,7 @@ async function start(dataDir: string, env: Record<string, string | undefined>) {
   running.add(runner);
   const curl = await runner.waitForLine(/^curl /);
   const demo = JSON.parse(/^Demo merchant: (\{.*?\})/m.exec(runner.output())?.[1] ?? 'null') as { merchant_key: string; password: string; generated: boolean };
-  return { runner, port, curl, demo, base: `http://localhost:${port}` };
+  return { runner, port, curl, demo, base: `http://127.0.0.1:${port}` };
 }
 
 /** Runs the printed curl request; an answer also proves start-up finished (signal handlers included). */
@@ -106,5 +106,28 @@ describe('the local runner without DEMO_* settings', () => {
     expect(second.demo).toEqual(first.demo);
     expect((await runCurl(second.curl)).status).toBe(200);
     expect(await stop(second.runner)).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('the local runner is not exposed', () => {
+  const externalAddress = () =>
+    Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+  it('listens on 127.0.0.1 by default, keeps its data to this user, and answers malformed escapes with 400', async () => {
+    const dataDir = newDataDir();
+    chmodSync(dataDir, 0o755);
+    const { base, port } = await start(dataDir, DEMO);
+    expect((await fetch(`${base}/api/v1/session`, { method: 'POST' })).status).toBeLessThan(500);
+    const outside = externalAddress();
+    if (outside) await expect(fetch(`http://${outside}:${port}/api/v1/session`, { method: 'POST' })).rejects.toThrow();
+    // The data directory and the announcement of its unauthenticated local endpoints: 0700 / 0600.
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'backend.json')).mode & 0o777).toBe(0o600);
+    for (const path of ['/admin/api/payments/%ZZ', '/auth/%E0%A4%A', '/auth/%E0%A4%A/complete', '/sandbox/challenge/%ZZ']) {
+      const res = await fetch(`${base}${path}`);
+      expect([path, res.status]).toEqual([path, 400]);
+    }
   });
 });

@@ -134,7 +134,7 @@ describe('the merchant CLI while the local runner is running', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    base = `http://localhost:${port}`;
+    base = `http://127.0.0.1:${port}`;
     runner = startTs('local/main.ts', { DATA_DIR: dataDir, PORT: String(port), CHECKOUT_STAGE: undefined, ...demo });
     await runner.waitForLine(/^curl /);
   });

@@ -43,18 +43,18 @@ export interface TestService {
  */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const backend = await startLocalBackend();
-  const env = backendEnvironment(backend, options.env);
-  const previousEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  const deps = localDeps(backend, readConfig(), options.clock, options.ids);
-  setDeps(deps);
-
+  // Listening first: the links the service hands out are built on its address (PUBLIC_BASE_URL), as in the runner.
   const app: Server = createApp(undefined, { operatorKey: backend.operatorKey });
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
     app.listen(0, '127.0.0.1', () => resolve());
   });
   const baseUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  const env = backendEnvironment(backend, { PUBLIC_BASE_URL: baseUrl, ...options.env });
+  const previousEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  const deps = localDeps(backend, readConfig(), options.clock, options.ids);
+  setDeps(deps);
 
   return {
     baseUrl,
