@@ -1,23 +1,31 @@
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { verifyCallbackHash } from '../lambdas/domain/callback';
+import { verifySignatureHeader } from '../lambdas/domain/webhook-signature';
 
 /**
  * `npm run receiver`: a merchant's callback endpoint for trying callbacks on one machine. It prints
- * each callback it gets and whether its hash verifies with the merchant's password, and answers
+ * each callback it gets and whether its X-Checkout-Signature verifies with the merchant's webhook
+ * secret — the check to fulfil orders on — and whether the legacy hash verifies with the password
+ * (which only proves which order a message is about: the customer holds that hash too). It answers
  * 200 (or the status given with --status, to watch the retries).
  */
-const USAGE = `Usage: npm run -s receiver -- [--port 4000] [--password PASSWORD] [--status 200] [--json]
+const USAGE = `Usage: npm run -s receiver -- [--port 4000] [--webhook-secret SECRET] [--password PASSWORD] [--status 200] [--json]
 
   --port N          Listen on http://localhost:N/callbacks (default 4000).
-  --password PW     The merchant's signing password: each callback's hash is checked with it.
+  --webhook-secret S
+                    The merchant's webhook secret (npm run -s merchant -- show KEY): each callback's
+                    X-Checkout-Signature is checked with it, and its age (at most 5 minutes).
+                    Only a callback whose signature verifies proves its outcome.
+  --password PW     The merchant's signing password: each callback's legacy hash is checked with
+                    it. The hash proves which order a message is about, not its outcome.
   --status CODE     Answer every callback with this HTTP status (default 200); anything but 2xx
                     makes the service retry.
   --json            Print one JSON object per callback instead of a line of text.`;
 
 function main(): void {
   const { values } = parseArgs({
-    options: { port: { type: 'string', default: '4000' }, password: { type: 'string' }, status: { type: 'string', default: '200' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: { port: { type: 'string', default: '4000' }, 'webhook-secret': { type: 'string' }, password: { type: 'string' }, status: { type: 'string', default: '200' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
   });
   if (values.help) {
     console.log(USAGE);
@@ -33,10 +41,15 @@ function main(): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const fields = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-      const hash = values.password === undefined ? 'unchecked' : verifyCallbackHash(fields, values.password) ? 'ok' : 'INVALID';
-      if (values.json) console.log(JSON.stringify({ hash, fields }));
-      else console.log(`${new Date().toISOString()} ${fields.type}/${fields.status} payment ${fields.id} order ${fields.order_number} ${fields.order_amount} ${fields.order_currency} → ${fields.order_status}; hash ${hash}; answered ${status}`);
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const fields = Object.fromEntries(new URLSearchParams(raw));
+      const header = req.headers['x-checkout-signature'];
+      const secret = values['webhook-secret'];
+      const checked = secret === undefined ? undefined : verifySignatureHeader(Array.isArray(header) ? header[0] : header, raw, secret, new Date());
+      const signature = checked === undefined ? 'unchecked' : checked.ok ? 'ok' : `INVALID (${checked.why})`;
+      const hash = values.password === undefined ? 'unchecked' : verifyCallbackHash(fields, values.password) ? 'ok (order only)' : 'INVALID';
+      if (values.json) console.log(JSON.stringify({ signature, hash, fields }));
+      else console.log(`${new Date().toISOString()} ${fields.type}/${fields.status} payment ${fields.id} order ${fields.order_number} ${fields.order_amount} ${fields.order_currency} → ${fields.order_status}; signature ${signature}; hash ${hash}; answered ${status}`);
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'OK' : 'Not now');
     });
   });

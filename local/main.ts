@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { signFields } from '../lambdas/domain/hash';
 import { buildDeps, setDeps } from '../lambdas/container';
 import { readConfig } from '../lambdas/config';
-import { createMerchant, showMerchant, MerchantAdminError } from '../lambdas/use-cases/manage-merchants';
+import { createMerchant, rotateWebhookSecret, showMerchant, webhookSecretOf, MerchantAdminError } from '../lambdas/use-cases/manage-merchants';
 import { ROUTES, routeKey } from '../lib/routes';
 import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
@@ -77,7 +77,8 @@ async function main(): Promise<void> {
   console.log(`Checkout is running at ${base} (data in ${dataDir})`);
   console.log(`Routes: ${ROUTES.map(routeKey).join(', ')}`);
   console.log(`Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.localEverySeconds !== undefined ? `${j.localEverySeconds} s` : `${j.everyMinutes} min`}`).join(', ')}`);
-  const { notificationUrl: _url, ...shownDemo } = demo;
+  const { notificationUrl: _url, webhookSecret, ...rest } = demo;
+  const shownDemo = { ...rest, webhook_secret: webhookSecret };
   console.log(`Demo merchant: ${JSON.stringify(shownDemo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
   console.log(`Admin portal: ${base}/admin (operator ${JSON.stringify({ username: operator.username, password: operator.password })}${operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''})`);
   const receiver = 'http://localhost:4000/callbacks';
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
     demo.notificationUrl
       ? `Callbacks: the demo merchant's go to ${demo.notificationUrl}`
       : `Callbacks: the demo merchant has no notification URL yet. To receive them here, run in another terminal ` +
-          `npm run -s receiver -- --password ${demo.password}, then npm run -s merchant -- set ${demo.merchant_key} --notification-url ${receiver}`,
+          `npm run -s receiver -- --webhook-secret ${demo.webhookSecret} --password ${demo.password}, then npm run -s merchant -- set ${demo.merchant_key} --notification-url ${receiver}`,
   );
   console.log('Create a checkout session:');
   console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
@@ -119,14 +120,17 @@ async function seedOperator(operators: LocalOperatorAuthenticator, dataDir: stri
 interface DemoMerchant {
   merchant_key: string;
   password: string;
+  webhook_secret?: string;
   generated: boolean;
   notificationUrl?: string;
 }
 
-async function seedDemoMerchant(deps: ReturnType<typeof buildDeps>, dataDir: string): Promise<DemoMerchant> {
-  const demo = await findOrCreateDemoMerchant(deps, dataDir);
+async function seedDemoMerchant(deps: ReturnType<typeof buildDeps>, dataDir: string): Promise<DemoMerchant & { webhookSecret: string }> {
+  const { webhook_secret: _issued, ...demo } = await findOrCreateDemoMerchant(deps, dataDir);
   const notificationUrl = (await deps.merchants.find(demo.merchant_key))?.notificationUrl;
-  return notificationUrl ? { ...demo, notificationUrl } : demo;
+  // A demo merchant from before webhook secrets gets one now: callbacks are always signed.
+  const webhookSecret = (await webhookSecretOf(deps, demo.merchant_key)) ?? (await rotateWebhookSecret(deps, demo.merchant_key)).webhook_secret;
+  return { ...demo, webhookSecret, ...(notificationUrl ? { notificationUrl } : {}) };
 }
 
 async function findOrCreateDemoMerchant(deps: ReturnType<typeof buildDeps>, dataDir: string): Promise<DemoMerchant> {

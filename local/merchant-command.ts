@@ -13,6 +13,8 @@ import {
   MerchantAdminError,
   createMerchant,
   rotatePassword,
+  rotateWebhookSecret,
+  webhookSecretOf,
   settingsProblems,
   showMerchant,
   updateMerchantSettings,
@@ -37,8 +39,12 @@ export const RESEND_DEAD_ROUNDS = 50;
 export const USAGE = `Usage: npm run -s merchant -- <command> [options]
 
 Commands:
-  create --name NAME [settings]   Create a merchant. Prints {"merchant_key","password"}.
-  show KEY                        Print the merchant's settings (never the password).
+  create --name NAME [settings]   Create a merchant. Prints {"merchant_key","password","webhook_secret"}.
+  show KEY                        Print the merchant's settings and its webhook_secret (never the
+                                  password).
+  rotate-webhook-secret KEY       Issue a new webhook secret (X-Checkout-Signature); the previous one
+                                  keeps signing beside it for 24 hours. Prints {"merchant_key",
+                                  "webhook_secret","previous_valid_until"}.
   set KEY <settings>              Change settings. Prints the merchant's settings.
   rotate-password KEY             Issue a new signing password. Prints {"merchant_key","password"}.
 
@@ -88,7 +94,7 @@ Exit status: 0 done, 1 failed (e.g. unknown merchant or payment), 2 bad usage.
 /** A command that could not be done for a reason the operator can read (exit 1). */
 class CommandFailure extends Error {}
 
-const COMMANDS = ['create', 'show', 'set', 'rotate-password', 'callbacks', 'resend-callback', 'dead-callbacks', 'resend-dead'] as const;
+const COMMANDS = ['create', 'show', 'set', 'rotate-password', 'rotate-webhook-secret', 'callbacks', 'resend-callback', 'dead-callbacks', 'resend-dead'] as const;
 type CommandName = (typeof COMMANDS)[number];
 const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
 
@@ -290,6 +296,7 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
       return { name, key: first, settings: settingsFrom(values), json, stage };
     case 'show':
     case 'rotate-password':
+    case 'rotate-webhook-secret':
     case 'dead-callbacks':
     case 'resend-dead':
       atMost(1);
@@ -428,8 +435,13 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
       const { name, ...settings } = command.settings;
       return asJson(await createMerchant(deps, { name: name as string, settings }));
     }
-    case 'show':
-      return asJson(settingsView(await showMerchant(deps, key)));
+    case 'show': {
+      const settings = settingsView(await showMerchant(deps, key));
+      const webhookSecret = await webhookSecretOf(deps, key);
+      return asJson({ ...settings, ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) });
+    }
+    case 'rotate-webhook-secret':
+      return asJson(await rotateWebhookSecret(deps, key));
     case 'set':
       return asJson(settingsView(await updateMerchantSettings(deps, key, command.settings)));
     case 'rotate-password':

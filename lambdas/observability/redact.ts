@@ -4,7 +4,7 @@
  * mentioned in text ("cvc 123", "CVV: 1234") is dropped, and card-shaped keys are dropped whatever
  * they hold.
  */
-const SENSITIVE_KEYS = /^(card_?number|pan|number_on_card|cvv2?|cvc2?|cv2|security_?code|card_?cvv|password|secret|hash_?secret)$/i;
+const SENSITIVE_KEYS = /^(card_?number|pan|number_on_card|cvv2?|cvc2?|cv2|security_?code|card_?cvv|password|secret|hash_?secret|webhook_?secret|previous_?webhook_?secret)$/i;
 const PAN_LIKE = /\b\d(?:(?:[ +./-]|%20|%2[fF])?\d){12,18}\b/g;
 /** A security code written out in text: "cvc 123", "CVV2: 1234", "security code is 123". */
 const CODE_MENTION = /\b(cvv2?|cvc2?|cv2|csc|security[ _-]?code|card[ _-]?cvv)(\s*(?:is|:|=|#)?\s*)\d{3,4}\b/gi;

@@ -98,5 +98,6 @@ export type PostResult =
 
 /** Sends one form-encoded POST; never throws for a receiver's failure, it reports it. */
 export interface CallbackTransport {
-  post(url: string, body: string, timeoutMs: number): Promise<PostResult>;
+  /** `headers`: extra request headers (the X-Checkout-Signature). */
+  post(url: string, body: string, timeoutMs: number, headers?: Readonly<Record<string, string>>): Promise<PostResult>;
 }

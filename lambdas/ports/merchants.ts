@@ -45,5 +45,13 @@ export interface MerchantSecrets {
    * rotated password works at once); implementations may refuse to refresh too often.
    */
   refresh?(merchantKey: string): Promise<string | undefined>;
+  /** Replaces the signing password; the webhook secrets are kept. */
   put(merchantKey: string, password: string): Promise<void>;
+  /**
+   * The secrets that sign callbacks (X-Checkout-Signature): the current one first, then the
+   * previous one while its rotation grace lasts. Empty when the merchant has none yet.
+   */
+  webhookSecretsOf(merchantKey: string, now: Date): Promise<readonly string[]>;
+  /** Makes `secret` the current webhook secret; the previous one keeps signing until `previousUntil`. */
+  putWebhookSecret(merchantKey: string, secret: string, previousUntil: Date): Promise<void>;
 }

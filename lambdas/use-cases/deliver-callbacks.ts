@@ -10,6 +10,7 @@ import {
   type EndpointHealth,
 } from '../domain/callback';
 import { sentInTurn } from '../domain/attempts';
+import { SIGNATURE_HEADER, signatureHeader } from '../domain/webhook-signature';
 import type { CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult, ReleaseResult } from '../ports/callbacks';
 import type { Clock } from '../ports/clock';
 import type { Merchant, MerchantDirectory, MerchantSecrets } from '../ports/merchants';
@@ -102,9 +103,16 @@ async function deliverClaimed(
   }
 
   const password = await deps.secrets.passwordOf(payment.merchantKey);
-  const result: PostResult = password
-    ? await deps.transport.post(url, encodeForm(callbackFields(payment, tx, password)), deps.callbackPolicy.timeoutMs)
-    : { kind: 'failed', error: NO_SECRET_REASON, latencyMs: 0 };
+  let result: PostResult;
+  if (password) {
+    const body = encodeForm(callbackFields(payment, tx, password));
+    // The legacy hash says which order this is about; the signature proves the message is ours.
+    const secrets = await deps.secrets.webhookSecretsOf(payment.merchantKey, now);
+    const headers: Record<string, string> = secrets.length ? { [SIGNATURE_HEADER]: signatureHeader(body, deps.clock.now(), secrets) } : {};
+    result = await deps.transport.post(url, body, deps.callbackPolicy.timeoutMs, headers);
+  } else {
+    result = { kind: 'failed', error: NO_SECRET_REASON, latencyMs: 0 };
+  }
   const attempt: DeliveryAttempt = {
     at,
     url,

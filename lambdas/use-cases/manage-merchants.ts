@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../ports/clock';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets, type MerchantSettings } from '../ports/merchants';
 import { MERCHANT_KEY_PATTERN } from '../adapters/secrets-manager/merchant-secrets';
+import { WEBHOOK_ROTATION_GRACE_MS, newWebhookSecret } from '../domain/webhook-signature';
 import { isHttpUrl } from '../domain/validation';
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 
@@ -14,6 +15,8 @@ export interface ManageMerchantsDeps {
 export interface MerchantCredentials {
   readonly merchant_key: string;
   readonly password: string;
+  /** Signs callbacks (X-Checkout-Signature); issued with a new merchant. */
+  readonly webhook_secret?: string;
 }
 
 export class MerchantAdminError extends Error {
@@ -103,7 +106,28 @@ export async function createMerchant(
   const merchant: Merchant = { ...DEFAULT_SETTINGS, ...input.settings, name: input.name, merchantKey, createdAt: now, updatedAt: now };
   if (!(await deps.merchants.create(merchant))) throw new MerchantAdminError(`merchant ${merchantKey} already exists`);
   await deps.secrets.put(merchantKey, password);
-  return { merchant_key: merchantKey, password };
+  const webhookSecret = newWebhookSecret();
+  await deps.secrets.putWebhookSecret(merchantKey, webhookSecret, deps.clock.now());
+  return { merchant_key: merchantKey, password, webhook_secret: webhookSecret };
+}
+
+/**
+ * A new webhook secret (X-Checkout-Signature). The previous one keeps signing beside it for a day,
+ * so the merchant's receiver can switch without rejecting callbacks meanwhile. Merchants created
+ * before webhook secrets existed get their first one here.
+ */
+export async function rotateWebhookSecret(deps: ManageMerchantsDeps, merchantKey: string): Promise<{ merchant_key: string; webhook_secret: string; previous_valid_until?: string }> {
+  await showMerchant(deps, merchantKey);
+  const had = (await deps.secrets.webhookSecretsOf(merchantKey, deps.clock.now())).length > 0;
+  const secret = newWebhookSecret();
+  const until = new Date(deps.clock.now().getTime() + WEBHOOK_ROTATION_GRACE_MS);
+  await deps.secrets.putWebhookSecret(merchantKey, secret, until);
+  return { merchant_key: merchantKey, webhook_secret: secret, ...(had ? { previous_valid_until: until.toISOString() } : {}) };
+}
+
+/** The merchant's current webhook secret, for `merchant show` (never for a browser). */
+export async function webhookSecretOf(deps: ManageMerchantsDeps, merchantKey: string): Promise<string | undefined> {
+  return (await deps.secrets.webhookSecretsOf(merchantKey, deps.clock.now()))[0];
 }
 
 export async function showMerchant(deps: ManageMerchantsDeps, merchantKey: string): Promise<Merchant> {

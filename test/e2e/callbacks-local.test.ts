@@ -16,7 +16,7 @@ import { freePort, runTs, startTs, type Service } from '../support/processes';
  * sockets, the local runner's own timer.
  */
 const DEMO = { DEMO_MERCHANT_KEY: 'demo-shop', DEMO_MERCHANT_PASSWORD: 'demo-password-0123456789' };
-const merchant = { merchant_key: DEMO.DEMO_MERCHANT_KEY, password: DEMO.DEMO_MERCHANT_PASSWORD };
+const merchant = { merchant_key: DEMO.DEMO_MERCHANT_KEY, password: DEMO.DEMO_MERCHANT_PASSWORD, webhookSecret: '' };
 
 const dataDir = mkdtempSync(join(tmpdir(), 'checkout-callbacks-'));
 const processes = new Set<Service>();
@@ -28,6 +28,7 @@ let port: number;
 let runner: Service;
 
 interface Printed {
+  readonly signature: string;
   readonly hash: string;
   readonly fields: Record<string, string>;
 }
@@ -50,7 +51,7 @@ async function waitForCallbacks(receiver: Service, count: number, timeoutMs = 20
 }
 
 function startReceiver(): Promise<Service> {
-  const receiver = startTs('local/callback-receiver.ts', {}, ['--port', String(receiverPort), '--password', merchant.password, '--json']);
+  const receiver = startTs('local/callback-receiver.ts', {}, ['--port', String(receiverPort), '--webhook-secret', merchant.webhookSecret, '--password', merchant.password, '--json']);
   processes.add(receiver);
   return receiver.waitForLine(/^Receiving callbacks at /).then(() => receiver);
 }
@@ -96,6 +97,8 @@ async function startRunner(): Promise<void> {
   runner = startTs('local/main.ts', { DATA_DIR: dataDir, PORT: String(port), CALLBACK_FIRST_RETRY_MS: '250', ...DEMO });
   processes.add(runner);
   await runner.waitForLine(/^curl /, 30_000);
+  // The runner prints the demo merchant's webhook secret (it gives the demo one if it had none).
+  merchant.webhookSecret = (JSON.parse(/^Demo merchant: (\{.*?\})/m.exec(runner.output())?.[1] ?? '{}') as { webhook_secret: string }).webhook_secret;
 }
 
 /** The customer's form post on the page, without a browser. */
@@ -133,11 +136,11 @@ it('a payment on the page produces one verified sale callback, a void one void c
   const first = await newSession('cb-1');
   await payOnPage(first.url);
   const [sale] = await waitForCallbacks(receiver, 1);
-  expect(sale).toMatchObject({ hash: 'ok', fields: { id: first.paymentId, type: 'sale', status: 'success', order_status: 'settled', order_number: 'cb-1' } });
+  expect(sale).toMatchObject({ signature: 'ok', hash: 'ok (order only)', fields: { id: first.paymentId, type: 'sale', status: 'success', order_status: 'settled', order_number: 'cb-1' } });
 
   expect((await voidPayment(first.paymentId)).json).toMatchObject({ status: 'SUCCESS' });
   const [, voided] = await waitForCallbacks(receiver, 2);
-  expect(voided).toMatchObject({ hash: 'ok', fields: { id: first.paymentId, type: 'void', status: 'success', order_status: 'void' } });
+  expect(voided).toMatchObject({ signature: 'ok', hash: 'ok (order only)', fields: { id: first.paymentId, type: 'void', status: 'success', order_status: 'void' } });
   // Exactly one of each, even after a few more ticks of the relay.
   await new Promise((r) => setTimeout(r, 2500));
   expect(printed(receiver)).toHaveLength(2);
@@ -161,7 +164,7 @@ it('a payment on the page produces one verified sale callback, a void one void c
 
   receiver = await startReceiver();
   const back = await waitForCallbacks(receiver, 2, 30_000);
-  expect(back.map((c) => [c.fields.id, c.fields.type, c.hash])).toEqual([
+  expect(back.map((c) => [c.fields.id, c.fields.type, c.signature])).toEqual([
     [second.paymentId, 'sale', 'ok'],
     [second.paymentId, 'void', 'ok'],
   ]);
@@ -181,7 +184,7 @@ it('a runner killed right after a payment and its void delivers both callbacks, 
   const receiver = await startReceiver();
   await startRunner();
   const arrived = await waitForCallbacks(receiver, 2, 30_000);
-  expect(arrived.map((c) => [c.fields.id, c.fields.type, c.fields.order_status, c.hash])).toEqual([
+  expect(arrived.map((c) => [c.fields.id, c.fields.type, c.fields.order_status, c.signature])).toEqual([
     [third.paymentId, 'sale', 'settled', 'ok'],
     [third.paymentId, 'void', 'void', 'ok'],
   ]);

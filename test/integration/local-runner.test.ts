@@ -68,7 +68,7 @@ describe('the local runner with a chosen demo merchant', () => {
 
   it('prints a curl command whose request creates a session', async () => {
     const { runner, curl, base, demo } = await start(dataDir, DEMO);
-    expect(demo).toEqual({ merchant_key: DEMO.DEMO_MERCHANT_KEY, password: DEMO.DEMO_MERCHANT_PASSWORD, generated: false });
+    expect(demo).toEqual({ merchant_key: DEMO.DEMO_MERCHANT_KEY, password: DEMO.DEMO_MERCHANT_PASSWORD, generated: false, webhook_secret: expect.stringMatching(/^whsec_/) });
 
     expect(requestOf(curl).url).toBe(`${base}/api/v1/session`);
     const res = await runCurl(curl);

@@ -37,18 +37,24 @@ const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 describe('the merchant CLI on the local store', () => {
   let key: string;
   const passwords: string[] = [];
+  const webhookSecrets: string[] = [];
 
-  it('create prints the new merchant_key and password as JSON', async () => {
+  it('create prints the new merchant_key, password and webhook_secret as JSON', async () => {
     const run = await merchant('create', '--name', 'Acme Shop');
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const created = json(run.stdout);
-    expect(Object.keys(created)).toEqual(['merchant_key', 'password']);
-    expect(created).toEqual({ merchant_key: expect.stringMatching(/^[0-9a-f-]{36}$/), password: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(Object.keys(created)).toEqual(['merchant_key', 'password', 'webhook_secret']);
+    expect(created).toEqual({
+      merchant_key: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      password: expect.stringMatching(/^[0-9a-f]{32}$/),
+      webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+    });
     key = created.merchant_key as string;
     passwords.push(created.password as string);
+    webhookSecrets.push(created.webhook_secret as string);
   });
 
-  it('show prints the settings, with the defaults, and never the password', async () => {
+  it('show prints the settings, with the defaults, and the webhook secret, never the password', async () => {
     const run = await merchant('show', key);
     expect(run.code).toBe(0);
     expect(json(run.stdout)).toEqual({
@@ -57,10 +63,23 @@ describe('the merchant CLI on the local store', () => {
       dms: false,
       returnParams: false,
       maxDeclines: 3,
+      webhook_secret: webhookSecrets[0],
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
     expect(run.stdout).not.toContain(passwords[0]);
+    expect(json(run.stdout).webhook_secret).toBe(webhookSecrets[0]);
+  });
+
+  it('rotate-webhook-secret prints a new secret; the previous one signs beside it for 24 hours', async () => {
+    const run = await merchant('rotate-webhook-secret', key);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const rotated = json(run.stdout);
+    expect(rotated).toEqual({ merchant_key: key, webhook_secret: expect.stringMatching(/^whsec_/), previous_valid_until: expect.any(String) });
+    expect(rotated.webhook_secret).not.toBe(webhookSecrets[0]);
+    expect(Date.parse(rotated.previous_valid_until as string) - Date.now()).toBeGreaterThan(23 * 3600_000);
+    expect(json((await merchant('show', key)).stdout).webhook_secret).toBe(rotated.webhook_secret);
+    webhookSecrets.push(rotated.webhook_secret as string);
   });
 
   it('set changes every setting and prints the result', async () => {
@@ -173,7 +192,7 @@ describe('merchant CLI usage', () => {
   };
 
   it.each([
-    [[], 'a command is needed: create, show, set, rotate-password, callbacks, resend-callback, dead-callbacks or resend-dead'],
+    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks or resend-dead'],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['show', 'k', '--bogus'], "Unknown option '--bogus'"],
     [['create'], 'create needs --name NAME'],

@@ -13,6 +13,9 @@ export interface ReceivedCallback {
   readonly fields: Readonly<Record<string, string>>;
   /** What the receiver answered. */
   readonly answer: Answer;
+  /** The body exactly as received, and its X-Checkout-Signature header. */
+  readonly raw: string;
+  readonly signature?: string;
 }
 
 export interface CallbackReceiver {
@@ -43,7 +46,16 @@ export async function startCallbackReceiver(port = 0): Promise<CallbackReceiver>
       const body = Buffer.concat(chunks).toString('utf8');
       const pairs = [...new URLSearchParams(body)] as [string, string][];
       const answer = answers.shift() ?? state.fallback;
-      received.push({ at: Date.now(), contentType: String(req.headers['content-type']), pairs, fields: Object.fromEntries(pairs), answer });
+      const signature = req.headers['x-checkout-signature'];
+      received.push({
+        at: Date.now(),
+        contentType: String(req.headers['content-type']),
+        pairs,
+        fields: Object.fromEntries(pairs),
+        answer,
+        raw: body,
+        ...(typeof signature === 'string' ? { signature } : {}),
+      });
       if (answer === 'hang') {
         hanging.add(res);
         return;

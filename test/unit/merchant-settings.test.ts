@@ -37,6 +37,13 @@ class MemorySecrets implements MerchantSecrets {
   async put(key: string, password: string) {
     this.passwords.set(key, password);
   }
+  readonly webhook = new Map<string, string[]>();
+  async webhookSecretsOf(key: string) {
+    return this.webhook.get(key) ?? [];
+  }
+  async putWebhookSecret(key: string, secret: string) {
+    this.webhook.set(key, [secret, ...(this.webhook.get(key) ?? []).slice(0, 1)]);
+  }
 }
 
 const setup = () => {

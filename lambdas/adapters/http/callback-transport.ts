@@ -8,13 +8,13 @@ const MAX_ERROR_LENGTH = 200;
  * is discarded, and the whole exchange must finish within the timeout.
  */
 export const fetchTransport: CallbackTransport = {
-  async post(url: string, body: string, timeoutMs: number): Promise<PostResult> {
+  async post(url: string, body: string, timeoutMs: number, headers: Readonly<Record<string, string>> = {}): Promise<PostResult> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', 'user-agent': 'checkout-callbacks/1' },
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', 'user-agent': 'checkout-callbacks/1' },
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),

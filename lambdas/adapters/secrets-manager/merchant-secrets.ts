@@ -19,27 +19,64 @@ export function createSecretsClient(endpoint?: string): SecretsManagerClient {
   });
 }
 
-/** One secret per merchant, named <prefix><merchant_key>, holding {"password": "..."}. */
+/** What a merchant's secret holds. */
+interface StoredSecret {
+  readonly password?: string;
+  /** Signs callbacks (X-Checkout-Signature); never sent to a browser. */
+  readonly webhookSecret?: string;
+  /** The secret before the last rotation, and until when it still signs. */
+  readonly previousWebhookSecret?: string;
+  readonly previousUntil?: string;
+}
+
+/**
+ * One secret per merchant, named <prefix><merchant_key>, holding
+ * {"password", "webhookSecret", "previousWebhookSecret"?, "previousUntil"?}.
+ */
 export class SecretsManagerMerchantSecrets implements MerchantSecrets {
   constructor(
     private readonly client: SecretsManagerClient,
     private readonly prefix: string,
   ) {}
 
-  async passwordOf(merchantKey: string): Promise<string | undefined> {
+  private async read(merchantKey: string): Promise<StoredSecret | undefined> {
     if (!MERCHANT_KEY_PATTERN.test(merchantKey)) return undefined;
     try {
       const out = await this.client.send(new GetSecretValueCommand({ SecretId: this.prefix + merchantKey }));
-      const value = out.SecretString ? (JSON.parse(out.SecretString) as { password?: unknown }) : {};
-      return typeof value.password === 'string' && value.password ? value.password : undefined;
+      return out.SecretString ? (JSON.parse(out.SecretString) as StoredSecret) : {};
     } catch (e) {
       if ((e as Error).name === 'ResourceNotFoundException') return undefined;
       throw e;
     }
   }
 
+  async passwordOf(merchantKey: string): Promise<string | undefined> {
+    const value = await this.read(merchantKey);
+    return typeof value?.password === 'string' && value.password ? value.password : undefined;
+  }
+
+  async webhookSecretsOf(merchantKey: string, now: Date): Promise<readonly string[]> {
+    const value = await this.read(merchantKey);
+    if (!value?.webhookSecret) return [];
+    const previousLive = value.previousWebhookSecret && value.previousUntil && Date.parse(value.previousUntil) > now.getTime();
+    return previousLive ? [value.webhookSecret, value.previousWebhookSecret!] : [value.webhookSecret];
+  }
+
+  async putWebhookSecret(merchantKey: string, secret: string, previousUntil: Date): Promise<void> {
+    const current = (await this.read(merchantKey)) ?? {};
+    await this.write(merchantKey, {
+      ...current,
+      webhookSecret: secret,
+      ...(current.webhookSecret ? { previousWebhookSecret: current.webhookSecret, previousUntil: previousUntil.toISOString() } : {}),
+    });
+  }
+
   async put(merchantKey: string, password: string): Promise<void> {
-    const SecretString = JSON.stringify({ password });
+    await this.write(merchantKey, { ...((await this.read(merchantKey)) ?? {}), password });
+  }
+
+  private async write(merchantKey: string, value: StoredSecret): Promise<void> {
+    const SecretString = JSON.stringify(value);
     const SecretId = this.prefix + merchantKey;
     try {
       await this.client.send(new PutSecretValueCommand({ SecretId, SecretString }));
@@ -97,5 +134,14 @@ export class CachedMerchantSecrets implements MerchantSecrets {
   async put(merchantKey: string, password: string): Promise<void> {
     await this.inner.put(merchantKey, password);
     this.entries.delete(merchantKey);
+  }
+
+  /** Not cached: only the callback relay reads them, once per payment run. */
+  webhookSecretsOf(merchantKey: string, now: Date): Promise<readonly string[]> {
+    return this.inner.webhookSecretsOf(merchantKey, now);
+  }
+
+  putWebhookSecret(merchantKey: string, secret: string, previousUntil: Date): Promise<void> {
+    return this.inner.putWebhookSecret(merchantKey, secret, previousUntil);
   }
 }
