@@ -1,12 +1,15 @@
 import * as z from 'zod/mini';
+import type { DestinationPolicy } from './domain/notification-url';
 
 /** The runtime configuration, read once at cold start; a bad value fails fast with a clear message. */
 const configSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
   MERCHANT_SECRET_PREFIX: z.string().check(z.regex(/^[A-Za-z0-9/_+=.@-]+\/$/)),
   STAGE: z._default(z.string(), 'dev'),
-  /** Base of redirect_url; when unset it is taken from the request's host. */
+  /** Base of redirect_url and 3-D Secure returns; when unset, the domain API Gateway received the request on (never a header). */
   PUBLIC_BASE_URL: z.optional(z.url()),
+  /** The local runner's switch for its own callback receiver on loopback; ignored on AWS. */
+  ALLOW_LOOPBACK_CALLBACKS: z._default(z.enum(['0', '1']), '0'),
   /** Endpoints of the local stand-ins; unset on AWS. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   SECRETS_MANAGER_ENDPOINT: z.optional(z.url()),
@@ -36,4 +39,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${problems}`);
   }
   return parsed.data;
+}
+
+/**
+ * Where callbacks may go (domain/notification-url.ts): on AWS (no local endpoints) https only and
+ * never loopback; locally http too, and loopback when ALLOW_LOOPBACK_CALLBACKS=1.
+ */
+export function destinationPolicy(config: Pick<Config, 'DYNAMODB_ENDPOINT' | 'ALLOW_LOOPBACK_CALLBACKS'>): DestinationPolicy {
+  const local = config.DYNAMODB_ENDPOINT !== undefined;
+  return { allowLoopback: local && config.ALLOW_LOOPBACK_CALLBACKS === '1', httpsOnly: !local };
 }

@@ -28,7 +28,8 @@ async function main(): Promise<void> {
   const backend = await startLocalBackend({ dataDir });
   // Links are built on configuration only, never on a request's Host header: here, the listening address.
   const publicBase = process.env.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
-  Object.assign(process.env, backendEnvironment(backend, { PUBLIC_BASE_URL: publicBase }));
+  // Callbacks to loopback are refused everywhere but here, where `npm run receiver` listens on localhost.
+  Object.assign(process.env, backendEnvironment(backend, { PUBLIC_BASE_URL: publicBase, ALLOW_LOOPBACK_CALLBACKS: process.env.ALLOW_LOOPBACK_CALLBACKS ?? '1' }));
   const deps = localDeps(backend, readConfig());
   setDeps(deps);
   const withdraw = announceBackend(dataDir, backend);

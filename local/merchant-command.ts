@@ -178,7 +178,8 @@ function settingsFrom(values: Values): Partial<MerchantSettings> {
     }
   }
   if (brandingGiven) patch.branding = branding;
-  const problems = settingsProblems(patch);
+  // Where callbacks may go depends on the target (a stage, or the local store): the use case checks that.
+  const problems = settingsProblems(patch, { allowLoopback: true, httpsOnly: false });
   if (problems.length) throw new UsageError(problems.join('; '));
   return patch;
 }
@@ -233,7 +234,8 @@ async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Pr
   }
   const dataDir = env.DATA_DIR ? resolve(env.DATA_DIR) : dataDirectory();
   const store = await openLocalStore(dataDir);
-  const deps = withCallbacks(buildDeps(readConfig(store.env)));
+  // As the local runner: its own receiver on loopback is allowed unless ALLOW_LOOPBACK_CALLBACKS=0.
+  const deps = withCallbacks(buildDeps(readConfig({ ...store.env, ALLOW_LOOPBACK_CALLBACKS: env.ALLOW_LOOPBACK_CALLBACKS ?? '1' })));
   return {
     deps,
     description: `local store in ${dataDir}`,

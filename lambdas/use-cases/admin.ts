@@ -15,6 +15,7 @@ import { QUEUES } from './record-outcome';
 import { refundPayment, refundableMinor } from './refund-payment';
 import { voidPayment } from './void-payment';
 import { MerchantAdminError, settingsProblems, updateMerchantSettings } from './manage-merchants';
+import type { DestinationPolicy } from '../domain/notification-url';
 
 export interface AdminDeps {
   readonly store: PaymentStore;
@@ -277,7 +278,7 @@ export async function merchantDetail(deps: AdminDeps, merchantKey: string) {
  * Reads the portal's settings form (snake_case JSON; null clears an optional setting) into a
  * settings patch, or the field errors.
  */
-export function parseSettingsPatch(body: Record<string, unknown>): { settings: Partial<MerchantSettings> } | { errors: FieldError[] } {
+export function parseSettingsPatch(body: Record<string, unknown>, destinations?: DestinationPolicy): { settings: Partial<MerchantSettings> } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   const out: Record<string, unknown> = {};
   const has = (k: string) => Object.prototype.hasOwnProperty.call(body, k);
@@ -326,7 +327,7 @@ export function parseSettingsPatch(body: Record<string, unknown>): { settings: P
     }));
   }
   if (errors.length) return { errors };
-  const problems = settingsProblems(out as Partial<MerchantSettings>);
+  const problems = settingsProblems(out as Partial<MerchantSettings>, destinations);
   if (problems.length) return { errors: problems.map((message) => ({ path: 'settings', message })) };
   return { settings: out as Partial<MerchantSettings> };
 }

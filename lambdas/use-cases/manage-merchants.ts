@@ -3,6 +3,8 @@ import type { Clock } from '../ports/clock';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets, type MerchantSettings } from '../ports/merchants';
 import { MERCHANT_KEY_PATTERN } from '../adapters/secrets-manager/merchant-secrets';
 import { WEBHOOK_ROTATION_GRACE_MS, newWebhookSecret } from '../domain/webhook-signature';
+import { DEFAULT_DESTINATION_POLICY, notificationUrlProblem, type DestinationPolicy } from '../domain/notification-url';
+import { destinationPolicy, type Config } from '../config';
 import { isHttpUrl } from '../domain/validation';
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 
@@ -10,7 +12,11 @@ export interface ManageMerchantsDeps {
   readonly merchants: MerchantDirectory;
   readonly secrets: MerchantSecrets;
   readonly clock: Clock;
+  /** Decides where callbacks may go (destinationPolicy); without it, the strictest local rules. */
+  readonly config?: Pick<Config, 'DYNAMODB_ENDPOINT' | 'ALLOW_LOOPBACK_CALLBACKS'>;
 }
+
+const policyOf = (deps: Pick<ManageMerchantsDeps, 'config'>): DestinationPolicy => (deps.config ? destinationPolicy(deps.config) : DEFAULT_DESTINATION_POLICY);
 
 export interface MerchantCredentials {
   readonly merchant_key: string;
@@ -45,7 +51,7 @@ const isWholeNumber = (n: unknown, min: number, max: number): boolean => typeof 
  * What is wrong with a settings patch, one sentence per problem; empty when it is acceptable. An
  * undefined value clears an optional setting.
  */
-export function settingsProblems(patch: Partial<MerchantSettings>): string[] {
+export function settingsProblems(patch: Partial<MerchantSettings>, destinations: DestinationPolicy = DEFAULT_DESTINATION_POLICY): string[] {
   const problems: string[] = [];
   const has = (k: keyof MerchantSettings) => Object.prototype.hasOwnProperty.call(patch, k);
   const { nameMaxLength, autoCaptureDelayMaxMinutes, maxDeclines, urlMaxLength, frameAncestorsMax } = SETTINGS_LIMITS;
@@ -59,6 +65,9 @@ export function settingsProblems(patch: Partial<MerchantSettings>): string[] {
   }
   if (patch.notificationUrl !== undefined && !(isHttpUrl(patch.notificationUrl) && patch.notificationUrl.length <= urlMaxLength)) {
     problems.push(`notification URL must be an http(s) URL of at most ${urlMaxLength} characters`);
+  } else if (patch.notificationUrl !== undefined) {
+    const refused = notificationUrlProblem(patch.notificationUrl, destinations);
+    if (refused) problems.push(`notification URL is refused: ${refused}`);
   }
   if (patch.methods !== undefined) {
     const known = AVAILABLE_METHODS as readonly string[];
@@ -87,8 +96,8 @@ export function settingsProblems(patch: Partial<MerchantSettings>): string[] {
   return problems;
 }
 
-function assertValidSettings(patch: Partial<MerchantSettings>): void {
-  const problems = settingsProblems(patch);
+function assertValidSettings(patch: Partial<MerchantSettings>, destinations: DestinationPolicy): void {
+  const problems = settingsProblems(patch, destinations);
   if (problems.length) throw new MerchantAdminError(problems.join('; '));
 }
 
@@ -101,7 +110,7 @@ export async function createMerchant(
   if (!MERCHANT_KEY_PATTERN.test(merchantKey)) throw new MerchantAdminError('merchant key must be 1-64 letters, digits or hyphens');
   const password = input.password ?? generatePassword();
   if (password.length < 16) throw new MerchantAdminError('password must have at least 16 characters');
-  assertValidSettings({ ...input.settings, name: input.name });
+  assertValidSettings({ ...input.settings, name: input.name }, policyOf(deps));
   const now = deps.clock.now().toISOString();
   const merchant: Merchant = { ...DEFAULT_SETTINGS, ...input.settings, name: input.name, merchantKey, createdAt: now, updatedAt: now };
   if (!(await deps.merchants.create(merchant))) throw new MerchantAdminError(`merchant ${merchantKey} already exists`);
@@ -141,7 +150,7 @@ export async function updateMerchantSettings(
   merchantKey: string,
   patch: Partial<MerchantSettings>,
 ): Promise<Merchant> {
-  assertValidSettings(patch);
+  assertValidSettings(patch, policyOf(deps));
   const current = await showMerchant(deps, merchantKey);
   const next: Merchant = { ...current, ...patch, merchantKey, updatedAt: deps.clock.now().toISOString() };
   // Branding is changed field by field: a new logo keeps the colour.

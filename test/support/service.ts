@@ -50,7 +50,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     app.listen(0, '127.0.0.1', () => resolve());
   });
   const baseUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-  const env = backendEnvironment(backend, { PUBLIC_BASE_URL: baseUrl, ...options.env });
+  // The tests' receivers listen on loopback: allowed explicitly, as the local runner does for its own.
+  const env = backendEnvironment(backend, { PUBLIC_BASE_URL: baseUrl, ALLOW_LOOPBACK_CALLBACKS: '1', ...options.env });
   const previousEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   const deps = localDeps(backend, readConfig(), options.clock, options.ids);

@@ -56,7 +56,7 @@ describe('settingsProblems', () => {
     ['a name', { name: 'Acme' }],
     ['DMS with an auto-capture delay', { dms: true, autoCaptureDelayMinutes: 0 }],
     ['the longest auto-capture delay (7 days)', { autoCaptureDelayMinutes: 10_080 }],
-    ['an http notification URL (local development)', { notificationUrl: 'http://localhost:8080/cb' }],
+    ['an http notification URL (off AWS)', { notificationUrl: 'http://shop.example:8080/cb' }],
     ['card as the method', { methods: ['card'] }],
     ['1 to 10 declines', { maxDeclines: 10 }],
     ['a colour and an https logo', { branding: { primaryColor: '#a0B1c2', logoUrl: 'https://cdn.example/l.png' } }],
@@ -64,6 +64,14 @@ describe('settingsProblems', () => {
     ['clearing optional settings', { notificationUrl: undefined, methods: undefined, frameAncestors: undefined, autoCaptureDelayMinutes: undefined }],
   ])('accepts %s', (_name, patch) => {
     expect(settingsProblems(patch)).toEqual([]);
+  });
+
+  it('refuses a loopback notification URL unless the local runner allows its own receiver', () => {
+    expect(settingsProblems({ notificationUrl: 'http://localhost:8080/cb' })).toEqual(['notification URL is refused: it points to this machine (localhost)']);
+    expect(settingsProblems({ notificationUrl: 'http://localhost:8080/cb' }, { allowLoopback: true, httpsOnly: false })).toEqual([]);
+    expect(settingsProblems({ notificationUrl: 'http://169.254.169.254/' }, { allowLoopback: true, httpsOnly: false })).toEqual([
+      'notification URL is refused: it points to a private, loopback or reserved address',
+    ]);
   });
 
   it.each<[string, Partial<MerchantSettings>, string]>([
