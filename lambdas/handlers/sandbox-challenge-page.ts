@@ -1,14 +1,12 @@
 import { pageEndpoint } from '../middleware/page-endpoint';
 import { contentSecurityPolicy, htmlResponse, newNonce } from '../checkout-page/headers';
-import { renderChallenge } from '../adapters/sandbox-acquirer/challenge-page';
+import { renderChallenge, returnPathFor } from '../adapters/sandbox-acquirer/challenge-page';
 import { renderState } from '../checkout-page/render';
 
-/** The payment an attempt's idempotency key (`<payment_id>.<attempt>`) belongs to. */
-const paymentIdOf = (idempotencyKey: string): string => idempotencyKey.slice(0, Math.max(0, idempotencyKey.lastIndexOf('.')));
-
 /**
- * GET /sandbox/challenge/{key}: the sandbox's simulated 3-D Secure or bank page; once answered, or
- * closed by reconciliation, it says so and links back to the checkout.
+ * GET /sandbox/challenge/{key}?return=/auth/<token>/complete: the sandbox's simulated 3-D Secure or
+ * bank page, addressed by an unguessable key of its own; once answered, or closed by
+ * reconciliation, it says so and links back to the checkout (the path the browser brought).
  */
 export const handler = pageEndpoint(async (event, deps) => {
   const key = event.pathParameters?.key ?? '';
@@ -18,8 +16,9 @@ export const handler = pageEndpoint(async (event, deps) => {
   // The answer is a form post whose redirects end on the merchant's return URLs (through
   // /auth/{token}/complete); browsers check form-action on every redirect, so those origins are
   // allowed. The page opens where the checkout page was, so the merchant's framing rules apply too.
-  const payment = await deps.store.findPayment(paymentIdOf(key));
+  const payment = await deps.store.findPayment(challenge.paymentId);
   const merchant = payment ? await deps.merchants.find(payment.merchantKey) : undefined;
-  const html = renderChallenge(challenge, `/sandbox/challenge/${encodeURIComponent(key)}`, nonce, challenge.returnUrl);
+  const back = returnPathFor(event.queryStringParameters?.return, challenge.paymentId);
+  const html = renderChallenge(challenge, `/sandbox/challenge/${encodeURIComponent(key)}`, nonce, back);
   return htmlResponse(200, html, contentSecurityPolicy(nonce, payment, merchant), Boolean(merchant?.frameAncestors?.length));
 });

@@ -107,7 +107,7 @@ function viewOf(payment: LinkPayment, merchant: Merchant, now: Date, extra: { pr
 }
 
 /** GET /auth/{token}: what the link shows. An expired link goes to expiry_url when there is one. */
-export async function openLink(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
+async function openLinkInner(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
   const found = await load(deps, token);
   if (!found) return { kind: 'not-found' };
   const view = viewOf(found.payment, found.merchant, deps.clock.now());
@@ -161,7 +161,7 @@ function validateForm(view: Extract<LinkView, { kind: 'form' }>, form: PayForm, 
  * prepare, before the acquirer is called), so racing submissions can never charge twice; the
  * acquirer's answer is recorded with a second conditional write.
  */
-export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx: PayContext): Promise<CheckoutResult> {
+async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: PayContext): Promise<CheckoutResult> {
   const found = await load(deps, token);
   if (!found) return { kind: 'not-found' };
   const now = deps.clock.now();
@@ -243,7 +243,7 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
  * with the return parameters (protocol.md §4, §7). Before any decline nothing changes: the customer
  * just goes to cancel_url.
  */
-export async function closeLink(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
+async function closeLinkInner(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
   // A lost race (an attempt recorded meanwhile) is looked at again: that attempt's decline is then the one closed.
   for (let round = 0; ; round++) {
     const found = await load(deps, token);
@@ -299,7 +299,7 @@ export async function authorizeOrUnknown(acquirer: Acquirer, request: AuthorizeR
 }
 
 /** GET /auth/{token}/complete: the customer is back from the challenge or redirect. */
-export async function completeAction(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
+async function completeActionInner(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
   const found = await load(deps, token);
   if (!found) return { kind: 'not-found' };
   const { payment, merchant } = found;
@@ -382,3 +382,39 @@ export async function returnUrl(deps: Pick<CheckoutDeps, 'secrets'>, payment: Pa
 /** The outgoing signature of return parameters and callbacks. */
 export const returnHash = (payment: Payment, password: string): string =>
   signFields([payment.paymentId, payment.order.number, payment.order.amount, payment.order.currency, payment.order.description], password);
+
+/**
+ * The challenge or bank page learns where the customer returns through the customer's browser:
+ * its address gets `return=/auth/<token>/complete`. The acquirer (and the sandbox's ledger) never
+ * hold the link token; only its secret's hash is stored anywhere.
+ */
+function withReturnPath(result: CheckoutResult, token: string): CheckoutResult {
+  const add = (url: string) => {
+    const u = new URL(url);
+    u.searchParams.set('return', `/auth/${encodeURIComponent(token)}/complete`);
+    return u.toString();
+  };
+  if (result.kind === 'navigate' && result.why === 'action') return { ...result, url: add(result.url) };
+  if (result.kind === 'action') return { ...result, url: add(result.url) };
+  return result;
+}
+
+/** GET /auth/{token}: what the link shows. An expired link goes to expiry_url when there is one. */
+export async function openLink(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
+  return withReturnPath(await openLinkInner(deps, token), token);
+}
+
+/** POST /auth/{token}: one attempt to pay (see payInner). */
+export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx: PayContext): Promise<CheckoutResult> {
+  return withReturnPath(await payInner(deps, token, form, ctx), token);
+}
+
+/** GET /auth/{token}/complete: the customer is back from the challenge or redirect. */
+export async function completeAction(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
+  return withReturnPath(await completeActionInner(deps, token), token);
+}
+
+/** Close on the page (see closeLinkInner). */
+export async function closeLink(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
+  return withReturnPath(await closeLinkInner(deps, token), token);
+}

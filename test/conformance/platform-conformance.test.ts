@@ -143,7 +143,7 @@ describe('the callback sequence of each page flow', () => {
   /** Answers the sandbox challenge or bank page the page sent the customer to, and comes back. */
   async function completeChallenge(answer: { location?: string | string[] }, code = '123456') {
     const challengeUrl = new URL(String(answer.location ?? ''), service.baseUrl).toString();
-    const res = await fetch(challengeUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ code, decision: 'confirm' }).toString() });
+    const res = await fetch(challengeUrl, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ code, decision: 'confirm', return: new URL(challengeUrl).searchParams.get('return') ?? '' }).toString() });
     await res.text();
     const back = await fetch(new URL(res.headers.get('location') ?? '', challengeUrl), { redirect: 'manual' });
     await back.text();

@@ -126,7 +126,7 @@ describe('what is sent', () => {
     const session = await openSession(service, shop);
     const page = await submitPage(service, session, { card: '05/38' });
     const challengeUrl = new URL(String(page.headers.location ?? ''), service.baseUrl).toString();
-    const back = await formPost(challengeUrl, { code: '123456', decision: 'confirm' });
+    const back = await formPost(challengeUrl, { code: '123456', decision: 'confirm', return: new URL(challengeUrl).searchParams.get('return') ?? '' });
     await fetch(new URL(back, challengeUrl), { redirect: 'manual' }).then((r) => r.text());
     await relay();
     const cbs = await receiver.waitFor(2);

@@ -36,8 +36,14 @@ it('a pay POST with forged host headers sends the 3-D Secure step and its return
   expect(paid.status).toBe(303);
   const challenge = new URL(String(paid.headers.location), service.baseUrl);
   expect(challenge.origin).toBe(service.baseUrl);
-  const answered = await fetch(challenge, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'code=123456&decision=confirm' });
+  const answered = await fetch(challenge, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ code: '123456', decision: 'confirm', return: challenge.searchParams.get('return') ?? '' }).toString(),
+  });
   await answered.text();
+  expect(answered.status).toBe(303);
   expect(new URL(answered.headers.get('location') ?? '', challenge).origin).toBe(service.baseUrl);
 });
 

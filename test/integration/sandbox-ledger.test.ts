@@ -1,3 +1,4 @@
+import { encodeLinkToken } from '../../lambdas/domain/checkout-link';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -182,7 +183,9 @@ describe('every operation kind in the ledger', () => {
       expect.objectContaining({ operation: 'sale', outcome: 'declined', reason: SANDBOX_REASONS.declined, card: { mask: '411111****1111', expiry: '02/38' } }),
     ]);
     const challenged = await authorized({ expiry: '05/38' });
-    expect(challenged.outcome).toMatchObject({ kind: 'action', flow: '3ds', url: `${service.baseUrl}/sandbox/challenge/${challenged.key}` });
+    expect(challenged.outcome).toMatchObject({ kind: 'action', flow: '3ds' });
+    // The page's own unguessable key: the attempt's key and 128 random bits.
+    expect((challenged.outcome as { url: string }).url).toMatch(new RegExp(`^${service.baseUrl}/sandbox/challenge/${challenged.key}\\.[A-Za-z0-9_-]{22}$`));
     expect(await ledger(challenged.paymentId)).toEqual([expect.objectContaining({ operation: 'sale', outcome: 'pending' })]);
 
     for (const p of [sale, dms, voided, released, charge, soft]) expect(ruleProblems(await ledger(p.paymentId))).toEqual([]);
@@ -386,20 +389,28 @@ describe('money rules, one at a time', () => {
 });
 
 describe('challenges, lookup and close', () => {
-  const page = (key: string) => service.request({ method: 'GET', path: `/sandbox/challenge/${encodeURIComponent(key)}` });
-  const answerPage = (key: string, form: Record<string, string>) =>
-    service.request({ method: 'POST', path: `/sandbox/challenge/${encodeURIComponent(key)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  /** The page's own key, as the acquirer's answer names it. */
+  const keyOf = (c: { outcome: unknown }) => new URL((c.outcome as { url: string }).url).pathname.split('/').pop()!;
+  const page = (c: { outcome: unknown }, query = '') => service.request({ method: 'GET', path: `/sandbox/challenge/${keyOf(c)}${query}` });
+  const answerPage = (c: { outcome: unknown }, form: Record<string, string>) =>
+    service.request({ method: 'POST', path: `/sandbox/challenge/${keyOf(c)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+  const backTo = (paymentId: string) => `/auth/${encodeLinkToken(paymentId, Buffer.alloc(18, 7))}/complete`;
 
   it('approves a 3-D Secure challenge answered with the code; completeAction and lookup give the answer', async () => {
     const challenged = await authorized({ expiry: '05/38', capture: false });
     const ref = { paymentId: challenged.paymentId, idempotencyKey: challenged.key };
     await expect(acquirer.completeAction(ref)).resolves.toMatchObject({ kind: 'action', flow: '3ds' });
-    expect((await page(challenged.key)).text).toContain(SANDBOX_OTP);
-    const answered = await answerPage(challenged.key, { code: SANDBOX_OTP, decision: 'confirm' });
-    expect([answered.status, answered.headers.location]).toEqual([303, `${service.baseUrl}/auth/token/complete`]);
+    const shown = await page(challenged, `?return=${encodeURIComponent(backTo(challenged.paymentId))}`);
+    expect(shown.text).toContain(SANDBOX_OTP);
+    expect(shown.text).toContain(`name="return" value="${backTo(challenged.paymentId)}"`);
+    // The attempt's own key (guessable: payment id and attempt number) opens nothing.
+    expect((await service.request({ method: 'GET', path: `/sandbox/challenge/${challenged.key}` })).status).toBe(404);
+    expect((await service.request({ method: 'GET', path: `/sandbox/challenge/${challenged.key}.AAAAAAAAAAAAAAAAAAAAAA` })).status).toBe(404);
+    const answered = await answerPage(challenged, { code: SANDBOX_OTP, decision: 'confirm', return: backTo(challenged.paymentId) });
+    expect([answered.status, answered.headers.location]).toEqual([303, backTo(challenged.paymentId)]);
     await expect(acquirer.completeAction(ref)).resolves.toMatchObject({ kind: 'approved', acquirerRef: challenged.outcome.acquirerRef });
     await expect(acquirer.close(ref)).resolves.toMatchObject({ kind: 'approved' });
-    expect((await page(challenged.key)).text).toContain('This confirmation is already finished.');
+    expect((await page(challenged)).text).toContain('This confirmation is already finished.');
     // The answered auth can be captured.
     await expect(followUp(challenged, 'capture', 2500)).resolves.toMatchObject({ kind: 'approved' });
   });
@@ -411,14 +422,14 @@ describe('challenges, lookup and close', () => {
     expect(closed).toEqual({ kind: 'declined', acquirerRef: challenged.outcome.acquirerRef, reason: SANDBOX_CLOSED_REASONS.abandoned });
     await expect(acquirer.close(ref)).resolves.toEqual(closed);
 
-    const shown = await page(challenged.key);
+    const shown = await page(challenged);
     expect(shown.status).toBe(200);
     expect(shown.text).toContain('This confirmation is closed');
     expect(shown.text).not.toContain('name="decision"');
-    const refused = await answerPage(challenged.key, { code: SANDBOX_OTP, decision: 'confirm' });
+    const refused = await answerPage(challenged, { code: SANDBOX_OTP, decision: 'confirm' });
     expect(refused.status).toBe(409);
     expect(refused.text).toContain('This confirmation is closed');
-    await expect(acquirer.answer(challenged.key, { code: SANDBOX_OTP, confirm: true })).resolves.toMatchObject({ result: 'closed' });
+    await expect(acquirer.answer(keyOf(challenged), { code: SANDBOX_OTP, confirm: true })).resolves.toMatchObject({ result: 'closed' });
 
     await expect(acquirer.lookup(ref)).resolves.toEqual(closed);
     await expect(acquirer.completeAction(ref)).resolves.toEqual(closed);
@@ -432,7 +443,7 @@ describe('challenges, lookup and close', () => {
     for (let round = 0; round < 5; round++) {
       const challenged = await authorized({ expiry: '12/38' });
       const ref = { paymentId: challenged.paymentId, idempotencyKey: challenged.key };
-      const [closed, answered] = await Promise.all([acquirer.close(ref), acquirer.answer(challenged.key, { confirm: true })]);
+      const [closed, answered] = await Promise.all([acquirer.close(ref), acquirer.answer(keyOf(challenged), { confirm: true })]);
       await expect(acquirer.lookup(ref)).resolves.toEqual(closed);
       expect(answered?.result).toBe(closed.kind === 'approved' ? 'approved' : 'closed');
       const records = await ledger(challenged.paymentId);

@@ -1,4 +1,5 @@
 import { esc } from '../../checkout-page/html';
+import { decodeLinkToken } from '../../domain/checkout-link';
 import { layout } from '../../checkout-page/render';
 import { en } from '../../checkout-page/texts/en';
 import { SANDBOX_OTP } from './rules';
@@ -8,13 +9,14 @@ import type { ChallengeView } from './sandbox-acquirer';
  * The simulated issuer (3-D Secure) and bank (redirect) pages of the sandbox acquirer: the form while
  * the challenge is open, else a note (answered before, or closed) with a link back to the checkout.
  */
-export function renderChallenge(view: Pick<ChallengeView, 'flow' | 'state'>, action: string, nonce: string, returnUrl: string): string {
+export function renderChallenge(view: Pick<ChallengeView, 'flow' | 'state'>, action: string, nonce: string, returnPath: string | undefined): string {
   const t = en.challenge;
   const is3ds = view.flow === '3ds';
   const title = is3ds ? t.title3ds : t.titleRedirect;
   if (view.state !== 'open') {
     const note = view.state === 'closed' ? t.closed : t.done;
-    return layout({ nonce }, undefined, title, `<h1 id="title">${esc(note)}</h1><a class="button" href="${esc(returnUrl)}">${esc(en.continueButton)}</a>`);
+    const back = returnPath ? `<a class="button" href="${esc(returnPath)}">${esc(en.continueButton)}</a>` : '';
+    return layout({ nonce }, undefined, title, `<h1 id="title">${esc(note)}</h1>${back}`);
   }
   const code = is3ds
     ? `<label for="code">${esc(t.code)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="6" data-autofocus>`
@@ -23,9 +25,21 @@ export function renderChallenge(view: Pick<ChallengeView, 'flow' | 'state'>, act
 <p class="sandbox">${esc(en.sandboxNotice)}</p>
 <p>${esc(is3ds ? t.body3ds(SANDBOX_OTP) : t.bodyRedirect)}</p>
 <form method="post" action="${esc(action)}">
+${returnPath ? `<input type="hidden" name="return" value="${esc(returnPath)}">` : ''}
 ${code}
 <button type="submit" name="decision" value="confirm" id="confirm">${esc(t.confirm)}</button>
 <button type="submit" name="decision" value="refuse" id="refuse" class="secondary" formnovalidate>${esc(t.refuse)}</button>
 </form>`;
   return layout({ nonce }, undefined, title, body);
+}
+
+/**
+ * Where the customer goes back after the page: the checkout's completion path of the same payment
+ * (`/auth/<link token>/complete`), handed over by the customer's browser and never stored.
+ * Anything else (another payment's link, another site) is dropped.
+ */
+export function returnPathFor(candidate: string | null | undefined, paymentId: string): string | undefined {
+  const m = /^\/auth\/([A-Za-z0-9_-]{1,200})\/complete$/.exec(candidate ?? '');
+  if (!m) return undefined;
+  return decodeLinkToken(m[1]!)?.paymentId === paymentId ? candidate! : undefined;
 }

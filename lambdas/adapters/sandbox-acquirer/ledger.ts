@@ -47,8 +47,8 @@ export interface LedgerEntry {
   /** The answer as `lookup` gives it; for a challenge, `action` until it is answered or closed. */
   readonly outcome: AcquirerOutcome;
   readonly status: LedgerOutcome;
-  /** Authorizations: where the customer comes back after a challenge or redirect. */
-  readonly returnUrl?: string;
+  /** Authorizations that asked the customer to confirm: the key of their page (`<key>.<random>`). */
+  readonly challengeKey?: string;
   /** Authorizations: captured at once (sale, recurring) or later (auth). */
   readonly capture?: boolean;
   /** Authorizations that asked the customer to confirm: which page, kept once answered or closed. */

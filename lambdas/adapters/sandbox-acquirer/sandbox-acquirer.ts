@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { PutCommand, UpdateCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isKnownCurrency } from '../../domain/money';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
@@ -38,10 +38,10 @@ export const SANDBOX_FOLLOW_UP_REASONS = {
 
 /** What the simulated challenge page shows for an authorization that asked the customer to confirm. */
 export interface ChallengeView {
+  readonly paymentId: string;
   readonly flow: '3ds' | 'redirect';
   /** open = waiting for the customer; finished = answered; closed = closed unanswered (answers are refused). */
   readonly state: 'open' | 'finished' | 'closed';
-  readonly returnUrl: string;
 }
 
 /** What became of the customer's answer on the challenge page. */
@@ -49,7 +49,7 @@ export interface ChallengeAnswer {
   /** approved / declined = this answer decided it; finished = answered before; closed = refused, it was closed. */
   readonly result: 'approved' | 'declined' | 'finished' | 'closed';
   readonly flow: '3ds' | 'redirect';
-  readonly returnUrl: string;
+  readonly paymentId: string;
 }
 
 const credentialKey = (ref: string) => ({ pk: `SANDBOX-CREDENTIAL#${ref}`, sk: 'CREDENTIAL' });
@@ -98,7 +98,6 @@ export class SandboxAcquirer implements Acquirer {
       acquirerRef,
       amountMinor: storableAmount(request.amountMinor),
       currency: request.currency,
-      returnUrl: request.returnUrl,
       capture: request.capture,
     };
     const card = await this.cardOf(request);
@@ -132,10 +131,14 @@ export class SandboxAcquirer implements Acquirer {
       case 'decline':
         return answer(declined(plan.reason));
       case 'challenge': {
-        const url = `${new URL(request.returnUrl).origin}/sandbox/challenge/${encodeURIComponent(key)}`;
+        // The page has a key of its own, unguessable; where the customer returns is never stored
+        // (it names the checkout link): the checkout hands it to the page through the browser.
+        const pageKey = `${key}.${randomBytes(16).toString('base64url')}`;
+        const url = `${new URL(request.returnUrl).origin}/sandbox/challenge/${pageKey}`;
         return answer({
           ...base,
           card,
+          challengeKey: pageKey,
           outcome: { kind: 'action', acquirerRef, flow: plan.flow, url },
           status: 'pending',
           challenge: plan.flow,
@@ -225,12 +228,26 @@ export class SandboxAcquirer implements Acquirer {
     return this.followUp('reversal', request);
   }
 
-  /** The simulated challenge page of an authorization key (`<payment_id>.<attempt>`); undefined when it had none. */
-  async challenge(idempotencyKey: string): Promise<ChallengeView | undefined> {
-    const entry = await this.entry(refOfKey(idempotencyKey));
+  /** The simulated challenge page by its own key; undefined when there is no such page. */
+  async challenge(pageKey: string): Promise<ChallengeView | undefined> {
+    const found = await this.challengeOf(pageKey);
+    if (!found) return undefined;
+    const { entry, ref, flow } = found;
+    return { paymentId: ref.paymentId, flow, state: entry.pending ? 'open' : entry.closed ? 'closed' : 'finished' };
+  }
+
+  /** The entry a page key belongs to: `<idempotency key>.<random>`, compared in constant time. */
+  private async challengeOf(pageKey: string): Promise<{ entry: LedgerEntry; ref: OperationRef; flow: '3ds' | 'redirect' } | undefined> {
+    const cut = pageKey.lastIndexOf('.');
+    if (cut <= 0) return undefined;
+    const ref = refOfKey(pageKey.slice(0, cut));
+    const entry = await this.entry(ref);
     const flow = entry?.challenge ?? entry?.pending?.flow;
-    if (!entry?.returnUrl || !flow) return undefined;
-    return { flow, state: entry.pending ? 'open' : entry.closed ? 'closed' : 'finished', returnUrl: entry.returnUrl };
+    if (!entry?.challengeKey || !flow) return undefined;
+    const given = Buffer.from(pageKey);
+    const stored = Buffer.from(entry.challengeKey);
+    if (given.length !== stored.length || !timingSafeEqual(given, stored)) return undefined;
+    return { entry, ref, flow };
   }
 
   /**
@@ -239,14 +256,23 @@ export class SandboxAcquirer implements Acquirer {
    * write conditional on the challenge still pending: an answer to a challenge answered before
    * changes nothing, and one to a closed challenge is refused.
    */
-  async answer(idempotencyKey: string, answer: { code?: string; confirm: boolean }): Promise<ChallengeAnswer | undefined> {
+  async answer(pageKey: string, answer: { code?: string; confirm: boolean }): Promise<ChallengeAnswer | undefined> {
+    const found = await this.challengeOf(pageKey);
+    return found ? this.answerEntry(found.ref, found.entry, found.flow, answer) : undefined;
+  }
+
+  /** The same answer by the authorization's idempotency key (tests and the money model). */
+  async answerChallenge(idempotencyKey: string, answer: { code?: string; confirm: boolean }): Promise<ChallengeAnswer['result'] | undefined> {
     const ref = refOfKey(idempotencyKey);
     const entry = await this.entry(ref);
     const flow = entry?.challenge ?? entry?.pending?.flow;
-    if (!entry?.returnUrl || !flow) return undefined;
-    const returnUrl = entry.returnUrl;
+    return entry && flow ? (await this.answerEntry(ref, entry, flow, answer)).result : undefined;
+  }
+
+  private async answerEntry(ref: OperationRef, entry: LedgerEntry, flow: '3ds' | 'redirect', answer: { code?: string; confirm: boolean }): Promise<ChallengeAnswer> {
+    const paymentId = ref.paymentId;
     const pending = entry.pending;
-    if (!pending) return { result: entry.closed ? 'closed' : 'finished', flow, returnUrl };
+    if (!pending) return { result: entry.closed ? 'closed' : 'finished', flow, paymentId };
     const passed = answer.confirm && pending.then === 'approve' && (pending.flow === 'redirect' || answer.code === SANDBOX_OTP);
     const outcome: AcquirerOutcome = passed
       ? await this.approved(entry.acquirerRef, entry.card, pending.storeCredential)
@@ -256,22 +282,18 @@ export class SandboxAcquirer implements Acquirer {
         ref.paymentId,
         'SET #e.#k.outcome = :o, #e.#k.#s = :s, #e.#k.capturedMinor = :c, #e.#k.refundedMinor = :z REMOVE #e.#k.pending',
         'attribute_exists(#e.#k.pending)',
-        { '#k': canonical(idempotencyKey), '#s': 'status' },
+        { '#k': canonical(ref.idempotencyKey), '#s': 'status' },
         { ':o': outcome, ':s': passed ? 'approved' : 'declined', ':c': passed && pending.capture ? entry.amountMinor : 0, ':z': 0 },
       );
-      return { result: passed ? 'approved' : 'declined', flow, returnUrl };
+      return { result: passed ? 'approved' : 'declined', flow, paymentId };
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
       // Answered in another tab, or closed by reconciliation, a moment before.
       const now = await this.entry(ref);
-      return { result: now?.closed ? 'closed' : 'finished', flow, returnUrl };
+      return { result: now?.closed ? 'closed' : 'finished', flow, paymentId };
     }
   }
 
-  /** `answer`, giving only where the customer goes next (undefined: no such challenge). */
-  async answerChallenge(idempotencyKey: string, answer: { code?: string; confirm: boolean }): Promise<string | undefined> {
-    return (await this.answer(idempotencyKey, answer))?.returnUrl;
-  }
 
   /**
    * A capture, refund, void or reversal. Declined when the authorization does not allow it (the money
