@@ -1,3 +1,4 @@
+import { verifyAuditDays } from '../lambdas/use-cases/admin';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -63,6 +64,11 @@ Callbacks (the server-to-server notifications posted to the merchant's notificat
                                   {"merchant_key","queued","more"}; more: true asks for another run.
   Resends are written to the audit log as done by cli:<your login>.
 
+Audit log:
+  verify-audit [DAY ...]          Walk each day's chain of audit entries (YYYY-MM-DD; default: the
+                                  last 7 days) and print {"ok","days":[{"day","entries","break"?}]};
+                                  a changed, removed or reordered entry is a break: exit 1.
+
 Output:
   --json                          Print JSON instead of tables (callbacks, dead-callbacks); the
                                   other commands print JSON always.
@@ -94,7 +100,7 @@ Exit status: 0 done, 1 failed (e.g. unknown merchant or payment), 2 bad usage.
 /** A command that could not be done for a reason the operator can read (exit 1). */
 class CommandFailure extends Error {}
 
-const COMMANDS = ['create', 'show', 'set', 'rotate-password', 'rotate-webhook-secret', 'callbacks', 'resend-callback', 'dead-callbacks', 'resend-dead'] as const;
+const COMMANDS = ['create', 'show', 'set', 'rotate-password', 'rotate-webhook-secret', 'callbacks', 'resend-callback', 'dead-callbacks', 'resend-dead', 'verify-audit'] as const;
 type CommandName = (typeof COMMANDS)[number];
 const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
 
@@ -254,6 +260,8 @@ export interface Command {
   readonly paymentId?: string;
   /** A callback's position in its payment's history, as `callbacks` lists it. */
   readonly index?: number;
+  /** verify-audit: the days to check. */
+  readonly days?: readonly string[];
   readonly json: boolean;
   readonly settings: Partial<MerchantSettings>;
   readonly stage?: string;
@@ -310,6 +318,13 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
       if (!first) throw new UsageError('callbacks needs a payment id: callbacks PAYMENT_ID');
       noSettings();
       return { name, paymentId: first, settings: {}, json, stage };
+    case 'verify-audit': {
+      noSettings();
+      const days = args.length ? args : lastDays(7, new Date());
+      const bad = days.find((d) => !/^\d{4}-\d{2}-\d{2}$/.test(d) || Number.isNaN(Date.parse(`${d}T00:00:00Z`)));
+      if (bad !== undefined) throw new UsageError(`verify-audit takes days as YYYY-MM-DD, not "${bad}"`);
+      return { name, days, settings: {}, json, stage };
+    }
     case 'resend-callback':
       atMost(2);
       if (!first || second === undefined) throw new UsageError('resend-callback needs a payment id and a callback index: resend-callback PAYMENT_ID INDEX');
@@ -463,6 +478,16 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
     case 'resend-dead':
       await showMerchant(deps, key);
       return asJson(await resendAllDead(deps, cliActor(env), key));
+    case 'verify-audit': {
+      const days = await verifyAuditDays(deps, command.days ?? []);
+      const ok = days.every((d) => !d.break);
+      const report = asJson({ ok, days });
+      if (!ok) {
+        const first = days.find((d) => d.break)!;
+        throw new CommandFailure(`${report}\naudit chain broken on ${first.day} at entry ${first.break!.seq}: ${first.break!.problem} (expected ${first.break!.expected}, found ${first.break!.found})`);
+      }
+      return report;
+    }
   }
 }
 
@@ -479,4 +504,9 @@ export function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, 
     },
     io,
   );
+}
+
+/** The last `count` UTC days, today first. */
+function lastDays(count: number, now: Date): string[] {
+  return Array.from({ length: count }, (_, i) => new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10));
 }

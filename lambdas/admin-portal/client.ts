@@ -198,12 +198,22 @@ export function portalClient() {
     return p.actions.length ? box : el('p', { text: 'No operator action applies to this payment now.' });
   }
 
-  function auditTable(caption, entries) {
+  function auditTable(caption, entries, breaks) {
+    var brokenAt = {};
+    (breaks || []).forEach(function (b) { brokenAt[b.day + '#' + b.break.seq] = b.break; });
     return table(caption, ['When', 'Who', 'What', 'Target', 'Outcome', 'Before', 'After'], entries.map(function (a) {
       var target = a.targetKind === 'payment' ? paymentLink(a.target) : el('a', { href: '#/merchants/' + encodeURIComponent(a.target.replace(/^merchant:/, '')), class: 'mono', text: a.target });
-      return el('tr', null, cell(when(a.at)), cell(a.actor), cell(a.action), el('td', null, target), cell(a.outcome + (a.detail ? ': ' + a.detail : '')),
+      var broken = brokenAt[String(a.at).slice(0, 10) + '#' + a.seq];
+      return el('tr', broken ? { class: 'broken', 'data-chain': 'broken' } : null, cell(when(a.at) + (broken ? ' — chain broken here (' + broken.problem + ')' : '')), cell(a.actor), cell(a.action), el('td', null, target), cell(a.outcome + (a.detail ? ': ' + a.detail : '')),
         cell(a.before ? JSON.stringify(a.before) : '', 'mono'), cell(a.after ? JSON.stringify(a.after) : '', 'mono'));
     }));
+  }
+
+  function chainAlert(breaks) {
+    if (!breaks || !breaks.length) return null;
+    return el('p', { class: 'alert', role: 'alert', text: breaks.map(function (b) {
+      return 'The audit chain of ' + b.day + ' is broken at entry ' + b.break.seq + ' (' + b.break.problem + '): an entry was changed, removed or reordered after it was written. Run npm run merchant -- verify-audit ' + b.day + '.';
+    }).join(' ') });
   }
 
   // Callbacks
@@ -434,7 +444,7 @@ export function portalClient() {
       var pager = el('div', { class: 'pager' });
       if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Newest', onclick: function () { location.hash = '#/audit'; } }));
       if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Older entries', onclick: function () { location.hash = '#/audit?' + query({ cursor: r.cursor }); } }));
-      show('Audit log', el('p', { text: 'Every operator action, newest first. Entries cannot be changed or removed.' }), auditTable('Operator actions', r.entries), pager);
+      show('Audit log', el('p', { text: 'Every operator action, newest first. Entries cannot be changed or removed; each day\'s entries form a hash chain that shows any change.' }), chainAlert(r.breaks), auditTable('Operator actions', r.entries, r.breaks), pager);
     }).catch(fail);
   }
 

@@ -54,5 +54,7 @@ details table{font-size:.85rem}
 tr.history>td{padding-top:0;background:#fafbfc}
 details td{white-space:nowrap}details td.mono{word-break:normal}
 section>.hint{margin:0 0 .5rem}
+.alert{border:2px solid #b00020;border-radius:.375rem;padding:.75rem;color:#b00020;background:#fff5f5}
+tr.broken>td{background:#fff0f0;color:#8a0018}
 @media (max-width:40rem){th,td{padding:.3rem}.who{margin-left:0}dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dd{margin-bottom:.35rem}}
 `;

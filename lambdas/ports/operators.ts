@@ -27,6 +27,10 @@ export interface AuditEntry {
   readonly after?: Record<string, unknown>;
   readonly outcome: 'done' | 'refused' | 'failed';
   readonly detail?: string;
+  /** The chain (domain/audit-chain.ts): set by the log when the entry is appended. */
+  readonly seq?: number;
+  readonly prevHash?: string;
+  readonly hash?: string;
 }
 
 /** Append-only: there is no way to change or remove an entry. */
@@ -35,4 +39,6 @@ export interface AuditLog {
   /** Newest first, across days, paged by an opaque cursor. */
   list(options: { limit: number; cursor?: string; until: Date; days: number }): Promise<{ entries: AuditEntry[]; cursor?: string }>;
   forTarget(target: string, limit: number): Promise<AuditEntry[]>;
+  /** Every entry of one day (YYYY-MM-DD) in chain order, to verify it. */
+  day(day: string): Promise<AuditEntry[]>;
 }

@@ -16,6 +16,7 @@ import { refundPayment, refundableMinor } from './refund-payment';
 import { voidPayment } from './void-payment';
 import { MerchantAdminError, settingsProblems, updateMerchantSettings } from './manage-merchants';
 import type { DestinationPolicy } from '../domain/notification-url';
+import { firstBreak, type ChainBreak } from '../domain/audit-chain';
 
 export interface AdminDeps {
   readonly store: PaymentStore;
@@ -354,6 +355,26 @@ export async function changeMerchantSettings(deps: AdminDeps, actor: string, mer
   return { merchant_key: merchantKey, settings: settingsOf(after) };
 }
 
-export async function auditPage(deps: AdminDeps, cursor?: string): Promise<{ entries: AuditEntry[]; cursor?: string }> {
-  return refusingBadCursor(cursor, () => deps.audit.list({ limit: ADMIN_LIMITS.pageSize, cursor, until: deps.clock.now(), days: 90 }));
+export async function auditPage(deps: AdminDeps, cursor?: string): Promise<{ entries: AuditEntry[]; cursor?: string; breaks: DayBreak[] }> {
+  const page = await refusingBadCursor(cursor, () => deps.audit.list({ limit: ADMIN_LIMITS.pageSize, cursor, until: deps.clock.now(), days: 90 }));
+  // The chains of the days this page shows are checked whole: a break anywhere in them is shown.
+  const days = [...new Set(page.entries.map((e) => e.at.slice(0, 10)))];
+  return { ...page, breaks: (await verifyAuditDays(deps, days)).filter((d): d is DayBreak => d.break !== undefined) };
+}
+
+export interface DayBreak {
+  readonly day: string;
+  readonly entries: number;
+  readonly break?: ChainBreak;
+}
+
+/** Walks each day's chain (domain/audit-chain.ts); a day without entries is whole. */
+export async function verifyAuditDays(deps: Pick<AdminDeps, 'audit'>, days: readonly string[]): Promise<DayBreak[]> {
+  return Promise.all(
+    days.map(async (day) => {
+      const entries = await deps.audit.day(day);
+      const found = firstBreak(entries);
+      return { day, entries: entries.length, ...(found ? { break: found } : {}) };
+    }),
+  );
 }

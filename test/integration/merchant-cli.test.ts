@@ -192,7 +192,7 @@ describe('merchant CLI usage', () => {
   };
 
   it.each([
-    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks or resend-dead'],
+    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead or verify-audit'],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['show', 'k', '--bogus'], "Unknown option '--bogus'"],
     [['create'], 'create needs --name NAME'],
@@ -394,6 +394,18 @@ describe('callbacks through the merchant CLI', () => {
     expect(await service.deps.audit.forTarget(`merchant:${shop.merchant_key}`, 10)).toEqual(
       expect.arrayContaining([expect.objectContaining({ actor: cliActor(), action: 'callback.resend-dead', targetKind: 'merchant', after: { queued: 2 } })]),
     );
+  });
+
+  it('verify-audit walks the chain of the days with the resends above: whole, exit 0; a day that is not a date is bad usage', async () => {
+    const run = await cli('verify-audit');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const report = json(run.stdout) as { ok: boolean; days: { day: string; entries: number }[] };
+    expect(report.ok).toBe(true);
+    expect(report.days).toHaveLength(7);
+    expect(report.days.reduce((n, d) => n + d.entries, 0)).toBeGreaterThanOrEqual(2);
+    const bad = await cli('verify-audit', 'yesterday');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('verify-audit takes days as YYYY-MM-DD, not "yesterday"');
   });
 
   it('an unknown payment or merchant, or a callback index the payment does not have, is an error: exit 1 with a message', async () => {

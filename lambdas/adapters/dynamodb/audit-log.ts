@@ -1,9 +1,18 @@
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, AuditLog } from '../../ports/operators';
 import { GSI2, key, withoutStorageAttributes } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
+import { isConditionFailure } from './client';
+import { GENESIS, entryHash } from '../../domain/audit-chain';
 
 const DAY_MS = 24 * 3600_000;
+/** Entries sort by their place in the day's chain: SEQ#0000000001, … */
+const SEQ_PREFIX = 'SEQ#';
+const seqKey = (seq: number) => `${SEQ_PREFIX}${String(seq).padStart(10, '0')}`;
+/** Concurrent operators append at once rarely; each lost slot costs one read and one write. */
+const APPEND_TRIES = 50;
+/** Marks an entry id as written (beside the day's chain, not in it). */
+const auditIdKey = (id: string) => ({ pk: `AUDITID#${id}`, sk: 'AUDITID' });
 
 /**
  * The audit log: one item per entry under its day, written once (a conditional put), never updated.
@@ -15,15 +24,76 @@ export class DynamoAuditLog implements AuditLog {
     private readonly tableName: string,
   ) {}
 
+  /**
+   * Appends to the day's chain: reads the last entry, writes entry n+1 linked to it with a condition
+   * that slot n+1 is free. A writer that lost the slot to another reads again and links to that
+   * one, so concurrent appends serialize into one chain and never overwrite an entry.
+   */
   async append(entry: AuditEntry): Promise<void> {
-    const sortKey = `${entry.at}#${entry.id}`;
-    await this.db.send(
-      new PutCommand({
+    const day = entry.at.slice(0, 10);
+    const { seq: _s, prevHash: _p, hash: _h, ...content } = entry;
+    // An entry id is written once: a second append of it (a forged copy, a retry) is refused.
+    const seen = await this.db.send(new GetCommand({ TableName: this.tableName, Key: auditIdKey(entry.id), ConsistentRead: true }));
+    if (seen.Item) throw Object.assign(new Error(`audit entry ${entry.id} exists`), { name: 'ConditionalCheckFailedException' });
+    for (let attempt = 0; attempt < APPEND_TRIES; attempt++) {
+      const last = await this.last(day);
+      const seq = (last?.seq ?? 0) + 1;
+      const chained = { ...content, seq, prevHash: last?.hash ?? GENESIS };
+      const hash = entryHash(chained);
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { ...key.audit(day, seqKey(seq)), kind: 'audit', ...chained, hash, gsi2pk: key.auditOf(entry.target), gsi2sk: `${entry.at}#${entry.id}` },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        await this.db
+          .send(new PutCommand({ TableName: this.tableName, Item: { ...auditIdKey(entry.id), kind: 'audit-id', day, seq }, ConditionExpression: 'attribute_not_exists(pk)' }))
+          .catch((e: unknown) => {
+            if (!isConditionFailure(e)) throw e;
+          });
+        return;
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
+      }
+    }
+    throw new Error(`audit: could not append to the chain of ${day}`);
+  }
+
+  private async last(day: string): Promise<AuditEntry | undefined> {
+    const out = await this.db.send(
+      new QueryCommand({
         TableName: this.tableName,
-        Item: { ...key.audit(entry.at.slice(0, 10), sortKey), kind: 'audit', ...entry, gsi2pk: key.auditOf(entry.target), gsi2sk: sortKey },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seq)',
+        ExpressionAttributeValues: { ':pk': key.audit(day, '').pk, ':seq': SEQ_PREFIX },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
       }),
     );
+    const item = out.Items?.[0];
+    return item ? withoutStorageAttributes<AuditEntry>(item) : undefined;
+  }
+
+  async day(day: string): Promise<AuditEntry[]> {
+    const entries: AuditEntry[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': key.audit(day, '').pk },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      entries.push(...(out.Items ?? []).map((i) => withoutStorageAttributes<AuditEntry>(i)));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return entries;
   }
 
   async list(options: { limit: number; cursor?: string; until: Date; days: number }): Promise<{ entries: AuditEntry[]; cursor?: string }> {
@@ -43,7 +113,9 @@ export class DynamoAuditLog implements AuditLog {
           ExclusiveStartKey: exclusive,
         }),
       );
-      entries.push(...(out.Items ?? []).map((i) => withoutStorageAttributes<AuditEntry>(i)));
+      // Chain order is append order; shown newest first by time (clocks of concurrent writers may differ by a little).
+      const fetched = (out.Items ?? []).map((i) => withoutStorageAttributes<AuditEntry>(i));
+      entries.push(...fetched.sort((a, b) => (a.at === b.at ? (b.seq ?? 0) - (a.seq ?? 0) : a.at < b.at ? 1 : -1)));
       if (out.LastEvaluatedKey) {
         exclusive = out.LastEvaluatedKey;
       } else {
