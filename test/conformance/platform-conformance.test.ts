@@ -6,7 +6,7 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
-import { startCallbackReceiver, verifiesWith, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver';
+import { receivingMerchants, verifiesWith, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver';
 import { postJson } from '../support/http';
 import { closePage, openSession, recurringChain, recurringOf, refundOf, statusOf, submitPage, type Session } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
@@ -22,23 +22,17 @@ const MINUTE = 60_000;
 
 let service: TestService;
 const clock = new ManualClock(START);
-const receivers: CallbackReceiver[] = [];
+const merchants = receivingMerchants(() => service, 'Conformance Shop', { returnParams: true });
+const merchant = merchants.merchant;
 
 beforeAll(async () => {
   service = await startTestService({ clock });
 });
 afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
+  await merchants.close();
   await service.close();
 });
 beforeEach(() => clock.set(START));
-
-async function merchant(settings: Record<string, unknown> = {}): Promise<{ shop: MerchantCredentials; receiver: CallbackReceiver }> {
-  const receiver = await startCallbackReceiver();
-  receivers.push(receiver);
-  const shop = await service.createMerchant({ name: 'Conformance Shop', settings: { notificationUrl: receiver.url, returnParams: true, ...settings } });
-  return { shop, receiver };
-}
 
 const signedSession = (shop: MerchantCredentials, body: Record<string, unknown>) => {
   const order = body.order as { number: string; amount: string; currency: string; description: string };

@@ -2,7 +2,7 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
-import { startCallbackReceiver, verifiesWith, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver';
+import { receivingMerchants, verifiesWith, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver';
 import { closePage, openSession, statusOf, submitPage, type Session } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
@@ -18,23 +18,17 @@ const ROUNDS = 12;
 
 let service: TestService;
 const clock = new ManualClock(START);
-const receivers: CallbackReceiver[] = [];
+const merchants = receivingMerchants(() => service, 'Race Shop', { returnParams: true });
+const merchantWithReceiver = merchants.merchant;
 
 beforeAll(async () => {
   service = await startTestService({ clock });
 });
 afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
+  await merchants.close();
   await service.close();
 });
 beforeEach(() => clock.set(START));
-
-async function merchantWithReceiver(settings: Record<string, unknown> = {}): Promise<{ shop: MerchantCredentials; receiver: CallbackReceiver }> {
-  const receiver = await startCallbackReceiver();
-  receivers.push(receiver);
-  const shop = await service.createMerchant({ name: 'Race Shop', settings: { notificationUrl: receiver.url, returnParams: true, ...settings } });
-  return { shop, receiver };
-}
 
 const shape = (cbs: readonly ReceivedCallback[]) => cbs.map((c) => `${c.fields.type}/${c.fields.status}/${c.fields.order_status}`);
 const of = (receiver: CallbackReceiver, s: Session) => receiver.received.filter((c) => c.fields.id === s.paymentId);

@@ -3,7 +3,7 @@ import { verifySignatureHeader, WEBHOOK_ROTATION_GRACE_MS } from '../../lambdas/
 import { ManualClock } from '../../lambdas/ports/clock';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import { rotateWebhookSecret, webhookSecretOf } from '../../lambdas/use-cases/manage-merchants';
-import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver';
+import { receivingMerchants } from '../support/callback-receiver';
 import { closePage, openSession, submitPage } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
@@ -15,22 +15,16 @@ import { startTestService, type TestService } from '../support/service';
 const START = new Date('2030-06-01T10:00:00Z');
 let service: TestService;
 const clock = new ManualClock(START);
-const receivers: CallbackReceiver[] = [];
+const merchants = receivingMerchants(() => service, 'Signed Shop', { returnParams: true, maxDeclines: 1 });
+const merchant = () => merchants.merchant();
 
 beforeAll(async () => {
   service = await startTestService({ clock });
 });
 afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
+  await merchants.close();
   await service.close();
 });
-
-async function merchant() {
-  const receiver = await startCallbackReceiver();
-  receivers.push(receiver);
-  const shop = await service.createMerchant({ name: 'Signed Shop', settings: { notificationUrl: receiver.url, returnParams: true, maxDeclines: 1 } });
-  return { shop, receiver };
-}
 
 it('a new merchant gets a webhook secret, and every callback is signed with it over the exact body', async () => {
   const { shop, receiver } = await merchant();

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyCallbackHash } from '../../lambdas/domain/callback';
+import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 
 /** How the receiver answers one callback: an HTTP status, or never (a timeout for the sender). */
 export type Answer = number | 'hang';
@@ -96,3 +97,21 @@ export async function startCallbackReceiver(port = 0): Promise<CallbackReceiver>
 
 /** The check a merchant's server makes (protocol.md §1): the hash of id and order fields. */
 export const verifiesWith = (cb: ReceivedCallback, password: string): boolean => verifyCallbackHash(cb.fields, password);
+
+/**
+ * Merchants that each get a receiver of their own, so tests do not see each other's callbacks.
+ * `merchant(settings)` creates one on the service (with its notification URL); `close()` (in
+ * afterAll) stops every receiver made.
+ */
+export function receivingMerchants(service: () => { createMerchant(input: { name: string; settings: Record<string, unknown> }): Promise<MerchantCredentials> }, name: string, defaults: Record<string, unknown> = {}) {
+  const receivers: CallbackReceiver[] = [];
+  return {
+    async merchant(settings: Record<string, unknown> = {}): Promise<{ shop: MerchantCredentials; receiver: CallbackReceiver }> {
+      const receiver = await startCallbackReceiver();
+      receivers.push(receiver);
+      const shop = await service().createMerchant({ name, settings: { notificationUrl: receiver.url, ...defaults, ...settings } });
+      return { shop, receiver };
+    },
+    close: () => Promise.all(receivers.map((r) => r.close())),
+  };
+}
