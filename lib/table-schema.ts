@@ -24,6 +24,30 @@ export const TABLE_SCHEMA = {
   ],
 } as const;
 
+/**
+ * Every kind of item by the prefix of its partition key (lambdas/adapters/dynamodb/keys.ts and the
+ * sandbox acquirer's ledger build the keys). IAM grants name these prefixes (`dynamodb:LeadingKeys`,
+ * lib/table-access.ts), so no prefix may begin another one; test/unit/table-access.test.ts checks
+ * that every key the code builds has exactly one of them.
+ */
+export const ITEM_KINDS = {
+  PAYMENT: 'PAYMENT#',
+  MERCHANT: 'MERCHANT#',
+  CARDTOKEN: 'CARDTOKEN#',
+  RECURRING: 'RECURRING#',
+  OPERATOR: 'OPERATOR#',
+  AUDIT: 'AUDIT#',
+  /** Marks an audit entry id as written, so an id is appended once (lambdas/adapters/dynamodb/audit-log.ts). */
+  AUDITID: 'AUDITID#',
+  REQUESTKEY: 'REQUESTKEY#',
+  ENDPOINT: 'ENDPOINT#',
+  SANDBOX: 'SANDBOX#',
+  SANDBOX_CREDENTIAL: 'SANDBOX-CREDENTIAL#',
+} as const;
+
+export type ItemKind = keyof typeof ITEM_KINDS;
+export type IndexName = (typeof TABLE_SCHEMA.globalSecondaryIndexes)[number]['indexName'];
+
 /** CreateTable input for engines that speak the DynamoDB API (the local runner, tests). */
 export function createTableInput(tableName: string) {
   const keyAttributes = new Set<string>([TABLE_SCHEMA.partitionKey, TABLE_SCHEMA.sortKey]);
