@@ -68,6 +68,9 @@ Audit log:
   verify-audit [DAY ...]          Walk each day's chain of audit entries (YYYY-MM-DD; default: the
                                   last 7 days) and print {"ok","days":[{"day","entries","break"?}]};
                                   a changed, removed or reordered entry is a break: exit 1.
+  verify-audit --day DAY          The same for one day;
+  verify-audit --from DAY [--to DAY]
+                                  for every day of a range (to: today by default; at most 366).
 
 Output:
   --json                          Print JSON instead of tables (callbacks, dead-callbacks); the
@@ -118,6 +121,9 @@ const OPTIONS = {
   'brand-color': { type: 'string' },
   'logo-url': { type: 'string' },
   'frame-ancestors': { type: 'string' },
+  day: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
 } as const;
 
 type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
@@ -288,6 +294,10 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const given = SETTING_OPTIONS.filter((o) => values[o] !== undefined);
   const json = values.json ?? false;
   const [first, second] = args;
+  if (name !== 'verify-audit') {
+    const dayOptions = (['day', 'from', 'to'] as const).filter((o) => values[o] !== undefined);
+    if (dayOptions.length) throw new UsageError(`${dayOptions.map((o) => `--${o}`).join(', ')}: only verify-audit takes days`);
+  }
   const atMost = (count: number) => {
     if (args.length > count) throw new UsageError(`unexpected arguments: ${args.slice(count).join(' ')}`);
   };
@@ -320,9 +330,7 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
       return { name, paymentId: first, settings: {}, json, stage };
     case 'verify-audit': {
       noSettings();
-      const days = args.length ? args : lastDays(7, new Date());
-      const bad = days.find((d) => !/^\d{4}-\d{2}-\d{2}$/.test(d) || Number.isNaN(Date.parse(`${d}T00:00:00Z`)));
-      if (bad !== undefined) throw new UsageError(`verify-audit takes days as YYYY-MM-DD, not "${bad}"`);
+      const days = auditDays(args, values, new Date());
       return { name, days, settings: {}, json, stage };
     }
     case 'resend-callback':
@@ -504,6 +512,30 @@ export function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, 
     },
     io,
   );
+}
+
+/** The longest range verify-audit walks in one run (each day is one or more queries). */
+const MAX_AUDIT_DAYS = 366;
+const isDay = (d: string) => /^\d{4}-\d{2}-\d{2}$/.test(d) && !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d);
+
+/** The days verify-audit checks: given ones, `--day`, `--from` … `--to` (to defaults to today), or the last 7. */
+function auditDays(args: readonly string[], values: Values, now: Date): string[] {
+  const ranged = values.from !== undefined || values.to !== undefined;
+  if ([args.length > 0, values.day !== undefined, ranged].filter(Boolean).length > 1) {
+    throw new UsageError('verify-audit takes days, --day, or --from/--to: one of them');
+  }
+  const named = values.day !== undefined ? [values.day] : [...args];
+  const bad = [...named, ...(values.from !== undefined ? [values.from] : []), ...(values.to !== undefined ? [values.to] : [])].find((d) => !isDay(d));
+  if (bad !== undefined) throw new UsageError(`verify-audit takes days as YYYY-MM-DD, not "${bad}"`);
+  if (named.length) return named;
+  if (!ranged) return lastDays(7, now);
+  if (values.from === undefined) throw new UsageError('verify-audit --to needs --from');
+  const from = Date.parse(`${values.from}T00:00:00Z`);
+  const to = Date.parse(`${values.to ?? now.toISOString().slice(0, 10)}T00:00:00Z`);
+  const count = Math.round((to - from) / 86_400_000) + 1;
+  if (count < 1) throw new UsageError('verify-audit --from must not be after --to');
+  if (count > MAX_AUDIT_DAYS) throw new UsageError(`verify-audit checks at most ${MAX_AUDIT_DAYS} days at once`);
+  return lastDays(count, new Date(to));
 }
 
 /** The last `count` UTC days, today first. */

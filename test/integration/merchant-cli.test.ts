@@ -230,6 +230,12 @@ describe('merchant CLI usage', () => {
     [['dead-callbacks'], 'dead-callbacks needs a merchant key: dead-callbacks KEY'],
     [['resend-dead'], 'resend-dead needs a merchant key: resend-dead KEY'],
     [['resend-dead', 'k', '--name', 'X'], 'resend-dead takes no settings (--name)'],
+    [['verify-audit', '--day', '2030-02-30'], 'verify-audit takes days as YYYY-MM-DD, not "2030-02-30"'],
+    [['verify-audit', '2030-01-01', '--day', '2030-01-02'], 'verify-audit takes days, --day, or --from/--to: one of them'],
+    [['verify-audit', '--to', '2030-01-02'], 'verify-audit --to needs --from'],
+    [['verify-audit', '--from', '2030-01-03', '--to', '2030-01-02'], 'verify-audit --from must not be after --to'],
+    [['verify-audit', '--from', '2020-01-01', '--to', '2030-01-01'], 'verify-audit checks at most 366 days at once'],
+    [['show', 'k', '--day', '2030-01-01'], '--day: only verify-audit takes days'],
   ])('%j exits 2: %s', async (args, message) => {
     const result = await run(...args);
     expect(result.code).toBe(2);
@@ -447,6 +453,14 @@ describe('merchant CLI targets', () => {
   it('CHECKOUT_STAGE selects a stage when --stage is not given, and --stage wins over it', () => {
     expect(parseCommand(['show', 'k'], { CHECKOUT_STAGE: 'staging' })).toMatchObject({ stage: 'staging' });
     expect(parseCommand(['show', 'k', '--stage', 'dev'], { CHECKOUT_STAGE: 'staging' })).toMatchObject({ stage: 'dev' });
+  });
+
+  it('verify-audit checks the days named, one --day, or every day from --from to --to (today when left out), newest first', () => {
+    expect(parseCommand(['verify-audit', '2030-01-05', '2030-01-01'], {})).toMatchObject({ days: ['2030-01-05', '2030-01-01'] });
+    expect(parseCommand(['verify-audit', '--day', '2030-01-05', '--stage', 'prod'], {})).toMatchObject({ days: ['2030-01-05'], stage: 'prod' });
+    expect(parseCommand(['verify-audit', '--from', '2030-02-27', '--to', '2030-03-02'], {})).toMatchObject({ days: ['2030-03-02', '2030-03-01', '2030-02-28', '2030-02-27'] });
+    const today = new Date().toISOString().slice(0, 10);
+    expect(parseCommand(['verify-audit', '--from', today], {})).toMatchObject({ days: [today] });
   });
 
   it('without either, the local store is the target', () => {
