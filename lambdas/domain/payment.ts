@@ -22,6 +22,27 @@ export interface Order {
 }
 
 /**
+ * The characters an order number may hold wherever a merchant sends one (session, recurring): the
+ * platform's list — ASCII letters, digits and -!"#$%&'()*+,./:;@ (as `INV/2026/00001-12`, `A#1`,
+ * `x:y@z`). No space, no other punctuation, no non-ASCII letter: the platform refuses them, and an
+ * integration written against it never sends them.
+ */
+export const ORDER_NUMBER_CHARACTERS = /^[A-Za-z0-9\-!"#$%&'()*+,./:;@]+$/;
+
+/**
+ * The characters a description may hold wherever a merchant sends one (session, recurring):
+ * descriptions as shops write them (`Payment Order # S00042-1 in the store http://…/`, `<b>`, `~`,
+ * emoji) — any letter, mark, digit, punctuation, symbol or space separator (U+0020, U+00A0 …).
+ * Refused: the other categories (Unicode `C`: control characters such as tab, newline and NEL;
+ * format characters such as bidi overrides, zero-width characters, the soft hyphen and the BOM; lone
+ * surrogates; private-use and unassigned code points) and the line and paragraph separators
+ * U+2028/U+2029 (`Zl`, `Zp`). Those would break the one-line places a description goes (a log line, a
+ * callback receiver's output, a statement) or make two descriptions look alike that sign differently.
+ * It is text, never markup: wherever it is shown it is escaped for that place.
+ */
+export const ORDER_DESCRIPTION_CHARACTERS = /^[^\p{C}\p{Zl}\p{Zp}]+$/u;
+
+/**
  * The customer as far as known: the session may name them (or not — `customer` is conditional on
  * the platform); a payment on the page fills in the cardholder and the e-mail typed there.
  */
@@ -32,11 +53,12 @@ export interface Customer {
 
 /**
  * The customer a page attempt records: the session's name, else the cardholder name typed on the
- * card form; the session's e-mail, else the one typed on the page.
+ * card form; the session's e-mail, else the one typed on the page. A blank value is no value (as a
+ * blank `customer.name` or `customer.email` in a session request is), and no key is left undefined.
  */
 export function customerAfterPay(customer: Customer, typed: { readonly holder?: string; readonly email?: string }): Customer {
-  const name = customer.name ?? (typed.holder?.trim() || undefined);
-  const email = customer.email ?? (typed.email?.trim() || undefined);
+  const name = customer.name?.trim() || typed.holder?.trim() || undefined;
+  const email = customer.email?.trim() || typed.email?.trim() || undefined;
   return { ...(name ? { name } : {}), ...(email ? { email } : {}) };
 }
 

@@ -6,7 +6,7 @@ import { CURRENCY_EXPONENT_SET, isKnownCurrency, parseAmount } from '../domain/m
 import { encodeLinkToken, hashLinkSecret, linkSecretMatches } from '../domain/checkout-link';
 import { createHmac } from 'node:crypto';
 import type { MerchantSecrets } from '../ports/merchants';
-import type { Checkout, Payment, SavedCard } from '../domain/payment';
+import { ORDER_DESCRIPTION_CHARACTERS, ORDER_NUMBER_CHARACTERS, type Checkout, type Payment, type SavedCard } from '../domain/payment';
 import { expired } from '../domain/card';
 import type { TokenVault } from '../ports/tokens';
 import { RULE, fieldErrorsFrom, httpUrl, mergeFieldErrors, text } from '../domain/validation';
@@ -19,15 +19,6 @@ export const OPERATIONS = ['purchase'] as const;
 const TWO_LETTER_STATE_COUNTRIES = new Set(['US', 'CA', 'AU', 'JP', 'IN']);
 const DEFAULT_SESSION_MINUTES = 60;
 
-/** The characters the platform accepts in an order number: letters, digits and -!"#$%&'()*+,./:;@ (no space). */
-const ORDER_NUMBER = /^[A-Za-z0-9\-!"#$%&'()*+,./:;@]+$/;
-/**
- * Descriptions as shops write them (`Payment Order # S00042-1 in the store http://…/`): any letter,
- * digit, punctuation, symbol or space; never a control or format character (newlines, tabs, bidi
- * overrides, zero-width characters), a line or paragraph separator, a lone surrogate or a private
- * or unassigned code point. Wherever it is shown it is escaped for that place.
- */
-const DESCRIPTION = /^[^\p{C}\p{Zl}\p{Zp}]+$/u;
 const CUSTOMER_NAME = /^[A-Za-z]+(?:[ .'-]+[A-Za-z]+)*\.?$/;
 const LETTERS = /^[\p{L}]+(?:[ .'-]+[\p{L}]+)*\.?$/u;
 const ADDRESS = /^[\p{L}\p{N}][\p{L}\p{N} ,./#'-]*$/u;
@@ -37,10 +28,10 @@ const FRAME_NAME = /^[A-Za-z][\w-]{0,63}$/;
 const CUSTOM_DATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 
 const orderSchema = z.object({
-  number: text({ max: 255, pattern: ORDER_NUMBER }),
+  number: text({ max: 255, pattern: ORDER_NUMBER_CHARACTERS }),
   amount: z.union([z.string(), z.number()], { error: (iss) => (iss.input === undefined || iss.input === null ? RULE.blank : RULE.invalid) }),
   currency: z.string().check(z.minLength(1, RULE.blank), z.regex(/^[A-Z]{3}$/, RULE.invalid), z.refine(isKnownCurrency, RULE.invalid)),
-  description: text({ min: 2, max: 1024, pattern: DESCRIPTION }),
+  description: text({ min: 2, max: 1024, pattern: ORDER_DESCRIPTION_CHARACTERS }),
 });
 
 const stringMap = (maxEntries: number, maxValue: number) =>

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { ApiError, invalidRequest } from '../domain/errors';
 import { parseAmount, signedAmountRenderings } from '../domain/money';
-import { protocolDate, type Payment } from '../domain/payment';
+import { ORDER_DESCRIPTION_CHARACTERS, ORDER_NUMBER_CHARACTERS, protocolDate, type Payment } from '../domain/payment';
 import { RULE, fieldErrorsFrom, text } from '../domain/validation';
 import type { Acquirer, AcquirerOutcome } from '../ports/acquirer';
 import type { MerchantDirectory } from '../ports/merchants';
@@ -11,19 +11,17 @@ import { authorizeOrUnknown, merchantOf } from './checkout';
 import { logger } from '../observability/logger';
 import { reconcileAt, recordOutcome, type RecordDeps } from './record-outcome';
 
-const ORDER_NUMBER = /^[a-zA-Z0-9-]+$/;
-const DESCRIPTION = /^[\p{L}\p{N}\s!"#$%&'()*+,./:;@]+$/u;
-
 export const recurringSchema = z.object({
   merchant_key: text({ max: 255 }),
   recurring_init_trans_id: text({ max: 255 }),
   recurring_token: text({ max: 255 }),
   schedule_id: z.optional(text({ max: 255, pattern: /^[A-Za-z0-9_-]+$/ })),
   hash: text({ max: 255 }),
+  // The same characters as a session's order (domain/payment.ts): a shop's recurring orders are written like its others.
   order: z.object({
-    number: text({ max: 255, pattern: ORDER_NUMBER }),
+    number: text({ max: 255, pattern: ORDER_NUMBER_CHARACTERS }),
     amount: z.union([z.string(), z.number()], { error: RULE.invalid }),
-    description: text({ min: 2, max: 1024, pattern: DESCRIPTION }),
+    description: text({ min: 2, max: 1024, pattern: ORDER_DESCRIPTION_CHARACTERS }),
   }),
   customer: z.optional(z.nullable(z.object({ name: z.optional(z.string()), email: z.optional(z.string()) }))),
 });

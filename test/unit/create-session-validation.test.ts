@@ -27,6 +27,7 @@ const BLANK = 'This value should not be blank.';
 const INVALID = 'This value is not valid.';
 const URL = 'This value is not a valid URL.';
 const CHOICE = 'The value you selected is not a valid choice.';
+const POSITIVE = 'This value should be greater than 0.';
 const long = (n: number) => `This value is too long. It should have ${n} characters or less.`;
 const short = (n: number) => `This value is too short. It should have ${n} characters or more.`;
 const type = (t: string) => `This value should be of type ${t}.`;
@@ -110,8 +111,16 @@ const ROWS: Record<string, readonly Row[]> = {
   'order.number': [
     ['is required', drop('order.number'), [`order.number: ${BLANK}`]],
     ['may not be empty', set('order.number', ''), [`order.number: ${BLANK}`]],
-    ['is a-z, A-Z, 0-9 and hyphen', set('order.number', 'order_1'), [`order.number: ${INVALID}`]],
+    // The platform's characters: ASCII letters, digits and -!"#$%&'()*+,./:;@ (protocol.md §7).
+    ['takes an invoice reference', set('order.number', 'INV/2026/00001-12'), []],
+    ['takes # (A#1)', set('order.number', 'A#1'), []],
+    ['takes : and @ (x:y@z)', set('order.number', 'x:y@z'), []],
+    ['takes every character of the platform\'s list', set('order.number', `a1-!"#$%&'()*+,./:;@Z`), []],
+    ['takes 255 of them', set('order.number', '#/'.repeat(127) + 'A'), []],
+    ...[...'_?=[]~<>{}|\\^`'].map((c): Row => [`has no ${c} (not in the platform's list)`, set('order.number', `order${c}1`), [`order.number: ${INVALID}`]]),
     ['has no spaces', set('order.number', 'order 1'), [`order.number: ${INVALID}`]],
+    ['has no tab or line break', set('order.number', 'order\t1\n'), [`order.number: ${INVALID}`]],
+    ['has no letters outside ASCII', set('order.number', 'Bestellung-Größe'), [`order.number: ${INVALID}`]],
     ['has at most 255 characters', set('order.number', 'a'.repeat(256)), [`order.number: ${long(255)}`]],
     ['is a string', set('order.number', 1234), [`order.number: ${type('string')}`]],
   ],
@@ -149,6 +158,15 @@ const ROWS: Record<string, readonly Row[]> = {
     ['has no line breaks', set('order.description', 'Gift\nbox'), [`order.description: ${INVALID}`]],
     ['has no line separators', set('order.description', 'Gift\u2028box'), [`order.description: ${INVALID}`]],
     ['has no bidi overrides or zero-width characters', set('order.description', 'Gift\u202ebox\u200b'), [`order.description: ${INVALID}`]],
+    ['takes exactly 2 characters', set('order.description', 'ab'), []],
+    ['takes exactly 1024 characters', set('order.description', 'a'.repeat(1024)), []],
+    ['takes every ASCII punctuation', set('order.description', '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'), []],
+    ['takes any script, symbols and a no-break space', set('order.description', 'Заказ № 5 — 贈り物\u00a0🎁'), []],
+    ['has no NEL (a C1 control character)', set('order.description', 'Gift\u0085box'), [`order.description: ${INVALID}`]],
+    ['has no DEL', set('order.description', 'Gift\u007fbox'), [`order.description: ${INVALID}`]],
+    ['has no paragraph separator', set('order.description', 'Gift\u2029box'), [`order.description: ${INVALID}`]],
+    ['has no soft hyphen or byte order mark (format characters)', set('order.description', '\ufeffGift\u00adbox'), [`order.description: ${INVALID}`]],
+    ['has no private-use or unassigned code points', set('order.description', 'Gift\ue000\u0378'), [`order.description: ${INVALID}`]],
   ],
   customer: [
     // Conditional, as on the platform: the page asks for what the payment needs.
@@ -261,8 +279,66 @@ describe('create session: several invalid fields', () => {
     expect(errorsOf(all(set('merchant_key', ''), set('order.amount', '1.5')))).toEqual([`merchant_key: ${BLANK}`, `order.amount: ${INVALID}`]);
   });
 
+  it('give the platform\'s own invalid example item for item (protocol.md §7)', () => {
+    const change = all(
+      set('operation', 'credit'),
+      set('methods', ['']),
+      set('order', { number: '', amount: '1.2', currency: 'Dollar', description: '' }),
+      set('cancel_url', '1.com'),
+      set('success_url', ''),
+      set('recurring_init', 'true'),
+    );
+    expect(errorsOf(change)).toEqual([
+      `operation: ${CHOICE}`,
+      `methods: ${BLANK}`,
+      `order.number: ${BLANK}`,
+      `order.amount: ${POSITIVE}`,
+      `order.currency: ${INVALID}`,
+      `order.description: ${BLANK}`,
+      `cancel_url: ${URL}`,
+      `success_url: ${BLANK}`,
+    ]);
+  });
+
   it('give one item for a field that breaks several rules', () => {
     expect(errorsOf(set('order.number', `${'_'.repeat(300)}`))).toEqual([`order.number: ${long(255)}`]);
+  });
+});
+
+/**
+ * The amount when the currency is not valid (there is no currency to judge its decimals by): the
+ * platform answers "1.2" with currency "Dollar" as "should be greater than 0". An amount written as
+ * some currency writes amounts gets no item (the currency's item says what is wrong); a number no
+ * currency writes that way, zero and negatives are "greater than 0"; what is no number is not valid.
+ */
+describe('create session: the amount beside a currency that is not valid', () => {
+  const CURRENCY = `order.currency: ${INVALID}`;
+  it.each([
+    ['1.2', 'Dollar', [`order.amount: ${POSITIVE}`, CURRENCY]],
+    ['1.20', 'Dollar', [CURRENCY]],
+    ['1500', 'Dollar', [CURRENCY]],
+    ['10.250', 'usd', [CURRENCY]],
+    [12.5, 'Dollar', [CURRENCY]],
+    ['0', 'Dollar', [`order.amount: ${POSITIVE}`, CURRENCY]],
+    ['0.0', 'Dollar', [`order.amount: ${POSITIVE}`, CURRENCY]],
+    ['0.00', 'XYZ', [`order.amount: ${POSITIVE}`, CURRENCY]],
+    [0, 'Dollar', [`order.amount: ${POSITIVE}`, CURRENCY]],
+    ['-5.00', 'Dollar', [`order.amount: ${POSITIVE}`, CURRENCY]],
+    ['ten', 'Dollar', [`order.amount: ${INVALID}`, CURRENCY]],
+    ['1e5', 'Dollar', [`order.amount: ${INVALID}`, CURRENCY]],
+    ['', 'Dollar', [`order.amount: ${BLANK}`, CURRENCY]],
+    ['1.2', '', [`order.amount: ${POSITIVE}`, `order.currency: ${BLANK}`]],
+  ] as const)('%p with %p', (amount, currency, errors) => {
+    expect(errorsOf(all(set('order.amount', amount), set('order.currency', currency)))).toEqual(errors);
+  });
+
+  it.each(['0', '0.0', '0.00', 0, '000.000'])('zero written as %p is "greater than 0" with a valid currency too (USD, JPY)', (amount) => {
+    expect(errorsOf(set('order.amount', amount))).toEqual([`order.amount: ${POSITIVE}`]);
+    expect(errorsOf(all(set('order.amount', amount), set('order.currency', 'JPY')))).toEqual([`order.amount: ${POSITIVE}`]);
+  });
+
+  it('a valid currency still judges the decimals: "1.2" in USD is not valid', () => {
+    expect(errorsOf(set('order.amount', '1.2'))).toEqual([`order.amount: ${INVALID}`]);
   });
 });
 
