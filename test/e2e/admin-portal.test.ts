@@ -5,7 +5,7 @@ import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/
 import { seedOperator, type OperatorCredentials } from '../support/admin';
 import { auditContext, launchBrowser, newPage, screenshot, seriousA11yViolations } from '../support/browser';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
-import { paidPayment, statusOf, type PaidPayment } from '../support/payments';
+import { openSession, paidPayment, statusOf, type PaidPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /**
@@ -281,6 +281,45 @@ describe('a payment', () => {
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
     done.push(['payment.capture 15.00', paid.paymentId]);
     await screenshot(page, 'admin-payment-detail');
+  });
+});
+
+describe('an order as a shop writes it', () => {
+  it('is found by an order number with # & + / and shown with its description as text; a customer without a name shows no placeholder', async () => {
+    const shop = await service.createMerchant({ name: 'Module Shop' });
+    const number = `INV/2026/${Date.now() % 100000}-12#A&b+c`;
+    const description = `<script>alert(1)</script> & "quotes" 'x' <img src=x onerror=alert(2)>`;
+    // No customer in the session: the page asked for the e-mail, and the cardholder became the name.
+    const paid = await paidPayment(service, shop, { order: { number, description }, extra: { customer: null }, holder: 'Ana Lima', fields: { email: 'ana@example.com' } });
+    expect(paid.status).toMatchObject({ status: 'settled', customer: { name: 'Ana Lima', email: 'ana@example.com' } });
+    const unpaid = await openSession(service, shop, { order: { number: `${number}-open`, description }, extra: { customer: null } });
+
+    const page = await open();
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await signIn(page);
+    await page.getByLabel('Order number').fill(number);
+    await page.getByLabel('Order number').press('Enter');
+    // The route keeps the number through the address's fragment and the API's query string.
+    await page.waitForFunction((n) => { const rows = document.querySelectorAll('tbody tr'); return rows.length === 1 && rows[0]?.textContent?.includes(n); }, number);
+    expect(await page.getByLabel('Order number').inputValue()).toBe(number);
+    await page.getByRole('link', { name: paid.paymentId }).click();
+
+    await heading(page, `Payment ${number}`).waitFor();
+    const fact = (name: string) => page.locator('dl.facts dt', { hasText: name }).locator('xpath=following-sibling::dd[1]');
+    expect(await fact('Description').textContent()).toBe(description);
+    expect(await fact('Customer').textContent()).toBe('Ana Lima <ana@example.com>');
+    expect(await page.locator('main img, main script').count()).toBe(0);
+
+    // A session without a customer, not paid yet: nothing is known of the customer, and nothing stands in for it.
+    await visit(page, `#/payments/${unpaid.paymentId}`, `Payment ${number}-open`);
+    await page.locator('dl.facts dt', { hasText: 'Description' }).waitFor();
+    expect(await page.locator('dl.facts dt', { hasText: 'Customer' }).count()).toBe(0);
+    expect(await page.locator('dl.facts').textContent()).not.toMatch(/undefined|null/);
+    expect(dialogs).toEqual([]);
   });
 });
 

@@ -61,7 +61,7 @@ it('a session with only an e-mail does not ask for it again', async () => {
 
 it('an order as a shop writes it: shown as text on the page, found by order_id, echoed exactly to the shop', async () => {
   const number = `INV/2026/${Date.now() % 100000}-12#A`;
-  const description = 'Payment Order # S00042-1 in the store http://localhost:8069/ <script>alert(1)</script> & "quotes"';
+  const description = 'Payment Order # S00042-1 in the store http://localhost:8069/ <script>alert(1)</script> & "quotes" \'x\' <img src=x onerror=alert(2)>';
   const link = await createCheckout(service, shop, { ...site.urls(), order: { number, amount: '12.00', currency: 'EUR', description } });
   const dialogs: string[] = [];
   page.on('dialog', (d) => {
@@ -72,6 +72,7 @@ it('an order as a shop writes it: shown as text on the page, found by order_id, 
   // Shown as text: the paragraph reads it literally, and no element came out of it.
   expect(await page.locator('header p.muted').textContent()).toContain(description);
   expect(await page.evaluate(() => [...document.querySelectorAll('script')].some((s) => s.textContent?.includes('alert(1)')))).toBe(false);
+  expect(await page.locator('header p.muted img').count()).toBe(0);
   await screenshot(page, 'shop-order-description');
   await payWith(page, cards.approved);
   await landOnSuccess();
