@@ -31,7 +31,8 @@ export function callbackParts(config: Config, db: DynamoDBDocumentClient): Callb
   };
 }
 
-const built = new WeakMap<Deps, DepsWithCallbacks>();
+/** By database client: a request may hand over its own copy of the dependencies (an operator's audit log). */
+const built = new WeakMap<DynamoDBDocumentClient, CallbackParts>();
 
 /**
  * The dependencies with their callback parts: those already given (the local runner and the tests
@@ -39,10 +40,10 @@ const built = new WeakMap<Deps, DepsWithCallbacks>();
  */
 export function withCallbacks(base: Deps): DepsWithCallbacks {
   if ('callbacks' in base) return base as DepsWithCallbacks;
-  let full = built.get(base);
-  if (!full) {
-    full = { ...base, ...callbackParts(base.config, base.db) };
-    built.set(base, full);
+  let parts = built.get(base.db);
+  if (!parts) {
+    parts = callbackParts(base.config, base.db);
+    built.set(base.db, parts);
   }
-  return full;
+  return { ...base, ...parts };
 }

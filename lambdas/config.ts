@@ -20,9 +20,12 @@ const configSchema = z.object({
    * longer than any acquirer call can take (the routes' timeouts are under 30 s).
    */
   RECONCILE_AFTER_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3600)), 120),
-  /** The Cognito app client operators sign in with (admin portal). */
-  COGNITO_CLIENT_ID: z.optional(z.string().check(z.minLength(1))),
-  COGNITO_REGION: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * The admin portal's sign-in on AWS: Cognito's sign-in pages (https://<prefix>.auth.<region>.amazoncognito.com)
+   * and the app client the portal uses there. Unset locally, where the portal signs in with the runner.
+   */
+  OPERATOR_SIGN_IN_URL: z.optional(z.url({ protocol: /^https$/ })),
+  OPERATOR_CLIENT_ID: z.optional(z.string().check(z.regex(/^[A-Za-z0-9]{1,128}$/))),
   /** How long a merchant's server may take to answer a callback before it counts as a timeout. */
   CALLBACK_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(30_000)), 10_000),
   /** The first retry delay of a failed callback (each further one doubles, up to an hour). */

@@ -8,7 +8,6 @@ import type { TokenVault } from './ports/tokens';
 import { DynamoAuditLog } from './adapters/dynamodb/audit-log';
 import { DynamoRequestKeys } from './adapters/dynamodb/request-keys';
 import type { RequestKeys } from './ports/request-keys';
-import { CognitoOperatorAuthenticator } from './adapters/cognito/operator-auth';
 import type { AuditLog, OperatorAuthenticator } from './ports/operators';
 import type { Policy } from './use-cases/record-outcome';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
@@ -61,21 +60,18 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     tokens: new DynamoTokenVault(db, config.TABLE_NAME),
     audit: new DynamoAuditLog(db, config.TABLE_NAME),
     requestKeys: new DynamoRequestKeys(db, config.TABLE_NAME),
-    operators: operatorAuthenticator(config),
+    operators: noOperatorSignIn,
     policy: { authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000, reconcileAfterMs: config.RECONCILE_AFTER_SECONDS * 1000 },
     sandbox,
     ...overrides,
   };
 }
 
-/** Cognito in the cloud; the local runner injects its own operator store (see local/backend.ts). */
-function operatorAuthenticator(config: Config): OperatorAuthenticator {
-  const region = config.COGNITO_REGION ?? process.env.AWS_REGION;
-  if (config.COGNITO_CLIENT_ID && region) {
-    return new CognitoOperatorAuthenticator(region, config.COGNITO_CLIENT_ID);
-  }
-  return { signIn: () => Promise.reject(new Error('operator sign-in is not configured for this function')) };
-}
+/**
+ * In the cloud operators sign in on Cognito's pages, never through a function (ADR 0019); the local
+ * runner injects its own operator store (see local/backend.ts).
+ */
+const noOperatorSignIn: OperatorAuthenticator = { signIn: () => Promise.reject(new Error('operators sign in on the Cognito sign-in pages here')) };
 
 let current: Deps | undefined;
 

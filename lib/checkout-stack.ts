@@ -1,4 +1,4 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, Node } from 'constructs';
@@ -11,7 +11,7 @@ import { OperatorPool } from './constructs/operator-pool';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
 import { JOBS, type JobDefinition } from './jobs';
 import { merchantSecretPrefix, stackName, tableName, type Stage } from './naming';
-import { ROUTES, type RouteDefinition } from './routes';
+import { deployedRoutes, ROUTES, type RouteDefinition } from './routes';
 
 export interface CheckoutStackProps extends StackProps {
   readonly stage: Stage;
@@ -52,10 +52,10 @@ const AUTHORIZATION_VALIDITY_DAYS_RANGE = { min: 1, max: 30 } as const;
 
 /** The scheduled job that relays callbacks from the outbox (lib/jobs.ts). */
 export const CALLBACK_RELAY_JOB_ID = 'DeliverCallbacks';
-/** The route whose function signs operators in (InitiateAuth) and so needs the app client id. */
-export const OPERATOR_SIGN_IN_ROUTE_ID = 'AdminSignIn';
-/** The route that serves the admin portal page. */
+/** The route that serves the admin portal page; it alone needs the operators' sign-in configuration. */
 export const ADMIN_PORTAL_ROUTE_ID = 'AdminPortal';
+/** Where operators open the portal, and where Cognito's sign-in pages send them back. */
+const ADMIN_PORTAL_PATH = '/admin';
 
 /** `{ "dev": 1, "prod": 7 }` (per stage), or one value for every stage; a CLI `-c` value arrives as a string. */
 export function authorizationValidityDaysFromContext(node: Node, stage: Stage): number {
@@ -106,9 +106,14 @@ export class CheckoutStack extends Stack {
       logRetention: settings.logRetention,
       logRemovalPolicy: removalPolicy,
     });
+    // Links and the portal's sign-in return are built on configuration only, never on a request.
+    const publicBase = publicBaseUrl ?? (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.url;
     this.operators = new OperatorPool(this, 'Operators', {
       userPoolName: `${stackName(stage)}-operators`,
       retain: settings.retain,
+      portalUrl: `${publicBase}${ADMIN_PORTAL_PATH}`,
+      // Unique per account, stage and region, as Cognito prefix domains must be.
+      domainPrefix: `${stackName(stage).toLowerCase()}-${Aws.ACCOUNT_ID}`,
     });
 
     const functionSettings: FunctionSettings = {
@@ -125,15 +130,16 @@ export class CheckoutStack extends Stack {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'checkout',
         LOG_LEVEL: settings.logLevel,
-        PUBLIC_BASE_URL: publicBaseUrl ?? (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.url,
+        PUBLIC_BASE_URL: publicBase,
       },
       logRetention: settings.logRetention,
       logRemovalPolicy: removalPolicy,
     };
 
     const functions = new Map<string, CheckoutFunction>();
-    for (const route of routes) {
+    for (const route of deployedRoutes(routes)) {
       if (functions.has(route.id)) throw new Error(`Duplicate route id: ${route.id}`);
+      if (route.id === ADMIN_PORTAL_ROUTE_ID && route.path !== ADMIN_PORTAL_PATH) throw new Error(`The admin portal must be served at ${ADMIN_PORTAL_PATH}`);
       const routeFunction = new CheckoutFunction(this, route.id, {
         settings: functionSettings,
         purpose: `${route.method} ${route.path}`,
@@ -141,7 +147,7 @@ export class CheckoutStack extends Stack {
         access: route.access,
         memoryMb: route.memoryMb,
         timeoutSeconds: route.timeoutSeconds,
-        extraEnvironment: route.id === OPERATOR_SIGN_IN_ROUTE_ID ? this.operators.signInEnvironment : undefined,
+        extraEnvironment: route.id === ADMIN_PORTAL_ROUTE_ID ? this.operators.portalEnvironment : undefined,
       });
       this.api.addRoute(route, routeFunction.function, this.authorizerFor(route));
       functions.set(route.id, routeFunction);
@@ -165,19 +171,21 @@ export class CheckoutStack extends Stack {
       description: 'Operators of the admin portal (no self sign-up: an administrator adds each one)',
     });
     new CfnOutput(this, 'UserPoolClientId', { value: this.operators.client.userPoolClientId });
+    new CfnOutput(this, 'OperatorSignInUrl', { value: this.operators.signInPagesUrl, description: "Cognito's sign-in pages for operators (the portal sends them there)" });
     const portal = routes.find((r) => r.id === ADMIN_PORTAL_ROUTE_ID);
-    if (portal) new CfnOutput(this, 'AdminPortalUrl', { value: `${this.api.url}${portal.path}` });
+    if (portal) new CfnOutput(this, 'AdminPortalUrl', { value: `${publicBase}${portal.path}` });
   }
 
   /** A new kind of `auth` fails to compile here until it is given an authorizer. */
   private authorizerFor(route: RouteDefinition): IHttpRouteAuthorizer | undefined {
-    switch (route.auth) {
+    const auth = route.auth;
+    switch (auth) {
       case undefined:
         return undefined;
       case 'operator':
         return this.operators.authorizer;
       default: {
-        const unhandled: never = route.auth;
+        const unhandled: never = auth;
         throw new Error(`Unhandled route auth: ${String(unhandled)}`);
       }
     }

@@ -2,9 +2,11 @@
  * The one route table. The CDK stack makes one Lambda and one HTTP API route of each entry; the
  * local runner serves the same handlers at the same paths. Nothing else lists routes.
  */
+import type { OperatorRole } from './operator-roles';
+
 export type TableAccess = 'none' | 'read' | 'readWrite';
 
-export interface RouteDefinition {
+interface RouteFields {
   /** Stable id: construct ids, function names and log groups derive from it. */
   readonly id: string;
   readonly method: 'GET' | 'POST' | 'PUT';
@@ -19,14 +21,24 @@ export interface RouteDefinition {
   };
   /** Route-level throttling in the cloud (requests per second, burst). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
-  /**
-   * Who may call: everyone (the route checks a merchant signature or a link token itself), or
-   * signed-in operators (the API's JWT authorizer in the cloud, its local equivalent locally).
-   */
-  readonly auth?: 'operator';
   readonly memoryMb?: number;
   readonly timeoutSeconds?: number;
+  /**
+   * Served by the local runner only; the stack makes no function or route of it (the local
+   * stand-in for Cognito's sign-in pages, ADR 0019).
+   */
+  readonly localOnly?: true;
 }
+
+/**
+ * Who may call: everyone (the route checks a merchant signature or a link token itself), or
+ * signed-in operators (the API's JWT authorizer in the cloud, its local equivalent locally) whose
+ * role is at least `role` (lib/operator-roles.ts; lambdas/middleware/operator-endpoint.ts refuses
+ * anyone else with 403).
+ */
+type RouteAuth = { readonly auth?: undefined; readonly role?: undefined } | { readonly auth: 'operator'; readonly role: OperatorRole };
+
+export type RouteDefinition = RouteFields & RouteAuth;
 
 const MERCHANT_API_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 const CHECKOUT_PAGE_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
@@ -157,13 +169,26 @@ export const ROUTES: readonly RouteDefinition[] = [
     throttle: ADMIN_THROTTLE,
   },
   {
+    // On AWS operators sign in on Cognito's own pages (authorization code with PKCE, TOTP required,
+    // threat protection); this is the local runner's stand-in, against its operator store.
     id: 'AdminSignIn',
     method: 'POST',
     path: '/admin/api/session',
     entry: 'lambdas/handlers/admin-sign-in.ts',
-    // Sign-in goes to Cognito; the local runner's stand-in reads its own operator store.
+    // The operator, and the failed sign-ins of the name: counted and locked by conditional updates, reset by a delete.
+    access: { table: 'readWrite', merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    localOnly: true,
+  },
+  {
+    id: 'AdminSession',
+    method: 'GET',
+    path: '/admin/api/session',
+    entry: 'lambdas/handlers/admin-session.ts',
     access: { table: 'none', merchantSecrets: false },
-    throttle: { rateLimit: 5, burstLimit: 10 },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+    role: 'viewer',
   },
   {
     id: 'AdminPayments',
@@ -173,6 +198,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'read', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'viewer',
   },
   {
     id: 'AdminPaymentDetail',
@@ -182,6 +208,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'read', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'viewer',
   },
   {
     id: 'AdminPaymentAction',
@@ -191,6 +218,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'readWrite', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'operator',
     timeoutSeconds: 29,
   },
   {
@@ -201,6 +229,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'read', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'viewer',
   },
   {
     id: 'AdminCallbackResend',
@@ -210,6 +239,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'readWrite', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'operator',
   },
   {
     id: 'AdminCaptureQueue',
@@ -219,6 +249,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'read', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'viewer',
   },
   {
     id: 'AdminCaptureBulk',
@@ -228,6 +259,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'readWrite', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'operator',
     timeoutSeconds: 29,
   },
   {
@@ -238,6 +270,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'read', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'viewer',
   },
   {
     id: 'AdminMerchantDetail',
@@ -247,6 +280,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'read', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'viewer',
   },
   {
     id: 'AdminMerchantUpdate',
@@ -256,6 +290,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'readWrite', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'admin',
   },
   {
     id: 'AdminDeadCallbacks',
@@ -265,6 +300,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'read', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'viewer',
   },
   {
     id: 'AdminDeadCallbacksResend',
@@ -274,6 +310,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'readWrite', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'operator',
     // Up to RESEND_DEAD_LIMIT callbacks, two conditional writes each.
     timeoutSeconds: 29,
   },
@@ -285,8 +322,12 @@ export const ROUTES: readonly RouteDefinition[] = [
     access: { table: 'read', merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
+    role: 'viewer',
   },
 ];
+
+/** The routes the stack makes functions and API routes of: all but the local runner's own. */
+export const deployedRoutes = (routes: readonly RouteDefinition[] = ROUTES): RouteDefinition[] => routes.filter((r) => !r.localOnly);
 
 /** `POST /api/v1/session` — the API Gateway route key of a route. */
 export const routeKey = (r: Pick<RouteDefinition, 'method' | 'path'>): string => `${r.method} ${r.path}`;

@@ -90,7 +90,7 @@ function operatorKeyOf(dataDir: string | undefined): Uint8Array {
 /** The handlers' dependencies on this backend, with the local operator store in place of Cognito. */
 export function localDeps(backend: LocalBackend, config: Config, clock?: Clock, ids?: Ids): DepsWithCallbacks {
   const deps = buildDeps(config, clock, ids);
-  return { ...deps, ...callbackParts(config, deps.db), operators: new LocalOperatorAuthenticator(deps.db, backend.tableName, backend.operatorKey) };
+  return { ...deps, ...callbackParts(config, deps.db), operators: new LocalOperatorAuthenticator(deps.db, backend.tableName, backend.operatorKey, deps.clock) };
 }
 
 async function ensureTable(endpoint: string, tableName: string): Promise<void> {

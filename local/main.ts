@@ -81,7 +81,8 @@ async function main(): Promise<void> {
   const { notificationUrl: _url, webhookSecret, ...rest } = demo;
   const shownDemo = { ...rest, webhook_secret: webhookSecret };
   console.log(`Demo merchant: ${JSON.stringify(shownDemo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
-  console.log(`Admin portal: ${base}/admin (operator ${JSON.stringify({ username: operator.username, password: operator.password })}${operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''})`);
+  const role = (await (deps.operators as LocalOperatorAuthenticator).find(operator.username))?.role ?? 'none';
+  console.log(`Admin portal: ${base}/admin (operator ${JSON.stringify({ username: operator.username, password: operator.password, role })}${operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''}; more operators: npm run operator -- create NAME --role viewer|operator|admin)`);
   const receiver = 'http://localhost:4000/callbacks';
   console.log(
     demo.notificationUrl
@@ -99,21 +100,28 @@ interface SeededOperator {
   generated: boolean;
 }
 
-/** The local operator: ADMIN_USER / ADMIN_PASSWORD, else one generated on first start and kept. */
+/**
+ * The local operator, an admin (every role: lib/operator-roles.ts): ADMIN_USER / ADMIN_PASSWORD,
+ * else one generated on first start and kept. An operator kept from before roles existed becomes
+ * admin; one whose role was changed since (`npm run operator -- set-role`) keeps it.
+ */
 async function seedOperator(operators: LocalOperatorAuthenticator, dataDir: string): Promise<SeededOperator> {
   const wantedUser = process.env.ADMIN_USER;
   const wantedPassword = process.env.ADMIN_PASSWORD;
   if (wantedUser && wantedPassword) {
-    await operators.createOperator(wantedUser, wantedPassword);
+    await operators.createOperator(wantedUser, wantedPassword, 'admin');
     return { username: wantedUser, password: wantedPassword, generated: false };
   }
   const file = join(dataDir, 'admin-operator.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as SeededOperator;
-    if (await operators.exists(saved.username)) return saved;
+    if (await operators.exists(saved.username)) {
+      await operators.giveRoleIfNone(saved.username, 'admin');
+      return saved;
+    }
   }
   const seeded = { username: wantedUser ?? 'operator', password: randomBytes(12).toString('base64url'), generated: true };
-  await operators.createOperator(seeded.username, seeded.password);
+  await operators.createOperator(seeded.username, seeded.password, 'admin');
   writeFileSync(file, JSON.stringify(seeded, null, 2), { mode: 0o600 });
   return seeded;
 }

@@ -1,11 +1,24 @@
 // @ts-nocheck -- browser code, serialized into the page with Function.prototype.toString; it must not use imports or module-level names.
-/** The portal's browser script. Runs in the operator's browser only. */
-export function portalClient() {
+/**
+ * The portal's browser script. Runs in the operator's browser only. `hosted` is hosted-sign-in.ts's
+ * PKCE flow, for the deployments that sign in on Cognito's pages.
+ */
+export function portalClient(hosted) {
   'use strict';
   var STATUSES = JSON.parse(document.getElementById('statuses').textContent);
+  var SIGN_IN = JSON.parse(document.getElementById('sign-in').textContent);
   var view = document.getElementById('view');
   var statusBox = document.getElementById('status');
   var store = window.sessionStorage;
+  // The admin routes behind each kind of button (lib/routes.ts): the portal shows a button only if
+  // GET /admin/api/session lists its route for the operator's role; the API refuses it anyway.
+  var ROUTE = {
+    act: 'POST /admin/api/payments/{paymentId}/{action}',
+    bulk: 'POST /admin/api/capture-queue/bulk',
+    resend: 'POST /admin/api/payments/{paymentId}/callbacks/{index}/resend',
+    resendDead: 'POST /admin/api/merchants/{merchantKey}/callbacks/resend-dead',
+    settings: 'PUT /admin/api/merchants/{merchantKey}'
+  };
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
@@ -45,9 +58,16 @@ export function portalClient() {
     h.focus();
   }
   function token() { return store.getItem('operator-token'); }
-  function signOut(message) {
+  function session() {
+    try { return JSON.parse(store.getItem('operator-session') || 'null'); } catch (e) { return null; }
+  }
+  function may(route) { var s = session(); return Boolean(s && s.routes && s.routes.indexOf(route) >= 0); }
+  function forget() {
     store.removeItem('operator-token');
-    store.removeItem('operator-name');
+    store.removeItem('operator-session');
+  }
+  function signOut(message) {
+    forget();
     renderChrome();
     location.hash = '#/sign-in';
     if (message) say(message, 'error');
@@ -63,7 +83,7 @@ export function portalClient() {
     if (body !== undefined) headers['content-type'] = 'application/json';
     return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' }).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (json) {
-        if (res.status === 401 && path !== '/admin/api/session') { signOut('Your session has ended. Sign in again.'); throw new Error('signed out'); }
+        if (res.status === 401 && !(method === 'POST' && path === '/admin/api/session')) { signOut('Your session has ended. Sign in again.'); throw new Error('signed out'); }
         if (!res.ok) { var err = new Error(problemText(json)); err.body = json; throw err; }
         return json;
       });
@@ -74,7 +94,8 @@ export function portalClient() {
     var signedIn = Boolean(token());
     document.getElementById('nav').hidden = !signedIn;
     document.getElementById('who').hidden = !signedIn;
-    document.getElementById('who-name').textContent = signedIn ? 'Signed in as ' + store.getItem('operator-name') : '';
+    var s = session();
+    document.getElementById('who-name').textContent = signedIn && s ? 'Signed in as ' + s.username + ' (' + s.role + ')' : '';
     var current = (location.hash.split('/')[1] || '');
     Array.prototype.forEach.call(document.querySelectorAll('[data-nav]'), function (a) {
       if (a.getAttribute('data-nav') === current) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
@@ -101,36 +122,72 @@ export function portalClient() {
   }
 
   // Sign in
+  /**
+   * With a token: who it is, their role and the routes it allows (GET /admin/api/session); then the
+   * payments, or the page the tab was on (`stay`).
+   */
+  function startSession(accessToken, stay) {
+    store.setItem('operator-token', accessToken);
+    return api('GET', '/admin/api/session').then(function (s) {
+      store.setItem('operator-session', JSON.stringify(s));
+      say('');
+      if (stay || location.hash === '#/payments') route(); else location.hash = '#/payments';
+    }, function (e) {
+      if (e.message === 'signed out') throw e;
+      forget();
+      renderChrome();
+      throw new Error(e.body && e.body.error_code === 403000 ? 'Your operator account has no role in the portal yet: ask an administrator to give you one.' : e.message);
+    });
+  }
   function signInView() {
+    if (SIGN_IN.kind === 'cognito') return hostedSignInView();
     var user = el('input', { name: 'username', autocomplete: 'username', required: true });
     var pass = el('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true });
-    var code = el('input', { name: 'mfa_code', inputmode: 'numeric', autocomplete: 'one-time-code', maxlength: '6', pattern: '[0-9]{6}' });
-    var codeField = field('One-time code', code, 'From your authenticator app');
-    codeField.hidden = true;
     var form = el('form', { class: 'signin', novalidate: true, onsubmit: function (e) {
       e.preventDefault();
       if (!user.value || !pass.value) { say('Enter your user name and password.', 'error'); (user.value ? pass : user).focus(); return; }
       say('Signing in…');
-      var body = { username: user.value, password: pass.value };
-      if (!codeField.hidden && code.value.trim()) body.mfa_code = code.value.trim();
-      api('POST', '/admin/api/session', body).then(function (r) {
-        store.setItem('operator-token', r.token);
-        store.setItem('operator-name', r.username);
-        say('');
-        location.hash = '#/payments';
+      api('POST', '/admin/api/session', { username: user.value, password: pass.value }).then(function (r) {
+        return startSession(r.token);
       }).catch(function (e) {
-        if (e.body && e.body.error_code === 401001) {
-          codeField.hidden = false;
-          say(e.message, codeField.hidden ? 'error' : '');
-          code.focus();
-          return;
-        }
         say(e.message, 'error');
         pass.value = '';
         pass.focus();
       });
-    } }, field('User name', user), field('Password', pass), codeField, el('div', null, el('button', { type: 'submit', text: 'Sign in' })));
+    } }, field('User name', user), field('Password', pass), el('div', null, el('button', { type: 'submit', text: 'Sign in' })));
     show('Sign in', form);
+  }
+  /** Cognito's sign-in pages: password and authenticator code there, then back here with a code for the token. */
+  function hostedSignInView() {
+    var button = el('button', { type: 'button', text: 'Sign in', onclick: function () {
+      button.disabled = true;
+      var verifier = hosted.newSecret();
+      var state = hosted.newSecret();
+      store.setItem('pkce-verifier', verifier);
+      store.setItem('pkce-state', state);
+      hosted.authorizeUrl(SIGN_IN, verifier, state).then(function (url) { location.assign(url); });
+    } });
+    show('Sign in', el('p', { text: 'Operators sign in on the sign-in page of this deployment, with their password and the code of their authenticator app (set up at the first sign-in).' }), el('div', null, button));
+  }
+  /** The sign-in pages sent the operator back with ?code=…&state=… (or ?error=…). */
+  function finishHostedSignIn(params) {
+    var verifier = store.getItem('pkce-verifier');
+    var state = store.getItem('pkce-state');
+    store.removeItem('pkce-verifier');
+    store.removeItem('pkce-state');
+    // The code is single-use and must not stay in the address bar or the history.
+    history.replaceState(null, '', location.pathname + '#/sign-in');
+    route();
+    if (params.get('error')) return say('Sign-in failed: ' + (params.get('error_description') || params.get('error')), 'error');
+    if (!verifier || !state || params.get('state') !== state) return say('This sign-in was not started in this tab. Sign in again.', 'error');
+    say('Signing in…');
+    var request = hosted.tokenRequest(SIGN_IN, params.get('code'), verifier);
+    fetch(request.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: request.body, credentials: 'omit' }).then(function (res) {
+      return res.json().catch(function () { return {}; }).then(function (json) {
+        if (!res.ok || !json.id_token) throw new Error('Sign-in failed: ' + (json.error || res.status) + '. Sign in again.');
+        return startSession(json.id_token);
+      });
+    }).catch(fail);
   }
 
   // Payments
@@ -195,16 +252,17 @@ export function portalClient() {
       box.appendChild(refAmount);
       box.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Refund', onclick: function () { run('refund', refAmount); } }));
     }
+    if (!may(ROUTE.act)) return el('p', { text: 'Your role may look at payments but not act on them.' });
     return p.actions.length ? box : el('p', { text: 'No operator action applies to this payment now.' });
   }
 
   function auditTable(caption, entries, breaks) {
     var brokenAt = {};
     (breaks || []).forEach(function (b) { brokenAt[b.day + '#' + b.break.seq] = b.break; });
-    return table(caption, ['When', 'Who', 'What', 'Target', 'Outcome', 'Before', 'After'], entries.map(function (a) {
+    return table(caption, ['When', 'Who', 'Role', 'What', 'Target', 'Outcome', 'Before', 'After'], entries.map(function (a) {
       var target = a.targetKind === 'payment' ? paymentLink(a.target) : el('a', { href: '#/merchants/' + encodeURIComponent(a.target.replace(/^merchant:/, '')), class: 'mono', text: a.target });
       var broken = brokenAt[String(a.at).slice(0, 10) + '#' + a.seq];
-      return el('tr', broken ? { class: 'broken', 'data-chain': 'broken' } : null, cell(when(a.at) + (broken ? ' — chain broken here (' + broken.problem + ')' : '')), cell(a.actor), cell(a.action), el('td', null, target), cell(a.outcome + (a.detail ? ': ' + a.detail : '')),
+      return el('tr', broken ? { class: 'broken', 'data-chain': 'broken' } : null, cell(when(a.at) + (broken ? ' — chain broken here (' + broken.problem + ')' : '')), cell(a.actor), cell(a.actorRole), cell(a.action), el('td', null, target), cell(a.outcome + (a.detail ? ': ' + a.detail : '')),
         cell(a.before ? JSON.stringify(a.before) : '', 'mono'), cell(a.after ? JSON.stringify(a.after) : '', 'mono'));
     }));
   }
@@ -259,7 +317,7 @@ export function portalClient() {
         body.removeAttribute('aria-busy');
         var rows = r.callbacks.map(function (c) {
           var last = c.attempts.length ? c.attempts[c.attempts.length - 1] : null;
-          var action = c.resendable
+          var action = c.resendable && may(ROUTE.resend)
             ? el('button', { type: 'button', class: 'secondary', text: 'Resend', 'aria-label': 'Resend callback ' + (c.index + 1), onclick: function (e) { resend(c, e.currentTarget); } })
             : null;
           return [el('tr', null, cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status), el('td', null, el('span', { class: 'badge state-' + c.state, text: c.state })),
@@ -295,7 +353,7 @@ export function portalClient() {
       api('GET', '/admin/api/merchants/' + encodeURIComponent(key) + '/callbacks/dead' + (cursor ? '?' + query({ cursor: cursor }) : '')).then(function (r) {
         body.textContent = '';
         body.removeAttribute('aria-busy');
-        resendAll.hidden = !r.callbacks.length && !cursor;
+        resendAll.hidden = !may(ROUTE.resendDead) || (!r.callbacks.length && !cursor);
         var rows = r.callbacks.map(function (c) {
           return el('tr', null, cell(when(c.dead_at), 'time'), el('td', null, paymentLink(c.payment_id)), cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status),
             cell(String(c.attempt_count), 'num'), cell(c.last_error));
@@ -334,6 +392,8 @@ export function portalClient() {
   function queueView() {
     show('Capture queue');
     api('GET', '/admin/api/capture-queue').then(function (r) {
+      // A viewer sees the queue; capturing and releasing are the operator role's.
+      var acting = may(ROUTE.act) && may(ROUTE.bulk);
       var boxes = [];
       var rows = r.payments.map(function (p) {
         var box = el('input', { type: 'checkbox', value: p.payment_id, 'aria-label': 'Select ' + p.order_number });
@@ -345,6 +405,9 @@ export function portalClient() {
             queueView();
             say(p.order_number + ' ' + action + ': ' + res.outcome + (res.message ? ' – ' + res.message : ''), res.outcome === 'done' ? 'ok' : 'error');
           }).catch(fail);
+        }
+        if (!acting) {
+          return el('tr', null, cell(when(p.authorization_expires_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number), cell(p.amount + ' ' + p.currency, 'num'));
         }
         return el('tr', null, el('td', null, box), cell(when(p.authorization_expires_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number),
           cell(p.amount + ' ' + p.currency, 'num'), el('td', null, el('div', { class: 'actions' }, amount,
@@ -365,8 +428,9 @@ export function portalClient() {
       var bulkBar = el('div', { class: 'actions' }, el('label', { for: 'select-all' }, selectAll, ' Select all'),
         el('button', { type: 'button', text: 'Capture selected', onclick: function () { bulk('capture'); } }),
         el('button', { type: 'button', class: 'danger', text: 'Release selected', onclick: function () { bulk('release'); } }));
-      show('Capture queue', el('p', { text: r.payments.length + ' authorizations waiting, the soonest to expire first.' }), bulkBar,
-        table('Authorizations waiting for capture', ['Select', 'Expires', 'Payment id', 'Merchant', 'Order', 'Amount', 'Capture or release'], rows));
+      var columns = acting ? ['Select', 'Expires', 'Payment id', 'Merchant', 'Order', 'Amount', 'Capture or release'] : ['Expires', 'Payment id', 'Merchant', 'Order', 'Amount'];
+      show('Capture queue', el('p', { text: r.payments.length + ' authorizations waiting, the soonest to expire first.' }), acting ? bulkBar : null,
+        table('Authorizations waiting for capture', columns, rows));
     }).catch(fail);
   }
 
@@ -405,8 +469,11 @@ export function portalClient() {
         }), null, 2))
       };
       function list(v) { return v.split(',').map(function (x) { return x.trim(); }).filter(Boolean); }
+      // Only an admin changes settings: anyone else sees them in a disabled form, without Save.
+      var editable = may(ROUTE.settings);
       var form = el('form', { class: 'settings', novalidate: true, onsubmit: function (e) {
         e.preventDefault();
+        if (!editable) return;
         var rules;
         try { rules = f.rules.value.trim() ? JSON.parse(f.rules.value) : null; } catch (err) { say('Pre-routing rules must be JSON.', 'error'); f.rules.focus(); return; }
         var body = {
@@ -432,7 +499,8 @@ export function portalClient() {
         field('Declines before cancel', f.maxDeclines), field('Brand colour', f.color, '#RRGGBB'), field('Logo URL', f.logo, 'https only'),
         field('Allowed framing origins', f.frames, 'Comma separated, e.g. https://shop.example'),
         field('Pre-routing rules', f.rules, 'JSON list of {"currency", "min_amount_minor", "max_amount_minor", "methods"}'),
-        el('div', null, el('button', { type: 'submit', text: 'Save settings' })));
+        editable ? el('div', null, el('button', { type: 'submit', text: 'Save settings' })) : el('p', { class: 'hint', text: 'Only an admin can change these settings.' }));
+      if (!editable) Object.keys(f).forEach(function (k) { f[k].disabled = true; });
       show('Merchant ' + (s.name || key), el('p', { class: 'mono', text: key }), form, deadCallbacksSection(key), auditTable('Settings changes', r.audit));
     }).catch(fail);
   }
@@ -451,6 +519,12 @@ export function portalClient() {
   function route() {
     // Only '#/…' is a route; any other fragment (the skip link's '#main') is not a page to show.
     if (location.hash && location.hash.indexOf('#/') !== 0) return;
+    // A tab signed in before its session was read (a reload meanwhile): read it first.
+    if (token() && !session()) {
+      var kept = token();
+      startSession(kept, true).catch(function (e) { if (e.message !== 'signed out') { say(e.message, 'error'); location.hash = '#/sign-in'; } });
+      return;
+    }
     renderChrome();
     var hash = location.hash || '#/payments';
     var parts = hash.slice(2).split('?');
@@ -467,9 +541,16 @@ export function portalClient() {
     if (path[0] === 'sign-in') { location.hash = '#/payments'; return; }
     return paymentsView(params);
   }
-  document.getElementById('sign-out').addEventListener('click', function () { signOut(); say('Signed out.', 'ok'); });
+  document.getElementById('sign-out').addEventListener('click', function () {
+    signOut();
+    // On AWS the sign-in pages keep a session of their own: end it too.
+    if (SIGN_IN.kind === 'cognito') return location.assign(hosted.logoutUrl(SIGN_IN));
+    say('Signed out.', 'ok');
+  });
   // The skip link moves focus to the content and leaves the route (the URL fragment) alone.
   document.querySelector('.skip').addEventListener('click', function (e) { e.preventDefault(); document.getElementById('main').focus(); });
   window.addEventListener('hashchange', route);
-  route();
+  var returned = new URLSearchParams(location.search);
+  if (SIGN_IN.kind === 'cognito' && (returned.has('code') || returned.has('error'))) finishHostedSignIn(returned);
+  else route();
 }

@@ -1,14 +1,28 @@
 import { jsonForScript } from '../checkout-page/html';
+import type { Config } from '../config';
 import { PAYMENT_STATUSES } from '../domain/payment';
+import type { PortalSignIn } from './hosted-sign-in';
 import { portalScript } from './script';
 import { portalStyles } from './styles';
+
+/**
+ * How this deployment signs operators in: Cognito's sign-in pages where the stack configured them
+ * (returning to PUBLIC_BASE_URL/admin, the client's only callback URL), else the local runner's form.
+ */
+export function portalSignInOf(config: Pick<Config, 'OPERATOR_SIGN_IN_URL' | 'OPERATOR_CLIENT_ID' | 'PUBLIC_BASE_URL'>): PortalSignIn {
+  if (!config.OPERATOR_SIGN_IN_URL && !config.OPERATOR_CLIENT_ID) return { kind: 'local' };
+  if (!config.OPERATOR_SIGN_IN_URL || !config.OPERATOR_CLIENT_ID || !config.PUBLIC_BASE_URL) {
+    throw new Error('Invalid configuration: the admin portal needs OPERATOR_SIGN_IN_URL, OPERATOR_CLIENT_ID and PUBLIC_BASE_URL together');
+  }
+  return { kind: 'cognito', pagesUrl: config.OPERATOR_SIGN_IN_URL.replace(/\/+$/, ''), clientId: config.OPERATOR_CLIENT_ID, redirectUri: `${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/admin` };
+}
 
 /**
  * The operators' portal: one page whose script signs the operator in and renders every view from
  * the admin API (the token is sent as a bearer header, never as a cookie). Nothing sensitive is in
  * the page itself, so it needs no authorization; every API route behind it does.
  */
-export function renderPortal(nonce: string): string {
+export function renderPortal(nonce: string, signIn: PortalSignIn = { kind: 'local' }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -36,18 +50,22 @@ export function renderPortal(nonce: string): string {
 <div id="view"></div>
 </main>
 <script type="application/json" id="statuses">${jsonForScript(PAYMENT_STATUSES)}</script>
+<script type="application/json" id="sign-in">${jsonForScript(signIn)}</script>
 <script nonce="${nonce}">${portalScript}</script>
 </body>
 </html>`;
 }
 
-/** Only the page's own nonce'd style and script; API calls to this origin only; never framed. */
-export const portalContentSecurityPolicy = (nonce: string): string =>
+/**
+ * Only the page's own nonce'd style and script; API calls to this origin only, and on AWS to
+ * Cognito's token endpoint; never framed.
+ */
+export const portalContentSecurityPolicy = (nonce: string, signIn: PortalSignIn = { kind: 'local' }): string =>
   [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
     `style-src 'nonce-${nonce}'`,
-    "connect-src 'self'",
+    signIn.kind === 'cognito' ? `connect-src 'self' ${new URL(signIn.pagesUrl).origin}` : "connect-src 'self'",
     "img-src 'self' data:",
     "form-action 'self'",
     "frame-ancestors 'none'",

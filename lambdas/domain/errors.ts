@@ -100,17 +100,23 @@ export const ERRORS = {
     message: 'Merchant not found.',
     when: 'Admin portal: no merchant with this key.',
   },
-  MFA_REQUIRED: {
-    code: 401001,
-    httpStatus: 401,
-    message: 'Enter the one-time code from your authenticator app.',
-    when: 'Admin portal sign-in: the operator has multi-factor authentication; send the code as `mfa_code`.',
-  },
   UNAUTHORIZED: {
     code: 401000,
     httpStatus: 401,
     message: 'Sign in again.',
     when: 'Admin portal: the operator token is missing, expired or invalid, or the credentials are wrong.',
+  },
+  OPERATOR_LOCKED: {
+    code: 401002,
+    httpStatus: 401,
+    message: 'Too many failed sign-ins: this user name is locked for 30 minutes.',
+    when: 'Admin portal sign-in on the local runner: 5 wrong passwords in a row for this user name (whether or not such an operator exists). Wait, or have it unlocked with `npm run operator -- unlock`.',
+  },
+  FORBIDDEN: {
+    code: 403000,
+    httpStatus: 403,
+    message: 'Your role does not allow this.',
+    when: 'Admin portal: the operator is signed in, but the route needs a stronger role (viewer < operator < admin; lib/routes.ts), or the operator has no role.',
   },
   INTERNAL: {
     code: 500000,

@@ -1,18 +1,23 @@
-/** Operators of the admin portal: who they are and how they sign in. */
+import type { OperatorRole } from '../../lib/operator-roles';
+
+/**
+ * Operators of the admin portal: who they are and how they sign in. On AWS they sign in on
+ * Cognito's own pages (ADR 0019) and no function signs anyone in; this port is the local runner's.
+ */
 export interface Operator {
   readonly username: string;
+  readonly role?: OperatorRole;
 }
 
 export type SignInResult =
-  | { readonly kind: 'signed-in'; readonly token: string; readonly expiresInSeconds: number; readonly username: string }
+  | { readonly kind: 'signed-in'; readonly token: string; readonly expiresInSeconds: number; readonly username: string; readonly role?: OperatorRole }
+  /** Wrong user name or password: the same answer whether or not the operator exists. */
   | { readonly kind: 'refused' }
-  /** The identity provider wants a new password first (Cognito's NEW_PASSWORD_REQUIRED). */
-  | { readonly kind: 'password-change-required' }
-  /** The operator has an authenticator app: ask for its one-time code and sign in again with it. */
-  | { readonly kind: 'mfa-required' };
+  /** Too many wrong passwords in a row for this user name (known or not); no password is checked until it ends. */
+  | { readonly kind: 'locked' };
 
 export interface OperatorAuthenticator {
-  signIn(username: string, password: string, mfaCode?: string): Promise<SignInResult>;
+  signIn(username: string, password: string): Promise<SignInResult>;
 }
 
 /** One entry of the audit log: who did what, when, to what, and the state before and after. */
@@ -20,6 +25,8 @@ export interface AuditEntry {
   readonly id: string;
   readonly at: string;
   readonly actor: string;
+  /** The operator's role when they acted (absent for the merchant CLI's `cli:` actors). */
+  readonly actorRole?: OperatorRole;
   readonly action: string;
   readonly target: string;
   readonly targetKind: 'payment' | 'merchant';

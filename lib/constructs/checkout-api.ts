@@ -110,8 +110,8 @@ export class CheckoutApi extends Construct {
           'Authorization happens in the function: merchant API routes verify the request signature made with ' +
           "the merchant's signing password, and the pages a shopper's browser opens (hosted checkout, sandbox " +
           'challenge) are public by design, addressed by unguessable tokens in the path. The admin portal page ' +
-          'and its sign-in endpoint are how an operator gets a token, so they cannot require one; every admin ' +
-          'API route (auth: operator) has the JWT authorizer.',
+          "is how an operator reaches Cognito's sign-in pages for a token, so it cannot require one; every admin " +
+          'API route (auth: operator) has the JWT authorizer and names the role it needs.',
       });
     }
     this.routes.set(route.id, httpRoute);

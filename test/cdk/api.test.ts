@@ -1,7 +1,14 @@
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { CheckoutStack } from '../../lib/checkout-stack';
 import { DEFAULT_ROUTE_THROTTLE } from '../../lib/constructs/checkout-api';
 import { STAGES } from '../../lib/naming';
-import { ROUTES, routeKey, type RouteDefinition } from '../../lib/routes';
+import { OPERATOR_ROLES } from '../../lib/operator-roles';
+import { deployedRoutes, ROUTES as ALL_ROUTES, routeKey, type RouteDefinition } from '../../lib/routes';
 import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, type Resource, type Synthesized } from './synth';
+
+/** The routes the stack deploys: all but the local runner's sign-in. */
+const ROUTES = deployedRoutes();
 
 const onlyEntry = <T>(entries: [string, T][], what: string): [string, T] => {
   if (entries.length !== 1) throw new Error(`Expected exactly one ${what}, found ${entries.length}`);
@@ -63,9 +70,11 @@ describe.each(STAGES)('the HTTP API (%s)', (stage) => {
     expect(Object.values(format)).not.toContain('$context.path');
   });
 
-  test('has exactly one route per route table entry', () => {
+  test('has exactly one route per route table entry, but none for the local runner\'s sign-in', () => {
     const keys = Object.values(resourcesOfType(synthesized.template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
     expect(keys.sort()).toEqual(ROUTES.map(routeKey).sort());
+    expect(ALL_ROUTES.filter((r) => r.localOnly).map(routeKey)).toEqual(['POST /admin/api/session']);
+    expect(keys).not.toContain('POST /admin/api/session');
   });
 
   test.each(ROUTES.map((r) => [routeKey(r), r] as const))('%s invokes its own function', (_key, route) => {
@@ -166,11 +175,12 @@ describe.each(STAGES)('operators of the admin portal (%s)', (stage) => {
   });
   const pool = () => resource(synthesized.template, logicalId(synthesized.stack.operators.userPool));
   const client = () => resource(synthesized.template, logicalId(synthesized.stack.operators.client));
+  const apiUrl = () => ({ 'Fn::GetAtt': [logicalId(synthesized.stack.api.httpApi), 'ApiEndpoint'] });
 
-  test('are one user pool with one app client', () => {
+  test("are one user pool with one app client and Cognito's sign-in pages", () => {
     synthesized.template.resourceCountIs('AWS::Cognito::UserPool', 1);
     synthesized.template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
-    synthesized.template.resourceCountIs('AWS::Cognito::UserPoolDomain', 0);
+    synthesized.template.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
     synthesized.template.resourceCountIs('AWS::Cognito::IdentityPool', 0);
   });
 
@@ -192,9 +202,9 @@ describe.each(STAGES)('operators of the admin portal (%s)', (stage) => {
     });
   });
 
-  test('may add TOTP as a second factor (never SMS)', () => {
+  test('must use TOTP as a second factor (PCI DSS 8.4.2), never SMS', () => {
     const props = pool().Properties;
-    expect(props.MfaConfiguration).toBe('OPTIONAL');
+    expect(props.MfaConfiguration).toBe('ON');
     expect(props.EnabledMfas).toEqual(['SOFTWARE_TOKEN_MFA']);
     expect(props.SmsConfiguration).toBeUndefined();
   });
@@ -205,10 +215,31 @@ describe.each(STAGES)('operators of the admin portal (%s)', (stage) => {
     expect(props.Schema).toContainEqual({ Name: 'email', Required: true, Mutable: true });
   });
 
-  test('are on the Essentials plan, without threat protection (see the COG8 acknowledgment)', () => {
+  test('are on the Plus plan with threat protection enforced: compromised credentials and high-risk sign-ins are blocked', () => {
     const props = pool().Properties;
-    expect(props.UserPoolTier).toBe('ESSENTIALS');
-    expect(props.UserPoolAddOns).toBeUndefined();
+    expect(props.UserPoolTier).toBe('PLUS');
+    expect(props.UserPoolAddOns).toEqual({ AdvancedSecurityMode: 'ENFORCED' });
+    const attachments = Object.values(resourcesOfType(synthesized.template, 'AWS::Cognito::UserPoolRiskConfigurationAttachment'));
+    expect(attachments.map((a) => a.Properties)).toEqual([
+      {
+        UserPoolId: { Ref: logicalId(synthesized.stack.operators.userPool) },
+        ClientId: 'ALL',
+        CompromisedCredentialsRiskConfiguration: { Actions: { EventAction: 'BLOCK' }, EventFilter: ['SIGN_IN', 'PASSWORD_CHANGE'] },
+        AccountTakeoverRiskConfiguration: {
+          Actions: {
+            LowAction: { EventAction: 'MFA_REQUIRED', Notify: false },
+            MediumAction: { EventAction: 'MFA_REQUIRED', Notify: false },
+            HighAction: { EventAction: 'BLOCK', Notify: false },
+          },
+        },
+      },
+    ]);
+  });
+
+  test('have one group per role, the strongest taking precedence', () => {
+    const groups = Object.values(resourcesOfType(synthesized.template, 'AWS::Cognito::UserPoolGroup')).map((g) => [g.Properties.GroupName, g.Properties.Precedence, g.Properties.UserPoolId]);
+    const poolRef = { Ref: logicalId(synthesized.stack.operators.userPool) };
+    expect(groups.sort()).toEqual([...OPERATOR_ROLES].sort().map((role) => [role, { admin: 0, operator: 1, viewer: 2 }[role], poolRef]));
   });
 
   test(retained ? 'are retained and protected from deletion' : 'are destroyed with the stack', () => {
@@ -218,13 +249,30 @@ describe.each(STAGES)('operators of the admin portal (%s)', (stage) => {
     expect(p.Properties.DeletionProtection).toBe(retained ? 'ACTIVE' : 'INACTIVE');
   });
 
-  test('sign in through an app client with USER_PASSWORD_AUTH, no secret, and one-hour tokens', () => {
+  test("sign in on Cognito's pages at a domain of this account and stage", () => {
+    const [domain] = Object.values(resourcesOfType(synthesized.template, 'AWS::Cognito::UserPoolDomain'));
+    expect(domain!.Properties).toEqual({
+      UserPoolId: { Ref: logicalId(synthesized.stack.operators.userPool) },
+      Domain: { 'Fn::Join': ['', [`checkout-${stage}-`, { Ref: 'AWS::AccountId' }]] },
+      ManagedLoginVersion: 1,
+    });
+    synthesized.template.hasOutput('OperatorSignInUrl', {
+      Value: { 'Fn::Join': ['', ['https://', { Ref: logicalId(synthesized.stack.operators.domain) }, '.auth.', { Ref: 'AWS::Region' }, '.amazoncognito.com']] },
+    });
+  });
+
+  test('through a public app client: authorization code (PKCE in the portal) back to the portal only, SRP, no password sent to Cognito, one-hour tokens', () => {
+    const portal = { 'Fn::Join': ['', [apiUrl(), '/admin']] };
     expect(client().Properties).toEqual({
       UserPoolId: { Ref: logicalId(synthesized.stack.operators.userPool) },
       ClientName: 'admin-portal',
-      ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+      ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
       GenerateSecret: false,
-      AllowedOAuthFlowsUserPoolClient: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthFlowsUserPoolClient: true,
+      AllowedOAuthScopes: ['openid'],
+      CallbackURLs: [portal],
+      LogoutURLs: [portal],
       SupportedIdentityProviders: ['COGNITO'],
       PreventUserExistenceErrors: 'ENABLED',
       EnableTokenRevocation: true,
@@ -233,6 +281,14 @@ describe.each(STAGES)('operators of the admin portal (%s)', (stage) => {
       RefreshTokenValidity: 60,
       TokenValidityUnits: { IdToken: 'minutes', AccessToken: 'minutes', RefreshToken: 'minutes' },
     });
+  });
+
+  test('have no sign-in route of ours: nothing to throttle for everyone at once, and Cognito locks per user', () => {
+    const keys = Object.values(resourcesOfType(synthesized.template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey as string);
+    expect(keys.filter((k) => k.startsWith('POST /admin/api/session'))).toEqual([]);
+    const { RouteSettings } = theStage(synthesized)[1].Properties;
+    expect(Object.values(RouteSettings as Record<string, { ThrottlingRateLimit: number }>).map((r) => r.ThrottlingRateLimit)).not.toContain(5);
+    expect([...synthesized.stack.functions.keys()]).not.toContain('AdminSignIn');
   });
 
   test("have their ID token verified by one JWT authorizer: the pool's issuer, the client's audience", () => {
@@ -255,5 +311,16 @@ describe.each(STAGES)('operators of the admin portal (%s)', (stage) => {
   test('need no IAM role of their own (no SMS, no triggers)', () => {
     const roles = Object.keys(resourcesOfType(synthesized.template, 'AWS::IAM::Role'));
     expect(roles.filter((id) => id.startsWith('Operators'))).toEqual([]);
+  });
+});
+
+describe('a custom domain (publicBaseUrl)', () => {
+  test("is where Cognito sends operators back, and what the portal tells it, never the API's own address", () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    const stack = new CheckoutStack(app, 'CustomDomain', { stage: 'dev', publicBaseUrl: 'https://pay.example.com' });
+    const template = Template.fromStack(stack);
+    const client = resource(template, logicalId(stack.operators.client)).Properties;
+    expect([client.CallbackURLs, client.LogoutURLs]).toEqual([['https://pay.example.com/admin'], ['https://pay.example.com/admin']]);
+    template.hasOutput('AdminPortalUrl', { Value: 'https://pay.example.com/admin' });
   });
 });

@@ -1,12 +1,15 @@
 import { App } from 'aws-cdk-lib';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
-import { authorizationValidityDaysFromContext, OPERATOR_SIGN_IN_ROUTE_ID } from '../../lib/checkout-stack';
+import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../../lib/checkout-stack';
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
 import { JOBS } from '../../lib/jobs';
 import { merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
-import { ROUTES, type TableAccess } from '../../lib/routes';
+import { deployedRoutes, type TableAccess } from '../../lib/routes';
 import { TABLE_SCHEMA } from '../../lib/table-schema';
 import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, type Synthesized } from './synth';
+
+/** The routes the stack deploys (not the local runner's sign-in). */
+const ROUTES = deployedRoutes();
 
 /** What each stage promises operators: how long function logs stay, at which level, and how long an authorization lives. */
 const STAGE_EXPECTATIONS: Record<Stage, { retentionDays: number; logLevel: string; logsRetained: boolean; authorizationValidityDays: string }> = {
@@ -149,10 +152,10 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       timeoutSeconds: route.timeoutSeconds ?? 10,
       extraPermissions: (): string[] => [],
       extraEnvironment: (s: Synthesized): Record<string, unknown> =>
-        route.id === OPERATOR_SIGN_IN_ROUTE_ID
+        route.id === ADMIN_PORTAL_ROUTE_ID
           ? {
-              COGNITO_CLIENT_ID: { Ref: logicalId(s.stack.operators.client) },
-              COGNITO_REGION: { Ref: 'AWS::Region' },
+              OPERATOR_SIGN_IN_URL: { 'Fn::Join': ['', ['https://', { Ref: logicalId(s.stack.operators.domain) }, '.auth.', { Ref: 'AWS::Region' }, '.amazoncognito.com']] },
+              OPERATOR_CLIENT_ID: { Ref: logicalId(s.stack.operators.client) },
             }
           : {},
     })),
@@ -231,14 +234,14 @@ describe.each(STAGES)('functions (%s)', (stage) => {
     });
   });
 
-  test('only the sign-in function knows the operator app client', () => {
+  test("only the portal page's function knows the operators' sign-in pages and app client", () => {
     const withCognito = [...synthesized.stack.functions.entries(), ...synthesized.stack.jobFunctions.entries()]
-      .filter(([, fn]) => 'COGNITO_CLIENT_ID' in resource(synthesized.template, logicalId(fn.function)).Properties.Environment.Variables)
+      .filter(([, fn]) => 'OPERATOR_CLIENT_ID' in resource(synthesized.template, logicalId(fn.function)).Properties.Environment.Variables)
       .map(([id]) => id);
-    expect(withCognito).toEqual([OPERATOR_SIGN_IN_ROUTE_ID]);
+    expect(withCognito).toEqual([ADMIN_PORTAL_ROUTE_ID]);
   });
 
-  test('no function may call Cognito: sign-in (InitiateAuth) is a public call', () => {
+  test("no function may call Cognito: operators sign in on Cognito's own pages", () => {
     const all = [...ROUTES.map((r) => routeIds(synthesized, r.id)), ...JOBS.map((j) => jobIds(synthesized, j.id))];
     for (const ids of all) expect(grantedPermissions(synthesized, ids.role).filter((p) => p.startsWith('cognito'))).toEqual([]);
   });

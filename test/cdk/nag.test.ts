@@ -9,19 +9,15 @@ import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, synthesize, type Synthesized 
  * The only rules the stack may acknowledge, and why (the reasons themselves live next to the
  * resources they concern; docs/adr/0001-cdk-nag-v3.md explains the mechanism):
  * - APIG4: merchant routes check a request signature in the function, shopper-facing pages are
- *   public by design, and the admin portal page and sign-in are how an operator gets a token.
+ *   public by design, and the admin portal page is how an operator reaches the sign-in pages.
  * - IAM5: `*` for X-Ray (no resource-level permissions) and the merchant secret name prefix.
  * - L1: Node.js 22 is pinned together with the bundler target.
- * - COG2: MFA is optional, since the sign-in function cannot answer an MFA challenge yet.
- * - COG8: no Plus plan (threat protection), whose risk scoring cannot see a server-side sign-in.
  * - SQS3: the queue without a dead-letter queue is the jobs' dead-letter queue.
  */
 const ACKNOWLEDGEABLE_RULES = [
   'AwsSolutions-APIG4',
   'AwsSolutions-IAM5',
   'AwsSolutions-L1',
-  'AwsSolutions-COG2',
-  'AwsSolutions-COG8',
   'AwsSolutions-SQS3',
 ];
 

@@ -1,7 +1,7 @@
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { merchantSecretPrefix, stackName, STAGES } from '../../lib/naming';
 import { JOBS } from '../../lib/jobs';
-import { ROUTES } from '../../lib/routes';
+import { deployedRoutes } from '../../lib/routes';
 import { logicalId, synthesize } from './synth';
 
 /** Where operators open the admin portal (lib/routes.ts AdminPortal). */
@@ -19,6 +19,7 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
       Stage: expect.objectContaining({ Value: stage }),
       UserPoolId: expect.objectContaining({ Value: { Ref: logicalId(stack.operators.userPool) } }),
       UserPoolClientId: expect.objectContaining({ Value: { Ref: logicalId(stack.operators.client) } }),
+      OperatorSignInUrl: expect.objectContaining({ Value: expect.objectContaining({ 'Fn::Join': expect.any(Array) }) }),
       AdminPortalUrl: expect.objectContaining({ Value: { 'Fn::Join': ['', [apiUrl, ADMIN_PORTAL_PATH]] } }),
       AlarmTopicArn: expect.objectContaining({ Value: { Ref: logicalId(stack.callbackDelivery!.alarmTopic) } }),
     });
@@ -28,8 +29,8 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
     const { stack } = synthesize(stage);
     expect(stack.table.table.tableName).toBeDefined();
     expect(stack.operators.userPool.userPoolId).toBeDefined();
-    expect([...stack.api.routes.keys()].sort()).toEqual(ROUTES.map((r) => r.id).sort());
-    for (const route of ROUTES) expect(stack.functions.get(route.id)?.function.runtime.name).toBe('nodejs22.x');
+    expect([...stack.api.routes.keys()].sort()).toEqual(deployedRoutes().map((r) => r.id).sort());
+    for (const route of deployedRoutes()) expect(stack.functions.get(route.id)?.function.runtime.name).toBe('nodejs22.x');
     for (const job of JOBS) expect(stack.jobFunctions.get(job.id)?.function.runtime.name).toBe('nodejs22.x');
   });
 

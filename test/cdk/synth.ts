@@ -74,7 +74,7 @@ export const ACCESS_MATRIX_ROUTES: readonly RouteDefinition[] = TABLE_ACCESS_KIN
       entry: ROUTES[0]!.entry,
       access: { table, merchantSecrets },
       throttle: { rateLimit: 10 + i, burstLimit: 20 + i },
-      ...(merchantSecrets ? { memoryMb: 512, timeoutSeconds: 29 } : { auth: 'operator' as const }),
+      ...(merchantSecrets ? { memoryMb: 512, timeoutSeconds: 29 } : { auth: 'operator' as const, role: 'viewer' as const }),
     }),
   ),
 );

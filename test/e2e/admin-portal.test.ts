@@ -2,7 +2,9 @@ import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playw
 import { ManualClock } from '../../lambdas/ports/clock';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { seedOperator, type OperatorCredentials } from '../support/admin';
+import { SIGN_IN_LOCKOUT } from '../../lambdas/adapters/local/operator-auth';
+import { ERRORS } from '../../lambdas/domain/errors';
+import { operatorToken, seedOperator, type OperatorCredentials } from '../support/admin';
 import { auditContext, launchBrowser, newPage, screenshot, seriousA11yViolations } from '../support/browser';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
 import { openSession, paidPayment, statusOf, type PaidPayment } from '../support/payments';
@@ -432,7 +434,7 @@ describe('merchant settings', () => {
 
 describe('the audit log', () => {
   // Reads what the tests above did through the portal (run the file as a whole).
-  it('shows who did each of the actions above, when, and the state before and after', async () => {
+  it('shows who did each of the actions above, with which role, when, and the state before and after', async () => {
     expect(done.length).toBeGreaterThanOrEqual(5);
     const page = await open();
     await signIn(page);
@@ -442,10 +444,10 @@ describe('the audit log', () => {
     await table.locator('tbody tr').first().waitFor();
     const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((r) => [...r.children].map((c) => c.textContent ?? '')));
     for (const [action, target] of done) {
-      expect(rows).toContainEqual(['2030-06-03 09:00:00 UTC', 'olivia', action, target, 'done', expect.any(String), expect.any(String)]);
+      expect(rows).toContainEqual(['2030-06-03 09:00:00 UTC', 'olivia', 'admin', action, target, 'done', expect.any(String), expect.any(String)]);
     }
-    const capture = rows.find((r) => r[2] === 'payment.capture 15.00');
-    expect(capture?.slice(5)).toEqual(['{"status":"pending"}', '{"status":"settled","captured_amount":"15.00"}']);
+    const capture = rows.find((r) => r[3] === 'payment.capture 15.00');
+    expect(capture?.slice(6)).toEqual(['{"status":"pending"}', '{"status":"settled","captured_amount":"15.00"}']);
     await screenshot(page, 'admin-audit');
   });
 });
@@ -459,6 +461,111 @@ describe('signing out', () => {
     await statusLine(page).filter({ hasText: 'Signed out.' }).waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem('operator-token'))).toBeNull();
     await visit(page, '#/queue', 'Sign in');
+  });
+});
+
+describe('roles', () => {
+  let viewer: OperatorCredentials;
+  let clerk: OperatorCredentials;
+  beforeAll(async () => {
+    viewer = await seedOperator(service, 'vivian', 'vivian-long-password', 'viewer');
+    clerk = await seedOperator(service, 'oscar', 'oscar-long-password', 'operator');
+  });
+
+  it('a viewer sees payments, the queue and settings without a button to act; a forged capture is refused with 403', async () => {
+    const paid = await authorization('12.00');
+    const page = await open();
+    await signIn(page, viewer);
+    await page.getByText('Signed in as vivian (viewer)').waitFor();
+
+    await visit(page, `#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`);
+    await page.getByText('Your role may look at payments but not act on them.').waitFor();
+    await page.getByRole('table', { name: 'Callbacks of this payment' }).waitFor();
+    expect(await page.getByRole('button', { name: /^(Capture|Release|Void|Refund|Resend)/ }).count()).toBe(0);
+
+    await visit(page, '#/queue', 'Capture queue');
+    await rowOf(page, paid.order.number).waitFor();
+    expect(await page.getByRole('button', { name: /Capture|Release/ }).count()).toBe(0);
+    expect(await page.getByRole('checkbox').count()).toBe(0);
+
+    await visit(page, `#/merchants/${dmsShop.merchant_key}`, 'Merchant Queue Shop');
+    await page.getByText('Only an admin can change these settings.').waitFor();
+    expect(await page.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
+    expect(await page.getByLabel('Two-stage payments (DMS)').isDisabled()).toBe(true);
+    await screenshot(page, 'admin-viewer-merchant');
+
+    // The page offers no capture; a capture sent with the viewer's own token anyway is refused.
+    const forged = await page.evaluate(async (id) => {
+      const res = await fetch(`/admin/api/payments/${id}/capture`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sessionStorage.getItem('operator-token')}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return [res.status, await res.json()];
+    }, paid.paymentId);
+    expect(forged).toEqual([403, { error_code: ERRORS.FORBIDDEN.code, error_message: ERRORS.FORBIDDEN.message, errors: [] }]);
+    await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'pending' });
+  });
+
+  it('an operator captures, but sees merchant settings read-only', async () => {
+    const paid = await authorization('13.00');
+    const page = await open();
+    await signIn(page, clerk);
+    await visit(page, `#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`);
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await statusLine(page).filter({ hasText: 'capture: done (status settled)' }).waitFor();
+    await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    const actions = page.getByRole('table', { name: 'Operator actions' });
+    await actions.getByRole('cell', { name: 'oscar', exact: true }).waitFor();
+    expect(await actions.locator('tbody tr').first().evaluate((r) => [...r.children].slice(1, 4).map((c) => c.textContent))).toEqual(['oscar', 'operator', 'payment.capture 13.00']);
+
+    await visit(page, `#/merchants/${dmsShop.merchant_key}`, 'Merchant Queue Shop');
+    await page.getByText('Only an admin can change these settings.').waitFor();
+    expect(await page.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
+  });
+
+  it('an admin may edit merchant settings', async () => {
+    const page = await open();
+    await signIn(page);
+    await page.getByText('Signed in as olivia (admin)').waitFor();
+    await visit(page, `#/merchants/${dmsShop.merchant_key}`, 'Merchant Queue Shop');
+    await page.getByRole('button', { name: 'Save settings' }).waitFor();
+    expect(await page.getByLabel('Name').isEditable()).toBe(true);
+    expect(await page.getByText('Only an admin can change these settings.').count()).toBe(0);
+  });
+
+  it('an operator without a role is told so and stays signed out', async () => {
+    const page = await open();
+    await page.goto(portal());
+    await heading(page, 'Sign in').waitFor();
+    const roleless = await operatorToken(service.backend.operatorKey, { username: 'ronan' });
+    await page.evaluate((t) => sessionStorage.setItem('operator-token', t), roleless);
+    await visit(page, '#/payments', 'Sign in');
+    await statusLine(page).filter({ hasText: 'Your operator account has no role in the portal yet: ask an administrator to give you one.' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('operator-token'))).toBeNull();
+  });
+});
+
+describe('locking out', () => {
+  it(`locks the user name after ${SIGN_IN_LOCKOUT.maxFailures} wrong passwords and says so; the right one no longer gets in`, async () => {
+    const victim = await seedOperator(service, 'lena', 'lenas-long-password', 'viewer');
+    const page = await open();
+    await page.goto(portal());
+    await heading(page, 'Sign in').waitFor();
+    await page.getByLabel('User name').fill(victim.username);
+    for (let i = 1; i <= SIGN_IN_LOCKOUT.maxFailures; i++) {
+      await page.getByLabel('Password').fill(`wrong-password-${i}`);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const expected = i < SIGN_IN_LOCKOUT.maxFailures ? 'Wrong user name or password.' : ERRORS.OPERATOR_LOCKED.message;
+      // The same line may repeat: wait for this attempt's answer (the password field is emptied by it).
+      await page.waitForFunction((text) => document.getElementById('status')?.textContent === text && (document.querySelector('input[name=password]') as HTMLInputElement).value === '', expected);
+    }
+    await screenshot(page, 'admin-sign-in-locked');
+    await page.getByLabel('Password').fill(victim.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForFunction(() => (document.querySelector('input[name=password]') as HTMLInputElement).value === '');
+    await statusLine(page).filter({ hasText: ERRORS.OPERATOR_LOCKED.message }).waitFor();
+    await heading(page, 'Sign in').waitFor();
   });
 });
 

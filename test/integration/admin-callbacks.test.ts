@@ -36,7 +36,8 @@ const receivers: CallbackReceiver[] = [];
 
 beforeAll(async () => {
   service = await startTestService({ clock });
-  token = await signIn(service, await seedOperator(service, 'olga', 'olga-long-password'));
+  // The operator role: resending callbacks is theirs (lib/routes.ts).
+  token = await signIn(service, await seedOperator(service, 'olga', 'olga-long-password', 'operator'));
   api = adminApi(service, token);
 });
 afterAll(async () => {
@@ -160,6 +161,7 @@ describe('resending one callback (POST /admin/api/payments/{paymentId}/callbacks
           id: expect.any(String),
           at: resentAt,
           actor: 'olga',
+          actorRole: 'operator',
           action: 'callback.resend 0',
           target: paid.paymentId,
           targetKind: 'payment',
@@ -245,7 +247,7 @@ describe('dead callbacks (GET /admin/api/merchants/{merchantKey}/callbacks/dead,
     const entries = (await api.audit()).json.entries.filter((e) => e.action === 'callback.resend-dead' && e.target === `merchant:${shop.merchant_key}`).map(withoutChain);
     expect(entries).toEqual([
       expect.objectContaining({ actor: 'olga', targetKind: 'merchant', after: { queued: 0 }, outcome: 'done' }),
-      { id: expect.any(String), at: resentAt, actor: 'olga', action: 'callback.resend-dead', target: `merchant:${shop.merchant_key}`, targetKind: 'merchant', after: { queued: 1 }, outcome: 'done' },
+      { id: expect.any(String), at: resentAt, actor: 'olga', actorRole: 'operator', action: 'callback.resend-dead', target: `merchant:${shop.merchant_key}`, targetKind: 'merchant', after: { queued: 1 }, outcome: 'done' },
     ]);
   });
 

@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalOperatorAuthenticator } from '../../lambdas/adapters/local/operator-auth';
 import type { AuditEntry } from '../../lambdas/ports/operators';
+import type { OperatorRole } from '../../lib/operator-roles';
 import type { ActionOutcome, PaymentAction } from '../../lambdas/use-cases/admin';
 import type { CallbackView, ResendOutcome } from '../../lambdas/use-cases/callback-log';
 import type { HttpAnswer } from './http';
@@ -17,9 +18,12 @@ export interface OperatorCredentials {
 
 let seeded = 0;
 
-/** Creates a local operator, as `npm start` does from ADMIN_USER / ADMIN_PASSWORD. */
-export async function seedOperator(service: TestService, username = `operator-${++seeded}`, password = 'correct horse battery staple'): Promise<OperatorCredentials> {
-  await (service.deps.operators as LocalOperatorAuthenticator).createOperator(username, password);
+/**
+ * Creates a local operator, as `npm start` does from ADMIN_USER / ADMIN_PASSWORD (an admin, unless
+ * the test asks for a weaker role).
+ */
+export async function seedOperator(service: TestService, username = `operator-${++seeded}`, password = 'correct horse battery staple', role: OperatorRole = 'admin'): Promise<OperatorCredentials> {
+  await (service.deps.operators as LocalOperatorAuthenticator).createOperator(username, password, role);
   return { username, password };
 }
 
@@ -29,7 +33,14 @@ export interface SignInAnswer {
   readonly username: string;
 }
 
-/** POST /admin/api/session, as the portal's sign-in form sends it. */
+/** GET /admin/api/session: who the token's operator is, their role and the routes it allows. */
+export interface SessionAnswer {
+  readonly username: string;
+  readonly role: OperatorRole;
+  readonly routes: string[];
+}
+
+/** POST /admin/api/session, as the portal's sign-in form sends it (the local runner only). */
 export const signInRequest = (service: TestService, body: unknown): Promise<HttpAnswer<SignInAnswer>> => service.post<SignInAnswer>('/admin/api/session', body);
 
 /** Signs in and returns the token; fails the test unless the service answers 200. */
@@ -43,9 +54,12 @@ export async function signIn(service: TestService, operator: OperatorCredentials
  * A token signed with the local operator key but with the claims chosen by the test (an expired
  * one, another issuer…): what a forger who somehow had the key, or an old browser tab, would send.
  */
-export async function operatorToken(key: Uint8Array, options: { username?: string; expiresAt?: Date; issuedAt?: Date; issuer?: string; audience?: string } = {}): Promise<string> {
+export async function operatorToken(
+  key: Uint8Array,
+  options: { username?: string; expiresAt?: Date; issuedAt?: Date; issuer?: string; audience?: string; claims?: Record<string, unknown> } = {},
+): Promise<string> {
   const issuedAt = options.issuedAt ?? new Date();
-  return new SignJWT({ username: options.username ?? 'someone', token_use: 'id' })
+  return new SignJWT({ username: options.username ?? 'someone', token_use: 'id', ...options.claims })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(options.username ?? 'someone')
     .setIssuer(options.issuer ?? LOCAL_ISSUER)
@@ -123,6 +137,7 @@ export function adminApi(service: TestService, token: string) {
     changeMerchant: (merchantKey: string, body: unknown) =>
       adminRequest<{ merchant_key: string; settings: Record<string, unknown> }>(service, 'PUT', `/admin/api/merchants/${encodeURIComponent(merchantKey)}`, token, body),
     audit: (cursor?: string) => get<{ entries: AuditEntry[]; cursor?: string }>(`/admin/api/audit${query({ cursor })}`),
+    session: () => get<SessionAnswer>('/admin/api/session'),
     callbacks: (paymentId: string) => get<{ callbacks: CallbackView[] }>(`/admin/api/payments/${encodeURIComponent(paymentId)}/callbacks`),
     resendCallback: (paymentId: string, index: number | string) =>
       adminRequest<{ payment_id: string; index: number; outcome: ResendOutcome }>(service, 'POST', `/admin/api/payments/${encodeURIComponent(paymentId)}/callbacks/${index}/resend`, token, {}),

@@ -1,0 +1,146 @@
+import { performance } from 'node:perf_hooks';
+import { SIGN_IN_LOCKOUT, type LocalOperatorAuthenticator } from '../../lambdas/adapters/local/operator-auth';
+import { ERRORS } from '../../lambdas/domain/errors';
+import { ManualClock } from '../../lambdas/ports/clock';
+import { seedOperator, signInRequest, type OperatorCredentials } from '../support/admin';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * The local runner's sign-in locks a user name after 5 wrong passwords in a row, for 30 minutes
+ * (PCI DSS 8.3.4), with conditional writes so that concurrent attempts all count. It answers an
+ * unknown user name exactly as a known one, in what it says, when it locks and how long it takes,
+ * so neither the answer nor the lock tells whether an operator exists. On AWS Cognito's own
+ * protections do this per user (ADR 0019).
+ */
+const T0 = new Date('2030-09-02T10:00:00.000Z');
+const clock = new ManualClock(T0);
+const WRONG = { error_code: ERRORS.UNAUTHORIZED.code, error_message: 'Wrong user name or password.', errors: [] };
+const LOCKED = { error_code: ERRORS.OPERATOR_LOCKED.code, error_message: ERRORS.OPERATOR_LOCKED.message, errors: [] };
+const MINUTE = 60_000;
+
+let service: TestService;
+let seeded = 0;
+const operators = () => service.deps.operators as LocalOperatorAuthenticator;
+
+beforeAll(async () => {
+  service = await startTestService({ clock });
+});
+afterAll(() => service.close());
+beforeEach(() => clock.set(T0));
+
+/** A fresh operator per test: each test's failures are its own. */
+const anOperator = (): Promise<OperatorCredentials> => seedOperator(service, `locky-${++seeded}`, 'the-right-long-password', 'viewer');
+
+/** One sign-in: 'ok', 'wrong' or 'locked' (any other answer fails the test). */
+async function attempt(username: string, password: string): Promise<'ok' | 'wrong' | 'locked'> {
+  const res = await signInRequest(service, { username, password });
+  if (res.status === 200) return 'ok';
+  if (JSON.stringify(res.json) === JSON.stringify(WRONG)) return 'wrong';
+  expect([res.status, res.json]).toEqual([401, LOCKED]);
+  return 'locked';
+}
+
+async function attempts(n: number, username: string, password: string): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(await attempt(username, password));
+  return out;
+}
+
+describe('locking a user name', () => {
+  it(`locks after ${SIGN_IN_LOCKOUT.maxFailures} wrong passwords in a row; while locked even the right one is refused`, async () => {
+    const op = await anOperator();
+    expect(await attempts(5, op.username, 'a-wrong-password')).toEqual(['wrong', 'wrong', 'wrong', 'wrong', 'locked']);
+    expect(await attempt(op.username, op.password)).toBe('locked');
+    expect(await attempt(op.username, 'a-wrong-password')).toBe('locked');
+  });
+
+  it('unlocks by itself after 30 minutes, with a fresh count', async () => {
+    const op = await anOperator();
+    await attempts(5, op.username, 'a-wrong-password');
+    clock.advance(30 * MINUTE - 1000);
+    expect(await attempt(op.username, op.password)).toBe('locked');
+    clock.advance(1000);
+    expect(await attempts(4, op.username, 'a-wrong-password')).toEqual(['wrong', 'wrong', 'wrong', 'wrong']);
+    expect(await attempt(op.username, op.password)).toBe('ok');
+  });
+
+  it('a right password resets the count: only failures in a row lock', async () => {
+    const op = await anOperator();
+    expect(await attempts(4, op.username, 'a-wrong-password')).toEqual(['wrong', 'wrong', 'wrong', 'wrong']);
+    expect(await attempt(op.username, op.password)).toBe('ok');
+    expect(await attempts(4, op.username, 'a-wrong-password')).toEqual(['wrong', 'wrong', 'wrong', 'wrong']);
+    expect(await attempt(op.username, 'a-wrong-password')).toBe('locked');
+  });
+
+  it('counts every one of concurrent wrong attempts: 10 at once are 4 wrong, then locked', async () => {
+    const op = await anOperator();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => attempt(op.username, 'a-wrong-password')));
+    expect(answers.filter((a) => a === 'wrong')).toHaveLength(SIGN_IN_LOCKOUT.maxFailures - 1);
+    expect(answers.filter((a) => a === 'locked')).toHaveLength(10 - (SIGN_IN_LOCKOUT.maxFailures - 1));
+    expect(await attempt(op.username, op.password)).toBe('locked');
+  });
+
+  it('an administrator lifts a lock (npm run operator -- unlock), and a new password does too', async () => {
+    const op = await anOperator();
+    await attempts(5, op.username, 'a-wrong-password');
+    await operators().unlock(op.username);
+    expect(await attempt(op.username, op.password)).toBe('ok');
+    await attempts(5, op.username, 'a-wrong-password');
+    await operators().createOperator(op.username, 'a-new-long-password', 'viewer');
+    expect(await attempt(op.username, 'a-new-long-password')).toBe('ok');
+  });
+});
+
+describe('telling nothing about who exists', () => {
+  it('an unknown user name is answered the same, wrong then locked, and its lock ends the same way', async () => {
+    const op = await anOperator();
+    const known = await attempts(6, op.username, 'a-wrong-password');
+    const unknown = await attempts(6, `nobody-${seeded}`, 'a-wrong-password');
+    expect(unknown).toEqual(known);
+    clock.advance(30 * MINUTE);
+    expect(await attempt(`nobody-${seeded}`, 'a-wrong-password')).toBe('wrong');
+  });
+
+  it('takes as long for an unknown user name as for a known one with a wrong password (the same password hash is computed)', async () => {
+    const timed = async (username: string) => {
+      const started = performance.now();
+      expect(await attempt(username, 'a-wrong-password')).toBe('wrong');
+      return performance.now() - started;
+    };
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+    const known: number[] = [];
+    const unknown: number[] = [];
+    // Fresh names each time, one failure each: no lock gets in the way.
+    for (let i = 0; i < 9; i++) {
+      known.push(await timed((await anOperator()).username));
+      unknown.push(await timed(`ghost-${seeded}-${i}`));
+    }
+    // A known name is not answered faster or slower than by a factor that would tell them apart
+    // (skipping the hash would make an unknown one several times faster).
+    expect(median(unknown) / median(known)).toBeGreaterThan(0.5);
+    expect(median(unknown) / median(known)).toBeLessThan(2);
+  });
+
+  it("cannot lock an operator out through another casing of the name, nor guess with one", async () => {
+    const op = await seedOperator(service, 'casey', 'caseys-long-password', 'viewer');
+    expect(await attempts(6, 'CASEY', 'a-wrong-password')).toEqual(['wrong', 'wrong', 'wrong', 'wrong', 'locked', 'locked']);
+    expect(await attempts(5, 'Casey', 'a-wrong-password')).toEqual(['wrong', 'wrong', 'wrong', 'wrong', 'locked']);
+    // Names are exact: the other casings are other (unknown) names, so the operator is not locked,
+    // and the right password under another casing is no sign-in.
+    expect(await attempt('casey', op.password)).toBe('ok');
+    expect(await attempt('cAsEy', op.password)).toBe('wrong');
+  });
+
+  it('keeps no password in what it stores about failures, and forgets it after a day', async () => {
+    const op = await anOperator();
+    await attempts(2, op.username, 'a-password-to-forget');
+    const [record] = (await service.tableItems()).filter((i) => i.pk === `OPERATOR#${op.username}` && i.sk === 'SIGNIN');
+    expect(record).toEqual({
+      pk: `OPERATOR#${op.username}`,
+      sk: 'SIGNIN',
+      kind: 'operator-sign-in',
+      failures: 2,
+      ttl: Math.floor(T0.getTime() / 1000) + SIGN_IN_LOCKOUT.forgetAfterSeconds,
+    });
+  });
+});
