@@ -1,4 +1,4 @@
-import type { TableAccess } from './routes';
+import { ACCESS, tableAccess, type TableAccess } from './table-access';
 
 /**
  * Scheduled jobs. The stack gives each an EventBridge schedule and its own Lambda; the local runner
@@ -23,7 +23,12 @@ export const JOBS: readonly JobDefinition[] = [
     id: 'ReconcileAttempts',
     entry: 'lambdas/handlers/reconcile-job.ts',
     everyMinutes: 1,
-    access: { table: 'readWrite', merchantSecrets: true },
+    // Due payments from the queue index; their attempts, money operations and held declines are
+    // finished with the acquirer and recorded, issuing the tokens an approved first payment asked for.
+    access: {
+      table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerFollowUps, ACCESS.tokenIssue, { indexes: ['queue'] }),
+      merchantSecrets: true,
+    },
     timeoutSeconds: 60,
     description: 'Settles payment attempts and money operations left without an acquirer answer',
     // Locally (where the runner also runs every job once at start, after a crash) every 10 s.
@@ -33,7 +38,7 @@ export const JOBS: readonly JobDefinition[] = [
     id: 'CaptureAuthorizations',
     entry: 'lambdas/handlers/capture-job.ts',
     everyMinutes: 1,
-    access: { table: 'readWrite', merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerFollowUps, { indexes: ['queue'] }), merchantSecrets: false },
     timeoutSeconds: 60,
     description: 'Captures due authorizations and releases expired ones',
   },
@@ -41,9 +46,18 @@ export const JOBS: readonly JobDefinition[] = [
     id: 'DeliverCallbacks',
     entry: 'lambdas/handlers/callback-job.ts',
     everyMinutes: 1,
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.callbackDelivery, { indexes: ['outbox'] }), merchantSecrets: true },
     timeoutSeconds: 60,
     description: 'Delivers due merchant callbacks from the outbox: retries, and anything the stream missed',
     localEverySeconds: 2,
   },
 ];
+
+/**
+ * The function the table's stream triggers (lib/constructs/callback-delivery.ts): it delivers the
+ * callbacks of the payments the stream hands it, so it needs no index.
+ */
+export const CALLBACK_DISPATCHER = {
+  entry: 'lambdas/handlers/callback-dispatch.ts',
+  access: { table: tableAccess(ACCESS.callbackDelivery), merchantSecrets: true },
+} as const satisfies Pick<JobDefinition, 'entry' | 'access'>;

@@ -3,8 +3,7 @@
  * local runner serves the same handlers at the same paths. Nothing else lists routes.
  */
 import type { OperatorRole } from './operator-roles';
-
-export type TableAccess = 'none' | 'read' | 'readWrite';
+import { ACCESS, NO_TABLE_ACCESS, tableAccess, type TableAccess } from './table-access';
 
 interface RouteFields {
   /** Stable id: construct ids, function names and log groups derive from it. */
@@ -15,6 +14,7 @@ interface RouteFields {
   /** The handler module, relative to the project root; it exports `handler`. */
   readonly entry: string;
   readonly access: {
+    /** The item kinds, actions and indexes its code uses (lib/table-access.ts); nothing else is granted. */
     readonly table: TableAccess;
     /** Reads merchant signing passwords from Secrets Manager. */
     readonly merchantSecrets: boolean;
@@ -44,13 +44,22 @@ const MERCHANT_API_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 const CHECKOUT_PAGE_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
 const ADMIN_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
 
+/** Void, refund and capture by the merchant: one payment of its own, changed around one acquirer follow-up. */
+const MERCHANT_FOLLOW_UP = tableAccess(ACCESS.requestKeyClaim, ACCESS.paymentChange, ACCESS.acquirerFollowUps);
+/** A recurring charge: the chain, a new payment (and the first one's, for its IP), the merchant's settings, the stored card. */
+const RECURRING_CHARGE = tableAccess(ACCESS.requestKeyClaim, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, {
+  items: { PAYMENT: ['GetItem', 'PutItem', 'UpdateItem'], RECURRING: ['GetItem'] },
+});
+/** An operator's capture, release, void or refund (one or in bulk), written to the audit log. */
+const OPERATOR_MONEY_ACTION = tableAccess(ACCESS.paymentChange, ACCESS.acquirerFollowUps, ACCESS.auditAppend);
+
 export const ROUTES: readonly RouteDefinition[] = [
   {
     id: 'CreateSession',
     method: 'POST',
     path: '/api/v1/session',
     entry: 'lambdas/handlers/create-session.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.requestKeyClaim, { items: { PAYMENT: ['GetItem', 'PutItem'], CARDTOKEN: ['BatchGetItem', 'GetItem'] } }), merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
   },
   {
@@ -58,7 +67,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/payment/status',
     entry: 'lambdas/handlers/payment-status.ts',
-    access: { table: 'read', merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.requestKeyClaim, ACCESS.paymentRead, { indexes: ['gsi1'] }), merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
   },
   {
@@ -66,7 +75,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/payment/recurring',
     entry: 'lambdas/handlers/recurring-payment.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: RECURRING_CHARGE, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
     timeoutSeconds: 29,
   },
@@ -75,7 +84,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/payment/void',
     entry: 'lambdas/handlers/void-payment.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: MERCHANT_FOLLOW_UP, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
   },
   {
@@ -83,7 +92,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/payment/refund',
     entry: 'lambdas/handlers/refund-payment.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: MERCHANT_FOLLOW_UP, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
     timeoutSeconds: 29,
   },
@@ -92,7 +101,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/payment/retry',
     entry: 'lambdas/handlers/retry-payment.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.requestKeyClaim, ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, { items: { RECURRING: ['GetItem'] } }), merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
     timeoutSeconds: 29,
   },
@@ -101,7 +110,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/payment/capture',
     entry: 'lambdas/handlers/capture-payment.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: MERCHANT_FOLLOW_UP, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
     timeoutSeconds: 29,
   },
@@ -114,7 +123,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/payment/{alias}',
     entry: 'lambdas/handlers/recurring-payment.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: RECURRING_CHARGE, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
     timeoutSeconds: 29,
   },
@@ -123,7 +132,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/auth/{token}',
     entry: 'lambdas/handlers/checkout-page.ts',
-    access: { table: 'read', merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.merchantSettingsRead), merchantSecrets: true },
     throttle: CHECKOUT_PAGE_THROTTLE,
   },
   {
@@ -131,7 +140,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/auth/{token}',
     entry: 'lambdas/handlers/checkout-pay.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerAuthorizations, ACCESS.tokenIssue, ACCESS.savedCardRead), merchantSecrets: true },
     throttle: CHECKOUT_PAGE_THROTTLE,
     timeoutSeconds: 29,
   },
@@ -140,7 +149,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/auth/{token}/complete',
     entry: 'lambdas/handlers/checkout-complete.ts',
-    access: { table: 'readWrite', merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerLookups, ACCESS.tokenIssue), merchantSecrets: true },
     throttle: CHECKOUT_PAGE_THROTTLE,
     timeoutSeconds: 29,
   },
@@ -149,7 +158,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/sandbox/challenge/{key}',
     entry: 'lambdas/handlers/sandbox-challenge-page.ts',
-    access: { table: 'read', merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.merchantSettingsRead, ACCESS.acquirerLookups), merchantSecrets: false },
     throttle: CHECKOUT_PAGE_THROTTLE,
   },
   {
@@ -157,7 +166,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/sandbox/challenge/{key}',
     entry: 'lambdas/handlers/sandbox-challenge-answer.ts',
-    access: { table: 'readWrite', merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.merchantSettingsRead, ACCESS.acquirerChallengeAnswers), merchantSecrets: false },
     throttle: CHECKOUT_PAGE_THROTTLE,
   },
   {
@@ -165,7 +174,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin',
     entry: 'lambdas/handlers/admin-portal.ts',
-    access: { table: 'none', merchantSecrets: false },
+    access: { table: NO_TABLE_ACCESS, merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
   },
   {
@@ -176,7 +185,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/admin/api/session',
     entry: 'lambdas/handlers/admin-sign-in.ts',
     // The operator, and the failed sign-ins of the name: counted and locked by conditional updates, reset by a delete.
-    access: { table: 'readWrite', merchantSecrets: false },
+    access: { table: tableAccess({ items: { OPERATOR: ['DeleteItem', 'GetItem', 'UpdateItem'] } }), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     localOnly: true,
   },
@@ -185,7 +194,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/session',
     entry: 'lambdas/handlers/admin-session.ts',
-    access: { table: 'none', merchantSecrets: false },
+    access: { table: NO_TABLE_ACCESS, merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -195,7 +204,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/payments',
     entry: 'lambdas/handlers/admin-payments.ts',
-    access: { table: 'read', merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.paymentRead, { indexes: ['gsi2'] }), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -205,7 +214,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/payments/{paymentId}',
     entry: 'lambdas/handlers/admin-payment-detail.ts',
-    access: { table: 'read', merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.auditHistory), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -215,7 +224,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/admin/api/payments/{paymentId}/{action}',
     entry: 'lambdas/handlers/admin-payment-action.ts',
-    access: { table: 'readWrite', merchantSecrets: false },
+    access: { table: OPERATOR_MONEY_ACTION, merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'operator',
@@ -226,7 +235,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/payments/{paymentId}/callbacks',
     entry: 'lambdas/handlers/admin-payment-callbacks.ts',
-    access: { table: 'read', merchantSecrets: false },
+    access: { table: tableAccess({ items: { PAYMENT: ['GetItem', 'Query'] } }), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -236,7 +245,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/admin/api/payments/{paymentId}/callbacks/{index}/resend',
     entry: 'lambdas/handlers/admin-callback-resend.ts',
-    access: { table: 'readWrite', merchantSecrets: false },
+    access: { table: tableAccess({ items: { PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } }, ACCESS.auditAppend), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'operator',
@@ -246,7 +255,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/capture-queue',
     entry: 'lambdas/handlers/admin-capture-queue.ts',
-    access: { table: 'read', merchantSecrets: false },
+    access: { table: tableAccess({ items: { PAYMENT: ['BatchGetItem'] }, indexes: ['queue'] }), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -256,7 +265,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/admin/api/capture-queue/bulk',
     entry: 'lambdas/handlers/admin-capture-bulk.ts',
-    access: { table: 'readWrite', merchantSecrets: false },
+    access: { table: OPERATOR_MONEY_ACTION, merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'operator',
@@ -267,7 +276,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/merchants',
     entry: 'lambdas/handlers/admin-merchants.ts',
-    access: { table: 'read', merchantSecrets: false },
+    access: { table: tableAccess({ indexes: ['gsi1'] }), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -277,7 +286,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/merchants/{merchantKey}',
     entry: 'lambdas/handlers/admin-merchant-detail.ts',
-    access: { table: 'read', merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.merchantSettingsRead, ACCESS.auditHistory), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -287,7 +296,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'PUT',
     path: '/admin/api/merchants/{merchantKey}',
     entry: 'lambdas/handlers/admin-merchant-update.ts',
-    access: { table: 'readWrite', merchantSecrets: false },
+    access: { table: tableAccess({ items: { MERCHANT: ['GetItem', 'PutItem'] } }, ACCESS.auditAppend), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'admin',
@@ -297,7 +306,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/merchants/{merchantKey}/callbacks/dead',
     entry: 'lambdas/handlers/admin-dead-callbacks.ts',
-    access: { table: 'read', merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.merchantSettingsRead, { indexes: ['gsi1'] }), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -307,7 +316,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/admin/api/merchants/{merchantKey}/callbacks/resend-dead',
     entry: 'lambdas/handlers/admin-dead-callbacks-resend.ts',
-    access: { table: 'readWrite', merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.merchantSettingsRead, { items: { PAYMENT: ['UpdateItem'] }, indexes: ['gsi1'] }, ACCESS.auditAppend), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'operator',
@@ -319,7 +328,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/audit',
     entry: 'lambdas/handlers/admin-audit.ts',
-    access: { table: 'read', merchantSecrets: false },
+    access: { table: tableAccess({ items: { AUDIT: ['Query'] } }), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',

@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { CALLBACK_DISPATCHER } from '../jobs';
 import { CheckoutFunction, type FunctionSettings } from './checkout-function';
 
 export interface CallbackDeliveryProps {
@@ -64,8 +65,8 @@ export class CallbackDelivery extends Construct {
     this.dispatcher = new CheckoutFunction(this, 'Dispatcher', {
       settings: props.settings,
       purpose: 'Callback dispatcher: delivers new callbacks from the table stream',
-      entry: 'lambdas/handlers/callback-dispatch.ts',
-      access: { table: 'readWrite', merchantSecrets: true },
+      entry: CALLBACK_DISPATCHER.entry,
+      access: CALLBACK_DISPATCHER.access,
       timeoutSeconds: DISPATCH_TIMEOUT_SECONDS,
     });
     this.dispatcher.function.addEventSource(

@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BUNDLE_ALIASES, ESBUILD_OPTIONS, PROJECT_ROOT } from '../bundling';
 import type { Stage } from '../naming';
-import type { TableAccess } from '../routes';
+import type { TableAccess } from '../table-access';
 import type { CheckoutTable } from './checkout-table';
 import type { MerchantSecrets } from './merchant-secrets';
 

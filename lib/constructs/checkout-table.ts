@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import type { TableAccess } from '../routes';
+import { tablePolicy, type TableAccess } from '../table-access';
 import { TABLE_SCHEMA } from '../table-schema';
 
 export interface CheckoutTableProps {
@@ -11,31 +11,12 @@ export interface CheckoutTableProps {
   readonly retainData: boolean;
 }
 
-/** Read actions; only Query makes sense on a secondary index. */
-const READ_TABLE_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
-const READ_INDEX_ACTIONS = ['dynamodb:Query'];
-/** Item writes; ConditionCheckItem lets a transaction assert another item's state without writing it. */
-const WRITE_TABLE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
-
-/** Partition key prefix of audit entries (lambdas/adapters/dynamodb/keys.ts `key.audit`). */
-const AUDIT_PARTITION_PREFIX = 'AUDIT#';
 /**
- * What nobody may do to an audit entry. PutItem stays allowed: an entry is written once with
- * `attribute_not_exists(pk)` (audit-log.ts), and IAM has no condition key for a write's condition
- * expression. BatchWriteItem is not granted at all; it is denied here so a later grant cannot
- * reopen the log. Inside TransactWriteItems each update or delete is authorized as the single
- * action, so the Deny covers transactions too.
- */
-const AUDIT_DENIED_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
-
-/**
- * The single table, shaped by TABLE_SCHEMA (the same schema the local runner creates), and the only
- * place that decides which DynamoDB actions a route's or job's declared access stands for.
+ * The single table, shaped by TABLE_SCHEMA (the same schema the local runner creates). What a route
+ * or job may do to it is its declaration turned into IAM statements by lib/table-access.ts.
  */
 export class CheckoutTable extends Construct {
   readonly table: dynamodb.Table;
-  /** One ARN per TABLE_SCHEMA index, so grants name indexes instead of `index/*`. */
-  readonly indexArns: readonly string[];
 
   constructor(scope: Construct, id: string, props: CheckoutTableProps) {
     super(scope, id);
@@ -64,52 +45,16 @@ export class CheckoutTable extends Construct {
         projectionType: dynamodb.ProjectionType.ALL,
       });
     }
-
-    this.indexArns = TABLE_SCHEMA.globalSecondaryIndexes.map((index) => `${this.table.tableArn}/index/${index.indexName}`);
   }
 
-  /** Grants exactly what `access` declares; a new TableAccess kind fails to compile until mapped here. */
+  /**
+   * Grants exactly what `access` declares: item actions bound to the declared kinds' partition key
+   * prefixes, Query on the declared indexes, and for any writer the Deny that keeps audit entries
+   * unchangeable (lib/table-access.ts tablePolicy).
+   */
   grantAccess(grantee: iam.IGrantable, access: TableAccess): void {
-    switch (access) {
-      case 'none':
-        return;
-      case 'read':
-        this.grantRead(grantee);
-        return;
-      case 'readWrite':
-        this.grantRead(grantee);
-        grantee.grantPrincipal.addToPrincipalPolicy(
-          new iam.PolicyStatement({ actions: WRITE_TABLE_ACTIONS, resources: [this.table.tableArn] }),
-        );
-        this.denyAuditRewrites(grantee);
-        return;
-      default: {
-        const unhandled: never = access;
-        throw new Error(`Unhandled table access: ${String(unhandled)}`);
-      }
-    }
-  }
-
-  /** The audit log is append-only for every writer: an explicit Deny wins over any Allow. */
-  private denyAuditRewrites(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        effect: iam.Effect.DENY,
-        actions: AUDIT_DENIED_ACTIONS,
-        resources: [this.table.tableArn],
-        conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [`${AUDIT_PARTITION_PREFIX}*`] } },
-      }),
-    );
-  }
-
-  private grantRead(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: READ_TABLE_ACTIONS, resources: [this.table.tableArn] }),
-    );
-    if (this.indexArns.length > 0) {
-      grantee.grantPrincipal.addToPrincipalPolicy(
-        new iam.PolicyStatement({ actions: READ_INDEX_ACTIONS, resources: [...this.indexArns] }),
-      );
+    for (const statement of tablePolicy(access, this.table.tableArn)) {
+      grantee.grantPrincipal.addToPrincipalPolicy(iam.PolicyStatement.fromJson(statement));
     }
   }
 }

@@ -35,9 +35,10 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   });
 
-  test('the relay is a scheduled job, every minute, with write access and the merchants\' secrets', () => {
+  test('the relay is a scheduled job, every minute, reading the outbox index, with the merchants\' secrets', () => {
     const relay = JOBS.find((j) => j.id === CALLBACK_RELAY_JOB_ID);
-    expect(relay).toMatchObject({ everyMinutes: 1, access: { table: 'readWrite', merchantSecrets: true }, entry: 'lambdas/handlers/callback-job.ts' });
+    expect(relay).toMatchObject({ everyMinutes: 1, access: { merchantSecrets: true }, entry: 'lambdas/handlers/callback-job.ts' });
+    expect(relay?.access.table.indexes).toEqual(['outbox']);
     expect(s.stack.jobFunctions.get(CALLBACK_RELAY_JOB_ID)).toBeDefined();
   });
 

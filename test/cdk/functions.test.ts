@@ -1,11 +1,12 @@
 import { App } from 'aws-cdk-lib';
-import { key } from '../../lambdas/adapters/dynamodb/keys';
 import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../../lib/checkout-stack';
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
 import { JOBS } from '../../lib/jobs';
 import { merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
-import { deployedRoutes, type TableAccess } from '../../lib/routes';
-import { TABLE_SCHEMA } from '../../lib/table-schema';
+import { deployedRoutes } from '../../lib/routes';
+import { tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
+import { ITEM_KINDS } from '../../lib/table-schema';
+import { evaluate } from '../support/iam-policy';
 import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, type Synthesized } from './synth';
 
 /** The routes the stack deploys (not the local runner's sign-in). */
@@ -18,30 +19,12 @@ const STAGE_EXPECTATIONS: Record<Stage, { retentionDays: number; logLevel: strin
   prod: { retentionDays: 365, logLevel: 'INFO', logsRetained: true, authorizationValidityDays: '7' },
 };
 
-/** The specification of least privilege: which DynamoDB actions each declared access stands for. */
-const TABLE_PERMISSIONS: Record<TableAccess, { table: string[]; indexes: string[] }> = {
-  none: { table: [], indexes: [] },
-  read: { table: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'], indexes: ['dynamodb:Query'] },
-  readWrite: {
-    table: [
-      'dynamodb:GetItem',
-      'dynamodb:Query',
-      'dynamodb:BatchGetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:ConditionCheckItem',
-    ],
-    indexes: ['dynamodb:Query'],
-  },
-};
-
 /** The audit log is append-only: whoever may write the table may not rewrite or delete an AUDIT# item. */
 const auditDeny = (tableId: string) => ({
   Effect: 'Deny',
   Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
   Resource: { 'Fn::GetAtt': [tableId, 'Arn'] },
-  Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*'] } },
+  Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['AUDIT#*', 'AUDITID#*'] } },
 });
 
 interface FunctionIds {
@@ -59,27 +42,33 @@ const routeIds = (s: Synthesized, id: string) => idsOf(s, s.stack.functions.get(
 const jobIds = (s: Synthesized, id: string) => idsOf(s, s.stack.jobFunctions.get(id));
 const deadLetterQueueArn = ({ stack }: Synthesized) => `\${${logicalId(stack.jobs.deadLetterQueue)}.Arn}`;
 
-/** `action resource` pairs a declaration entitles its function to (plus `extra`), and nothing else. */
+/** One line per effect, action and resource of a statement, with its condition: however CDK grouped statements, the same lines. */
+function permissionLines(statement: { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown }): string[] {
+  const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+  const condition = statement.Condition ? ` if ${JSON.stringify(statement.Condition)}` : '';
+  return asArray(statement.Action).flatMap((action) => asArray(statement.Resource).map((r) => `${statement.Effect} ${action} ${flatten(r)}${condition}`));
+}
+
+/**
+ * What a declaration entitles its function to (plus `extra`), and nothing else: its own log group,
+ * X-Ray, the table statements of lib/table-access.ts (items by partition key prefix, the declared
+ * indexes, the audit Deny for writers) and the merchant secrets if declared.
+ */
 function expectedPermissions(stage: Stage, access: FunctionAccess, ids: FunctionIds, extra: string[] = []): string[] {
-  const tableArn = `\${${ids.table}.Arn}`;
-  const table = TABLE_PERMISSIONS[access.table];
   return [
     // Writing its own log group, and X-Ray (which has no resource-level permissions).
-    `logs:CreateLogStream \${${ids.logGroup}.Arn}`,
-    `logs:PutLogEvents \${${ids.logGroup}.Arn}`,
-    'xray:PutTraceSegments *',
-    'xray:PutTelemetryRecords *',
-    ...table.table.map((action) => `${action} ${tableArn}`),
-    ...TABLE_SCHEMA.globalSecondaryIndexes.flatMap((index) =>
-      table.indexes.map((action) => `${action} ${tableArn}/index/${index.indexName}`),
-    ),
+    `Allow logs:CreateLogStream \${${ids.logGroup}.Arn}`,
+    `Allow logs:PutLogEvents \${${ids.logGroup}.Arn}`,
+    'Allow xray:PutTraceSegments *',
+    'Allow xray:PutTelemetryRecords *',
+    ...tablePolicy(access.table, `\${${ids.table}.Arn}`).flatMap(permissionLines),
     ...(access.merchantSecrets
       ? [
-          'secretsmanager:GetSecretValue ' +
+          'Allow secretsmanager:GetSecretValue ' +
             `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${merchantSecretPrefix(stage)}*`,
         ]
       : []),
-    ...extra,
+    ...extra.map((p) => `Allow ${p}`),
   ].sort();
 }
 
@@ -95,21 +84,20 @@ function statementsOf({ template }: Synthesized, roleId: string): Statement[] {
     .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
 }
 
-/** `action resource` pairs the role's policies allow, in whatever statements they were grouped. */
+/** Every permission line of the role's policies (Allow and Deny), in whatever statements they were grouped. */
 function grantedPermissions(synthesized: Synthesized, roleId: string): string[] {
-  const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
   return statementsOf(synthesized, roleId)
-    .filter((statement) => statement.Effect === 'Allow')
-    .flatMap((statement) => {
-      // Allows are unconditional: a condition would make the grant narrower than this list says.
-      expect(Object.keys(statement).sort()).toEqual(['Action', 'Effect', 'Resource']);
-      return asArray(statement.Action as string).flatMap((action) => asArray(statement.Resource).map((r) => `${action} ${flatten(r)}`));
-    })
+    .flatMap((statement) => permissionLines(statement as Parameters<typeof permissionLines>[0]))
     .sort();
 }
 
-const deniedStatements = (synthesized: Synthesized, roleId: string): Statement[] =>
-  statementsOf(synthesized, roleId).filter((statement) => statement.Effect !== 'Allow');
+/** The role's statements with their resources flattened, for the IAM evaluator. */
+const evaluable = (synthesized: Synthesized, roleId: string): PolicyStatementJson[] =>
+  statementsOf(synthesized, roleId).map((s) => ({ ...(s as unknown as PolicyStatementJson), Action: [s.Action].flat() as string[], Resource: [s.Resource].flat().map(flatten) }));
+
+/** What IAM answers the role for an item action on an item of `kind`. */
+const itemDecision = (synthesized: Synthesized, ids: FunctionIds, action: string, kind: keyof typeof ITEM_KINDS) =>
+  evaluate(evaluable(synthesized, ids.role), { action, resource: `\${${ids.table}.Arn}`, context: { 'dynamodb:LeadingKeys': [`${ITEM_KINDS[kind]}x`] } });
 
 /** What every function of a stage reads (lambdas/config.ts); a few get more. */
 function baseEnvironment(stage: Stage, ids: FunctionIds): Record<string, unknown> {
@@ -196,28 +184,32 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       expect(logGroup.DeletionPolicy).toBe(expected.logsRetained ? 'Retain' : 'Delete');
     });
 
-    test(`holds exactly the access it declares (table: ${f.declared.access.table}, secrets: ${f.declared.access.merchantSecrets})`, () => {
+    test(`holds exactly the access it declares (secrets: ${f.declared.access.merchantSecrets})`, () => {
       const ids = f.ids(synthesized);
       expect(grantedPermissions(synthesized, ids.role)).toEqual(
         expectedPermissions(stage, f.declared.access, ids, f.extraPermissions(synthesized)),
       );
     });
 
-    test('can write to the table only if it declares readWrite, read secrets only if it declares them', () => {
-      const granted = grantedPermissions(synthesized, f.ids(synthesized).role);
-      const canWrite = granted.some((p) => /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem) /.test(p));
-      const canReadSecrets = granted.some((p) => p.startsWith('secretsmanager:'));
-      expect(canWrite).toBe(f.declared.access.table === 'readWrite');
-      expect(canReadSecrets).toBe(f.declared.access.merchantSecrets);
+    test('may write exactly the item kinds it declares writing, read secrets only if it declares them', () => {
+      const ids = f.ids(synthesized);
+      for (const kind of Object.keys(ITEM_KINDS) as (keyof typeof ITEM_KINDS)[]) {
+        for (const action of ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const) {
+          const declared = (f.declared.access.table.items[kind] ?? []).includes(action as never);
+          expect(`${action} ${kind}: ${itemDecision(synthesized, ids, `dynamodb:${action}`, kind) === 'allowed'}`).toBe(`${action} ${kind}: ${declared}`);
+        }
+      }
+      expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:'))).toBe(f.declared.access.merchantSecrets);
     });
 
     test(
-      f.declared.access.table === 'readWrite'
+      writesTable(f.declared.access.table)
         ? 'may not update or delete an audit entry (explicit Deny on AUDIT# keys)'
         : 'needs no Deny: it cannot write the table at all',
       () => {
         const ids = f.ids(synthesized);
-        expect(deniedStatements(synthesized, ids.role)).toEqual(f.declared.access.table === 'readWrite' ? [auditDeny(ids.table)] : []);
+        const denies = statementsOf(synthesized, ids.role).filter((s) => s.Effect !== 'Allow');
+        expect(denies).toEqual(writesTable(f.declared.access.table) ? [auditDeny(ids.table)] : []);
       },
     );
 
@@ -253,40 +245,30 @@ describe('least privilege for every kind of declared access', () => {
     synthesized = synthesize('dev', { routes: ACCESS_MATRIX_ROUTES, jobs: ACCESS_MATRIX_JOBS });
   });
 
-  test.each(ACCESS_MATRIX_ROUTES.map((r) => [r.access.table, r.access.merchantSecrets, r] as const))(
-    'route with table: %s, merchant secrets: %s',
-    (_table, _secrets, route) => {
+  test.each(ACCESS_MATRIX_ROUTES.map((r) => [r.id, r] as const))(
+    'route %s',
+    (_id, route) => {
       const ids = routeIds(synthesized, route.id);
       expect(grantedPermissions(synthesized, ids.role)).toEqual(expectedPermissions('dev', route.access, ids));
-      expect(deniedStatements(synthesized, ids.role)).toEqual(route.access.table === 'readWrite' ? [auditDeny(ids.table)] : []);
       const fn = resource(synthesized.template, ids.fn).Properties;
       expect(fn.MemorySize).toBe(route.memoryMb ?? 256);
       expect(fn.Timeout).toBe(route.timeoutSeconds ?? 10);
     },
   );
 
-  test.each(ACCESS_MATRIX_JOBS.map((j) => [j.access.table, j.access.merchantSecrets, j] as const))(
-    'job with table: %s, merchant secrets: %s',
-    (_table, _secrets, job) => {
+  test.each(ACCESS_MATRIX_JOBS.map((j) => [j.id, j] as const))(
+    'job %s',
+    (_id, job) => {
       const ids = jobIds(synthesized, job.id);
       expect(grantedPermissions(synthesized, ids.role)).toEqual(expectedPermissions('dev', job.access, ids, sendToDeadLetterQueue(synthesized)));
-      expect(deniedStatements(synthesized, ids.role)).toEqual(job.access.table === 'readWrite' ? [auditDeny(ids.table)] : []);
       expect(resource(synthesized.template, ids.fn).Properties.Timeout).toBe(job.timeoutSeconds);
     },
   );
 
   test('a function without table access has no DynamoDB permission at all', () => {
-    const route = ACCESS_MATRIX_ROUTES.find((r) => r.access.table === 'none' && !r.access.merchantSecrets)!;
+    const route = ACCESS_MATRIX_ROUTES.find((r) => !writesTable(r.access.table) && !Object.keys(r.access.table.items).length && !r.access.table.indexes.length && !r.access.merchantSecrets)!;
     const granted = grantedPermissions(synthesized, routeIds(synthesized, route.id).role);
-    expect(granted.filter((p) => !p.startsWith('logs:') && !p.startsWith('xray:'))).toEqual([]);
-  });
-});
-
-describe('the audit Deny', () => {
-  test('names the partition the audit log writes to', () => {
-    expect(key.audit('2030-01-31', 'entry').pk).toMatch(/^AUDIT#/);
-    // The target index of audit entries is not a table partition and stays writable.
-    expect(key.auditOf('payment:1')).not.toMatch(/^AUDIT#/);
+    expect(granted.filter((p) => !p.startsWith('Allow logs:') && !p.startsWith('Allow xray:'))).toEqual([]);
   });
 });
 

@@ -8,7 +8,8 @@ import { PROJECT_ROOT } from '../../lib/bundling';
 import { CheckoutStack } from '../../lib/checkout-stack';
 import { JOBS, type JobDefinition } from '../../lib/jobs';
 import { stackName, type Stage } from '../../lib/naming';
-import { ROUTES, type RouteDefinition, type TableAccess } from '../../lib/routes';
+import { ROUTES, type RouteDefinition } from '../../lib/routes';
+import { ACCESS, NO_TABLE_ACCESS, tableAccess, type TableAccess } from '../../lib/table-access';
 
 export interface Synthesized {
   readonly stack: CheckoutStack;
@@ -54,16 +55,22 @@ export const logicalId = (construct: IConstruct): string => {
   return stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
 };
 
-/** Every kind of table access; adding a kind to TableAccess fails to compile here until it is listed. */
-export const TABLE_ACCESS_KINDS = Object.keys({ none: true, read: true, readWrite: true } satisfies Record<
-  TableAccess,
-  true
->) as TableAccess[];
+/**
+ * Table access of every shape: none, only reads (items and indexes), writes (which bring the audit
+ * Deny), and the audit log's append.
+ */
+export const TABLE_ACCESS_SAMPLES: Readonly<Record<string, TableAccess>> = {
+  none: NO_TABLE_ACCESS,
+  reads: tableAccess({ items: { PAYMENT: ['GetItem', 'Query'], MERCHANT: ['GetItem'], CARDTOKEN: ['BatchGetItem', 'GetItem'] }, indexes: ['gsi1', 'gsi2'] }),
+  writes: tableAccess(ACCESS.paymentChange, ACCESS.acquirerAuthorizations, { items: { PAYMENT: ['PutItem'] }, indexes: ['queue'] }),
+  audit: tableAccess(ACCESS.auditAppend, ACCESS.auditHistory),
+};
+const TABLE_ACCESS_KINDS = Object.keys(TABLE_ACCESS_SAMPLES);
 
 /**
  * A route table with one route per combination of table access and secrets access (and sizing
  * overrides, and every other route behind the operator authorizer), so the rules are proven for
- * kinds ROUTES does not use yet.
+ * shapes of access ROUTES does not use yet.
  */
 export const ACCESS_MATRIX_ROUTES: readonly RouteDefinition[] = TABLE_ACCESS_KINDS.flatMap((table, i) =>
   [false, true].map(
@@ -72,7 +79,7 @@ export const ACCESS_MATRIX_ROUTES: readonly RouteDefinition[] = TABLE_ACCESS_KIN
       method: (['GET', 'POST', 'PUT'] as const)[i % 3]!,
       path: `/probe/${table}/${merchantSecrets ? 'secrets' : 'plain'}/{id}`,
       entry: ROUTES[0]!.entry,
-      access: { table, merchantSecrets },
+      access: { table: TABLE_ACCESS_SAMPLES[table]!, merchantSecrets },
       throttle: { rateLimit: 10 + i, burstLimit: 20 + i },
       ...(merchantSecrets ? { memoryMb: 512, timeoutSeconds: 29 } : { auth: 'operator' as const, role: 'viewer' as const }),
     }),
@@ -85,8 +92,8 @@ export const ACCESS_MATRIX_JOBS: readonly JobDefinition[] = TABLE_ACCESS_KINDS.f
     (merchantSecrets): JobDefinition => ({
       id: `ProbeJob${table}${merchantSecrets ? 'WithSecrets' : ''}`,
       entry: JOBS[0]!.entry,
-      everyMinutes: [1, 15, 24 * 60][i]!,
-      access: { table, merchantSecrets },
+      everyMinutes: [1, 15, 24 * 60, 5][i]!,
+      access: { table: TABLE_ACCESS_SAMPLES[table]!, merchantSecrets },
       timeoutSeconds: merchantSecrets ? 45 : 30,
       description: `Probe job (table ${table}, secrets ${merchantSecrets})`,
     }),

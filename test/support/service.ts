@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,6 +13,7 @@ import { backendEnvironment, localDeps, startLocalBackend, type LocalBackend } f
 import { createApp } from '../../local/http-server';
 import { postJson, rawRequest, type HttpAnswer, type RawRequest } from './http';
 import { signBody } from './sign';
+import { attributeRequests, recordTableAccess, refusalReport, type TableAccessRecorder } from './table-access';
 
 export interface TestServiceOptions {
   readonly clock?: Clock;
@@ -33,6 +35,11 @@ export interface TestService {
   request<T = unknown>(r: RawRequest): Promise<HttpAnswer<T>>;
   /** Every item in the table, for asserting what was (not) persisted. */
   tableItems(): Promise<Record<string, unknown>[]>;
+  /**
+   * What each function asked of DynamoDB, checked against its IAM grant (test/support/table-access.ts).
+   * close() fails the test file if any call would have been refused.
+   */
+  readonly tableAccess: TableAccessRecorder;
   close(): Promise<void>;
 }
 
@@ -45,6 +52,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const backend = await startLocalBackend();
   // Listening first: the links the service hands out are built on its address (PUBLIC_BASE_URL), as in the runner.
   const app: Server = createApp(undefined, { operatorKey: backend.operatorKey });
+  attributeRequests(app);
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
     app.listen(0, '127.0.0.1', () => resolve());
@@ -56,6 +64,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   Object.assign(process.env, env);
   const deps = localDeps(backend, readConfig(), options.clock, options.ids);
   setDeps(deps);
+  const tableAccess = recordTableAccess(deps.db);
 
   return {
     baseUrl,
@@ -75,6 +84,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       } while (ExclusiveStartKey);
       return items;
     },
+    tableAccess,
     close: async () => {
       app.closeAllConnections();
       await new Promise<void>((resolve) => app.close(() => resolve()));
@@ -87,6 +97,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
+      if (process.env.TABLE_ACCESS_LOG) appendFileSync(process.env.TABLE_ACCESS_LOG, tableAccess.observed().map((c) => `${JSON.stringify(c)}\n`).join(''));
+      const refused = tableAccess.refused();
+      if (refused.length) throw new Error(refusalReport(refused));
     },
   };
 }

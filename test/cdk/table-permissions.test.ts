@@ -1,0 +1,118 @@
+import { CALLBACK_RELAY_JOB_ID } from '../../lib/checkout-stack';
+import { JOBS } from '../../lib/jobs';
+import { STAGES } from '../../lib/naming';
+import { ROUTES, type RouteDefinition } from '../../lib/routes';
+import type { PolicyStatementJson } from '../../lib/table-access';
+import { ITEM_KINDS, TABLE_SCHEMA, type ItemKind } from '../../lib/table-schema';
+import { evaluate, type Decision } from '../support/iam-policy';
+import { flatten, logicalId, resourcesOfType, synthesize, type Synthesized } from './synth';
+
+/**
+ * Least privilege on the table, read from the synthesized template's policies with an IAM
+ * evaluator (test/support/iam-policy.ts), for every function of the stack:
+ * - the audit log: only the five operator routes that record an action may put an AUDIT# item,
+ *   and no function may update or delete one;
+ * - public routes (merchant API, checkout page, sandbox pages, the portal page) cannot write a
+ *   merchant's settings or touch an operator, and read a merchant's settings by key only;
+ * - no function may Scan or write in batches, and none may delete an item.
+ */
+const AUDIT_WRITERS = ['AdminCallbackResend', 'AdminCaptureBulk', 'AdminDeadCallbacksResend', 'AdminMerchantUpdate', 'AdminPaymentAction'];
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan'];
+
+const deployed = (routes: readonly RouteDefinition[]) => routes.filter((r) => !r.localOnly);
+const publicRoutes = deployed(ROUTES).filter((r) => r.auth === undefined);
+
+describe.each(STAGES)('table permissions (%s)', (stage) => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synthesize(stage);
+  });
+  const tableArn = () => `\${${logicalId(s.stack.table.table)}.Arn}`;
+
+  /** Every function of the stack (routes, jobs, the stream dispatcher) by name, with its role's statements. */
+  function functions(): [string, PolicyStatementJson[]][] {
+    const all: [string, { role: unknown }][] = [
+      ...[...s.stack.functions.entries()],
+      ...[...s.stack.jobFunctions.entries()],
+      ['CallbacksDispatcher', s.stack.callbackDelivery!.dispatcher],
+    ];
+    return all.map(([name, fn]) => {
+      const roleId = logicalId(fn.role as never);
+      const statements = Object.values(resourcesOfType(s.template, 'AWS::IAM::Policy'))
+        .filter((p) => (p.Properties.Roles as unknown[]).some((r) => flatten(r) === `\${${roleId}}`))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, any>[])
+        .map((st) => ({ ...st, Action: [st.Action].flat(), Resource: [st.Resource].flat().map(flatten) }) as PolicyStatementJson);
+      return [name, statements];
+    });
+  }
+  const statementsOf = (name: string) => functions().find(([n]) => n === name)![1];
+  const onItem = (statements: PolicyStatementJson[], action: string, kind: ItemKind): Decision =>
+    evaluate(statements, { action, resource: tableArn(), context: { 'dynamodb:LeadingKeys': [`${ITEM_KINDS[kind]}2030-01-01`] } });
+
+  test('only the operator routes that record an action may add an audit entry (or mark its id)', () => {
+    for (const kind of ['AUDIT', 'AUDITID'] as const) {
+      const writers = functions()
+        .filter(([, st]) => onItem(st, 'dynamodb:PutItem', kind) === 'allowed')
+        .map(([name]) => name)
+        .sort();
+      expect(writers).toEqual(AUDIT_WRITERS);
+    }
+    for (const name of AUDIT_WRITERS) expect(ROUTES.find((r) => r.id === name)?.auth).toBe('operator');
+  });
+
+  test('no function may update or delete an audit entry or its id marker, and every writer holds the explicit Deny', () => {
+    for (const [name, st] of functions()) {
+      const writes = WRITE_ACTIONS.some((a) => (Object.keys(ITEM_KINDS) as ItemKind[]).some((k) => onItem(st, a, k) === 'allowed'));
+      for (const kind of ['AUDIT', 'AUDITID'] as const) {
+        for (const action of ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+          const decision = onItem(st, action, kind);
+          expect(`${name} ${action} ${kind} ${decision}`).toBe(`${name} ${action} ${kind} ${writes ? 'denied-explicitly' : 'not-allowed'}`);
+        }
+      }
+    }
+  });
+
+  test.each(publicRoutes.map((r) => [r.id, r] as const))('public route %s cannot write a merchant or touch an operator', (id) => {
+    const st = statementsOf(id);
+    for (const action of [...WRITE_ACTIONS, ...READ_ACTIONS]) {
+      expect(`${action} OPERATOR#: ${onItem(st, action, 'OPERATOR')}`).toBe(`${action} OPERATOR#: not-allowed`);
+      if (action !== 'dynamodb:GetItem') expect(`${action} MERCHANT#: ${onItem(st, action, 'MERCHANT')}`).toBe(`${action} MERCHANT#: not-allowed`);
+    }
+    for (const action of WRITE_ACTIONS) expect(`${action} AUDIT#: ${onItem(st, action, 'AUDIT')}`).toMatch(/: (not-allowed|denied-explicitly)$/);
+  });
+
+  test('public routes read a merchant only where the page or charge needs its settings', () => {
+    const readers = publicRoutes.filter((r) => onItem(statementsOf(r.id), 'dynamodb:GetItem', 'MERCHANT') === 'allowed').map((r) => r.id).sort();
+    expect(readers).toEqual(['CheckoutComplete', 'CheckoutPage', 'CheckoutPay', 'RecurringPayment', 'RecurringPaymentCyrillic', 'RetryPayment', 'SandboxChallengeAnswer', 'SandboxChallengePage']);
+  });
+
+  test('no function may scan, delete or write in batches, on the table or an index', () => {
+    const resources = [tableArn(), ...TABLE_SCHEMA.globalSecondaryIndexes.map((i) => `${tableArn()}/index/${i.indexName}`)];
+    for (const [name, st] of functions()) {
+      for (const resource of resources) {
+        for (const action of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem']) {
+          for (const keys of [undefined, ['PAYMENT#1'], ['AUDIT#2030-01-01']]) {
+            expect(`${name} ${action} ${resource}: ${evaluate(st, { action, resource, context: { 'dynamodb:LeadingKeys': keys } })}`).toMatch(/: (not-allowed|denied-explicitly)$/);
+          }
+        }
+      }
+    }
+  });
+
+  test('each function queries only the indexes it declares; only the relay reads the outbox', () => {
+    const declared = new Map<string, readonly string[]>([
+      ...deployed(ROUTES).map((r) => [r.id, r.access.table.indexes] as const),
+      ...JOBS.map((j) => [j.id, j.access.table.indexes] as const),
+      ['CallbacksDispatcher', []],
+    ]);
+    for (const [name, st] of functions()) {
+      const queried = TABLE_SCHEMA.globalSecondaryIndexes
+        .map((i) => i.indexName)
+        .filter((index) => evaluate(st, { action: 'dynamodb:Query', resource: `${tableArn()}/index/${index}`, context: {} }) === 'allowed');
+      expect(`${name}: ${queried.join(',')}`).toBe(`${name}: ${[...(declared.get(name) ?? [])].join(',')}`);
+    }
+    const outboxReaders = functions().filter(([, st]) => evaluate(st, { action: 'dynamodb:Query', resource: `${tableArn()}/index/outbox`, context: {} }) === 'allowed');
+    expect(outboxReaders.map(([n]) => n)).toEqual([CALLBACK_RELAY_JOB_ID]);
+  });
+});

@@ -1,0 +1,186 @@
+import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { key } from '../../lambdas/adapters/dynamodb/keys';
+import { setDeps } from '../../lambdas/container';
+import { handler as dispatch } from '../../lambdas/handlers/callback-dispatch';
+import { handler as callbackJob } from '../../lambdas/handlers/callback-job';
+import { handler as captureJob } from '../../lambdas/handlers/capture-job';
+import { handler as reconcileJob } from '../../lambdas/handlers/reconcile-job';
+import { ManualClock } from '../../lambdas/ports/clock';
+import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
+import { JOBS } from '../../lib/jobs';
+import { lambdaContext } from '../../local/lambda-context';
+import { receivingMerchants } from '../support/callback-receiver';
+import { IDEMPOTENCY_KEY_HEADER } from '../../lambdas/domain/request-key';
+import { paidPayment, recurringBody, sessionBody, statusOf, submitPage, openSession } from '../support/payments';
+import { signBody } from '../support/sign';
+import { startTestService, type TestService } from '../support/service';
+import { asFunction, CALLBACK_DISPATCHER_ID, describe as describeCall, type CheckedCall } from '../support/table-access';
+
+/**
+ * The functions no HTTP request reaches — the scheduled jobs and the stream dispatcher — run through
+ * their own handlers as their Lambda would, on work that takes them down their table paths: a
+ * timed-out attempt whose approval issues a card token and a recurring chain, an abandoned 3-D
+ * Secure challenge closed at link expiry, an automatic capture and an expired authorization's
+ * release, callbacks to a URL that times out and then answers, and a stream record. Every call
+ * they make is checked against the IAM grant of their declaration (test/support/table-access.ts);
+ * the routes are checked the same way by every integration test that calls them.
+ */
+const T0 = new Date('2030-09-01T08:00:00.000Z');
+const MINUTE = 60_000;
+const clock = new ManualClock(T0);
+let service: TestService;
+const merchants = receivingMerchants(() => service, 'Table Access Shop');
+
+beforeAll(async () => {
+  service = await startTestService({ clock, env: { CALLBACK_TIMEOUT_MS: '300', CALLBACK_FIRST_RETRY_MS: '100' } });
+});
+afterAll(async () => {
+  await merchants.close();
+  await service.close();
+});
+
+/** Runs a handler as the function `id` (a job id, or the dispatcher), with its Lambda context. */
+async function runAs<T>(id: string, handler: (event: never, context: Context) => Promise<T>, event: unknown = {}): Promise<T> {
+  setDeps(service.deps);
+  return asFunction(id, () => handler(event as never, lambdaContext(id, 60)));
+}
+
+const calls = (fn: string): string[] => [...new Set(service.tableAccess.observed().filter((c: CheckedCall) => c.fn === fn).map(describeCall))].sort();
+
+test('the reconciliation job: a timed-out attempt approved later issues its tokens; an abandoned challenge is closed once the link expires', async () => {
+  const { shop } = await merchants.merchant();
+  const timedOut = await paidPayment(service, shop, { card: '08/38', reqToken: true, recurringInit: true });
+  expect(timedOut.status.status).toBe('prepare');
+  const challenged = await openSession(service, shop);
+  expect((await submitPage(service, challenged, { card: '05/38' })).status).toBeLessThan(500);
+  expect((await statusOf(service, shop, challenged.paymentId)).status).toBe('3ds');
+
+  clock.advance(3 * MINUTE);
+  await runAs('ReconcileAttempts', reconcileJob);
+  expect((await statusOf(service, shop, timedOut.paymentId)).status).toBe('settled');
+
+  clock.advance(3 * 24 * 60 * MINUTE);
+  await runAs('ReconcileAttempts', reconcileJob);
+  expect((await statusOf(service, shop, challenged.paymentId)).status).toBe('decline');
+
+  expect(calls('ReconcileAttempts')).toEqual(
+    expect.arrayContaining([
+      'ReconcileAttempts Query index queue',
+      'ReconcileAttempts GetItem PAYMENT#',
+      'ReconcileAttempts UpdateItem PAYMENT#',
+      'ReconcileAttempts GetItem MERCHANT#',
+      'ReconcileAttempts UpdateItem SANDBOX#',
+      'ReconcileAttempts PutItem CARDTOKEN#',
+      'ReconcileAttempts PutItem RECURRING#',
+    ]),
+  );
+});
+
+test('the capture job: an automatic capture, and the release of an expired authorization', async () => {
+  const { shop: auto } = await merchants.merchant();
+  await updateMerchantSettings(service.deps, auto.merchant_key, { dms: true, autoCaptureDelayMinutes: 1 });
+  const { shop: manual } = await merchants.merchant();
+  await updateMerchantSettings(service.deps, manual.merchant_key, { dms: true });
+  const captured = await paidPayment(service, auto, { card: '01/38' });
+  const expiring = await paidPayment(service, manual, { card: '01/38' });
+  expect([captured.status.status, expiring.status.status]).toEqual(['pending', 'pending']);
+
+  clock.advance(2 * MINUTE);
+  await runAs('CaptureAuthorizations', captureJob);
+  expect((await statusOf(service, auto, captured.paymentId)).status).toBe('settled');
+  clock.advance(30 * 24 * 60 * MINUTE);
+  await runAs('CaptureAuthorizations', captureJob);
+  expect((await statusOf(service, manual, expiring.paymentId)).status).toBe('reversal');
+
+  expect(calls('CaptureAuthorizations')).toEqual(
+    expect.arrayContaining(['CaptureAuthorizations Query index queue', 'CaptureAuthorizations GetItem MERCHANT#', 'CaptureAuthorizations UpdateItem SANDBOX#', 'CaptureAuthorizations UpdateItem PAYMENT#']),
+  );
+});
+
+test('the callback relay: a URL that times out (its health recorded), then answers', async () => {
+  const { shop, receiver } = await merchants.merchant();
+  receiver.script('hang');
+  await paidPayment(service, shop);
+  await runAs('DeliverCallbacks', callbackJob);
+  clock.advance(5 * MINUTE);
+  await runAs('DeliverCallbacks', callbackJob);
+  expect(receiver.received.length).toBeGreaterThanOrEqual(2);
+  expect(calls('DeliverCallbacks')).toEqual(
+    expect.arrayContaining([
+      'DeliverCallbacks Query index outbox',
+      'DeliverCallbacks UpdateItem PAYMENT#',
+      'DeliverCallbacks PutItem PAYMENT#',
+      'DeliverCallbacks GetItem MERCHANT#',
+      'DeliverCallbacks GetItem ENDPOINT#',
+      'DeliverCallbacks PutItem ENDPOINT#',
+    ]),
+  );
+});
+
+test('the stream dispatcher delivers a payment the stream hands it, without reading the outbox index', async () => {
+  const { shop, receiver } = await merchants.merchant();
+  const paid = await paidPayment(service, shop);
+  const image = marshall((await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: key.payment(paid.paymentId) }))).Item!, { removeUndefinedValues: true });
+  const event: DynamoDBStreamEvent = {
+    Records: [{ eventName: 'MODIFY', dynamodb: { Keys: { pk: image.pk as never, sk: image.sk as never }, NewImage: image as never, OldImage: { ...image, transactions: { L: [] } } as never, SequenceNumber: '1' } }],
+  };
+  expect(await runAs(CALLBACK_DISPATCHER_ID, dispatch, event)).toEqual({ batchItemFailures: [] });
+  expect(receiver.received.some((c) => c.fields.id === paid.paymentId)).toBe(true);
+  expect(calls(CALLBACK_DISPATCHER_ID)).not.toContain(`${CALLBACK_DISPATCHER_ID} Query index outbox`);
+  expect(calls(CALLBACK_DISPATCHER_ID)).toEqual(expect.arrayContaining([`${CALLBACK_DISPATCHER_ID} UpdateItem PAYMENT#`, `${CALLBACK_DISPATCHER_ID} PutItem PAYMENT#`]));
+});
+
+test('every merchant route claims an Idempotency-Key (a put of a REQUESTKEY# item) before its use case runs', async () => {
+  const { shop } = await merchants.merchant();
+  const unknownPayment = { merchant_key: shop.merchant_key, payment_id: '00000000-0000-4000-8000-000000000000' };
+  const recurring = recurringBody(shop, { initTransId: 'no-such-trans', token: 'no-such-token' });
+  const requests: [string, Record<string, unknown>][] = [
+    ['/api/v1/session', sessionBody(shop)],
+    ['/api/v1/payment/status', unknownPayment],
+    ['/api/v1/payment/recurring', recurring],
+    ['/api/v1/payment/re%D1%81urring', recurring],
+    ['/api/v1/payment/void', unknownPayment],
+    ['/api/v1/payment/refund', { ...unknownPayment, amount: '1.00' }],
+    ['/api/v1/payment/retry', unknownPayment],
+    ['/api/v1/payment/capture', { ...unknownPayment, amount: '1.00' }],
+  ];
+  for (const [path, body] of requests) {
+    const answer = await service.request({
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/json', [IDEMPOTENCY_KEY_HEADER]: `table-access-${path}` },
+      body: JSON.stringify(signBody(path, body, shop.password)),
+    });
+    expect(`${path} ${answer.status}`).toMatch(/ (200|400|404|409)$/);
+  }
+  const claims = service.tableAccess.observed().filter((c) => c.action === 'PutItem' && c.leadingKeys?.every((k) => k.startsWith('REQUESTKEY#'))).map((c) => c.fn);
+  expect([...new Set(claims)].sort()).toEqual(['CapturePayment', 'CreateSession', 'PaymentStatus', 'RecurringPayment', 'RecurringPaymentCyrillic', 'RefundPayment', 'RetryPayment', 'VoidPayment']);
+});
+
+test('a 3-D Secure challenge on a session asking for a token and a chain: the answer stores the credential, the return issues the tokens', async () => {
+  const { shop } = await merchants.merchant();
+  const session = await openSession(service, shop, { reqToken: true, recurringInit: true });
+  const paid = await submitPage(service, session, { card: '05/38' });
+  expect(paid.status).toBe(303);
+  const challenge = new URL(String(paid.headers.location ?? ''), service.baseUrl);
+  const page = await service.request({ method: 'GET', path: `${challenge.pathname}${challenge.search}` });
+  expect(page.status).toBe(200);
+  const answered = await service.request({
+    path: challenge.pathname,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ code: '123456', decision: 'confirm', return: challenge.searchParams.get('return') ?? '' }).toString(),
+  });
+  expect(answered.status).toBe(303);
+  const back = await service.request({ method: 'GET', path: String(answered.headers.location ?? '') });
+  expect(back.status).toBe(303);
+  expect(await statusOf(service, shop, session.paymentId)).toMatchObject({ status: 'settled', card_token: expect.any(String), recurring_token: expect.any(String) });
+  expect(calls('SandboxChallengeAnswer')).toContain('SandboxChallengeAnswer PutItem SANDBOX-CREDENTIAL#');
+  expect(calls('CheckoutComplete')).toEqual(expect.arrayContaining(['CheckoutComplete PutItem CARDTOKEN#', 'CheckoutComplete PutItem RECURRING#']));
+});
+
+test('every job and the dispatcher stayed within its grant', () => {
+  for (const id of [...JOBS.map((j) => j.id), CALLBACK_DISPATCHER_ID]) expect(calls(id).length).toBeGreaterThan(0);
+  expect(service.tableAccess.refused().map(describeCall)).toEqual([]);
+});
