@@ -1,4 +1,4 @@
-import { Aws, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, Node } from 'constructs';
@@ -12,6 +12,7 @@ import { ScheduledJobs } from './constructs/scheduled-jobs';
 import { JOBS, type JobDefinition } from './jobs';
 import { merchantSecretPrefix, stackName, tableName, type Stage } from './naming';
 import { deployedRoutes, ROUTES, type RouteDefinition } from './routes';
+import { TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from './table-schema';
 
 export interface CheckoutStackProps extends StackProps {
   readonly stage: Stage;
@@ -99,7 +100,13 @@ export class CheckoutStack extends Stack {
     const removalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     this.authorizationValidityDays = authorizationValidityDays ?? authorizationValidityDaysFromContext(this.node, stage);
 
-    this.table = new CheckoutTable(this, 'Data', { tableName: tableName(stage), retainData: settings.retain });
+    const indexes = tableIndexesFromContext(this.node.tryGetContext(TABLE_INDEXES_CONTEXT));
+    const missing = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName).filter((n) => !indexes.current.includes(n));
+    if (missing.length) {
+      // A migration step: the table changes, the functions of this version would fail without these indexes.
+      Annotations.of(this).addWarning(`Table without the indexes ${missing.join(', ')} (context ${TABLE_INDEXES_CONTEXT}): a migration step; deploy the functions only once every index exists.`);
+    }
+    this.table = new CheckoutTable(this, 'Data', { tableName: tableName(stage), retainData: settings.retain, indexes });
     this.merchantSecrets = new MerchantSecrets(this, 'MerchantSecrets', { prefix: merchantSecretPrefix(stage) });
     this.api = new CheckoutApi(this, 'Api', {
       apiName: stackName(stage),

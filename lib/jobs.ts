@@ -16,7 +16,19 @@ export interface JobDefinition {
    * cannot fire more often than every minute; in the cloud a faster trigger takes that role).
    */
   readonly localEverySeconds?: number;
+  /**
+   * Invocations per tick, each draining its own part of the work index's shards (shard % workers);
+   * with each run's own concurrency, what the job keeps up with (docs/architecture.md). Default 1.
+   */
+  readonly workers?: number;
 }
+
+
+/**
+ * One invocation per shard of the work index (and of the outbox) on every tick: 32 runs drain in
+ * parallel, each DRAIN_DEFAULTS.concurrency payments at a time (docs/architecture.md, "Keys and heat").
+ */
+export const JOB_WORKERS = 32;
 
 export const JOBS: readonly JobDefinition[] = [
   {
@@ -26,10 +38,11 @@ export const JOBS: readonly JobDefinition[] = [
     // Due payments from the queue index; their attempts, money operations and held declines are
     // finished with the acquirer and recorded, issuing the tokens an approved first payment asked for.
     access: {
-      table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerFollowUps, ACCESS.tokenIssue, { indexes: ['queue'] }),
+      table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerFollowUps, ACCESS.tokenIssue, { indexes: ['work'] }),
       merchantSecrets: true,
     },
     timeoutSeconds: 60,
+    workers: JOB_WORKERS,
     description: 'Settles payment attempts and money operations left without an acquirer answer',
     // Locally (where the runner also runs every job once at start, after a crash) every 10 s.
     localEverySeconds: 10,
@@ -38,16 +51,18 @@ export const JOBS: readonly JobDefinition[] = [
     id: 'CaptureAuthorizations',
     entry: 'lambdas/handlers/capture-job.ts',
     everyMinutes: 1,
-    access: { table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerFollowUps, { indexes: ['queue'] }), merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerFollowUps, { indexes: ['work'] }), merchantSecrets: false },
     timeoutSeconds: 60,
+    workers: JOB_WORKERS,
     description: 'Captures due authorizations and releases expired ones',
   },
   {
     id: 'DeliverCallbacks',
     entry: 'lambdas/handlers/callback-job.ts',
     everyMinutes: 1,
-    access: { table: tableAccess(ACCESS.callbackDelivery, { indexes: ['outbox'] }), merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.callbackDelivery, { indexes: ['sending'] }), merchantSecrets: true },
     timeoutSeconds: 60,
+    workers: JOB_WORKERS,
     description: 'Delivers due merchant callbacks from the outbox: retries, and anything the stream missed',
     localEverySeconds: 2,
   },

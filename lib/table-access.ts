@@ -61,6 +61,10 @@ export const ACCESS = {
   paymentChange: { items: { PAYMENT: ['GetItem', 'UpdateItem'] } },
   /** A merchant's settings read by key (merchantOf / merchants.find): never written by this. */
   merchantSettingsRead: { items: { MERCHANT: ['GetItem'] } },
+  /** The merchants by name: keys from the lookup index, then the merchants by key. */
+  merchantList: { items: { MERCHANT: ['BatchGetItem'] }, indexes: ['lookup'] },
+  /** Payments found through a keys-only index (search, order number, dead callbacks), read by key. */
+  paymentsByKey: { items: { PAYMENT: ['BatchGetItem'] } },
   /**
    * The sandbox acquirer answering a follow-up (capture, void, refund, reversal) or making an
    * operation final (close): its ledger item per payment, created once and changed by conditional
@@ -99,8 +103,8 @@ export const ACCESS = {
    * every writer also holds an explicit Deny (tablePolicy).
    */
   auditAppend: { items: { AUDIT: ['PutItem', 'Query'], AUDITID: ['GetItem', 'PutItem'] } },
-  /** An operator page's audit history of one payment or merchant (the AUDITOF# partitions of gsi2). */
-  auditHistory: { indexes: ['gsi2'] },
+  /** An operator page's audit history of one payment or merchant (the AUDITOF# partitions of the lookup index, then the entries by key). */
+  auditHistory: { items: { AUDIT: ['BatchGetItem'] }, indexes: ['lookup'] },
 } as const satisfies Record<string, TableAccessPart>;
 
 /** An IAM policy statement as CloudFormation has it (and iam.PolicyStatement.fromJson reads it). */

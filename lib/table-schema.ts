@@ -6,23 +6,67 @@ export const TABLE_SCHEMA = {
   partitionKey: 'pk',
   sortKey: 'sk',
   timeToLiveAttribute: 'ttl',
+  /**
+   * Every index projects only its keys (or one attribute), so an entry stays far under 1 KB and a
+   * change of the item that leaves the entry alone costs the index nothing. Readers fetch the items
+   * by key. The sharded ones spread a hot key over SHARDS partitions (lambdas/adapters/dynamodb/keys.ts).
+   */
   globalSecondaryIndexes: [
-    /** A merchant's payments by order number (status by order_id). */
-    { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+    /** Lookups: a merchant's payments by order number, the merchants by name, dead callbacks and audit history by target. */
+    { indexName: 'lookup', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: [] as readonly string[] },
     /**
-     * A sparse work-queue index: a payment is in it only while background work is due on it (an
-     * attempt in flight to reconcile, an authorization to capture). Jobs read only what is due.
+     * The work queues, sparse and sharded: a payment is in one only while background work is due
+     * on it (an attempt in flight to reconcile, an authorization to capture).
      */
-    { indexName: 'queue', partitionKey: 'queuePk', sortKey: 'queueSk' },
-    /** The admin portal's lists: payments by day, audit entries by what they are about. */
-    { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    { indexName: 'work', partitionKey: 'workPk', sortKey: 'workSk', projection: [] as readonly string[] },
+    /** The admin search: a merchant's payments of a day, sharded, newest first, with their status to filter on. */
+    { indexName: 'search', partitionKey: 'searchPk', sortKey: 'searchSk', projection: ['status'] as readonly string[] },
     /**
-     * The callback outbox, sparse: a payment is in it while a callback of it is waiting to be
-     * delivered. Every write that appends a transaction puts it there in the same write.
+     * The callback outbox, sparse and sharded: a payment is in it while a callback of it is waiting
+     * to be delivered. Every write that appends a transaction puts it there in the same write. It
+     * carries the merchant (which never changes, so it costs no extra write): the relay's lanes.
      */
-    { indexName: 'outbox', partitionKey: 'outboxPk', sortKey: 'outboxSk' },
+    { indexName: 'sending', partitionKey: 'sendPk', sortKey: 'sendSk', projection: ['merchantKey'] as readonly string[] },
   ],
 } as const;
+
+/**
+ * The indexes of the layout before the sharded one, whole items projected. A table is migrated with
+ * both sets for a while (docs/operations.md, "Migrating an existing table"); nothing reads these.
+ */
+export const LEGACY_INDEXES = [
+  { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  { indexName: 'queue', partitionKey: 'queuePk', sortKey: 'queueSk' },
+  { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  { indexName: 'outbox', partitionKey: 'outboxPk', sortKey: 'outboxSk' },
+] as const;
+
+/** The context value `tableIndexes` that names the indexes of the table (default: the current four). */
+export const TABLE_INDEXES_CONTEXT = 'tableIndexes';
+
+/**
+ * The indexes a `tableIndexes` value names, in the order given; `legacy` stands for the four old
+ * ones. Every current index must be named once the functions of this version run, so the stack
+ * accepts any subset (the migration's table-only steps) and says what is missing in its message.
+ */
+export function tableIndexesFromContext(value: unknown): { current: IndexName[]; legacy: (typeof LEGACY_INDEXES)[number]['indexName'][] } {
+  const all = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName);
+  if (value === undefined || value === null || value === '') return { current: [...all], legacy: [] };
+  const names = String(value)
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  const legacyNames = LEGACY_INDEXES.map((g) => g.indexName) as string[];
+  const current: IndexName[] = [];
+  const legacy: (typeof LEGACY_INDEXES)[number]['indexName'][] = [];
+  for (const name of names) {
+    if (name === 'legacy') legacy.push(...LEGACY_INDEXES.map((g) => g.indexName));
+    else if ((all as string[]).includes(name)) current.push(name as IndexName);
+    else if (legacyNames.includes(name)) legacy.push(name as (typeof LEGACY_INDEXES)[number]['indexName']);
+    else throw new Error(`Context ${TABLE_INDEXES_CONTEXT}: unknown index ${JSON.stringify(name)}; indexes are ${[...all, ...legacyNames, 'legacy'].join(', ')}`);
+  }
+  return { current: [...new Set(current)], legacy: [...new Set(legacy)] };
+}
 
 /**
  * Every kind of item by the prefix of its partition key (lambdas/adapters/dynamodb/keys.ts and the
@@ -69,7 +113,7 @@ export function createTableInput(tableName: string) {
         { AttributeName: g.partitionKey, KeyType: 'HASH' as const },
         { AttributeName: g.sortKey, KeyType: 'RANGE' as const },
       ],
-      Projection: { ProjectionType: 'ALL' as const },
+      Projection: g.projection.length ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...g.projection] } : { ProjectionType: 'KEYS_ONLY' as const },
     })),
   };
 }

@@ -11,6 +11,8 @@ import type { Clock } from '../lambdas/ports/clock';
 import type { Ids } from '../lambdas/ports/ids';
 import { LocalOperatorAuthenticator } from '../lambdas/adapters/local/operator-auth';
 import { createTableInput } from '../lib/table-schema';
+import { describeMigration, migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
+import { createDocumentClient } from '../lambdas/adapters/dynamodb/client';
 import { startSecretsServer } from './secrets-server';
 
 // dynalite ships without types; its factory returns an http.Server whose close() also closes LevelDB.
@@ -28,6 +30,8 @@ export interface LocalBackend {
   readonly operatorKey: Uint8Array;
   /** What was repaired in the indexes at start (after a crash), if anything. */
   readonly indexRepair?: string;
+  /** What the start migrated to the sharded index keys (an older data directory), if anything. */
+  readonly indexMigration?: string;
   close(): Promise<void>;
 }
 
@@ -65,12 +69,16 @@ export async function startLocalBackend(options: { dataDir?: string; tableName?:
   const dynamodbEndpoint = await listen(db);
   const secrets = await startSecretsServer(options.dataDir ? join(options.dataDir, 'secrets.json') : undefined);
   await ensureTable(dynamodbEndpoint, tableName);
+  // A data directory of the layout before the sharded indexes: its items get the new keys.
+  const migrationDb = createDocumentClient({ endpoint: dynamodbEndpoint });
+  const indexMigration = describeMigration(await migrateIndexKeys(migrationDb, tableName).finally(() => migrationDb.destroy()));
   return {
     dynamodbEndpoint,
     secretsEndpoint: secrets.endpoint,
     tableName,
     operatorKey: operatorKeyOf(options.dataDir),
     ...(indexRepair ? { indexRepair } : {}),
+    ...(indexMigration ? { indexMigration } : {}),
     close: async () => {
       await Promise.all([closeServer(db), closeServer(secrets.server)]);
     },

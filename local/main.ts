@@ -75,6 +75,7 @@ async function main(): Promise<void> {
     billing_address: { country: 'US' },
   });
   if (backend.indexRepair) console.log(`${backend.indexRepair} (the last run was cut off mid-write; the indexes now match the items)`);
+  if (backend.indexMigration) console.log(backend.indexMigration);
   console.log(`Checkout is running at ${base} (data in ${dataDir})`);
   console.log(`Routes: ${ROUTES.map(routeKey).join(', ')}`);
   console.log(`Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.localEverySeconds !== undefined ? `${j.localEverySeconds} s` : `${j.everyMinutes} min`}`).join(', ')}`);

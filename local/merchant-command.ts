@@ -22,6 +22,7 @@ import {
 } from '../lambdas/use-cases/manage-merchants';
 import { merchantSecretPrefix, tableName } from '../lib/naming';
 import { consoleIo, runCli, stageOf, UsageError, type Io } from './cli';
+import { migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
 import { dataDirectory, openLocalStore } from './local-store';
 
 /** Dead callbacks `dead-callbacks` lists: bounded; `resend-dead` is not limited by it. */
@@ -72,6 +73,11 @@ Audit log:
   verify-audit --from DAY [--to DAY]
                                   for every day of a range (to: today by default; at most 366).
 
+Table:
+  migrate-indexes                 Give items of the layout before the sharded indexes their new index
+                                  keys (docs/operations.md, "Migrating an existing table"); prints
+                                  {"found","written","reread"}. Safe to run again and beside traffic.
+
 Output:
   --json                          Print JSON instead of tables (callbacks, dead-callbacks); the
                                   other commands print JSON always.
@@ -103,7 +109,7 @@ Exit status: 0 done, 1 failed (e.g. unknown merchant or payment), 2 bad usage.
 /** A command that could not be done for a reason the operator can read (exit 1). */
 class CommandFailure extends Error {}
 
-const COMMANDS = ['create', 'show', 'set', 'rotate-password', 'rotate-webhook-secret', 'callbacks', 'resend-callback', 'dead-callbacks', 'resend-dead', 'verify-audit'] as const;
+const COMMANDS = ['create', 'show', 'set', 'rotate-password', 'rotate-webhook-secret', 'callbacks', 'resend-callback', 'dead-callbacks', 'resend-dead', 'verify-audit', 'migrate-indexes'] as const;
 type CommandName = (typeof COMMANDS)[number];
 const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
 
@@ -328,6 +334,10 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
       if (!first) throw new UsageError('callbacks needs a payment id: callbacks PAYMENT_ID');
       noSettings();
       return { name, paymentId: first, settings: {}, json, stage };
+    case 'migrate-indexes':
+      atMost(0);
+      noSettings();
+      return { name, settings: {}, json, stage };
     case 'verify-audit': {
       noSettings();
       const days = auditDays(args, values, new Date());
@@ -486,6 +496,8 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
     case 'resend-dead':
       await showMerchant(deps, key);
       return asJson(await resendAllDead(deps, cliActor(env), key));
+    case 'migrate-indexes':
+      return asJson(await migrateIndexKeys(deps.db, deps.config.TABLE_NAME));
     case 'verify-audit': {
       const days = await verifyAuditDays(deps, command.days ?? []);
       const ok = days.every((d) => !d.break);

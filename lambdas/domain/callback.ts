@@ -56,6 +56,27 @@ export interface EndpointHealth {
   /** ISO times of the most recent timeouts, oldest first, at most `blockAfterTimeouts`. */
   readonly timeouts: readonly string[];
   readonly blockedUntil?: string;
+  /**
+   * Until when the URL counts as slow (an answer took longer than SLOW_ANSWER_MS): the stream's fast
+   * path leaves its callbacks to the relay, whose lanes keep it from holding up other merchants.
+   */
+  readonly slowUntil?: string;
+}
+
+/** An answer slower than this marks its URL slow for SLOW_FOR_MS. */
+export const SLOW_ANSWER_MS = 3_000;
+export const SLOW_FOR_MS = 10 * 60_000;
+
+export const isSlow = (health: EndpointHealth, now: Date): boolean =>
+  health.slowUntil !== undefined && Date.parse(health.slowUntil) > now.getTime();
+
+/** The health after an answer that took `latencyMs`; the same object when nothing changes (no write). */
+export function afterAnswer(health: EndpointHealth, latencyMs: number, now: Date): EndpointHealth {
+  const slow = latencyMs > SLOW_ANSWER_MS;
+  if (slow) return { ...health, slowUntil: new Date(now.getTime() + SLOW_FOR_MS).toISOString() };
+  if (health.slowUntil === undefined) return health;
+  const { slowUntil: _gone, ...rest } = health;
+  return rest;
 }
 
 export const HEALTHY_ENDPOINT: EndpointHealth = { timeouts: [] };
@@ -70,7 +91,7 @@ export function afterTimeout(health: EndpointHealth, now: Date, policy: Callback
   if (recent.length >= policy.blockAfterTimeouts) {
     return { timeouts: [], blockedUntil: new Date(now.getTime() + policy.blockForMs).toISOString() };
   }
-  return { timeouts: recent, ...(isBlocked(health, now) ? { blockedUntil: health.blockedUntil } : {}) };
+  return { timeouts: recent, ...(isBlocked(health, now) ? { blockedUntil: health.blockedUntil } : {}), ...(health.slowUntil ? { slowUntil: health.slowUntil } : {}) };
 }
 
 /** The callback hash: the same formula as the return parameters (protocol.md §1). */

@@ -13,12 +13,19 @@ const END_MARGIN_MS = 5_000;
  * Every other change of a payment in the outbox (our own leases among them) is left alone.
  */
 export function paymentToDeliver(record: DynamoDBRecord): string | undefined {
+  return dueFromRecord(record)?.paymentId;
+}
+
+/** The payment a record asks to deliver, with its merchant (its lane). */
+export function dueFromRecord(record: DynamoDBRecord): { paymentId: string; merchantKey?: string } | undefined {
   const next = record.dynamodb?.NewImage;
-  if (!next?.outboxPk || next.sk?.S !== 'PAYMENT') return undefined;
+  if (!next?.sendPk || next.sk?.S !== 'PAYMENT') return undefined;
   const before = record.dynamodb?.OldImage;
   const grew = (attr: string) => (next[attr]?.L?.length ?? 0) > (before?.[attr]?.L?.length ?? 0);
   if (!grew('transactions') && !grew('callbackResends')) return undefined;
-  return next.pk?.S?.replace(/^PAYMENT#/, '');
+  const paymentId = next.pk?.S?.replace(/^PAYMENT#/, '');
+  if (!paymentId) return undefined;
+  return { paymentId, ...(next.merchantKey?.S ? { merchantKey: next.merchantKey.S } : {}) };
 }
 
 /**
@@ -28,12 +35,18 @@ export function paymentToDeliver(record: DynamoDBRecord): string | undefined {
  */
 export const handler = middy(async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
   const byPayment = new Map<string, string>();
+  const merchants = new Map<string, string | undefined>();
   for (const record of event.Records) {
-    const paymentId = paymentToDeliver(record);
-    if (paymentId && record.dynamodb?.SequenceNumber) byPayment.set(paymentId, byPayment.get(paymentId) ?? record.dynamodb.SequenceNumber);
+    const due = dueFromRecord(record);
+    if (due && record.dynamodb?.SequenceNumber) {
+      byPayment.set(due.paymentId, byPayment.get(due.paymentId) ?? record.dynamodb.SequenceNumber);
+      merchants.set(due.paymentId, due.merchantKey);
+    }
   }
   if (!byPayment.size) return { batchItemFailures: [] };
-  const report = await runCallbackJob(withCallbacks(deps()), { paymentIds: [...byPayment.keys()], stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
+  // In lanes per merchant; a merchant whose endpoint is slow is left to the relay, so the shard's next batches do not wait on it.
+  const payments = [...byPayment.keys()].map((paymentId) => ({ paymentId, ...(merchants.get(paymentId) ? { merchantKey: merchants.get(paymentId)! } : {}) }));
+  const report = await runCallbackJob(withCallbacks(deps()), { payments, deferSlow: true, stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
   const failedIds = new Set(report.failedPaymentIds);
   if (report.dead) logger.warn('callback dead', { dead: report.dead });
   if (report.failed) logger.error('callback dispatch: some payments failed', { ...report });

@@ -57,9 +57,18 @@ export interface CallbackClaim {
 
 export type ReleaseResult = 'released' | 'left-outbox' | 'lost';
 
+import type { ShardPart } from './payments';
+
+export interface DueCallback {
+  readonly paymentId: string;
+  readonly merchantKey?: string;
+}
+
 export interface CallbackStore {
   /** Payments with callbacks due by `until`, oldest first, at most `limit`. */
   due(until: Date, limit: number): Promise<string[]>;
+  /** The same, with the merchant each payment belongs to (its delivery lane). */
+  dueEntries(until: Date, limit: number, part?: ShardPart): Promise<DueCallback[]>;
   /**
    * Takes the lease of a payment's next due callback until `leaseUntil` (one conditional write).
    * Undefined when nothing is due (or another worker holds it); a payment with nothing left leaves

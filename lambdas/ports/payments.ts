@@ -70,6 +70,22 @@ export interface QueuedPayment {
   readonly dueAt: string;
 }
 
+/** A part of a sharded index: the shards whose number modulo `of` is `index` (one worker's share). */
+export interface ShardPart {
+  readonly index: number;
+  readonly of: number;
+}
+
+export interface DaySearch {
+  readonly merchantKey: string;
+  /** YYYY-MM-DD, UTC. */
+  readonly day: string;
+  readonly status?: string;
+  readonly limit: number;
+  /** Where the previous page stopped (opaque to the caller). */
+  readonly cursor?: string;
+}
+
 export interface PaymentStore {
   /**
    * Writes a new payment (status prepare) with its checkout link. Until a first attempt is made the
@@ -77,14 +93,21 @@ export interface PaymentStore {
    */
   createPayment(payment: Payment, queue?: { readonly name: string; readonly dueAt: string }): Promise<void>;
   findPayment(paymentId: string): Promise<Payment | undefined>;
+  /** Every payment of a merchant's order number, newest first, at most `limit`. */
+  paymentsByOrder(merchantKey: string, orderNumber: string, limit: number): Promise<Payment[]>;
   /** The most recent payment of a merchant's order number. */
   findLatestPaymentByOrder(merchantKey: string, orderNumber: string): Promise<Payment | undefined>;
   /** One conditional write; throws TransitionRejected when the guard does not hold. Returns the new state. */
   transition(paymentId: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment>;
   /** Several payments by id (missing ones are left out), at most 100. */
   findPayments(paymentIds: readonly string[]): Promise<Payment[]>;
-  /** The payments created on a UTC day, newest first, one page at a time. */
-  paymentsOfDay(day: string, limit: number, cursor?: string): Promise<{ payments: Payment[]; cursor?: string }>;
+  /** A merchant's payments created on a UTC day (of one status, if given), newest first, one page at a time. */
+  paymentsOfDay(query: DaySearch): Promise<{ payments: Payment[]; cursor?: string }>;
+  /**
+   * Every payment in a work queue whose time has come, in batches (each about `pageSize` per shard,
+   * soonest due first within a batch), until none is left: what a draining job reads.
+   */
+  dueBatches(queue: string, until: Date, pageSize: number, part?: ShardPart): AsyncIterable<QueuedPayment[]>;
   /** Payments in a work queue whose time has come, oldest first, at most `limit`. */
   due(queue: string, until: Date, limit: number): Promise<QueuedPayment[]>;
 }

@@ -29,7 +29,11 @@ export interface AdminDeps {
 }
 
 /** Limits of the portal's reads: pages, days searched, queries per search. */
-export const ADMIN_LIMITS = { pageSize: 25, maxDays: 31, maxQueriesPerSearch: 20, queueSize: 500, bulkSize: 50 } as const;
+/**
+ * maxQueriesPerSearch bounds the day-and-merchant pages one search request reads (each a query of
+ * every shard of the search index); merchantsPerSearch the merchants a search without one visits.
+ */
+export const ADMIN_LIMITS = { pageSize: 25, maxDays: 31, maxQueriesPerSearch: 20, merchantsPerSearch: 200, queueSize: 500, bulkSize: 50 } as const;
 
 export type PaymentAction = 'capture' | 'release' | 'void' | 'refund';
 
@@ -81,31 +85,55 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 24 * 3600_000;
 
 /**
- * Searches payments: by id directly, else day by day (newest first) through the by-day index,
- * filtered by order number, status and merchant; paged with an opaque cursor; bounded reads.
+ * Searches payments, every way through an index built for it, never by reading a day and filtering:
+ * - by payment id: the payment itself;
+ * - by order number: the order index of the merchant (or of each merchant, when none is named),
+ *   every payment of that number, newest first;
+ * - else by day (newest first), merchant by merchant (the named one, or each by name), through the
+ *   sharded search index, whose entries carry the status a status search filters on.
+ * Paged with an opaque cursor; every page does a bounded number of index reads.
  */
 export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ payments: ReturnType<typeof paymentSummary>[]; cursor?: string }> {
   const now = deps.clock.now();
   if (q.status && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) throw invalidRequest([{ path: 'status', message: 'The value you selected is not a valid choice.' }]);
+  const to = q.to && DAY.test(q.to) ? q.to : now.toISOString().slice(0, 10);
+  const from = q.from && DAY.test(q.from) ? q.from : new Date(Date.parse(to) - 6 * DAY_MS).toISOString().slice(0, 10);
+  const days = Math.floor((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;
   if (q.paymentId) {
     const p = await deps.store.findPayment(q.paymentId.trim());
     return { payments: p && matches(p, q) ? [paymentSummary(p, now)] : [] };
   }
-  const to = q.to && DAY.test(q.to) ? q.to : now.toISOString().slice(0, 10);
-  const from = q.from && DAY.test(q.from) ? q.from : new Date(Date.parse(to) - 6 * DAY_MS).toISOString().slice(0, 10);
-  const days = Math.floor((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;
   if (!(days >= 1 && days <= ADMIN_LIMITS.maxDays)) {
     throw invalidRequest([{ path: 'from', message: `The date range should cover 1 to ${ADMIN_LIMITS.maxDays} days.` }]);
   }
-  let position = q.cursor ? searchPosition(q.cursor) : { day: 0 };
+  const merchants = q.merchant?.trim() ? [q.merchant.trim()] : (await deps.merchants.list(ADMIN_LIMITS.merchantsPerSearch)).map((m) => m.merchantKey);
+  const inRange = (p: Payment) => p.createdAt.slice(0, 10) >= from && p.createdAt.slice(0, 10) <= to;
+
+  if (q.order?.trim()) {
+    // An order number names a few payments: all of them, from the order index, at once.
+    const perMerchant = await Promise.all(merchants.map((m) => deps.store.paymentsByOrder(m, q.order!.trim(), ADMIN_LIMITS.pageSize)));
+    const payments = perMerchant
+      .flat()
+      .filter((p) => inRange(p) && matches(p, q))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .slice(0, ADMIN_LIMITS.pageSize);
+    return { payments: payments.map((p) => paymentSummary(p, now)) };
+  }
+
+  let position = q.cursor ? searchPosition(q.cursor) : { day: 0, merchant: 0 };
   const found: Payment[] = [];
-  for (let queries = 0; queries < ADMIN_LIMITS.maxQueriesPerSearch && position.day < days && found.length < ADMIN_LIMITS.pageSize; queries++) {
+  for (let reads = 0; reads < ADMIN_LIMITS.maxQueriesPerSearch && position.day < days && found.length < ADMIN_LIMITS.pageSize; reads++) {
     const day = new Date(Date.parse(to) - position.day * DAY_MS).toISOString().slice(0, 10);
-    // Never read more than the page still has room for: the cursor resumes right after the last
-    // payment read, so nothing is skipped or shown twice, and a page has at most pageSize rows.
-    const page = await refusingBadCursor(q.cursor, () => deps.store.paymentsOfDay(day, ADMIN_LIMITS.pageSize - found.length, position.page));
-    found.push(...page.payments.filter((p) => matches(p, q)));
-    position = page.cursor ? { day: position.day, page: page.cursor } : { day: position.day + 1 };
+    const merchantKey = merchants[position.merchant];
+    const nextMerchant = () => (position.merchant + 1 < merchants.length ? { day: position.day, merchant: position.merchant + 1 } : { day: position.day + 1, merchant: 0 });
+    if (merchantKey === undefined) {
+      position = { day: position.day + 1, merchant: 0 };
+      continue;
+    }
+    // Never more than the page still has room for: the cursor resumes right after the last payment shown.
+    const page = await deps.store.paymentsOfDay({ merchantKey, day, status: q.status, limit: ADMIN_LIMITS.pageSize - found.length, cursor: position.page });
+    found.push(...page.payments);
+    position = page.cursor ? { ...position, page: page.cursor } : nextMerchant();
   }
   const more = position.day < days;
   return {
@@ -117,16 +145,17 @@ export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise
 const BAD_CURSOR = () => invalidRequest([{ path: 'cursor', message: 'This value is not valid.' }]);
 
 /** Where a search resumes. Cursors are opaque; one that was not made by us is refused, never a 500. */
-function searchPosition(cursor: string): { day: number; page?: string } {
+function searchPosition(cursor: string): { day: number; merchant: number; page?: string } {
   let position: unknown;
   try {
     position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     throw BAD_CURSOR();
   }
-  const { day, page } = (position ?? {}) as { day?: unknown; page?: unknown };
-  if (!Number.isInteger(day) || (day as number) < 0 || (page !== undefined && typeof page !== 'string')) throw BAD_CURSOR();
-  return { day: day as number, ...(page !== undefined ? { page: page as string } : {}) };
+  const { day, merchant, page } = (position ?? {}) as { day?: unknown; merchant?: unknown; page?: unknown };
+  const index = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
+  if (!index(day) || !index(merchant) || (page !== undefined && typeof page !== 'string')) throw BAD_CURSOR();
+  return { day: day as number, merchant: merchant as number, ...(page !== undefined ? { page: page as string } : {}) };
 }
 
 /** A read resuming from a tampered cursor fails in the store (bad JSON, a bad date, a key of another shape): refused. */

@@ -8,10 +8,8 @@ import { capture, release } from './capture-payment';
 import { STALE_OPERATION_MS, type MoneyDeps } from './money-operations';
 import { merchantOf } from './checkout';
 import { QUEUES, nextCaptureEvent } from './record-outcome';
-import { drainDue, type QueueReport } from './work-queue';
+import { drainDue, type DrainOptions, type QueueReport } from './work-queue';
 
-/** Payments per run: bounded, so a run fits its Lambda timeout. */
-export const CAPTURE_BATCH = 50;
 /** A capture claimed longer ago than this was interrupted: the reconciler finishes it. */
 export const STALE_CLAIM_MS = STALE_OPERATION_MS;
 export const EXPIRED_REASON = 'Authorization expired without capture.';
@@ -24,14 +22,14 @@ export interface CaptureJobDeps extends MoneyDeps {
 export type CaptureJobReport = QueueReport<'captured' | 'declined' | 'released' | 'skipped'>;
 
 /**
- * Runs every minute (EventBridge; the local runner's timer). Reads only what is due from the
- * sparse capture queue, in one bounded batch: captures authorizations whose merchant delay has
+ * Runs every minute (EventBridge; the local runner's timer). Drains what is due from the sparse,
+ * sharded capture queue, many at once, until nothing due is left or the run's time is spent: captures authorizations whose merchant delay has
  * passed, releases those past their validity, and finishes captures left half-done by a crash.
  * Every action is claimed with a conditional write, so an operator acting at the same moment, or a
  * second run, never captures twice.
  */
-export function runCaptureJob(deps: CaptureJobDeps, limit = CAPTURE_BATCH): Promise<CaptureJobReport> {
-  return drainDue(deps, QUEUES.capture, limit, ['captured', 'declined', 'released', 'skipped'], (payment, now) => handleDue(deps, payment, now));
+export function runCaptureJob(deps: CaptureJobDeps, options: DrainOptions = {}): Promise<CaptureJobReport> {
+  return drainDue(deps, QUEUES.capture, ['captured', 'declined', 'released', 'skipped'], (payment, now) => handleDue(deps, payment, now), options);
 }
 
 async function handleDue(deps: CaptureJobDeps, payment: Payment, now: Date): Promise<'captured' | 'declined' | 'released' | 'skipped'> {

@@ -1,9 +1,11 @@
 import {
   CALLBACK_POLICY,
+  afterAnswer,
   afterTimeout,
   callbackFields,
   encodeForm,
   isBlocked,
+  isSlow,
   retriesExhausted,
   retryDelayMs,
   type CallbackPolicy,
@@ -11,7 +13,8 @@ import {
 } from '../domain/callback';
 import { sentInTurn } from '../domain/attempts';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/webhook-signature';
-import type { CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult, ReleaseResult } from '../ports/callbacks';
+import type { ShardPart } from '../ports/payments';
+import type { DueCallback, CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult, ReleaseResult } from '../ports/callbacks';
 import type { Clock } from '../ports/clock';
 import type { Merchant, MerchantDirectory, MerchantSecrets } from '../ports/merchants';
 
@@ -26,7 +29,7 @@ export interface CallbackDeps {
   readonly callbackPolicy: CallbackPolicy;
 }
 
-export type DeliveryOutcome = 'delivered' | 'retrying' | 'dead' | 'skipped' | 'blocked';
+export type DeliveryOutcome = 'delivered' | 'retrying' | 'dead' | 'skipped' | 'blocked' | 'deferred';
 
 /** Callbacks of one payment sent in one go: bounded, so one busy payment cannot starve the others. */
 export const CALLBACKS_PER_PAYMENT_RUN = 20;
@@ -46,7 +49,7 @@ export const NO_SECRET_REASON = 'The merchant has no signing password.';
 export async function deliverPaymentCallbacks(
   deps: CallbackDeps,
   paymentId: string,
-  options: { readonly max?: number; readonly stopAt?: number } = {},
+  options: { readonly max?: number; readonly stopAt?: number; readonly deferSlow?: boolean } = {},
 ): Promise<DeliveryOutcome[]> {
   const outcomes: DeliveryOutcome[] = [];
   const max = options.max ?? CALLBACKS_PER_PAYMENT_RUN;
@@ -59,9 +62,9 @@ export async function deliverPaymentCallbacks(
     const now = deps.clock.now();
     const claim = await deps.callbacks.claim(paymentId, now, new Date(now.getTime() + deps.callbackPolicy.timeoutMs + LEASE_MARGIN_MS));
     if (!claim) break;
-    const { outcome, released } = await deliverClaimed(deps, claim, merchantOf);
+    const { outcome, released } = await deliverClaimed(deps, claim, merchantOf, options.deferSlow === true);
     outcomes.push(outcome);
-    if (outcome === 'retrying' || outcome === 'blocked' || released !== 'released') break;
+    if (outcome === 'retrying' || outcome === 'blocked' || outcome === 'deferred' || released !== 'released') break;
   }
   return outcomes;
 }
@@ -70,6 +73,7 @@ async function deliverClaimed(
   deps: CallbackDeps,
   claim: CallbackClaim,
   merchantOf: (merchantKey: string) => Promise<Merchant | undefined>,
+  deferSlow: boolean,
 ): Promise<{ outcome: DeliveryOutcome; released: ReleaseResult }> {
   const { payment, index } = claim;
   const tx = payment.transactions[index];
@@ -101,6 +105,10 @@ async function deliverClaimed(
     const lastError = `URL blocked until ${health.blockedUntil} after repeated timeouts.`;
     return settle('blocked', { ...record, nextAttemptAt: health.blockedUntil, lastError, updatedAt: at }, { done: false, dueAt: new Date(health.blockedUntil!) });
   }
+  if (deferSlow && isSlow(health, now)) {
+    // The stream's batch would wait on it (and the batches behind it): the relay's lane takes it now.
+    return { outcome: 'deferred', released: await deps.callbacks.release(claim, { done: false, dueAt: now }) };
+  }
 
   const password = await deps.secrets.passwordOf(payment.merchantKey);
   let result: PostResult;
@@ -130,6 +138,7 @@ async function deliverClaimed(
     updatedAt: at,
   };
 
+  if (result.kind === 'answered') await noteAnswerTime(deps, url, health, result.latencyMs);
   if (result.kind === 'answered' && isSuccess(result.httpStatus)) {
     const { nextAttemptAt: _next, lastError: _error, ...rest } = attempted;
     return settle('delivered', { ...rest, state: 'delivered', deliveredAt: at }, { done: true, dueAt: now });
@@ -172,6 +181,12 @@ async function finish(deps: CallbackDeps, claim: CallbackClaim, record: Callback
   return deps.callbacks.release(claim, outcome);
 }
 
+/** Marks a URL slow (or no longer slow) after an answer; no write when nothing changes. One try: it is a hint. */
+async function noteAnswerTime(deps: CallbackDeps, url: string, readBefore: EndpointHealth, latencyMs: number): Promise<void> {
+  const next = afterAnswer(readBefore, latencyMs, deps.clock.now());
+  if (next !== readBefore) await deps.callbacks.saveEndpointHealth(url, readBefore, next);
+}
+
 /** Counts a timeout on the health read before the POST; re-read only when another worker wrote first. */
 async function countTimeout(deps: CallbackDeps, url: string, readBefore: EndpointHealth): Promise<void> {
   let seen = readBefore;
@@ -188,44 +203,150 @@ export interface CallbackJobReport {
   readonly dead: number;
   readonly skipped: number;
   readonly blocked: number;
+  /** Left to the relay: the endpoint is slow (stream fast path only). */
+  readonly deferred: number;
   readonly failed: number;
   readonly errors: string[];
   /** The payments that failed (they stay in the outbox). */
   readonly failedPaymentIds: string[];
 }
 
-/** Payments per run, and how many are worked on at once (each may wait on a slow receiver). */
+/** Payments read per outbox read, and how many are worked on at once (each may wait on a slow receiver). */
 export const CALLBACK_BATCH = 100;
-export const CALLBACK_CONCURRENCY = 8;
+export const CALLBACK_CONCURRENCY = 16;
+/**
+ * Payments of one merchant worked on at once: a slow or failing endpoint holds at most this many of
+ * the workers, so other merchants' callbacks wait for no more than a free worker.
+ */
+export const CALLBACKS_PER_LANE = 2;
+/** While a draining relay has work in progress, how often it looks for newly due callbacks. */
+export const RELAY_POLL_MS = 500;
 const MAX_ERRORS_REPORTED = 5;
 
+export interface CallbackJobOptions {
+  readonly limit?: number;
+  readonly concurrency?: number;
+  readonly perLane?: number;
+  /** Wall-clock time after which no delivery is started. */
+  readonly stopAt?: number;
+  /** The stream's payments (the dispatcher); otherwise the outbox is read. */
+  readonly payments?: readonly DueCallback[];
+  readonly paymentIds?: readonly string[];
+  /** Keep reading the outbox while time is left and work is in progress (the relay). */
+  readonly drain?: boolean;
+  /** Leave endpoints known to be slow to the relay (the stream's fast path). */
+  readonly deferSlow?: boolean;
+  /** This worker's part of the outbox's shards (a relay tick with several workers); all by default. */
+  readonly part?: ShardPart;
+}
+
 /**
- * The outbox relay: runs every minute (EventBridge; a short local timer in the local runner), reads
- * the payments whose callbacks are due and delivers them, a few payments at a time. A payment that
- * fails stays in the outbox for the next run.
+ * Delivers due callbacks in lanes, one per merchant: `concurrency` workers in all, at most
+ * `perLane` of them on one merchant, the lanes served in turn. The relay (runs every minute; a
+ * short local timer in the local runner) reads the outbox, and with `drain` keeps reading it while
+ * its time lasts and deliveries are in progress, so a callback that becomes due meanwhile starts
+ * on a free worker instead of waiting for a slow merchant's deliveries to end. The stream
+ * dispatcher hands over its payments and, with `deferSlow`, leaves slow endpoints to the relay.
+ * A payment that fails stays in the outbox for the next run.
  */
-export async function runCallbackJob(
-  deps: CallbackDeps,
-  options: { readonly limit?: number; readonly concurrency?: number; readonly stopAt?: number; readonly paymentIds?: readonly string[] } = {},
-): Promise<CallbackJobReport> {
-  const ids = options.paymentIds ?? (await deps.callbacks.due(deps.clock.now(), options.limit ?? CALLBACK_BATCH));
-  const counts = { delivered: 0, retrying: 0, dead: 0, skipped: 0, blocked: 0, failed: 0 };
+export async function runCallbackJob(deps: CallbackDeps, options: CallbackJobOptions = {}): Promise<CallbackJobReport> {
+  const counts = { delivered: 0, retrying: 0, dead: 0, skipped: 0, blocked: 0, deferred: 0, failed: 0 };
   const errors: string[] = [];
   const failedPaymentIds: string[] = [];
-  const queue = [...ids];
-  const worker = async () => {
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+  const concurrency = options.concurrency ?? CALLBACK_CONCURRENCY;
+  const perLane = options.perLane ?? CALLBACKS_PER_LANE;
+  const timeLeft = () => options.stopAt === undefined || Date.now() + deps.callbackPolicy.timeoutMs <= options.stopAt;
+
+  const lanes = new Map<string, string[]>();
+  const laneBusy = new Map<string, number>();
+  const laneOf = new Map<string, string>();
+  /** Taken in this run: in progress, or handled without a delivery (leased elsewhere, nothing due). */
+  const taken = new Set<string>();
+  const running = new Set<Promise<void>>();
+  let payments = 0;
+  let turn = 0;
+
+  const enqueue = (due: readonly DueCallback[]) => {
+    for (const { paymentId, merchantKey } of due) {
+      if (taken.has(paymentId)) continue;
+      taken.add(paymentId);
+      const lane = merchantKey ?? `payment:${paymentId}`;
+      laneOf.set(paymentId, lane);
+      lanes.set(lane, [...(lanes.get(lane) ?? []), paymentId]);
+    }
+  };
+  const readOutbox = async () => enqueue(await deps.callbacks.dueEntries(deps.clock.now(), options.limit ?? CALLBACK_BATCH, options.part));
+
+  /** The next payment of the next lane in turn that has a free slot. */
+  const next = (): string | undefined => {
+    const names = [...lanes.keys()];
+    for (let i = 0; i < names.length; i++) {
+      const lane = names[(turn + i) % names.length]!;
+      const queue = lanes.get(lane)!;
+      if (queue.length && (laneBusy.get(lane) ?? 0) < perLane) {
+        turn = (turn + i + 1) % Math.max(1, names.length);
+        const id = queue.shift()!;
+        if (!queue.length && !(laneBusy.get(lane) ?? 0)) lanes.delete(lane);
+        return id;
+      }
+    }
+    return undefined;
+  };
+
+  const start = (id: string) => {
+    const lane = laneOf.get(id)!;
+    laneBusy.set(lane, (laneBusy.get(lane) ?? 0) + 1);
+    payments++;
+    const task = (async () => {
       try {
-        for (const outcome of await deliverPaymentCallbacks(deps, id, { stopAt: options.stopAt })) counts[outcome]++;
+        const outcomes = await deliverPaymentCallbacks(deps, id, { stopAt: options.stopAt, deferSlow: options.deferSlow });
+        for (const outcome of outcomes) counts[outcome]++;
+        // Something went out: a later callback of this payment may become due in this run.
+        if (outcomes.some((o) => o === 'delivered' || o === 'skipped')) taken.delete(id);
       } catch (e) {
         counts.failed++;
         failedPaymentIds.push(id);
         if (errors.length < MAX_ERRORS_REPORTED) errors.push(`${id}: ${(e as Error).name}`);
+      } finally {
+        const busy = (laneBusy.get(lane) ?? 1) - 1;
+        laneBusy.set(lane, busy);
+        if (!busy && !lanes.get(lane)?.length) {
+          lanes.delete(lane);
+          laneBusy.delete(lane);
+        }
       }
-    }
+    })();
+    const tracked = task.then(() => void running.delete(tracked));
+    running.add(tracked);
   };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? CALLBACK_CONCURRENCY, queue.length) }, worker));
-  return { payments: ids.length, ...counts, errors, failedPaymentIds };
+
+  if (options.payments) enqueue(options.payments);
+  else if (options.paymentIds) enqueue(options.paymentIds.map((paymentId) => ({ paymentId })));
+  else await readOutbox();
+  const fromOutbox = !options.payments && !options.paymentIds;
+
+  for (;;) {
+    for (let id = running.size < concurrency && timeLeft() ? next() : undefined; id !== undefined; id = running.size < concurrency && timeLeft() ? next() : undefined) start(id);
+    if (!running.size) {
+      // Idle: a draining relay looks once more for what became due, else the run is over.
+      if (!(fromOutbox && options.drain && timeLeft())) break;
+      const before = taken.size;
+      await readOutbox();
+      if (taken.size === before) break;
+      continue;
+    }
+    if (fromOutbox && options.drain && timeLeft()) {
+      // Work in progress: wake on a finished delivery or on the poll, whichever comes first.
+      let timer: NodeJS.Timeout | undefined;
+      const poll = new Promise<'poll'>((resolve) => (timer = setTimeout(() => resolve('poll'), RELAY_POLL_MS)));
+      const woke = await Promise.race([...running, poll]);
+      clearTimeout(timer);
+      if (woke === 'poll') await readOutbox();
+    } else {
+      await Promise.race(running);
+    }
+  }
+  return { payments, ...counts, errors, failedPaymentIds };
 }
 
 export { CALLBACK_POLICY };

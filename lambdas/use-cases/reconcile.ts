@@ -17,10 +17,8 @@ import {
   startOperation,
 } from './money-operations';
 import { ACTION_TIMEOUT_MS, QUEUES, declineChange, recordOutcome, type RecordDeps } from './record-outcome';
-import { drainDue, type QueueReport } from './work-queue';
+import { drainDue, type DrainOptions, type QueueReport } from './work-queue';
 
-/** At most this many payments per run: a run stays well inside one Lambda timeout. */
-export const RECONCILE_BATCH = 25;
 const RETRY_LATER_MS = 5 * 60_000;
 /** How long a closed attempt the acquirer could not make final is watched for a late approval. */
 export const LATE_APPROVAL_WATCH_MS = 24 * 3600_000;
@@ -44,8 +42,8 @@ export type ReconcileReport = QueueReport<ReconcileOutcome>;
  * happen later) and then released here. Closed attempts the acquirer could not close are watched,
  * and an approval that shows up for one of them is reversed.
  */
-export function reconcileDue(deps: ReconcileDeps, limit = RECONCILE_BATCH): Promise<ReconcileReport> {
-  return drainDue(deps, QUEUES.reconcile, limit, ['settled', 'released', 'reversed', 'postponed'], (payment, now) => reconcilePayment(deps, payment, now));
+export function reconcileDue(deps: ReconcileDeps, options: DrainOptions = {}): Promise<ReconcileReport> {
+  return drainDue(deps, QUEUES.reconcile, ['settled', 'released', 'reversed', 'postponed'], (payment, now) => reconcilePayment(deps, payment, now), options);
 }
 
 const isFinal = (o: AcquirerOutcome | undefined): o is Extract<AcquirerOutcome, { kind: 'approved' | 'declined' }> => o?.kind === 'approved' || o?.kind === 'declined';

@@ -1,6 +1,7 @@
 import type { Payment } from '../domain/payment';
 import type { Clock } from '../ports/clock';
-import type { PaymentStore } from '../ports/payments';
+import type { PaymentStore, ShardPart } from '../ports/payments';
+import { inParallel } from '../domain/parallel';
 
 /** Work queues (sparse index) a payment can be in while background work is due. */
 export const QUEUES = { reconcile: 'reconcile', capture: 'capture' } as const;
@@ -26,31 +27,75 @@ export type QueueReport<K extends string> = { examined: number; failed: number; 
 /** How many error names a report keeps: enough to diagnose, bounded in size. */
 const MAX_ERRORS_REPORTED = 5;
 
+/** How a run drains a queue: payments handled at once, entries read per shard and page, when to stop. */
+export interface DrainOptions {
+  /** Payments handled at once (each may wait on the acquirer). */
+  readonly concurrency?: number;
+  /** Entries read per shard in one round. */
+  readonly pageSize?: number;
+  /** At most this many payments in one run (tests; a run is otherwise bounded by its time). */
+  readonly maxPayments?: number;
+  /** Wall-clock time (ms since the epoch) after which no new payment is started: the run's budget. */
+  readonly stopAt?: number;
+  /** This worker's part of the queue's shards (a tick of a job with several workers); all by default. */
+  readonly part?: ShardPart;
+}
+
+/** What a job leaves of its Lambda's time: one payment's handling (an acquirer call) must fit in it. */
+export const JOB_END_MARGIN_MS = 15_000;
+
+export const DRAIN_DEFAULTS = { concurrency: 100, pageSize: 100, budgetMs: 45_000 } as const;
+
 /**
- * The loop every job runs: read one bounded batch of what is due in a work queue, handle each
- * payment, count the outcomes. One payment that fails does not stop the others; it stays in the
- * queue, so the next run tries it again.
+ * The loop every job runs: read what is due in a work queue, shard by shard in rounds, handle the
+ * payments `concurrency` at a time, and go on until nothing due is left or the run's time budget
+ * is spent (a Lambda passes its remaining time less a margin). One payment that fails does not stop
+ * the others; it stays in the queue, so the next run tries it again, as does whatever the budget
+ * left. A payment is handled once per run, even when its handling leaves it due.
  */
 export async function drainDue<K extends string>(
   deps: { readonly store: PaymentStore; readonly clock: Clock },
   queue: string,
-  limit: number,
   outcomes: readonly K[],
   handle: (payment: Payment, now: Date) => Promise<K>,
+  options: DrainOptions = {},
 ): Promise<QueueReport<K>> {
   const now = deps.clock.now();
-  const due = await deps.store.due(queue, now, limit);
-  const report = { examined: due.length, failed: 0, errors: [] as string[], ...Object.fromEntries(outcomes.map((o) => [o, 0])) } as QueueReport<K>;
-  for (const item of due) {
-    try {
-      const payment = await deps.store.findPayment(item.paymentId);
-      if (!payment) continue;
-      const outcome = await handle(payment, now);
-      (report as Record<K, number>)[outcome]++;
-    } catch (e) {
-      report.failed++;
-      if (report.errors.length < MAX_ERRORS_REPORTED) report.errors.push(`${item.paymentId}: ${(e as Error).name}`);
-    }
+  const stopAt = options.stopAt ?? Date.now() + DRAIN_DEFAULTS.budgetMs;
+  const max = options.maxPayments ?? Number.POSITIVE_INFINITY;
+  const report = { examined: 0, failed: 0, errors: [] as string[], ...Object.fromEntries(outcomes.map((o) => [o, 0])) } as QueueReport<K>;
+  const seen = new Set<string>();
+  const spent = () => Date.now() >= stopAt || seen.size >= max;
+  for await (const batch of deps.store.dueBatches(queue, now, options.pageSize ?? DRAIN_DEFAULTS.pageSize, options.part)) {
+    const fresh = batch.filter((item) => !seen.has(item.paymentId)).slice(0, Math.max(0, max - seen.size));
+    for (const item of fresh) seen.add(item.paymentId);
+    await inParallel(fresh, options.concurrency ?? DRAIN_DEFAULTS.concurrency, async (item) => {
+      if (Date.now() >= stopAt) return;
+      report.examined++;
+      try {
+        const payment = await deps.store.findPayment(item.paymentId);
+        if (!payment) return;
+        const outcome = await handle(payment, now);
+        (report as Record<K, number>)[outcome]++;
+      } catch (e) {
+        report.failed++;
+        if (report.errors.length < MAX_ERRORS_REPORTED) report.errors.push(`${item.paymentId}: ${(e as Error).name}`);
+      }
+    });
+    if (spent()) break;
   }
   return report;
+}
+
+/** What a scheduled tick hands a job: which part of the shards this invocation drains. */
+export interface JobTick {
+  readonly worker?: number;
+  readonly workers?: number;
+}
+
+/** The shard part a tick names, or every shard (the local runner's ticks name none). */
+export function shardPart(tick: unknown): { readonly index: number; readonly of: number } | undefined {
+  const { worker, workers } = (tick ?? {}) as JobTick;
+  if (!Number.isInteger(worker) || !Number.isInteger(workers) || workers! < 2 || worker! < 0 || worker! >= workers!) return undefined;
+  return { index: worker!, of: workers! };
 }

@@ -30,7 +30,7 @@ export const METRIC_NAMESPACE = 'Checkout';
 
 /**
  * How callbacks leave the outbox in the cloud. The outbox itself is on the payment items (every
- * write that appends a transaction puts the payment in the `outbox` index), so nothing here is
+ * write that appends a transaction puts the payment in the `sending` index), so nothing here is
  * needed for a callback not to be lost; this is about speed and visibility:
  * - the table's stream triggers a dispatcher that delivers new callbacks within seconds (EventBridge
  *   rules fire at most every minute); batches it cannot process go to a dead-letter queue, and the
@@ -83,7 +83,7 @@ export class CallbackDelivery extends Construct {
         // Payment items in the outbox only; the handler then keeps the writes that added work.
         filters: [
           lambda.FilterCriteria.filter({
-            dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual('PAYMENT') } }, NewImage: { outboxPk: { S: lambda.FilterRule.exists() } } },
+            dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual('PAYMENT') } }, NewImage: { sendPk: { S: lambda.FilterRule.exists() } } },
           }),
         ],
       }),

@@ -3,12 +3,17 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { tablePolicy, type TableAccess } from '../table-access';
-import { TABLE_SCHEMA } from '../table-schema';
+import { LEGACY_INDEXES, TABLE_SCHEMA, type IndexName } from '../table-schema';
 
 export interface CheckoutTableProps {
   readonly tableName: string;
   /** Keep the table (and refuse to delete it) when the stack goes away: real payments live here. */
   readonly retainData: boolean;
+  /**
+   * The indexes to have (default: every current one); during a migration fewer of them, and some of
+   * the old layout's (docs/operations.md, "Migrating an existing table").
+   */
+  readonly indexes?: { readonly current: readonly IndexName[]; readonly legacy: readonly (typeof LEGACY_INDEXES)[number]['indexName'][] };
 }
 
 /**
@@ -37,12 +42,18 @@ export class CheckoutTable extends Construct {
       removalPolicy: props.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
 
-    for (const index of TABLE_SCHEMA.globalSecondaryIndexes) {
+    const wanted = props.indexes;
+    for (const index of LEGACY_INDEXES.filter((g) => wanted?.legacy.includes(g.indexName))) {
+      this.table.addGlobalSecondaryIndex({ indexName: index.indexName, partitionKey: stringKey(index.partitionKey), sortKey: stringKey(index.sortKey), projectionType: dynamodb.ProjectionType.ALL });
+    }
+    for (const index of TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => !wanted || wanted.current.includes(g.indexName))) {
       this.table.addGlobalSecondaryIndex({
         indexName: index.indexName,
         partitionKey: stringKey(index.partitionKey),
         sortKey: stringKey(index.sortKey),
-        projectionType: dynamodb.ProjectionType.ALL,
+        ...(index.projection.length
+          ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }
+          : { projectionType: dynamodb.ProjectionType.KEYS_ONLY }),
       });
     }
   }

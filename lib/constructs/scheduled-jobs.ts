@@ -18,6 +18,8 @@ export interface ScheduledJobsProps {
  * invocation unless it is throttled or unavailable, so a few retries are plenty.
  */
 export const SCHEDULE_DELIVERY_RETRIES = 2;
+/** EventBridge's limit of targets per rule. */
+const TARGETS_PER_RULE = 5;
 /** Lambda's own retries of a failed run: none, the next tick does the same due work. */
 export const JOB_RUN_RETRIES = 0;
 /** EventBridge and Lambda accept event ages from one minute to six hours (Lambda's limit). */
@@ -52,8 +54,10 @@ export class ScheduledJobs extends Construct {
   readonly deadLetterQueue: sqs.Queue;
   /** Each job's function by job id. */
   readonly functions: ReadonlyMap<string, CheckoutFunction>;
-  /** Each job's schedule by job id. */
+  /** Each job's (first) schedule by job id. */
   readonly rules: ReadonlyMap<string, events.Rule>;
+  /** Every schedule of each job (one per 5 workers) by job id. */
+  readonly allRules: ReadonlyMap<string, readonly events.Rule[]>;
 
   constructor(scope: Construct, id: string, props: ScheduledJobsProps) {
     super(scope, id);
@@ -74,6 +78,7 @@ export class ScheduledJobs extends Construct {
 
     const functions = new Map<string, CheckoutFunction>();
     const rules = new Map<string, events.Rule>();
+    const allRules = new Map<string, events.Rule[]>();
     for (const job of props.jobs) {
       if (functions.has(job.id)) throw new Error(`Duplicate job id: ${job.id}`);
       assertSchedulable(job);
@@ -91,22 +96,34 @@ export class ScheduledJobs extends Construct {
         },
       });
 
-      const rule = new events.Rule(this, `${job.id}Schedule`, {
-        description: `${job.description} (${props.settings.stage})`,
-        schedule: events.Schedule.rate(Duration.minutes(job.everyMinutes)),
-        targets: [
-          new targets.LambdaFunction(jobFunction.function, {
-            retryAttempts: SCHEDULE_DELIVERY_RETRIES,
-            maxEventAge: staleAfter(job),
-            deadLetterQueue: this.deadLetterQueue,
+      // One target per worker, each told its part of the shards; a rule holds at most 5 targets.
+      const workers = job.workers ?? 1;
+      const jobRules: events.Rule[] = [];
+      for (let first = 0; first < workers; first += TARGETS_PER_RULE) {
+        const part = first / TARGETS_PER_RULE;
+        const count = Math.min(TARGETS_PER_RULE, workers - first);
+        jobRules.push(
+          new events.Rule(this, part === 0 ? `${job.id}Schedule` : `${job.id}Schedule${part + 1}`, {
+            description: `${job.description} (${props.settings.stage})${workers > 1 ? `, workers ${first}-${first + count - 1} of ${workers}` : ''}`,
+            schedule: events.Schedule.rate(Duration.minutes(job.everyMinutes)),
+            targets: Array.from({ length: count }, (_, i) =>
+              new targets.LambdaFunction(jobFunction.function, {
+                retryAttempts: SCHEDULE_DELIVERY_RETRIES,
+                maxEventAge: staleAfter(job),
+                deadLetterQueue: this.deadLetterQueue,
+                ...(workers > 1 ? { event: events.RuleTargetInput.fromObject({ worker: first + i, workers }) } : {}),
+              }),
+            ),
           }),
-        ],
-      });
+        );
+      }
 
       functions.set(job.id, jobFunction);
-      rules.set(job.id, rule);
+      rules.set(job.id, jobRules[0]!);
+      allRules.set(job.id, jobRules);
     }
     this.functions = functions;
     this.rules = rules;
+    this.allRules = allRules;
   }
 }

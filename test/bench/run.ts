@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { ROUTES } from '../../lib/routes';
 import { backendEnvironment } from '../../local/backend';
 import { startTestService } from '../support/service';
@@ -14,6 +14,7 @@ import { measureColdImports, type ImportProbe } from './cold-import';
 import { describeMachine, loadAverage } from './machine';
 import { renderReport, renderSummary, type BenchResults, type BundleRow, type ThroughputRow } from './report';
 import { closeServer, generateLoad, helloWorldServer, listenOnFreePort } from './throughput';
+import { KEYS_SECTION_END, KEYS_SECTION_START, keysLine, measureBacklog, measureCheckouts, renderBacklogSection, renderKeysSection, spliceKeysSection, type CostRow } from './keys';
 
 /** Samples per cold-import row (each a fresh Node process): 7, fewer only if the rows would overrun the budget. */
 const IMPORT_PLAN = { maxRuns: 7, minRuns: 3, budgetMs: 40_000 } as const;
@@ -97,6 +98,47 @@ async function measureMoney(): Promise<BenchResults['money']> {
   };
 }
 
+/** Checkouts per flow in the key-heat run (each one recorded write by write). */
+const KEY_HEAT_CHECKOUTS = Number(process.env.KEY_HEAT_CHECKOUTS ?? 100);
+
+/** The key-heat and cost runs, each on a service of its own. */
+/** Due captures in the backlog run. */
+const BACKLOG = Number(process.env.BACKLOG_CAPTURES ?? 5000);
+
+async function measureKeys(phase: (what: string) => void): Promise<{ rows: CostRow[]; section: string[] }> {
+  const rows: CostRow[] = [];
+  for (const flow of ['plain', '3ds'] as const) {
+    phase(`key heat: ${KEY_HEAT_CHECKOUTS} ${flow} checkouts, every write recorded…`);
+    const service = await startTestService();
+    try {
+      rows.push(await measureCheckouts(service, flow, KEY_HEAT_CHECKOUTS));
+    } finally {
+      await service.close();
+    }
+  }
+  phase(`backlog: ${BACKLOG} due captures, then one capture run…`);
+  const service = await startTestService();
+  let backlog;
+  try {
+    backlog = await measureBacklog(service, BACKLOG);
+  } finally {
+    await service.close();
+  }
+  if (backlog.report.examined < backlog.backlog || backlog.report.failed) throw new Error(`the capture run left ${backlog.backlog - backlog.report.captured} of ${backlog.backlog} due captures: ${JSON.stringify(backlog.report)}`);
+  return { rows, section: [...renderKeysSection(rows), '', ...renderBacklogSection(backlog)] };
+}
+
+/** `--only keys`: the key-heat section alone, spliced into the report; its last line is the verdict. */
+async function keysOnly(): Promise<void> {
+  const started = performance.now();
+  const phase = (what: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1)} s] ${what}`);
+  const { rows, section } = await measureKeys(phase);
+  const report = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n';
+  writeFileSync(REPORT, spliceKeysSection(report, section));
+  console.log(`\n${section.join('\n')}\n\nwrote ${REPORT}`);
+  console.log(keysLine(rows[0]!));
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const startedAt = new Date();
@@ -143,6 +185,7 @@ async function main(): Promise<void> {
 
     phase(`money model: ${MONEY_RUNS} runs against the sandbox ledger…`);
     const money = await measureMoney();
+    const keys = await measureKeys(phase);
 
     const results: BenchResults = {
       machine: describeMachine(startedAt, loadAtStart),
@@ -158,8 +201,9 @@ async function main(): Promise<void> {
       pageWeights,
       money,
     };
-    writeFileSync(REPORT, renderReport(results));
+    writeFileSync(REPORT, `${renderReport(results).trimEnd()}\n\n${[KEYS_SECTION_START, ...keys.section, KEYS_SECTION_END].join('\n')}\n`);
     console.log(`\n${renderSummary(results)}\n\nwrote ${REPORT}`);
+    console.log(keysLine(keys.rows[0]!));
     const unimportable = bundles.filter((b) => b.cold.error !== undefined);
     const broken = bundleChecks.filter((c) => c.outcome === 'failed');
     const problems = [
@@ -175,7 +219,14 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
+if (only !== undefined && only !== 'keys') {
+  console.error(`unknown --only ${only}: the one part that runs alone is "keys"`);
+  process.exit(2);
+}
+
+(only === 'keys' ? keysOnly() : main()).then(
   // Keep-alive sockets of fetch may linger; the run is over.
   () => process.exit(0),
   (e: unknown) => {

@@ -21,16 +21,16 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
   const dispatcherId = () => logicalId(delivery().dispatcher.function);
   const dlqId = () => logicalId(delivery().deadLetterQueue);
 
-  test('the table has the sparse outbox index and a stream with old and new images', () => {
+  test('the table has the sparse outbox (sending) index, keys only, and a stream with old and new images', () => {
     const table = resource(s.template, tableId());
-    expect(TABLE_SCHEMA.globalSecondaryIndexes.map((i) => i.indexName)).toContain('outbox');
+    expect(TABLE_SCHEMA.globalSecondaryIndexes.map((i) => i.indexName)).toContain('sending');
     expect(table.Properties.GlobalSecondaryIndexes).toContainEqual({
-      IndexName: 'outbox',
+      IndexName: 'sending',
       KeySchema: [
-        { AttributeName: 'outboxPk', KeyType: 'HASH' },
-        { AttributeName: 'outboxSk', KeyType: 'RANGE' },
+        { AttributeName: 'sendPk', KeyType: 'HASH' },
+        { AttributeName: 'sendSk', KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'ALL' },
+      Projection: { ProjectionType: 'KEYS_ONLY' },
     });
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   });
@@ -38,7 +38,7 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
   test('the relay is a scheduled job, every minute, reading the outbox index, with the merchants\' secrets', () => {
     const relay = JOBS.find((j) => j.id === CALLBACK_RELAY_JOB_ID);
     expect(relay).toMatchObject({ everyMinutes: 1, access: { merchantSecrets: true }, entry: 'lambdas/handlers/callback-job.ts' });
-    expect(relay?.access.table.indexes).toEqual(['outbox']);
+    expect(relay?.access.table.indexes).toEqual(['sending']);
     expect(s.stack.jobFunctions.get(CALLBACK_RELAY_JOB_ID)).toBeDefined();
   });
 
@@ -59,7 +59,7 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
     });
     expect(flatten(Properties.DestinationConfig.OnFailure.Destination)).toBe(`\${${dlqId()}.Arn}`);
     expect(Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
-      { dynamodb: { Keys: { sk: { S: ['PAYMENT'] } }, NewImage: { outboxPk: { S: [{ exists: true }] } } } },
+      { dynamodb: { Keys: { sk: { S: ['PAYMENT'] } }, NewImage: { sendPk: { S: [{ exists: true }] } } } },
     ]);
   });
 

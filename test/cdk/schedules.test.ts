@@ -20,18 +20,30 @@ function ruleOf({ stack, template }: Synthesized, job: JobDefinition): Resource 
 const functionId = ({ stack }: Synthesized, job: JobDefinition) => logicalId(stack.jobFunctions.get(job.id)!.function);
 const queueId = ({ stack }: Synthesized) => logicalId(stack.jobs.deadLetterQueue);
 
+const rulesOf = ({ stack }: Synthesized, job: JobDefinition) => stack.jobs.allRules.get(job.id) ?? [];
+const rulesPerJob = (job: JobDefinition) => Math.ceil((job.workers ?? 1) / 5);
+
+/** Every worker of the job gets one target on a rule at the job's rate, told its part of the shards. */
 function expectScheduled(synthesized: Synthesized, job: JobDefinition): void {
-  const { Properties } = ruleOf(synthesized, job);
-  expect(Properties.ScheduleExpression).toBe(rateExpression(job.everyMinutes));
-  expect(Properties.State).toBe('ENABLED');
-  expect(Properties.Targets).toEqual([
-    {
+  const workers = job.workers ?? 1;
+  expect(ruleOf(synthesized, job)).toBe(resource(synthesized.template, logicalId(rulesOf(synthesized, job)[0]!)));
+  const targets = rulesOf(synthesized, job).flatMap((rule) => {
+    const { Properties } = resource(synthesized.template, logicalId(rule));
+    expect(Properties.ScheduleExpression).toBe(rateExpression(job.everyMinutes));
+    expect(Properties.State).toBe('ENABLED');
+    expect(Properties.Targets.length).toBeLessThanOrEqual(5);
+    return Properties.Targets as Record<string, unknown>[];
+  });
+  expect(targets).toHaveLength(workers);
+  targets.forEach((target, worker) =>
+    expect(target).toEqual({
       Id: expect.any(String),
       Arn: { 'Fn::GetAtt': [functionId(synthesized, job), 'Arn'] },
       RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: staleAfterSeconds(job) },
       DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queueId(synthesized), 'Arn'] } },
-    },
-  ]);
+      ...(workers > 1 ? { Input: JSON.stringify({ worker, workers }) } : {}),
+    }),
+  );
 }
 
 describe.each(STAGES)('scheduled jobs (%s)', (stage) => {
@@ -41,7 +53,7 @@ describe.each(STAGES)('scheduled jobs (%s)', (stage) => {
   });
 
   test('have one EventBridge rule per job, and no other', () => {
-    synthesized.template.resourceCountIs('AWS::Events::Rule', JOBS.length);
+    synthesized.template.resourceCountIs('AWS::Events::Rule', JOBS.reduce((n, j) => n + rulesPerJob(j), 0));
     expect([...synthesized.stack.jobs.rules.keys()].sort()).toEqual(JOBS.map((j) => j.id).sort());
   });
 
@@ -54,9 +66,9 @@ describe.each(STAGES)('scheduled jobs (%s)', (stage) => {
       const permissions = Object.values(resourcesOfType(synthesized.template, 'AWS::Lambda::Permission')).filter(
         (p) => flatten(p.Properties.FunctionName) === `\${${functionId(synthesized, job)}.Arn}`,
       );
-      expect(permissions.map((p) => [p.Properties.Principal, flatten(p.Properties.SourceArn)])).toEqual([
-        ['events.amazonaws.com', `\${${logicalId(synthesized.stack.jobs.rules.get(job.id)!)}.Arn}`],
-      ]);
+      expect(permissions.map((p) => [p.Properties.Principal, flatten(p.Properties.SourceArn)]).sort()).toEqual(
+        rulesOf(synthesized, job).map((rule) => ['events.amazonaws.com', `\${${logicalId(rule)}.Arn}`]).sort(),
+      );
     });
 
     test('does not retry a failed run and sends it to the dead-letter queue', () => {
@@ -102,7 +114,7 @@ describe.each(STAGES)('scheduled jobs (%s)', (stage) => {
       expect(s).toMatchObject({ Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Resource: queueArn });
     }
     const sources = allowed.map((s) => flatten(s.Condition.ArnEquals['aws:SourceArn'])).sort();
-    expect(sources).toEqual(JOBS.map((j) => `\${${logicalId(synthesized.stack.jobs.rules.get(j.id)!)}.Arn}`).sort());
+    expect(sources).toEqual(JOBS.flatMap((j) => rulesOf(synthesized, j).map((rule) => `\${${logicalId(rule)}.Arn}`)).sort());
   });
 });
 

@@ -61,8 +61,8 @@ export const logicalId = (construct: IConstruct): string => {
  */
 export const TABLE_ACCESS_SAMPLES: Readonly<Record<string, TableAccess>> = {
   none: NO_TABLE_ACCESS,
-  reads: tableAccess({ items: { PAYMENT: ['GetItem', 'Query'], MERCHANT: ['GetItem'], CARDTOKEN: ['BatchGetItem', 'GetItem'] }, indexes: ['gsi1', 'gsi2'] }),
-  writes: tableAccess(ACCESS.paymentChange, ACCESS.acquirerAuthorizations, { items: { PAYMENT: ['PutItem'] }, indexes: ['queue'] }),
+  reads: tableAccess({ items: { PAYMENT: ['GetItem', 'Query'], MERCHANT: ['GetItem'], CARDTOKEN: ['BatchGetItem', 'GetItem'] }, indexes: ['lookup', 'search'] }),
+  writes: tableAccess(ACCESS.paymentChange, ACCESS.acquirerAuthorizations, { items: { PAYMENT: ['PutItem'] }, indexes: ['work'] }),
   audit: tableAccess(ACCESS.auditAppend, ACCESS.auditHistory),
 };
 const TABLE_ACCESS_KINDS = Object.keys(TABLE_ACCESS_SAMPLES);

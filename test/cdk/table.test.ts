@@ -28,10 +28,15 @@ describe.each(STAGES)('the table (%s)', (stage) => {
     expect(sortBy(props.GlobalSecondaryIndexes, 'IndexName')).toEqual(sortBy(local.GlobalSecondaryIndexes, 'IndexName'));
   });
 
-  test('has one ALL-projected index per TABLE_SCHEMA entry', () => {
+  test('has one index per TABLE_SCHEMA entry, each projecting its keys and at most one small attribute', () => {
     const indexes = table().Properties.GlobalSecondaryIndexes as { IndexName: string; Projection: unknown }[];
     expect(indexes.map((i) => i.IndexName).sort()).toEqual(TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName).sort());
-    for (const index of indexes) expect(index.Projection).toEqual({ ProjectionType: 'ALL' });
+    expect(Object.fromEntries(indexes.map((i) => [i.IndexName, i.Projection]))).toEqual({
+      lookup: { ProjectionType: 'KEYS_ONLY' },
+      work: { ProjectionType: 'KEYS_ONLY' },
+      search: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status'] },
+      sending: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['merchantKey'] },
+    });
   });
 
   test('expires items by TTL, keeps point-in-time recovery and is encrypted with the AWS-managed key', () => {

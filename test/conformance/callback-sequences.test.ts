@@ -209,7 +209,7 @@ describe('declines: only the final attempt of a link is reported', () => {
     const { shop, receiver } = await merchants.merchant();
     const s = await openSession(service, shop, { extra: { session_expiry: 10 } });
     await pay(s, '02/38');
-    await reconcileDue(service.deps, 500);
+    await reconcileDue(service.deps);
     await expectSequence(receiver, shop, s.paymentId, []);
     expect(await statusNow(shop, s.paymentId)).toEqual({ status: 'prepare', reason: undefined });
 
@@ -217,10 +217,10 @@ describe('declines: only the final attempt of a link is reported', () => {
     // Expired, not yet seen by the reconciler: the status already reads the final decline; its
     // callback follows at the reconciler's next run (README: "within a minute or two of the expiry").
     expect(await statusNow(shop, s.paymentId)).toEqual({ status: 'decline', reason: 'Declined by processing.' });
-    await reconcileDue(service.deps, 500);
+    await reconcileDue(service.deps);
     await expectSequence(receiver, shop, s.paymentId, [outcome('sale/fail/decline', 'Declined by processing.')]);
     expect(await statusNow(shop, s.paymentId)).toEqual({ status: 'decline', reason: 'Declined by processing.' });
-    await reconcileDue(service.deps, 500);
+    await reconcileDue(service.deps);
     await expectSequence(receiver, shop, s.paymentId, [outcome('sale/fail/decline', 'Declined by processing.')]);
   });
 });

@@ -64,7 +64,7 @@ it('a removed entry is a gap; a rewritten one that recomputes its own hash break
   for (let i = 0; i < 4; i++) await service.deps.audit.append(entry(i, day));
   const sorted = (await items(day)).sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
   // Rewrite entry 2 consistently with itself: its hash matches, entry 3's link does not.
-  const { hash: _h, pk: _pk, sk: _sk, kind: _k, gsi2pk: _g, gsi2sk: _s, ...content } = sorted[1]!;
+  const { hash: _h, pk: _pk, sk: _sk, kind: _k, gsi1pk: _g, gsi1sk: _s, ...content } = sorted[1]!;
   const forged = { ...content, actor: 'operator:mallory' } as AuditEntry;
   await service.deps.db.send(new PutCommand({ TableName: service.deps.config.TABLE_NAME, Item: { ...sorted[1], actor: 'operator:mallory', hash: entryHash(forged) } }));
   expect((await verifyAuditDays(service.deps, [day]))[0]!.break).toMatchObject({ seq: 3, problem: 'link' });

@@ -1,3 +1,5 @@
+import { SHARDS, shardOf } from '../../lambdas/adapters/dynamodb/keys';
+import { shardPart, type DrainOptions } from '../../lambdas/use-cases/work-queue';
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import type { Payment } from '../../lambdas/domain/payment';
 import type { Acquirer } from '../../lambdas/ports/acquirer';
@@ -5,7 +7,7 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import { operatorAction } from '../../lambdas/use-cases/admin';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { INTERRUPTED_OPERATION_REASON } from '../../lambdas/use-cases/money-operations';
-import { AUTO_CAPTURE_ACTOR, CAPTURE_BATCH, EXPIRED_REASON, STALE_CLAIM_MS, runCaptureJob, type CaptureJobReport } from '../../lambdas/use-cases/capture-job';
+import { AUTO_CAPTURE_ACTOR, EXPIRED_REASON, STALE_CLAIM_MS, runCaptureJob, type CaptureJobReport } from '../../lambdas/use-cases/capture-job';
 import { capture } from '../../lambdas/use-cases/capture-payment';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { JOBS } from '../../lib/jobs';
@@ -46,9 +48,9 @@ async function authorized(shop: MerchantCredentials, card = '01/38'): Promise<Pa
 }
 
 /** Runs the job as EventBridge would at this instant (the use case, with the service's dependencies). */
-function jobAt(when: Date, limit?: number): Promise<CaptureJobReport> {
+function jobAt(when: Date, options?: DrainOptions): Promise<CaptureJobReport> {
   clock.set(when);
-  return runCaptureJob(service.deps, limit);
+  return runCaptureJob(service.deps, options);
 }
 
 const status = async (shop: MerchantCredentials, paymentId: string) => (await statusOf(service, shop, paymentId)).status;
@@ -57,8 +59,8 @@ const captures = (p: Payment) => p.transactions.filter((t) => t.type === 'captur
 
 /** The queue entry of a payment as stored (the sparse index's attributes), if it is queued. */
 async function queueEntry(paymentId: string): Promise<string | undefined> {
-  const item = (await storedPayment(service, paymentId)) as Payment & { queueSk?: string };
-  return item.queueSk?.split('#')[0];
+  const item = (await storedPayment(service, paymentId)) as Payment & { workSk?: string };
+  return item.workSk?.split('#')[0];
 }
 
 /** Empties the capture queue left by earlier tests, so a test can count what the job reads. */
@@ -244,7 +246,7 @@ describe('with the default validity of 7 days', () => {
       };
     }
 
-    it('queries the queue once and fetches only the due payments (3 of 30 authorizations)', async () => {
+    it(`queries each of the queue's ${SHARDS.work} shards once and fetches only the due payments (3 of 30 authorizations)`, async () => {
       const [later, now] = await Promise.all([dmsShop(60), dmsShop(0)]);
       for (let i = 0; i < 3; i++) await Promise.all(Array.from({ length: 9 }, () => authorized(later)));
       const due = await Promise.all(Array.from({ length: 3 }, () => authorized(now)));
@@ -256,22 +258,36 @@ describe('with the default validity of 7 days', () => {
         recorder.stop();
       }
       const { reads } = recorder;
-      expect(reads.filter((r) => r.op === 'Query')).toHaveLength(1);
+      expect(reads.filter((r) => r.op === 'Query')).toHaveLength(SHARDS.work);
       expect(reads.filter((r) => r.op === 'Scan' || r.op === 'BatchGetItem')).toEqual([]);
       const paymentReads = reads.filter((r) => r.op === 'GetItem' && r.pk?.startsWith('PAYMENT#')).map((r) => r.pk);
       expect(paymentReads.sort()).toEqual(due.map((p) => `PAYMENT#${p.paymentId}`).sort());
     });
 
-    it(`handles at most the batch limit per run (${CAPTURE_BATCH} by default)`, async () => {
-      expect(CAPTURE_BATCH).toBe(50);
+    it('a worker drains only its part of the shards; the workers of a tick together drain everything', async () => {
       const shop = await dmsShop(0);
-      const paid = await Promise.all(Array.from({ length: 5 }, () => authorized(shop)));
-      expect(await jobAt(at(MINUTE), 2)).toMatchObject({ examined: 2, captured: 2 });
+      const paid = await Promise.all(Array.from({ length: 12 }, () => authorized(shop)));
+      for (let worker = 0; worker < 4; worker++) {
+        const mine = paid.filter((p) => shardOf(p.paymentId, SHARDS.work) % 4 === worker);
+        expect(await jobAt(at(MINUTE), { part: shardPart({ worker, workers: 4 }) })).toMatchObject({ examined: mine.length, captured: mine.length });
+        for (const p of mine) expect(await status(shop, p.paymentId)).toBe('settled');
+      }
+      expect(await Promise.all(paid.map((p) => status(shop, p.paymentId)))).toEqual(Array(12).fill('settled'));
+      // A tick without a part (the local runner's) is every shard; a malformed one too.
+      expect(shardPart({})).toBeUndefined();
+      expect(shardPart({ worker: 4, workers: 4 })).toBeUndefined();
+    });
+
+    it('drains everything due in one run, in pages of every shard; a run cut short leaves the rest for the next', async () => {
+      const shop = await dmsShop(0);
+      const paid = await Promise.all(Array.from({ length: 12 }, () => authorized(shop)));
       const statuses = async () => (await Promise.all(paid.map((p) => status(shop, p.paymentId)))).sort();
-      expect(await statuses()).toEqual(['pending', 'pending', 'pending', 'settled', 'settled']);
-      expect(await jobAt(at(2 * MINUTE), 2)).toMatchObject({ examined: 2, captured: 2 });
-      expect(await jobAt(at(3 * MINUTE), 2)).toMatchObject({ examined: 1, captured: 1 });
-      expect(await statuses()).toEqual(Array(5).fill('settled'));
+      // A run stopped after 5 payments (as its time budget would stop it): the others stay due.
+      expect(await jobAt(at(MINUTE), { maxPayments: 5 })).toMatchObject({ examined: 5, captured: 5 });
+      expect((await statuses()).filter((s) => s === 'settled')).toHaveLength(5);
+      // The next run, reading 1 entry per shard and page, drains all the rest.
+      expect(await jobAt(at(2 * MINUTE), { pageSize: 1 })).toMatchObject({ examined: 7, captured: 7 });
+      expect(await statuses()).toEqual(Array(12).fill('settled'));
     });
   });
 

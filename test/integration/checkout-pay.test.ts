@@ -184,7 +184,7 @@ describe('one charge per link', () => {
     expect(atCall.inFlight).toEqual({ attempt: 1, transId: expect.any(String), startedAt: expect.any(String), idempotencyKey: `${link.paymentId}.1` });
     expect(atCall.attempt).toBe(1);
     expect(atCall[TTL_ATTRIBUTE]).toBeUndefined();
-    expect(atCall.queuePk).toBe('reconcile');
+    expect(atCall.workPk).toMatch(/^reconcile#\d+$/);
     const after = await storedPayment(link.paymentId);
     expect(after.status).toBe('settled');
     expect(after.inFlight).toBeUndefined();

@@ -121,8 +121,8 @@ describe('the reconciler closing an expired link', () => {
 
     clock.set(new Date(START.getTime() + 6 * MINUTE));
     // Half of the customers press Close just as the job runs.
-    await Promise.all([reconcileDue(service.deps, 500), ...sessions.filter((_, i) => i % 2 === 0).map((s) => closePage(service, s))]);
-    await reconcileDue(service.deps, 500);
+    await Promise.all([reconcileDue(service.deps), ...sessions.filter((_, i) => i % 2 === 0).map((s) => closePage(service, s))]);
+    await reconcileDue(service.deps);
     await runCallbackJob(service.deps);
 
     for (const s of sessions) {
@@ -132,7 +132,7 @@ describe('the reconciler closing an expired link', () => {
       await expect(statusOf(service, shop, s.paymentId)).resolves.toMatchObject({ status: 'decline', reason: 'Declined by processing.' });
     }
     // Nothing is sent twice by later runs.
-    await reconcileDue(service.deps, 500);
+    await reconcileDue(service.deps);
     await runCallbackJob(service.deps);
     for (const s of sessions) expect(of(receiver, s)).toHaveLength(1);
   });

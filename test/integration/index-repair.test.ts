@@ -110,13 +110,17 @@ const sorted = (items: Item[]) => items.map((i) => JSON.stringify(i, Object.keys
 async function expectIndexesToAgreeWithItems(db: DynamoDBDocumentClient): Promise<void> {
   const items = await scanAll(db);
   for (const index of TABLE_SCHEMA.globalSecondaryIndexes) {
-    const belonging = items.filter((i) => i[index.partitionKey] !== undefined && i[index.sortKey] !== undefined);
+    const keep = new Set(['pk', 'sk', index.partitionKey, index.sortKey, ...index.projection]);
+    // An entry carries the keys and the projected attributes only.
+    const belonging = items
+      .filter((i) => i[index.partitionKey] !== undefined && i[index.sortKey] !== undefined)
+      .map((i) => Object.fromEntries(Object.entries(i).filter(([k]) => keep.has(k))));
     expect({ index: index.indexName, entries: sorted(await scanAll(db, index.indexName)) }).toEqual({ index: index.indexName, entries: sorted(belonging) });
   }
 }
 
 /** What a job or the admin portal asks of an index: the items under one partition, in order. */
-async function query(db: DynamoDBDocumentClient, index: 'gsi1' | 'queue' | 'gsi2' | 'outbox', partition: string): Promise<Item[]> {
+async function query(db: DynamoDBDocumentClient, index: 'lookup' | 'work' | 'search' | 'sending', partition: string): Promise<Item[]> {
   const schema = TABLE_SCHEMA.globalSecondaryIndexes.find((g) => g.indexName === index)!;
   const out = await db.send(
     new QueryCommand({ TableName: LOCAL_TABLE_NAME, IndexName: index, KeyConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': schema.partitionKey }, ExpressionAttributeValues: { ':p': partition } }),
@@ -132,14 +136,14 @@ const payment = (id: string, extra: Item = {}): Item => ({
   status: 'pending',
   gsi1pk: `ORDER#shop#${id}`,
   gsi1sk: 'PAYMENT',
-  gsi2pk: 'DAY#2031-01-01',
-  gsi2sk: `${due}#${id}`,
+  searchPk: 'shop#2031-01-01#0',
+  searchSk: `${due}#${id}`,
   ...extra,
 });
-const inQueue = (id: string, at = due) => ({ queuePk: 'reconcile', queueSk: `${at}#${id}` });
-const inOutbox = (id: string) => ({ outboxPk: 'CALLBACKS', outboxSk: `${due}#${id}` });
+const inQueue = (id: string, at = due) => ({ workPk: 'reconcile#0', workSk: `${at}#${id}` });
+const inOutbox = (id: string) => ({ sendPk: 'OUTBOX#0', sendSk: `${due}#${id}` });
 const merchant: Item = { pk: 'MERCHANT#shop', sk: 'PROFILE', kind: 'merchant', name: 'Shop', gsi1pk: 'MERCHANTS', gsi1sk: 'shop' };
-const audit: Item = { pk: 'AUDIT#2031-01-01', sk: `${due}#1`, kind: 'audit', action: 'refund', gsi2pk: 'AUDITOF#PAYMENT#a', gsi2sk: `${due}#1` };
+const audit: Item = { pk: 'AUDIT#2031-01-01', sk: `${due}#1`, kind: 'audit', action: 'refund', gsi1pk: 'AUDITOF#PAYMENT#a', gsi1sk: `${due}#1` };
 
 /** Items with entries in every index, written through the SDK like the handlers write them. */
 async function seed(dataDir: string): Promise<void> {
@@ -169,7 +173,7 @@ it('leaves a consistent store untouched and reports nothing', async () => {
 
   await withBackend(dataDir, async (backend, db) => {
     expect(backend.indexRepair).toBeUndefined();
-    expect((await query(db, 'queue', 'reconcile')).map((i) => i.pk)).toEqual(['PAYMENT#a', 'PAYMENT#b', 'PAYMENT#d']);
+    expect((await query(db, 'work', 'reconcile#0')).map((i) => i.pk)).toEqual(['PAYMENT#a', 'PAYMENT#b', 'PAYMENT#d']);
     await expectIndexesToAgreeWithItems(db);
   });
   const after = await openStorage(dataDir);
@@ -182,32 +186,35 @@ it('rebuilds every index from the items after a crash left them out of step, onc
   await seed(dataDir);
   const storage = await openStorage(dataDir);
   // a: its queue and outbox entries were never written.
-  await storage.deleteEntry('queue', payment('a', { ...inQueue('a'), ...inOutbox('a') }));
-  await storage.deleteEntry('outbox', payment('a', { ...inQueue('a'), ...inOutbox('a') }));
+  await storage.deleteEntry('work', payment('a', { ...inQueue('a'), ...inOutbox('a') }));
+  await storage.deleteEntry('sending', payment('a', { ...inQueue('a'), ...inOutbox('a') }));
   // b: moved to a later place in the queue; the old entry stayed, the new one is missing.
   await storage.writeItemOnly(payment('b', inQueue('b', '2031-01-02T00:00:00.000Z')));
   // c: its callback went out and it left the outbox; the outbox entry stayed.
   await storage.writeItemOnly(payment('c'));
-  // The merchant was renamed; its gsi1 entry still has the old name.
-  await storage.writeItemOnly({ ...merchant, name: 'Renamed shop' });
-  // The audit entry's gsi2 entry was never written.
-  await storage.deleteEntry('gsi2', audit);
-  // A deleted payment's queue entry stayed.
-  await storage.putEntry('queue', payment('gone', inQueue('gone')));
+  // The merchant was renamed; its lookup entry still has the old sort key.
+  await storage.writeItemOnly({ ...merchant, name: 'Renamed shop', gsi1sk: 'renamed shop' });
+  // The audit entry's lookup entry was never written.
+  await storage.deleteEntry('lookup', audit);
+  // A deleted payment's work entry stayed.
+  await storage.putEntry('work', payment('gone', inQueue('gone')));
+  // d's status changed; its search entry (which carries the status) still has the old one.
+  await storage.writeItemOnly(payment('d', { ...inQueue('d'), status: 'settled' }));
   await storage.close();
 
   await withBackend(dataDir, async (backend, db) => {
-    // The indexes project all attributes: b's and c's entries in gsi1 and gsi2 held their old copies too.
-    expect(backend.indexRepair).toBe('index repair: gsi1 ~3, queue +2 −2, gsi2 +1 ~2, outbox +1 −1');
+    // The merchant's entry moved (+1 −1); d's search entry carried the old status (~1).
+    expect(backend.indexRepair).toBe('index repair: lookup +2 −1, work +2 −2, search ~1, sending +1 −1');
     await expectIndexesToAgreeWithItems(db);
-    expect((await query(db, 'queue', 'reconcile')).map((i) => [i.pk, i.queueSk])).toEqual([
+    expect((await query(db, 'work', 'reconcile#0')).map((i) => [i.pk, i.workSk])).toEqual([
       ['PAYMENT#a', `${due}#a`],
       ['PAYMENT#d', `${due}#d`],
       ['PAYMENT#b', '2031-01-02T00:00:00.000Z#b'],
     ]);
-    expect((await query(db, 'outbox', 'CALLBACKS')).map((i) => i.pk)).toEqual(['PAYMENT#a']);
-    expect(await query(db, 'gsi1', 'MERCHANTS')).toEqual([{ ...merchant, name: 'Renamed shop' }]);
-    expect(await query(db, 'gsi2', 'AUDITOF#PAYMENT#a')).toEqual([audit]);
+    expect((await query(db, 'sending', 'OUTBOX#0')).map((i) => i.pk)).toEqual(['PAYMENT#a']);
+    expect(await query(db, 'lookup', 'MERCHANTS')).toEqual([{ pk: merchant.pk, sk: merchant.sk, gsi1pk: 'MERCHANTS', gsi1sk: 'renamed shop' }]);
+    expect(await query(db, 'lookup', 'AUDITOF#PAYMENT#a')).toEqual([{ pk: audit.pk, sk: audit.sk, gsi1pk: audit.gsi1pk, gsi1sk: audit.gsi1sk }]);
+    expect((await query(db, 'search', 'shop#2031-01-01#0')).find((i) => i.pk === 'PAYMENT#d')?.status).toBe('settled');
   });
   // Repaired for good: the next start finds nothing to do.
   await withBackend(dataDir, async (backend) => expect(backend.indexRepair).toBeUndefined());
@@ -215,7 +222,7 @@ it('rebuilds every index from the items after a crash left them out of step, onc
 
 describe('the local runner killed with SIGKILL', () => {
   const dataDir = newDataDir();
-  const queued = (id: string) => ({ ...payment(id), kind: 'test-item', queuePk: 'test-queue', queueSk: `${due}#${id}`, outboxPk: 'TEST-OUTBOX', outboxSk: `${due}#${id}` });
+  const queued = (id: string) => ({ ...payment(id), kind: 'test-item', workPk: 'test-queue', workSk: `${due}#${id}`, sendPk: 'TEST-OUTBOX', sendSk: `${due}#${id}` });
 
   async function startRunner() {
     runner = startTs('local/main.ts', { DATA_DIR: dataDir, PORT: String(await freePort()) });
@@ -232,15 +239,15 @@ describe('the local runner killed with SIGKILL', () => {
     await runner?.stop('SIGKILL');
 
     const storage = await openStorage(dataDir);
-    await storage.deleteEntry('queue', queued('b'));
-    await storage.deleteEntry('outbox', queued('b'));
-    await storage.putEntry('queue', queued('z'));
+    await storage.deleteEntry('work', queued('b'));
+    await storage.deleteEntry('sending', queued('b'));
+    await storage.putEntry('work', queued('z'));
     await storage.close();
 
     const second = await startRunner();
-    expect(second.output()).toMatch(/^index repair: queue \+1 −1, outbox \+1 \(/m);
-    expect((await query(second.db, 'queue', 'test-queue')).map((i) => i.pk)).toEqual(['PAYMENT#a', 'PAYMENT#b', 'PAYMENT#c']);
-    expect((await query(second.db, 'outbox', 'TEST-OUTBOX')).map((i) => i.pk)).toEqual(['PAYMENT#a', 'PAYMENT#b', 'PAYMENT#c']);
+    expect(second.output()).toMatch(/^index repair: work \+1 −1, sending \+1 \(/m);
+    expect((await query(second.db, 'work', 'test-queue')).map((i) => i.pk)).toEqual(['PAYMENT#a', 'PAYMENT#b', 'PAYMENT#c']);
+    expect((await query(second.db, 'sending', 'TEST-OUTBOX')).map((i) => i.pk)).toEqual(['PAYMENT#a', 'PAYMENT#b', 'PAYMENT#c']);
     second.db.destroy();
     await runner?.stop('SIGINT');
 

@@ -49,7 +49,7 @@ async function agrees(paymentId: string): Promise<void> {
 }
 async function reconcileAfter(ms: number): Promise<void> {
   clock.set(new Date(clock.now().getTime() + ms));
-  await reconcileDue(service.deps, 500);
+  await reconcileDue(service.deps);
 }
 
 describe('1. a void racing a refund', () => {
@@ -146,12 +146,12 @@ describe('4. an abandoned 3-D Secure challenge', () => {
     });
     const deps = { ...service.deps, acquirer: cannotClose } as Deps;
     clock.set(new Date(T0.getTime() + 31 * MINUTE));
-    await reconcileDue(deps, 500);
+    await reconcileDue(deps);
     expect(await storedPayment(service, session.paymentId)).toMatchObject({ status: 'decline', reason: ABANDONED_REASON });
 
     await service.deps.sandbox.answerChallenge(challenged.action?.idempotencyKey ?? '', { code: SANDBOX_OTP, confirm: true });
     clock.set(new Date(T0.getTime() + 50 * MINUTE));
-    await reconcileDue(deps, 500);
+    await reconcileDue(deps);
     const p = await storedPayment(service, session.paymentId);
     expect(p.status).toBe('decline');
     expect(p.transactions.slice(-2).map((t) => [t.type, t.status, Boolean(t.internal)])).toEqual([

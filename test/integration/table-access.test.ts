@@ -67,7 +67,7 @@ test('the reconciliation job: a timed-out attempt approved later issues its toke
 
   expect(calls('ReconcileAttempts')).toEqual(
     expect.arrayContaining([
-      'ReconcileAttempts Query index queue',
+      'ReconcileAttempts Query index work',
       'ReconcileAttempts GetItem PAYMENT#',
       'ReconcileAttempts UpdateItem PAYMENT#',
       'ReconcileAttempts GetItem MERCHANT#',
@@ -95,7 +95,7 @@ test('the capture job: an automatic capture, and the release of an expired autho
   expect((await statusOf(service, manual, expiring.paymentId)).status).toBe('reversal');
 
   expect(calls('CaptureAuthorizations')).toEqual(
-    expect.arrayContaining(['CaptureAuthorizations Query index queue', 'CaptureAuthorizations GetItem MERCHANT#', 'CaptureAuthorizations UpdateItem SANDBOX#', 'CaptureAuthorizations UpdateItem PAYMENT#']),
+    expect.arrayContaining(['CaptureAuthorizations Query index work', 'CaptureAuthorizations GetItem MERCHANT#', 'CaptureAuthorizations UpdateItem SANDBOX#', 'CaptureAuthorizations UpdateItem PAYMENT#']),
   );
 });
 
@@ -109,7 +109,7 @@ test('the callback relay: a URL that times out (its health recorded), then answe
   expect(receiver.received.length).toBeGreaterThanOrEqual(2);
   expect(calls('DeliverCallbacks')).toEqual(
     expect.arrayContaining([
-      'DeliverCallbacks Query index outbox',
+      'DeliverCallbacks Query index sending',
       'DeliverCallbacks UpdateItem PAYMENT#',
       'DeliverCallbacks PutItem PAYMENT#',
       'DeliverCallbacks GetItem MERCHANT#',
@@ -128,7 +128,7 @@ test('the stream dispatcher delivers a payment the stream hands it, without read
   };
   expect(await runAs(CALLBACK_DISPATCHER_ID, dispatch, event)).toEqual({ batchItemFailures: [] });
   expect(receiver.received.some((c) => c.fields.id === paid.paymentId)).toBe(true);
-  expect(calls(CALLBACK_DISPATCHER_ID)).not.toContain(`${CALLBACK_DISPATCHER_ID} Query index outbox`);
+  expect(calls(CALLBACK_DISPATCHER_ID)).not.toContain(`${CALLBACK_DISPATCHER_ID} Query index sending`);
   expect(calls(CALLBACK_DISPATCHER_ID)).toEqual(expect.arrayContaining([`${CALLBACK_DISPATCHER_ID} UpdateItem PAYMENT#`, `${CALLBACK_DISPATCHER_ID} PutItem PAYMENT#`]));
 });
 

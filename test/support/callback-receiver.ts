@@ -26,6 +26,8 @@ export interface CallbackReceiver {
   /** Answers for the next callbacks, in order; after them, `fallback` (200 unless changed). */
   script(...answers: Answer[]): void;
   fallback: Answer;
+  /** Milliseconds every answer waits before it is sent (a slow endpoint); 0 unless changed. */
+  delayMs: number;
   /** Resolves when `count` callbacks have arrived in all (polls; gives up after `timeoutMs`). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedCallback[]>;
   close(): Promise<void>;
@@ -39,7 +41,7 @@ export async function startCallbackReceiver(port = 0): Promise<CallbackReceiver>
   const received: ReceivedCallback[] = [];
   const answers: Answer[] = [];
   const hanging = new Set<ServerResponse>();
-  const state = { fallback: 200 as Answer };
+  const state = { fallback: 200 as Answer, delayMs: 0 };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -61,7 +63,9 @@ export async function startCallbackReceiver(port = 0): Promise<CallbackReceiver>
         hanging.add(res);
         return;
       }
-      res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'OK' : 'nope');
+      const reply = () => res.writeHead(answer, { 'content-type': 'text/plain' }).end(answer < 300 ? 'OK' : 'nope');
+      if (state.delayMs > 0) setTimeout(reply, state.delayMs);
+      else reply();
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -78,6 +82,12 @@ export async function startCallbackReceiver(port = 0): Promise<CallbackReceiver>
     },
     set fallback(a: Answer) {
       state.fallback = a;
+    },
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(ms: number) {
+      state.delayMs = ms;
     },
     async waitFor(count, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

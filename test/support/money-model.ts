@@ -184,10 +184,10 @@ async function runScenario(
           for (const id of [...paymentIds].filter((id) => id !== session.paymentId)) await retryPayment(deps, mk, { merchant_key: mk, payment_id: id, hash: '' });
           break;
         case 'reconcile':
-          await reconcileDue(deps, 500);
+          await reconcileDue(deps);
           break;
         case 'capture-job':
-          await runCaptureJob(deps, 500);
+          await runCaptureJob(deps);
           break;
         case 'minutes':
           clock.advance(7 * MINUTE);
@@ -218,9 +218,9 @@ async function runScenario(
   for (let round = 0; round < 12; round++) {
     clock.advance(round < 6 ? 16 * MINUTE : 6 * 60 * MINUTE);
     const deps = { ...base, acquirer } as Deps;
-    await reconcileDue(deps, 500);
-    await runCaptureJob(deps, 500);
-    await reconcileDue(deps, 500);
+    await reconcileDue(deps);
+    await runCaptureJob(deps);
+    await reconcileDue(deps);
   }
 
   const divergences: Divergence[] = [];

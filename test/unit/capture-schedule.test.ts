@@ -59,6 +59,10 @@ class MemoryStore implements PaymentStore {
     return this.payments.get(id);
   }
 
+  async *dueBatches(queue: string, until: Date, pageSize: number): AsyncIterable<QueuedPayment[]> {
+    yield await this.due(queue, until, pageSize * 1000);
+  }
+
   async due(_queue: string, until: Date, limit: number): Promise<QueuedPayment[]> {
     return [...this.queue]
       .filter(([, dueAt]) => dueAt <= until.toISOString())
@@ -91,6 +95,9 @@ class MemoryStore implements PaymentStore {
     throw new Error('not used by the job');
   }
   findPayments(): Promise<Payment[]> {
+    throw new Error('not used by the job');
+  }
+  paymentsByOrder(): Promise<Payment[]> {
     throw new Error('not used by the job');
   }
   paymentsOfDay(): Promise<{ payments: Payment[] }> {
@@ -145,9 +152,9 @@ function world(merchant: Partial<Merchant> = {}, captureOutcome: FollowUpOutcome
     store.put(payment, queuedAt ?? nextCaptureEvent(T0, settings.autoCaptureDelayMinutes, expiresAt));
     return payment;
   };
-  const run = (when: Date, limit?: number) => {
+  const run = (when: Date, maxPayments?: number) => {
     clock.set(when);
-    return runCaptureJob({ store, merchants, acquirer, clock, ids }, limit);
+    return runCaptureJob({ store, merchants, acquirer, clock, ids }, maxPayments === undefined ? {} : { maxPayments });
   };
   const state = (id: string) => ({ payment: store.payments.get(id) as Payment, queuedUntil: store.queue.get(id) });
   return { store, authorize, run, state, captures };
@@ -213,7 +220,7 @@ describe('runCaptureJob: what happens to an authorization when it comes due', ()
     expect(w.state(p.paymentId).payment.operation).toEqual(op);
   });
 
-  it('handles at most the batch limit, the longest-due first', async () => {
+  it('a run cut short handles the longest-due first', async () => {
     const w = world({ autoCaptureDelayMinutes: 0 });
     const ps = [3, 1, 2].map((m) => w.authorize({}, at(m * MINUTE)));
     expect(await w.run(at(10 * MINUTE), 2)).toMatchObject({ examined: 2, captured: 2 });

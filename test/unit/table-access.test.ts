@@ -49,7 +49,7 @@ describe('IAM StringLike', () => {
 });
 
 describe('a declaration as IAM statements', () => {
-  const access = tableAccess({ items: { PAYMENT: ['GetItem', 'UpdateItem'], MERCHANT: ['GetItem'], CARDTOKEN: ['BatchGetItem', 'GetItem'] }, indexes: ['gsi1'] });
+  const access = tableAccess({ items: { PAYMENT: ['GetItem', 'UpdateItem'], MERCHANT: ['GetItem'], CARDTOKEN: ['BatchGetItem', 'GetItem'] }, indexes: ['lookup'] });
   const statements = tablePolicy(access, 'T');
   const ask = (action: string, keys: string[] | undefined, resource = 'T') => evaluate(statements, { action: `dynamodb:${action}`, resource, context: { 'dynamodb:LeadingKeys': keys } });
 
@@ -73,7 +73,7 @@ describe('a declaration as IAM statements', () => {
         Resource: ['T'],
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PAYMENT#*'] }, Null: { 'dynamodb:LeadingKeys': 'false' } },
       },
-      { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: ['T/index/gsi1'] },
+      { Effect: 'Allow', Action: ['dynamodb:Query'], Resource: ['T/index/lookup'] },
       {
         Effect: 'Deny',
         Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
@@ -103,9 +103,9 @@ describe('a declaration as IAM statements', () => {
   });
 
   test('Query on the indexes declared only', () => {
-    expect(ask('Query', undefined, 'T/index/gsi1')).toBe('allowed');
-    expect(ask('Query', undefined, 'T/index/gsi2')).toBe('not-allowed');
-    expect(ask('Scan', undefined, 'T/index/gsi1')).toBe('not-allowed');
+    expect(ask('Query', undefined, 'T/index/lookup')).toBe('allowed');
+    expect(ask('Query', undefined, 'T/index/search')).toBe('not-allowed');
+    expect(ask('Scan', undefined, 'T/index/lookup')).toBe('not-allowed');
   });
 
   test('a function that only reads holds no Deny; no access at all is no statement', () => {
@@ -126,14 +126,14 @@ describe('the declarations of lib/routes.ts and lib/jobs.ts', () => {
     [call('CheckoutPage', 'PutItem', ['PAYMENT#p']), 'not-allowed'],
     [call('CheckoutPage', 'GetItem', ['MERCHANT#m']), 'allowed'],
     [call('CheckoutPay', 'PutItem', ['MERCHANT#m']), 'not-allowed'],
-    [call('CreateSession', 'Query', undefined, 'gsi1'), 'not-allowed'],
-    [call('PaymentStatus', 'Query', undefined, 'gsi1'), 'allowed'],
+    [call('CreateSession', 'Query', undefined, 'lookup'), 'not-allowed'],
+    [call('PaymentStatus', 'Query', undefined, 'lookup'), 'allowed'],
     [call('PaymentStatus', 'PutItem', ['REQUESTKEY#d']), 'allowed'],
     [call('AdminPaymentAction', 'PutItem', ['AUDIT#2030-01-01']), 'allowed'],
     [call('AdminPaymentAction', 'UpdateItem', ['AUDIT#2030-01-01']), 'denied-explicitly'],
     [call('AdminAudit', 'PutItem', ['AUDIT#2030-01-01']), 'not-allowed'],
     [call('AdminMerchantUpdate', 'PutItem', ['OPERATOR#alice']), 'not-allowed'],
-    [call('DeliverCallbacks', 'Query', undefined, 'outbox'), 'allowed'],
+    [call('DeliverCallbacks', 'Query', undefined, 'sending'), 'allowed'],
     [call('ReconcileAttempts', 'PutItem', ['AUDIT#2030-01-01']), 'not-allowed'],
   ])('%s → %s', (c, expected) => {
     expect(`${describeCall(c)}: ${decide(c)}`).toBe(`${describeCall(c)}: ${expected}`);

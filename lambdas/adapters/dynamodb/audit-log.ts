@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, AuditLog } from '../../ports/operators';
-import { GSI2, key, withoutStorageAttributes } from './keys';
+import { LOOKUP_INDEX, key, withoutStorageAttributes } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
-import { isConditionFailure } from './client';
+import { isConditionFailure, itemsByKey } from './client';
 import { GENESIS, entryHash } from '../../domain/audit-chain';
 
 const DAY_MS = 24 * 3600_000;
@@ -44,7 +44,7 @@ export class DynamoAuditLog implements AuditLog {
         await this.db.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: { ...key.audit(day, seqKey(seq)), kind: 'audit', ...chained, hash, gsi2pk: key.auditOf(entry.target), gsi2sk: `${entry.at}#${entry.id}` },
+            Item: { ...key.audit(day, seqKey(seq)), kind: 'audit', ...chained, hash, gsi1pk: key.auditOf(entry.target), gsi1sk: `${entry.at}#${entry.id}` },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         );
@@ -131,13 +131,14 @@ export class DynamoAuditLog implements AuditLog {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: GSI2,
-        KeyConditionExpression: 'gsi2pk = :pk',
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': key.auditOf(target) },
         ScanIndexForward: false,
         Limit: limit,
       }),
     );
-    return (out.Items ?? []).map((i) => withoutStorageAttributes<AuditEntry>(i));
+    const keys = (out.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
+    return (await itemsByKey(this.db, this.tableName, keys, false)).map((i) => withoutStorageAttributes<AuditEntry>(i));
   }
 }

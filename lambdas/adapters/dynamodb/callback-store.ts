@@ -2,13 +2,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HEALTHY_ENDPOINT, type EndpointHealth } from '../../domain/callback';
 import type { Payment } from '../../domain/payment';
-import type { CallbackClaim, CallbackRecord, CallbackStore, ReleaseResult } from '../../ports/callbacks';
-import { isConditionFailure } from './client';
-import { GSI1, OUTBOX_INDEX, key, withoutStorageAttributes } from './keys';
-import { outboxEntry } from './payment-store';
+import type { CallbackClaim, CallbackRecord, CallbackStore, DueCallback, ReleaseResult } from '../../ports/callbacks';
+import { LOOKUP_INDEX, OUTBOX_INDEX, SHARDS, key, withoutStorageAttributes } from './keys';
+import { outboxEntry, shardsOf } from './payment-store';
+import type { ShardPart } from '../../ports/payments';
+import { inParallel } from '../../domain/parallel';
 import { decodeCursor, encodeCursor } from './cursor';
+import { isConditionFailure, itemsByKey } from './client';
 
 const RECORD_STORAGE = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk'] as const;
+/** How many shard queries run at once when the relay reads the outbox. */
+const SHARD_READ_CONCURRENCY = 8;
 
 /** The version an endpoint's health was read at, kept out of the domain type. */
 type VersionedHealth = EndpointHealth & { readonly version?: number };
@@ -24,9 +28,11 @@ function toRecord(item: Record<string, unknown>): CallbackRecord {
 /**
  * The callback outbox lives on the payment item (see payment-store.ts): `callbacksDone` counts the
  * transactions whose callback is finished, `callbackResends` lists older ones queued again, and the
- * sparse `outbox` index holds the payment while any is due. A worker leases a payment by moving its
- * outbox entry to the lease's end, so no two workers deliver one payment's callbacks at once and
- * they go out in order. Delivery records are items beside the payment (`CALLBACK#<index>`).
+ * sparse, sharded `sending` index holds the payment while any is due (`sendSk` its due time). A
+ * worker leases a payment by a conditional write of `sendLease` (its end and a random tag), an
+ * attribute no index carries, so the lease costs the table one write and the index none; no two
+ * workers deliver one payment's callbacks at once and they go out in order. Delivery records are
+ * items beside the payment (`CALLBACK#<index>`).
  */
 export class DynamoCallbackStore implements CallbackStore {
   constructor(
@@ -35,24 +41,41 @@ export class DynamoCallbackStore implements CallbackStore {
   ) {}
 
   async due(until: Date, limit: number): Promise<string[]> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: OUTBOX_INDEX,
-        KeyConditionExpression: 'outboxPk = :pk AND outboxSk <= :until',
-        ExpressionAttributeValues: { ':pk': key.outbox, ':until': `${until.toISOString()}#~` },
-        Limit: limit,
-      }),
-    );
-    return [...new Set((out.Items ?? []).map((i) => String(i.outboxSk).split('#')[1] ?? ''))].filter(Boolean);
+    return (await this.dueEntries(until, limit)).map((e) => e.paymentId);
+  }
+
+  async dueEntries(until: Date, limit: number, part?: ShardPart): Promise<DueCallback[]> {
+    const shards = shardsOf(SHARDS.outbox, part);
+    // Every shard, up to the limit each; the longest waiting across them first.
+    const found = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: OUTBOX_INDEX,
+          KeyConditionExpression: 'sendPk = :pk AND sendSk <= :until',
+          ExpressionAttributeValues: { ':pk': key.outbox(shard), ':until': `${until.toISOString()}#~` },
+          Limit: limit,
+        }),
+      );
+      return (out.Items ?? []).map((i) => ({ sk: String(i.sendSk), merchantKey: typeof i.merchantKey === 'string' ? i.merchantKey : undefined }));
+    });
+    const entries = new Map<string, DueCallback>();
+    for (const { sk, merchantKey } of found.flat().sort((a, b) => a.sk.localeCompare(b.sk))) {
+      const paymentId = sk.split('#')[1];
+      if (paymentId && !entries.has(paymentId)) entries.set(paymentId, { paymentId, ...(merchantKey ? { merchantKey } : {}) });
+    }
+    return [...entries.values()].slice(0, limit);
   }
 
   async claim(paymentId: string, now: Date, leaseUntil: Date): Promise<CallbackClaim | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.payment(paymentId), ConsistentRead: true }));
     const item = out.Item;
-    if (!item || typeof item.outboxSk !== 'string') return undefined;
-    const seen = item.outboxSk;
+    if (!item || typeof item.sendSk !== 'string') return undefined;
+    const seen = item.sendSk;
     if (seen.split('#')[0]! > now.toISOString()) return undefined;
+    // Another worker's lease that has not ended: its delivery is in progress.
+    const held = typeof item.sendLease === 'string' ? item.sendLease : undefined;
+    if (held && held.split('#')[0]! > now.toISOString()) return undefined;
     const payment = withoutStorageAttributes<Payment>(item);
     const done = Number(item.callbacksDone ?? 0);
     const resends = (item.callbackResends ?? []) as number[];
@@ -62,33 +85,39 @@ export class DynamoCallbackStore implements CallbackStore {
     if (done < payment.transactions.length) index = done;
     else if (resends.length) [index, resend] = [resends[0]!, true];
     else {
-      await this.leaveOutbox(paymentId, seen, done);
+      await this.leaveOutbox(paymentId, seen, held, done);
       return undefined;
     }
 
-    const lease = `${outboxEntry(paymentId, leaseUntil.toISOString()).outboxSk}#${randomBytes(4).toString('hex')}`;
-    if (!(await this.update(key.payment(paymentId), { set: ['outboxSk = :lease'], conditions: ['outboxSk = :seen'], values: { ':lease': lease, ':seen': seen } }))) return undefined;
+    const lease = `${leaseUntil.toISOString()}#${randomBytes(4).toString('hex')}`;
+    const claimed = await this.update(key.payment(paymentId), {
+      set: ['sendLease = :lease'],
+      conditions: ['sendSk = :seen', held ? 'sendLease = :held' : 'attribute_not_exists(sendLease)'],
+      values: { ':lease': lease, ':seen': seen, ...(held ? { ':held': held } : {}) },
+    });
+    if (!claimed) return undefined;
     const record = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.callback(paymentId, index), ConsistentRead: true }));
     return { payment, index, resend, lease, ...(record.Item ? { record: toRecord(record.Item) } : {}) };
   }
 
   /** Nothing left: the payment leaves the outbox, unless a transaction or resend arrived meanwhile. */
-  private async leaveOutbox(paymentId: string, seen: string, done: number): Promise<void> {
+  private async leaveOutbox(paymentId: string, seen: string, held: string | undefined, done: number): Promise<void> {
     await this.update(key.payment(paymentId), {
       set: [],
-      remove: ['outboxPk', 'outboxSk'],
-      conditions: ['outboxSk = :seen', 'size(#tx) = :done', '(attribute_not_exists(callbackResends) OR size(callbackResends) = :zero)'],
+      remove: ['sendPk', 'sendSk', 'sendLease'],
+      conditions: ['sendSk = :seen', held ? 'sendLease = :held' : 'attribute_not_exists(sendLease)', 'size(#tx) = :done', '(attribute_not_exists(callbackResends) OR size(callbackResends) = :zero)'],
       names: { '#tx': 'transactions' },
-      values: { ':seen': seen, ':done': done, ':zero': 0 },
+      values: { ':seen': seen, ':done': done, ':zero': 0, ...(held ? { ':held': held } : {}) },
     });
   }
 
   async release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date }): Promise<ReleaseResult> {
     const { paymentId } = claim.payment;
-    const lease = { condition: 'outboxSk = :lease', values: { ':lease': claim.lease } };
-    const due = { ':due': outboxEntry(paymentId, outcome.dueAt.toISOString()).outboxSk };
+    const lease = { condition: 'sendLease = :lease', values: { ':lease': claim.lease } };
+    const due = { ':due': outboxEntry(paymentId, outcome.dueAt.toISOString()).sendSk };
     const released = (ok: boolean): ReleaseResult => (ok ? 'released' : 'lost');
-    if (!outcome.done) return released(await this.update(key.payment(paymentId), { set: ['outboxSk = :due'], conditions: [lease.condition], values: { ...lease.values, ...due } }));
+    // Not done: due again later (a retry), the lease given back.
+    if (!outcome.done) return released(await this.update(key.payment(paymentId), { set: ['sendSk = :due'], remove: ['sendLease'], conditions: [lease.condition], values: { ...lease.values, ...due } }));
 
     // Move past this callback: the next in order, or the head of the resend list.
     const advance = claim.resend
@@ -102,17 +131,18 @@ export class DynamoCallbackStore implements CallbackStore {
       : { condition: 'size(#tx) = :length AND (attribute_not_exists(callbackResends) OR size(callbackResends) = :zero)', values: { ':length': claim.index + 1, ':zero': 0 } };
     const left = await this.update(key.payment(paymentId), {
       set: advance.set,
-      remove: [...advance.remove, 'outboxPk', 'outboxSk'],
+      remove: [...advance.remove, 'sendPk', 'sendSk', 'sendLease'],
       conditions: [lease.condition, advance.condition, nothingLeft.condition],
       values: { ...lease.values, ...advance.values, ...nothingLeft.values },
       names: { '#tx': 'transactions' },
     });
     if (left) return 'left-outbox';
+    // More is waiting: the entry stays where it is (already due), the lease given back.
     return released(await this.update(key.payment(paymentId), {
-      set: [...advance.set, 'outboxSk = :due'],
-      remove: advance.remove,
+      set: advance.set,
+      remove: [...advance.remove, 'sendLease'],
       conditions: [lease.condition, advance.condition],
-      values: { ...lease.values, ...advance.values, ...due },
+      values: { ...lease.values, ...advance.values },
     }));
   }
 
@@ -171,15 +201,17 @@ export class DynamoCallbackStore implements CallbackStore {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: GSI1,
+        IndexName: LOOKUP_INDEX,
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': key.deadCallbacks(merchantKey) },
         Limit: limit,
         ExclusiveStartKey: cursor ? decodeCursor(cursor) : undefined,
       }),
     );
+    const keys = (out.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
     return {
-      records: (out.Items ?? []).map(toRecord),
+      // The index holds keys only; a record still dead when read is shown.
+      records: (await itemsByKey(this.db, this.tableName, keys, false)).map(toRecord).filter((r) => r.state === 'dead'),
       ...(out.LastEvaluatedKey ? { cursor: encodeCursor(out.LastEvaluatedKey) } : {}),
     };
   }
@@ -187,10 +219,10 @@ export class DynamoCallbackStore implements CallbackStore {
   async requestResend(paymentId: string, index: number, at: Date): Promise<boolean> {
     const entry = outboxEntry(paymentId, at.toISOString());
     return this.update(key.payment(paymentId), {
-      set: ['callbackResends = list_append(if_not_exists(callbackResends, :empty), :index)', 'outboxPk = :pk', 'outboxSk = if_not_exists(outboxSk, :sk)'],
+      set: ['callbackResends = list_append(if_not_exists(callbackResends, :empty), :index)', 'sendPk = :pk', 'sendSk = if_not_exists(sendSk, :sk)'],
       // Only a callback already past the in-order stream, and not queued twice.
       conditions: ['attribute_exists(pk)', 'callbacksDone > :i', 'NOT contains(callbackResends, :i)'],
-      values: { ':empty': [], ':index': [index], ':i': index, ':pk': entry.outboxPk, ':sk': entry.outboxSk },
+      values: { ':empty': [], ':index': [index], ':i': index, ':pk': entry.sendPk, ':sk': entry.sendSk },
     });
   }
 
@@ -210,6 +242,7 @@ export class DynamoCallbackStore implements CallbackStore {
     const health: VersionedHealth = {
       timeouts: (out.Item.timeouts ?? []) as string[],
       ...(typeof out.Item.blockedUntil === 'string' ? { blockedUntil: out.Item.blockedUntil } : {}),
+      ...(typeof out.Item.slowUntil === 'string' ? { slowUntil: out.Item.slowUntil } : {}),
       version: Number(out.Item.version ?? 0),
     };
     return health;
@@ -221,7 +254,7 @@ export class DynamoCallbackStore implements CallbackStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...key.endpoint(urlDigest(url)), kind: 'endpoint', url, timeouts: next.timeouts, ...(next.blockedUntil ? { blockedUntil: next.blockedUntil } : {}), version: (version ?? 0) + 1 },
+          Item: { ...key.endpoint(urlDigest(url)), kind: 'endpoint', url, timeouts: next.timeouts, ...(next.blockedUntil ? { blockedUntil: next.blockedUntil } : {}), ...(next.slowUntil ? { slowUntil: next.slowUntil } : {}), version: (version ?? 0) + 1 },
           ConditionExpression: version === undefined ? 'attribute_not_exists(pk)' : 'version = :v',
           ExpressionAttributeValues: version === undefined ? undefined : { ':v': version },
         }),

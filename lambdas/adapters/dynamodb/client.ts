@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export interface DynamoOptions {
   readonly endpoint?: string;
@@ -19,4 +19,24 @@ export function createDocumentClient(options: DynamoOptions = {}): DynamoDBDocum
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });
+}
+
+/**
+ * The items of these keys (missing ones left out), in the keys' order: what a query of a keys-only
+ * index is followed by. BatchGetItem takes 100 keys a call and may leave some unprocessed under
+ * load; a bounded number of rounds picks them up.
+ */
+export async function itemsByKey(db: DynamoDBDocumentClient, tableName: string, keys: readonly { readonly pk: string; readonly sk: string }[], consistent = true): Promise<Record<string, unknown>[]> {
+  const id = (k: { pk: unknown; sk: unknown }) => `${String(k.pk)}\u0000${String(k.sk)}`;
+  const unique = [...new Map(keys.map((k) => [id(k), { pk: k.pk, sk: k.sk }])).values()];
+  const found = new Map<string, Record<string, unknown>>();
+  for (let i = 0; i < unique.length; i += 100) {
+    let pending: Record<string, unknown>[] = unique.slice(i, i + 100);
+    for (let round = 0; pending.length && round < 5; round++) {
+      const out = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } } }));
+      for (const item of out.Responses?.[tableName] ?? []) found.set(id(item as { pk: unknown; sk: unknown }), item);
+      pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  }
+  return keys.map((k) => found.get(id(k))).filter((i): i is Record<string, unknown> => i !== undefined);
 }

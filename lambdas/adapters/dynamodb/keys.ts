@@ -17,22 +17,52 @@ export const key = {
   callbackPrefix: 'CALLBACK#',
   /** The health of a notification URL (recent timeouts, blocked until). */
   endpoint: (urlDigest: string) => ({ pk: `ENDPOINT#${urlDigest}`, sk: 'ENDPOINT' }),
-  /** GSI1: a merchant's dead callbacks, oldest first. */
+  /** Lookup index: a merchant's dead callbacks, oldest first. */
   deadCallbacks: (merchantKey: string) => `DEADCALLBACKS#${merchantKey}`,
-  /** The outbox index has one partition: the job reads what is due across all payments. */
-  outbox: 'CALLBACKS',
-  /** GSI2: payments of a day (admin list) and audit entries of one target. */
-  paymentsOfDay: (day: string) => `DAY#${day}`,
+  /** The sending index (the callback outbox), one partition per shard: the relay reads every shard. */
+  outbox: (shard: number) => `OUTBOX#${shard}`,
+  /** The work index: a queue's shard (reconcile, capture). */
+  work: (queue: string, shard: number) => `${queue}#${shard}`,
+  /** The search index: a merchant's payments of a day (UTC), one partition per shard. Merchant keys hold no #. */
+  search: (merchantKey: string, day: string, shard: number) => `${merchantKey}#${day}#${shard}`,
+  /** Lookup index: audit entries of one target. */
   auditOf: (target: string) => `AUDITOF#${target}`,
-  /** GSI1: every merchant, by name (admin list). */
+  /** Lookup index: every merchant, by name (admin list). */
   merchantsIndex: 'MERCHANTS',
-  /** GSI1: a merchant's payments by order number, newest last. */
+  /** Lookup index: a merchant's payments by order number, newest last. */
   orderIndex: (merchantKey: string, orderNumber: string) => `ORDER#${merchantKey}#${orderNumber}`,
 } as const;
 
-export const GSI1 = TABLE_SCHEMA.globalSecondaryIndexes[0].indexName;
-export const QUEUE_INDEX = TABLE_SCHEMA.globalSecondaryIndexes[1].indexName;
-export const GSI2 = TABLE_SCHEMA.globalSecondaryIndexes[2].indexName;
+/**
+ * How many partitions each sharded index family spreads over. A partition takes 1,000 write units
+ * a second; docs/architecture.md ("Keys and heat") has the arithmetic behind each number, and
+ * `npm run bench -- --only keys` measures it.
+ */
+export const SHARDS = { outbox: 32, work: 32, search: 32 } as const;
+
+/** A stable shard of an id (FNV-1a), so the same payment always lands in the same partition. */
+export function shardOf(id: string, shards: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % shards;
+}
+
+/**
+ * Partition keys spread over shards, by index: the pattern matches the shard part of a key, so the
+ * benchmark's key-heat model (test/bench/write-heat.ts) adds a family's shards up.
+ */
+export const SHARDED_PARTITIONS: readonly { readonly index: string; readonly pattern: RegExp; readonly family: string; readonly shards: number }[] = [
+  { index: 'sending', pattern: /#\d+$/, family: '#*', shards: SHARDS.outbox },
+  { index: 'work', pattern: /#\d+$/, family: '#*', shards: SHARDS.work },
+  { index: 'search', pattern: /#\d+$/, family: '#*', shards: SHARDS.search },
+];
+
+export const LOOKUP_INDEX = TABLE_SCHEMA.globalSecondaryIndexes[0].indexName;
+export const WORK_INDEX = TABLE_SCHEMA.globalSecondaryIndexes[1].indexName;
+export const SEARCH_INDEX = TABLE_SCHEMA.globalSecondaryIndexes[2].indexName;
 export const OUTBOX_INDEX = TABLE_SCHEMA.globalSecondaryIndexes[3].indexName;
 export const TTL_ATTRIBUTE = TABLE_SCHEMA.timeToLiveAttribute;
 
@@ -40,13 +70,16 @@ export const TTL_ATTRIBUTE = TABLE_SCHEMA.timeToLiveAttribute;
  * The callback outbox of a payment item: how many of its transactions have had their callback
  * handled, which older ones an operator asked to send again, and its place in the outbox index.
  */
-export const OUTBOX_ATTRIBUTES = ['outboxPk', 'outboxSk', 'callbacksDone', 'callbackResends'] as const;
+export const OUTBOX_ATTRIBUTES = ['sendPk', 'sendSk', 'sendLease', 'callbacksDone', 'callbackResends'] as const;
 
 /** The ids of every operation started on a payment (a string set): a replayed request cannot start one twice. */
 export const OPERATION_IDS = 'operationIds';
 
+/** Index keys of the layout before the sharded indexes (docs/operations.md, "Migrating the indexes"). */
+export const LEGACY_KEY_ATTRIBUTES = ['gsi2pk', 'gsi2sk', 'queuePk', 'queueSk', 'outboxPk', 'outboxSk'] as const;
+
 /** Attributes that belong to the storage layout, not to the domain object. */
-export const STORAGE_ATTRIBUTES = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'queuePk', 'queueSk', TTL_ATTRIBUTE, OPERATION_IDS, ...OUTBOX_ATTRIBUTES] as const;
+export const STORAGE_ATTRIBUTES = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk', 'searchPk', 'searchSk', 'workPk', 'workSk', TTL_ATTRIBUTE, OPERATION_IDS, ...OUTBOX_ATTRIBUTES, ...LEGACY_KEY_ATTRIBUTES] as const;
 
 export function withoutStorageAttributes<T>(item: Record<string, unknown>): T {
   const copy: Record<string, unknown> = { ...item };

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Merchant, MerchantDirectory } from '../../ports/merchants';
-import { GSI1, key, withoutStorageAttributes } from './keys';
-import { isConditionFailure } from './client';
+import { LOOKUP_INDEX, key, withoutStorageAttributes } from './keys';
+import { isConditionFailure, itemsByKey } from './client';
 
 export class DynamoMerchantDirectory implements MerchantDirectory {
   constructor(
@@ -24,13 +24,15 @@ export class DynamoMerchantDirectory implements MerchantDirectory {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: GSI1,
+        IndexName: LOOKUP_INDEX,
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': key.merchantsIndex },
         Limit: limit,
       }),
     );
-    return (out.Items ?? []).map((i) => withoutStorageAttributes<Merchant>(i));
+    // The index holds keys only; the merchants are read by key (eventually consistent, as the index is).
+    const keys = (out.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
+    return (await itemsByKey(this.db, this.tableName, keys, false)).map((i) => withoutStorageAttributes<Merchant>(i));
   }
 
   async find(merchantKey: string): Promise<Merchant | undefined> {

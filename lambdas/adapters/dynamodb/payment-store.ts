@@ -1,12 +1,21 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, type Payment, type Transaction } from '../../domain/payment';
-import { TransitionRejected, type PaymentChange, type PaymentStore, type QueuedPayment, type TransitionGuard } from '../../ports/payments';
-import { isConditionFailure } from './client';
-import { GSI1, GSI2, OPERATION_IDS, QUEUE_INDEX, TTL_ATTRIBUTE, key, withoutStorageAttributes } from './keys';
-import { decodeCursor, encodeCursor } from './cursor';
+import { TransitionRejected, type DaySearch, type PaymentChange, type PaymentStore, type QueuedPayment, type ShardPart, type TransitionGuard } from '../../ports/payments';
+import { isConditionFailure, itemsByKey } from './client';
+import { inParallel } from '../../domain/parallel';
+import { LOOKUP_INDEX, OPERATION_IDS, SEARCH_INDEX, SHARDS, TTL_ATTRIBUTE, WORK_INDEX, key, shardOf, withoutStorageAttributes } from './keys';
 
-/** The outbox index entry of a payment whose callbacks are due from `at` on. */
-export const outboxEntry = (paymentId: string, at: string) => ({ outboxPk: key.outbox, outboxSk: `${at}#${paymentId}` });
+/** The outbox (sending index) entry of a payment whose callbacks are due from `at` on, in the payment's shard. */
+export const outboxEntry = (paymentId: string, at: string) => ({ sendPk: key.outbox(shardOf(paymentId, SHARDS.outbox)), sendSk: `${at}#${paymentId}` });
+
+/** The work index entry of a payment due in a queue (reconcile, capture) at `dueAt`, in the payment's shard. */
+export const workEntry = (paymentId: string, queue: { readonly name: string; readonly dueAt: string }) => ({
+  workPk: key.work(queue.name, shardOf(paymentId, SHARDS.work)),
+  workSk: `${queue.dueAt}#${paymentId}`,
+});
+
+/** How many shard queries run at once when a reader visits every shard. */
+const SHARD_READ_CONCURRENCY = 8;
 
 /**
  * Every appended transaction carries the status it left the payment in (its callback reports it),
@@ -37,8 +46,8 @@ export class DynamoPaymentStore implements PaymentStore {
       ...payment,
       gsi1pk: key.orderIndex(payment.merchantKey, payment.order.number),
       gsi1sk: `${payment.createdAt}#${payment.paymentId}`,
-      gsi2pk: key.paymentsOfDay(payment.createdAt.slice(0, 10)),
-      gsi2sk: `${payment.createdAt}#${payment.paymentId}`,
+      searchPk: key.search(payment.merchantKey, payment.createdAt.slice(0, 10), shardOf(payment.paymentId, SHARDS.search)),
+      searchSk: `${payment.createdAt}#${payment.paymentId}`,
     };
   }
 
@@ -52,7 +61,7 @@ export class DynamoPaymentStore implements PaymentStore {
           watching: {},
           ...DynamoPaymentStore.toItem(payment),
           ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}),
-          ...(queue ? { queuePk: queue.name, queueSk: `${queue.dueAt}#${payment.paymentId}` } : {}),
+          ...(queue ? workEntry(payment.paymentId, queue) : {}),
           ...(payment.transactions.length ? outboxEntry(payment.paymentId, payment.createdAt) : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
@@ -69,15 +78,30 @@ export class DynamoPaymentStore implements PaymentStore {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
-        IndexName: GSI1,
+        IndexName: LOOKUP_INDEX,
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': key.orderIndex(merchantKey, orderNumber) },
         ScanIndexForward: false,
         Limit: 1,
       }),
     );
-    const item = out.Items?.[0];
-    return item ? withoutStorageAttributes<Payment>(item) : undefined;
+    // The index holds keys only: the payment itself is read by key, consistently.
+    const pk = out.Items?.[0]?.pk;
+    return typeof pk === 'string' ? this.findPayment(pk.slice('PAYMENT#'.length)) : undefined;
+  }
+
+  async paymentsByOrder(merchantKey: string, orderNumber: string, limit: number): Promise<Payment[]> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: LOOKUP_INDEX,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': key.orderIndex(merchantKey, orderNumber) },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return this.findPayments((out.Items ?? []).map((i) => String(i.pk).slice('PAYMENT#'.length)));
   }
 
   async transition(paymentId: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment> {
@@ -141,13 +165,13 @@ export class DynamoPaymentStore implements PaymentStore {
       // The outbox, in the same write: a committed transaction always has its callback due. A
       // delivery in progress (or a retry waiting) keeps its place, so callbacks stay in order.
       const entry = outboxEntry(paymentId, change.set.updatedAt);
-      sets.push(`${name('outboxPk')} = ${value(entry.outboxPk)}`, `${name('outboxSk')} = if_not_exists(${name('outboxSk')}, ${value(entry.outboxSk)})`);
+      sets.push(`${name('sendPk')} = ${value(entry.sendPk)}`, `${name('sendSk')} = if_not_exists(${name('sendSk')}, ${value(entry.sendSk)})`);
     }
     if (change.sendCallback !== undefined) {
       // Behind the callbacks in order (callbacks.ts claims those first), and due now unless leased or waiting.
       const entry = outboxEntry(paymentId, change.set.updatedAt);
       sets.push(`${name('callbackResends')} = list_append(if_not_exists(${name('callbackResends')}, ${value([])}), ${value([change.sendCallback])})`);
-      if (!appended.length) sets.push(`${name('outboxPk')} = ${value(entry.outboxPk)}`, `${name('outboxSk')} = if_not_exists(${name('outboxSk')}, ${value(entry.outboxSk)})`);
+      if (!appended.length) sets.push(`${name('sendPk')} = ${value(entry.sendPk)}`, `${name('sendSk')} = if_not_exists(${name('sendSk')}, ${value(entry.sendSk)})`);
     }
     for (const [attr, n] of Object.entries(change.add ?? {})) {
       if (n !== undefined && n !== 0) sets.push(`${name(attr)} = if_not_exists(${name(attr)}, ${value(0)}) + ${value(n)}`);
@@ -159,9 +183,10 @@ export class DynamoPaymentStore implements PaymentStore {
     if (change.watch && 'delete' in change.watch) removes.push(`${name('watching')}.${name(String(change.watch.delete))}`);
     for (const attr of change.remove ?? []) removes.push(name(attr));
     if (change.queue) {
-      sets.push(`${name('queuePk')} = ${value(change.queue.name)}`, `${name('queueSk')} = ${value(`${change.queue.dueAt}#${paymentId}`)}`);
+      const entry = workEntry(paymentId, change.queue);
+      sets.push(`${name('workPk')} = ${value(entry.workPk)}`, `${name('workSk')} = ${value(entry.workSk)}`);
     } else if (change.queue === null) {
-      removes.push(name('queuePk'), name('queueSk'));
+      removes.push(name('workPk'), name('workSk'));
     }
     if (change.keep) removes.push(name(TTL_ATTRIBUTE));
 
@@ -210,49 +235,111 @@ export class DynamoPaymentStore implements PaymentStore {
 
   async findPayments(paymentIds: readonly string[]): Promise<Payment[]> {
     const ids = [...new Set(paymentIds)].slice(0, 100);
-    const found: Payment[] = [];
-    let keys: Record<string, unknown>[] = ids.map((id) => key.payment(id));
-    // BatchGetItem may leave keys unprocessed under load; a bounded number of rounds picks them up.
-    for (let round = 0; keys.length && round < 5; round++) {
-      const out = await this.db.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }));
-      found.push(...(out.Responses?.[this.tableName] ?? []).map((i) => withoutStorageAttributes<Payment>(i)));
-      keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Record<string, unknown>[];
-    }
-    const order = new Map(ids.map((id, i) => [id, i]));
-    return found.sort((a, b) => (order.get(a.paymentId) ?? 0) - (order.get(b.paymentId) ?? 0));
+    const items = await itemsByKey(this.db, this.tableName, ids.map((id) => key.payment(id)));
+    return items.map((i) => withoutStorageAttributes<Payment>(i));
   }
 
-  async paymentsOfDay(day: string, limit: number, cursor?: string): Promise<{ payments: Payment[]; cursor?: string }> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: GSI2,
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': key.paymentsOfDay(day) },
-        ScanIndexForward: false,
-        Limit: limit,
-        ExclusiveStartKey: cursor ? decodeCursor(cursor) : undefined,
-      }),
-    );
-    return {
-      payments: (out.Items ?? []).map((i) => withoutStorageAttributes<Payment>(i)),
-      ...(out.LastEvaluatedKey ? { cursor: encodeCursor(out.LastEvaluatedKey) } : {}),
-    };
+  async paymentsOfDay(query: DaySearch): Promise<{ payments: Payment[]; cursor?: string }> {
+    const { merchantKey, day, status, limit } = query;
+    // Every shard of the merchant's day, newest first, each read from where the last page stopped
+    // (the cursor holds the sort key of the last payment shown): merged, the newest `limit` win.
+    const after = query.cursor;
+    const shards = Array.from({ length: SHARDS.search }, (_, shard) => shard);
+    const perShard = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
+      const found: Record<string, unknown>[] = [];
+      let start: Record<string, unknown> | undefined;
+      let reads = 0;
+      // A status filter skips entries of other statuses inside DynamoDB; a bounded number of pages per shard.
+      do {
+        const out = await this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: SEARCH_INDEX,
+            KeyConditionExpression: after ? 'searchPk = :pk AND searchSk < :after' : 'searchPk = :pk',
+            ...(status ? { FilterExpression: '#status = :status' } : {}),
+            ExpressionAttributeNames: status ? { '#status': 'status' } : undefined,
+            ExpressionAttributeValues: { ':pk': key.search(merchantKey, day, shard), ...(after ? { ':after': after } : {}), ...(status ? { ':status': status } : {}) },
+            ScanIndexForward: false,
+            Limit: limit,
+            ExclusiveStartKey: start,
+          }),
+        );
+        found.push(...(out.Items ?? []));
+        start = out.LastEvaluatedKey;
+      } while (start && found.length < limit && ++reads < MAX_SHARD_PAGES);
+      return { found: found.map((i) => String(i.searchSk)), stoppedAt: start ? String(start.searchSk) : undefined };
+    });
+    // A shard that stopped early has unread entries older than where it stopped: the page may not
+    // pass the newest such point, or the next page (strictly older than the cursor) would skip them.
+    const boundary = perShard.reduce((b, r) => (r.stoppedAt !== undefined && r.stoppedAt > b ? r.stoppedAt : b), '');
+    const newest = perShard
+      .flatMap((r) => r.found)
+      .filter((sk) => sk >= boundary)
+      .sort()
+      .reverse();
+    const page = newest.slice(0, limit);
+    const cursor = page.length === limit ? page[limit - 1] : boundary || undefined;
+    const more = cursor !== undefined && (newest.length > limit || perShard.some((r) => r.stoppedAt !== undefined));
+    const ids = page.map((sk) => sk.slice(sk.lastIndexOf('#') + 1));
+    const payments = await this.findPayments(ids);
+    return { payments, ...(more ? { cursor } : {}) };
+  }
+
+  async *dueBatches(queue: string, until: Date, pageSize: number, part?: ShardPart): AsyncGenerator<QueuedPayment[]> {
+    // One reader per shard, each paging through its due entries in order; a round reads a page of
+    // every shard not yet exhausted, at once, and hands over what they found, soonest due first.
+    let cursors: { shard: number; start?: Record<string, unknown> }[] = shardsOf(SHARDS.work, part).map((shard) => ({ shard }));
+    while (cursors.length) {
+      const pages = await inParallel(cursors, SHARD_READ_CONCURRENCY, async ({ shard, start }) => {
+        const out = await this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: WORK_INDEX,
+            KeyConditionExpression: 'workPk = :q AND workSk <= :until',
+            ExpressionAttributeValues: { ':q': key.work(queue, shard), ':until': `${until.toISOString()}#~` },
+            Limit: pageSize,
+            ExclusiveStartKey: start,
+          }),
+        );
+        return { shard, start: out.LastEvaluatedKey, items: (out.Items ?? []).map(queued) };
+      });
+      cursors = pages.filter((p) => p.start !== undefined).map(({ shard, start }) => ({ shard, start }));
+      const batch = pages.flatMap((p) => p.items).sort((a, b) => a.dueAt.localeCompare(b.dueAt));
+      if (batch.length) yield batch;
+    }
   }
 
   async due(queue: string, until: Date, limit: number): Promise<QueuedPayment[]> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: QUEUE_INDEX,
-        KeyConditionExpression: 'queuePk = :q AND queueSk <= :until',
-        ExpressionAttributeValues: { ':q': queue, ':until': `${until.toISOString()}#~` },
-        Limit: limit,
-      }),
-    );
-    return (out.Items ?? []).map((i) => {
-      const [dueAt = '', paymentId = ''] = String(i.queueSk).split('#');
-      return { paymentId, dueAt };
+    const shards = Array.from({ length: SHARDS.work }, (_, shard) => shard);
+    // Every shard at once, each up to the limit; the soonest due across them first.
+    const found = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: WORK_INDEX,
+          KeyConditionExpression: 'workPk = :q AND workSk <= :until',
+          ExpressionAttributeValues: { ':q': key.work(queue, shard), ':until': `${until.toISOString()}#~` },
+          Limit: limit,
+        }),
+      );
+      return (out.Items ?? []).map(queued);
     });
+    return found
+      .flat()
+      .sort((a, b) => a.dueAt.localeCompare(b.dueAt))
+      .slice(0, limit);
   }
 }
+
+/** The shards of a family a worker reads: all of them, or its part. */
+export const shardsOf = (shards: number, part?: ShardPart): number[] =>
+  Array.from({ length: shards }, (_, shard) => shard).filter((shard) => !part || shard % part.of === part.index);
+
+/** A work index entry as the jobs see it. */
+function queued(entry: Record<string, unknown>): QueuedPayment {
+  const [dueAt = '', paymentId = ''] = String(entry.workSk).split('#');
+  return { paymentId, dueAt };
+}
+
+/** Pages a status-filtered shard may read for one search page before it stops and leaves a cursor. */
+const MAX_SHARD_PAGES = 4;

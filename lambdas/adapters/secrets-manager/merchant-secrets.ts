@@ -89,6 +89,9 @@ export class SecretsManagerMerchantSecrets implements MerchantSecrets {
   }
 }
 
+/** How long a container signs callbacks with the webhook secrets it read. */
+export const WEBHOOK_SECRET_TTL_MS = 60_000;
+
 /**
  * An in-memory cache in front of the secret store, so a warm request makes no Secrets Manager call.
  * Bounded in size; unknown keys are remembered briefly so random keys cannot flood the store.
@@ -97,6 +100,7 @@ export class CachedMerchantSecrets implements MerchantSecrets {
   private readonly entries = new Map<string, { password: string | undefined; until: number }>();
   private readonly refreshedAt = new Map<string, number>();
   private readonly refreshIntervalMs = 30_000;
+  private readonly webhookEntries = new Map<string, { secrets: readonly string[]; until: number }>();
 
   constructor(
     private readonly inner: MerchantSecrets,
@@ -136,12 +140,27 @@ export class CachedMerchantSecrets implements MerchantSecrets {
     this.entries.delete(merchantKey);
   }
 
-  /** Not cached: only the callback relay reads them, once per payment run. */
-  webhookSecretsOf(merchantKey: string, now: Date): Promise<readonly string[]> {
-    return this.inner.webhookSecretsOf(merchantKey, now);
+  /**
+   * Cached for at most WEBHOOK_SECRET_TTL_MS (else every callback would cost a Secrets Manager call):
+   * a rotated secret signs this container's callbacks within a minute, and a previous one may sign
+   * them beside the current one a minute past its end, which no receiver minds.
+   */
+  async webhookSecretsOf(merchantKey: string, now: Date): Promise<readonly string[]> {
+    const at = this.clock.now().getTime();
+    const hit = this.webhookEntries.get(merchantKey);
+    if (hit && hit.until > at) return hit.secrets;
+    const secrets = await this.inner.webhookSecretsOf(merchantKey, now);
+    if (this.webhookEntries.size >= this.maxEntries) {
+      const oldest = this.webhookEntries.keys().next().value;
+      if (oldest !== undefined) this.webhookEntries.delete(oldest);
+    }
+    this.webhookEntries.delete(merchantKey);
+    this.webhookEntries.set(merchantKey, { secrets, until: at + Math.min(this.ttlMs, WEBHOOK_SECRET_TTL_MS) });
+    return secrets;
   }
 
-  putWebhookSecret(merchantKey: string, secret: string, previousUntil: Date): Promise<void> {
-    return this.inner.putWebhookSecret(merchantKey, secret, previousUntil);
+  async putWebhookSecret(merchantKey: string, secret: string, previousUntil: Date): Promise<void> {
+    await this.inner.putWebhookSecret(merchantKey, secret, previousUntil);
+    this.webhookEntries.delete(merchantKey);
   }
 }

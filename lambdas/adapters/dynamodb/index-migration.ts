@@ -1,0 +1,111 @@
+import { GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from './client';
+import { SHARDS, key, shardOf } from './keys';
+
+export interface MigrationReport {
+  /** Items read that still had a key of the old layout. */
+  readonly found: number;
+  readonly written: number;
+  /** Items changed by someone else between the read and the write, read again and written. */
+  readonly reread: number;
+}
+
+/** Tries per item: each lost race is a write someone else made, which the next read sees. */
+const TRIES = 5;
+
+/**
+ * The new index keys of an item of the old layout (docs/operations.md, "Migrating an existing
+ * table"): the work queue, the outbox and the admin search in the payment's shard, an audit entry's
+ * history key in the lookup index; the old keys removed. Undefined when nothing is to be done.
+ */
+export function migratedKeys(item: Record<string, unknown>): { set: Record<string, string>; remove: string[]; unchanged: Record<string, unknown> } | undefined {
+  const pk = String(item.pk);
+  const set: Record<string, string> = {};
+  const remove: string[] = [];
+  const unchanged: Record<string, unknown> = {};
+  const paymentId = pk.startsWith('PAYMENT#') && item.sk === 'PAYMENT' ? pk.slice('PAYMENT#'.length) : undefined;
+  if (typeof item.queuePk === 'string' && typeof item.queueSk === 'string' && paymentId) {
+    set.workPk = key.work(item.queuePk, shardOf(paymentId, SHARDS.work));
+    set.workSk = item.queueSk;
+    remove.push('queuePk', 'queueSk');
+    unchanged.queueSk = item.queueSk;
+  }
+  if (typeof item.outboxPk === 'string' && typeof item.outboxSk === 'string' && paymentId) {
+    // A leased entry's sort key was `<lease end>#<id>#<tag>`: due at the lease's end, as before.
+    const [at = '', id = paymentId] = item.outboxSk.split('#');
+    set.sendPk = key.outbox(shardOf(paymentId, SHARDS.outbox));
+    set.sendSk = `${at}#${id}`;
+    remove.push('outboxPk', 'outboxSk');
+    unchanged.outboxSk = item.outboxSk;
+  }
+  if (typeof item.gsi2pk === 'string') {
+    if (item.gsi2pk.startsWith('AUDITOF#')) {
+      set.gsi1pk = item.gsi2pk;
+      set.gsi1sk = String(item.gsi2sk);
+    } else if (paymentId && typeof item.merchantKey === 'string' && typeof item.createdAt === 'string') {
+      set.searchPk = key.search(item.merchantKey, item.createdAt.slice(0, 10), shardOf(paymentId, SHARDS.search));
+      set.searchSk = `${item.createdAt}#${paymentId}`;
+    }
+    remove.push('gsi2pk', 'gsi2sk');
+    unchanged.gsi2pk = item.gsi2pk;
+  }
+  return remove.length ? { set, remove, unchanged } : undefined;
+}
+
+/**
+ * Writes the new index keys of every item that still has a key of the old layout, each write
+ * conditioned on the old keys it replaces being unchanged; an item changed meanwhile is read again.
+ * Reads the table once (a scan filtered to old keys); safe to run again and beside live traffic.
+ */
+export async function migrateIndexKeys(db: DynamoDBDocumentClient, tableName: string): Promise<MigrationReport> {
+  let found = 0;
+  let written = 0;
+  let reread = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'attribute_exists(queuePk) OR attribute_exists(outboxPk) OR attribute_exists(gsi2pk)',
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const first of page.Items ?? []) {
+      found++;
+      let item: Record<string, unknown> | undefined = first;
+      for (let i = 0; i < TRIES && item; i++) {
+        const change = migratedKeys(item);
+        if (!change) break;
+        const names: Record<string, string> = {};
+        const values: Record<string, unknown> = {};
+        const n = (a: string) => ((names[`#${a}`] = a), `#${a}`);
+        const v = (x: unknown) => ((values[`:v${Object.keys(values).length}`] = x), `:v${Object.keys(values).length - 1}`);
+        const sets = Object.entries(change.set).map(([a, x]) => `${n(a)} = ${v(x)}`);
+        const conditions = ['attribute_exists(pk)', ...Object.entries(change.unchanged).map(([a, x]) => `${n(a)} = ${v(x)}`)];
+        try {
+          await db.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { pk: item.pk, sk: item.sk },
+              UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}REMOVE ${change.remove.map(n).join(', ')}`,
+              ConditionExpression: conditions.join(' AND '),
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+            }),
+          );
+          written++;
+          break;
+        } catch (e) {
+          if (!isConditionFailure(e)) throw e;
+          reread++;
+          item = (await db.send(new GetCommand({ TableName: tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }))).Item;
+        }
+      }
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return { found, written, reread };
+}
+
+export const describeMigration = (r: MigrationReport): string | undefined =>
+  r.written ? `index migration: ${r.written} item${r.written === 1 ? '' : 's'} given the sharded index keys${r.reread ? ` (${r.reread} read again after a concurrent change)` : ''}` : undefined;

@@ -1,0 +1,275 @@
+import { ROUTES } from '../../lib/routes';
+import { DEFAULT_MEMORY_MB } from '../../lib/constructs/checkout-function';
+import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
+import { runCaptureJob } from '../../lambdas/use-cases/capture-job';
+import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
+import { DRAIN_DEFAULTS, JOB_END_MARGIN_MS } from '../../lambdas/use-cases/work-queue';
+import { inParallel } from '../../lambdas/domain/parallel';
+import { JOB_WORKERS } from '../../lib/jobs';
+import { startCallbackReceiver } from '../support/callback-receiver';
+import { openSession, paidPayment, statusOf, submitPage } from '../support/payments';
+import type { TestService } from '../support/service';
+import { AwsCallCounter } from './aws-calls';
+import { heatModel, WriteRecorder, type HeatModel } from './write-heat';
+
+/**
+ * Published on-demand prices, us-east-1, as read on the date below. The cost model multiplies them
+ * by what a run of checkouts measured; nothing here is estimated that the run can count.
+ */
+export const PRICES = {
+  asOf: '2026-11-25',
+  region: 'us-east-1',
+  /** DynamoDB on-demand, per million write / read request units. */
+  dynamodbWriteMillion: 0.625,
+  dynamodbReadMillion: 0.125,
+  /** HTTP API, per million requests (first 300 million a month). */
+  httpApiMillion: 1.0,
+  /** Lambda on Arm (Graviton), per GB-second and per million requests. */
+  lambdaGbSecond: 0.0000133334,
+  lambdaRequestMillion: 0.2,
+  /** Secrets Manager, per 10,000 API calls. */
+  secretsTenThousand: 0.05,
+} as const;
+
+/** The steps of one completed checkout, as its requests reach the API (the customer's and the merchant's). */
+export type Flow = 'plain' | '3ds';
+
+interface Measured {
+  /** Requests through the API per checkout, and Lambda invocations (the API's plus the callback's). */
+  apiRequests: number;
+  invocations: number;
+  /** Milliseconds of handler time per checkout, measured here and billed at each function's memory. */
+  gbSeconds: number;
+  reads: number;
+  secretsCalls: number;
+}
+
+export interface CostRow {
+  readonly flow: Flow;
+  readonly checkouts: number;
+  readonly heat: HeatModel;
+  readonly measured: Measured;
+  /** Dollars per million completed checkouts, by line. */
+  readonly dollars: Readonly<Record<'api' | 'lambda' | 'dynamodbWrites' | 'dynamodbReads' | 'secrets', number>> & { readonly total: number };
+}
+
+const memoryOf = (routeId: string): number => (ROUTES.find((r) => r.id === routeId)?.memoryMb ?? DEFAULT_MEMORY_MB) / 1024;
+/** The stream dispatcher runs at the default memory (lib/constructs/callback-delivery.ts). */
+const CALLBACK_MEMORY_GB = DEFAULT_MEMORY_MB / 1024;
+
+/**
+ * Runs `checkouts` completed checkouts one after another on the local service (create-session, the
+ * page, pay, status, the one sale callback delivered to a receiver that answers 200 at once) and
+ * records every write the service makes: the key heat, the write units and the cost per checkout.
+ * The 3-D Secure flow adds the challenge (the sandbox's pages stand in for the issuer's, and their
+ * requests are not counted as ours) and the return to /auth/{token}/complete.
+ */
+export async function measureCheckouts(service: TestService, flow: Flow, checkouts: number): Promise<CostRow> {
+  const recorder = new WriteRecorder(service.deps.db, {
+    endpoint: service.backend.dynamodbEndpoint,
+    region: 'local',
+    tableName: service.backend.tableName,
+  });
+  const counter = new AwsCallCounter();
+  counter.attach(service.deps.db, 'DynamoDB');
+  counter.attach(service.deps.secretsClient, 'SecretsManager');
+  for (const acquirer of new Set<object>([service.deps.acquirer, service.deps.sandbox])) counter.attributeToAcquirer(acquirer);
+  const receiver = await startCallbackReceiver();
+  const measured: Measured = { apiRequests: 0, invocations: 0, gbSeconds: 0, reads: 0, secretsCalls: 0 };
+  try {
+    const merchant = await service.createMerchant({ name: `Key Heat Shop ${flow}`, settings: { notificationUrl: receiver.url } });
+    // One checkout first, unrecorded: the secret cache and the merchant's settings warm, as in a running service.
+    await runOne(0);
+    recorder.reset();
+    counter.reset();
+    for (let n = 1; n <= checkouts; n++) await recorder.during(n, () => runOne(n));
+    const calls = counter.snapshot();
+    measured.reads = calls.reads;
+    measured.secretsCalls = calls.secretsManager;
+
+    async function runOne(n: number): Promise<void> {
+      const timed = async <T>(routeId: string, fn: () => Promise<T>): Promise<T> => {
+        const started = performance.now();
+        const out = await fn();
+        if (n > 0) {
+          measured.apiRequests++;
+          measured.invocations++;
+          measured.gbSeconds += ((performance.now() - started) / 1000) * memoryOf(routeId);
+        }
+        return out;
+      };
+      const session = await timed('CreateSession', () => openSession(service, merchant));
+      await timed('CheckoutPage', () => service.request({ method: 'GET', path: session.path }));
+      const paid = await timed('CheckoutPay', () => submitPage(service, session, { card: flow === '3ds' ? '05/38' : '01/38' }));
+      if (flow === '3ds') {
+        const challenge = new URL(String(paid.headers.location), service.baseUrl);
+        const answered = await service.request({
+          path: `${challenge.pathname}${challenge.search}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ code: '123456', decision: 'confirm' }).toString(),
+        });
+        const complete = new URL(String(answered.headers.location), service.baseUrl);
+        const back = await timed('CheckoutComplete', () => service.request({ method: 'GET', path: `${complete.pathname}${complete.search}` }));
+        if (back.status !== 303) throw new Error(`3-D Secure checkout ${n}: complete answered ${back.status}`);
+      } else if (paid.status !== 303) throw new Error(`checkout ${n}: pay answered ${paid.status}: ${paid.text.slice(0, 200)}`);
+      const status = await timed('PaymentStatus', () => statusOf(service, merchant, session.paymentId));
+      if (status.status !== 'settled') throw new Error(`checkout ${n}: status ${status.status}`);
+      // The stream dispatcher's work: one invocation delivering the sale callback.
+      const started = performance.now();
+      const report = await runCallbackJob(service.deps, { paymentIds: [session.paymentId] });
+      if (n > 0) {
+        measured.invocations++;
+        measured.gbSeconds += ((performance.now() - started) / 1000) * CALLBACK_MEMORY_GB;
+      }
+      if (report.delivered !== 1) throw new Error(`checkout ${n}: callback not delivered: ${JSON.stringify(report)}`);
+    }
+  } finally {
+    await receiver.close();
+    recorder.close();
+  }
+  const heat = heatModel(recorder.writes, checkouts);
+  const per = (x: number) => x / checkouts;
+  const million = 1_000_000;
+  const dollars = {
+    api: per(measured.apiRequests) * PRICES.httpApiMillion,
+    lambda: per(measured.invocations) * PRICES.lambdaRequestMillion + per(measured.gbSeconds) * PRICES.lambdaGbSecond * million,
+    dynamodbWrites: heat.unitsPerCheckout * PRICES.dynamodbWriteMillion,
+    // Every read here is a consistent read of an item under 4 KB, or a query of a few keys: one read unit each.
+    dynamodbReads: per(measured.reads) * PRICES.dynamodbReadMillion,
+    secrets: (per(measured.secretsCalls) * PRICES.secretsTenThousand * million) / 10_000,
+  };
+  return {
+    flow,
+    checkouts,
+    heat,
+    measured: { ...measured, apiRequests: per(measured.apiRequests), invocations: per(measured.invocations), gbSeconds: per(measured.gbSeconds), reads: per(measured.reads), secretsCalls: per(measured.secretsCalls) },
+    dollars: { ...dollars, total: Object.values(dollars).reduce((a, b) => a + b, 0) },
+  };
+}
+
+export const keysLine = (row: CostRow): string =>
+  `keys: ${Math.floor(row.heat.maxRate)} checkouts/s before any partition passes ${row.heat.limit} WCU/s; ${row.heat.unitsPerCheckout.toFixed(1)} WRU per checkout`;
+
+const money = (x: number) => `$${x.toFixed(2)}`;
+const n1 = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(2));
+
+/** The "Key heat and cost" section of docs/benchmarks.md. */
+export function renderKeysSection(rows: readonly CostRow[]): string[] {
+  const plain = rows.find((r) => r.flow === 'plain') ?? rows[0]!;
+  const out = [
+    '## Key heat and cost per checkout',
+    '',
+    `A run of ${plain.checkouts} completed checkouts per flow on the local engine, one after another (create-session, the page, pay,`,
+    'status, the sale callback delivered to a receiver answering 200), with every write the service sent bracketed by a consistent',
+    'read of the item before and after it (test/bench/write-heat.ts). From the two images follow the write units the table and',
+    'each index consumed, on which partition key: ⌈max(size before, after) / 1 KB⌉ for the table, and for an index a put, a',
+    'delete, or both when its key changed, or a put when a projected attribute changed (entry: keys, projected attributes and',
+    '100 bytes). The sandbox acquirer\'s own records are left out: a real acquirer keeps its ledger elsewhere.',
+    '',
+    'Every checkout in the run belongs to **one merchant**: the worst case for the per-merchant keys. A partition shared by',
+    'checkouts takes its share of every checkout (a sharded family\'s spread over its shards by the payment id\'s hash); a',
+    'partition of one payment takes that payment\'s writes only, whatever the rate.',
+    '',
+    '| flow | table / index | hottest partition | shards | WRU per checkout on it | WRU per checkout, all partitions | at 10,000 checkouts/s |',
+    '|---|---|---|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    for (const h of r.heat.rows) {
+      const at10k = h.shared ? `${Math.round(h.unitsPerCheckout * 10_000)} WCU/s` : 'one payment\'s writes';
+      out.push(`| ${r.flow} | ${h.target} | \`${h.partition}\`${h.shared ? '' : ' (one payment\'s)'} | ${h.shards} | ${n1(h.unitsPerCheckout)} | ${n1(h.targetUnitsPerCheckout)} | ${at10k} |`);
+    }
+    out.push(`| ${r.flow} | **all** | | | | **${n1(r.heat.unitsPerCheckout)}** | **${Math.floor(r.heat.maxRate)} checkouts/s** before a partition passes ${r.heat.limit} WCU/s |`);
+  }
+  out.push(
+    '',
+    `Write units by command (plain flow): ${Object.entries(plain.heat.byCommand).map(([c, u]) => `${c.replace('Command', '')} ${n1(u)}`).join(', ')}.`,
+    '',
+    `### Cost per million completed checkouts (${PRICES.region} on-demand prices as published on ${PRICES.asOf})`,
+    '',
+    `Prices: HTTP API $${PRICES.httpApiMillion.toFixed(2)} per million requests; Lambda on Arm $${PRICES.lambdaGbSecond} per GB-s and $${PRICES.lambdaRequestMillion.toFixed(2)} per million requests; DynamoDB on-demand $${PRICES.dynamodbWriteMillion} per million write units and $${PRICES.dynamodbReadMillion} per million read units; Secrets Manager $${PRICES.secretsTenThousand} per 10,000 calls.`,
+    'Lambda time is the handler time measured here (HTTP included), billed at each function\'s configured memory; the callback',
+    'dispatcher\'s time grows with the merchant\'s answer time (about $0.003 per million checkouts for every millisecond the',
+    'endpoint takes, at 256 MB). Reads: every read is a consistent read of one item under 4 KB or a query of a few index keys,',
+    'counted as one read unit each. Not modelled: CloudWatch Logs ingestion, X-Ray, data transfer, the stream (free for a',
+    'Lambda trigger), the scheduled jobs\' idle runs (a few thousand a day, whatever the traffic).',
+    '',
+    '| flow | API requests | Lambda invocations | GB-s | DynamoDB WRU | RRU | Secrets Manager calls | API | Lambda | DynamoDB writes | DynamoDB reads | Secrets Manager | **total** |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  for (const r of rows) {
+    const m = r.measured;
+    out.push(
+      `| ${r.flow} | ${n1(m.apiRequests)} | ${n1(m.invocations)} | ${m.gbSeconds.toFixed(4)} | ${n1(r.heat.unitsPerCheckout)} | ${n1(m.reads)} | ${n1(m.secretsCalls)} | ${money(r.dollars.api)} | ${money(r.dollars.lambda)} | ${money(r.dollars.dynamodbWrites)} | ${money(r.dollars.dynamodbReads)} | ${money(r.dollars.secrets)} | **${money(r.dollars.total)}** |`,
+    );
+  }
+  return out;
+}
+
+export const KEYS_SECTION_START = '<!-- keys:start -->';
+export const KEYS_SECTION_END = '<!-- keys:end -->';
+
+/** The report with its keys section replaced (or appended), for `npm run bench -- --only keys`. */
+export function spliceKeysSection(report: string, section: readonly string[]): string {
+  const block = [KEYS_SECTION_START, ...section, KEYS_SECTION_END].join('\n');
+  const start = report.indexOf(KEYS_SECTION_START);
+  const end = report.indexOf(KEYS_SECTION_END);
+  if (start >= 0 && end > start) return `${report.slice(0, start)}${block}${report.slice(end + KEYS_SECTION_END.length)}`;
+  return `${report.trimEnd()}\n\n${block}\n`;
+}
+
+export interface BacklogResult {
+  readonly backlog: number;
+  readonly report: { readonly examined: number; readonly captured: number; readonly failed: number };
+  readonly seconds: number;
+  readonly budgetSeconds: number;
+  readonly setupSeconds: number;
+}
+
+/**
+ * A backlog of `n` authorizations, all due for automatic capture, cleared by one run of the capture
+ * job with a Lambda's budget (its 60 s timeout less the job's margin): the drain logic on the local
+ * engine, every shard read in rounds, DRAIN_DEFAULTS.concurrency payments at a time.
+ */
+export async function measureBacklog(service: TestService, n: number): Promise<BacklogResult> {
+  const setupStarted = performance.now();
+  const shop = await service.createMerchant({ name: 'Backlog Shop' });
+  await updateMerchantSettings(service.deps, shop.merchant_key, { dms: true, autoCaptureDelayMinutes: 0 });
+  let made = 0;
+  await inParallel(Array.from({ length: n }, (_, i) => i), 16, async () => {
+    const paid = await paidPayment(service, shop, { order: { amount: '10.00' } });
+    if (paid.status.status !== 'pending') throw new Error(`backlog: an authorization answered ${paid.status.status}`);
+    made++;
+  });
+  const setupSeconds = (performance.now() - setupStarted) / 1000;
+  const budgetSeconds = 60 - JOB_END_MARGIN_MS / 1000;
+  const started = performance.now();
+  const report = await runCaptureJob(service.deps, { stopAt: Date.now() + budgetSeconds * 1000 });
+  return { backlog: made, report, seconds: (performance.now() - started) / 1000, budgetSeconds, setupSeconds };
+}
+
+/** Acquirer answer times the capacity model is worked out for. */
+const ACQUIRER_LATENCIES_MS = [100, 300] as const;
+
+export function renderBacklogSection(b: BacklogResult): string[] {
+  const perSecond = b.report.examined / b.seconds;
+  const perWorkerSlots = DRAIN_DEFAULTS.concurrency;
+  return [
+    '## Background work: a backlog drained in one run',
+    '',
+    `${b.backlog} authorizations due for automatic capture at once (made in ${b.setupSeconds.toFixed(0)} s through the page, 16 at a time), then one`,
+    `run of the capture job with a Lambda's budget (${b.budgetSeconds} s: the 60 s timeout less the job's margin), as \`runCaptureJob\` drains: every`,
+    `shard of the work index read in rounds of ${DRAIN_DEFAULTS.pageSize} entries, ${perWorkerSlots} payments handled at once.`,
+    '',
+    '| backlog | examined | captured | failed | run | payments/s (local engine, sandbox acquirer in the same table) |',
+    '|---:|---:|---:|---:|---:|---:|',
+    `| ${b.backlog} | ${b.report.examined} | ${b.report.captured} | ${b.report.failed} | ${b.seconds.toFixed(1)} s | ${perSecond.toFixed(0)} |`,
+    '',
+    `In the cloud each job runs ${JOB_WORKERS} invocations per tick, one per shard of the work index (the relay: of the outbox), each`,
+    `handling ${perWorkerSlots} payments at once until its budget: ${JOB_WORKERS * perWorkerSlots} payments in flight per job. What that keeps up with`,
+    'depends on the acquirer\'s answer time, which dominates a capture, a reconciliation or a callback POST:',
+    '',
+    '| acquirer (or merchant endpoint) answer time | payments/s per job, all workers |',
+    '|---:|---:|',
+    ...ACQUIRER_LATENCIES_MS.map((ms) => `| ${ms} ms | ${Math.floor((JOB_WORKERS * perWorkerSlots * 1000) / ms)} |`),
+  ];
+}
