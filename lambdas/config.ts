@@ -30,6 +30,12 @@ const configSchema = z.object({
   CALLBACK_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(30_000)), 10_000),
   /** The first retry delay of a failed callback (each further one doubles, up to an hour). */
   CALLBACK_FIRST_RETRY_MS: z._default(z.coerce.number().check(z.int(), z.gte(100), z.lte(3_600_000)), 30_000),
+  /**
+   * 1 where the table's stream dispatcher delivers new callbacks (the stack sets it): a write that
+   * makes a callback due leaves the dispatcher its lease, so a delivery takes no lease write. Unset
+   * in the local runner, whose relay delivers everything.
+   */
+  CALLBACK_STREAM: z._default(z.enum(['0', '1']), '0'),
   SECRET_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
 });
 

@@ -49,7 +49,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     ids,
     db,
     secretsClient,
-    store: new DynamoPaymentStore(db, config.TABLE_NAME),
+    store: new DynamoPaymentStore(db, config.TABLE_NAME, { streamDelivery: config.CALLBACK_STREAM === '1' }),
     merchants: new DynamoMerchantDirectory(db, config.TABLE_NAME),
     secrets: new CachedMerchantSecrets(
       new SecretsManagerMerchantSecrets(secretsClient, config.MERCHANT_SECRET_PREFIX),

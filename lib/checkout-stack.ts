@@ -138,6 +138,8 @@ export class CheckoutStack extends Stack {
         POWERTOOLS_SERVICE_NAME: 'checkout',
         LOG_LEVEL: settings.logLevel,
         PUBLIC_BASE_URL: publicBase,
+        // The table's stream dispatcher delivers new callbacks (lib/constructs/callback-delivery.ts).
+        CALLBACK_STREAM: '1',
       },
       logRetention: settings.logRetention,
       logRemovalPolicy: removalPolicy,

@@ -70,9 +70,10 @@ export const JOBS: readonly JobDefinition[] = [
 
 /**
  * The function the table's stream triggers (lib/constructs/callback-delivery.ts): it delivers the
- * callbacks of the payments the stream hands it, so it needs no index.
+ * callbacks of the payments the stream hands it, so it needs no index, and drops the details of
+ * links DynamoDB's TTL removed.
  */
 export const CALLBACK_DISPATCHER = {
   entry: 'lambdas/handlers/callback-dispatch.ts',
-  access: { table: tableAccess(ACCESS.callbackDelivery), merchantSecrets: true },
+  access: { table: tableAccess(ACCESS.callbackDelivery, ACCESS.expiredLinkCleanup), merchantSecrets: true },
 } as const satisfies Pick<JobDefinition, 'entry' | 'access'>;

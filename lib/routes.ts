@@ -46,9 +46,12 @@ const ADMIN_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
 
 /** Void, refund and capture by the merchant: one payment of its own, changed around one acquirer follow-up. */
 const MERCHANT_FOLLOW_UP = tableAccess(ACCESS.requestKeyClaim, ACCESS.paymentChange, ACCESS.acquirerFollowUps);
-/** A recurring charge: the chain, a new payment (and the first one's, for its IP), the merchant's settings, the stored card. */
+/**
+ * A recurring charge: the chain, a new payment (its details and state put, then changed; the first
+ * payment's read for its IP, a replay's read by query), the merchant's settings, the stored card.
+ */
 const RECURRING_CHARGE = tableAccess(ACCESS.requestKeyClaim, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, {
-  items: { PAYMENT: ['GetItem', 'PutItem', 'UpdateItem'], RECURRING: ['GetItem'] },
+  items: { PAYMENT: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], RECURRING: ['GetItem'] },
 });
 /** An operator's capture, release, void or refund (one or in bulk), written to the audit log. */
 const OPERATOR_MONEY_ACTION = tableAccess(ACCESS.paymentChange, ACCESS.acquirerFollowUps, ACCESS.auditAppend);
@@ -59,7 +62,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/session',
     entry: 'lambdas/handlers/create-session.ts',
-    access: { table: tableAccess(ACCESS.requestKeyClaim, { items: { PAYMENT: ['GetItem', 'PutItem'], CARDTOKEN: ['BatchGetItem', 'GetItem'] } }), merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.requestKeyClaim, { items: { PAYMENT: ['PutItem', 'Query'], CARDTOKEN: ['BatchGetItem', 'GetItem'] } }), merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
   },
   {
@@ -236,7 +239,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/payments/{paymentId}/callbacks',
     entry: 'lambdas/handlers/admin-payment-callbacks.ts',
-    access: { table: tableAccess({ items: { PAYMENT: ['GetItem', 'Query'] } }), merchantSecrets: false },
+    access: { table: tableAccess({ items: { PAYMENT: ['Query'] } }), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -246,7 +249,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/admin/api/payments/{paymentId}/callbacks/{index}/resend',
     entry: 'lambdas/handlers/admin-callback-resend.ts',
-    access: { table: tableAccess({ items: { PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } }, ACCESS.auditAppend), merchantSecrets: false },
+    // A callback delivered at its first attempt has no record item yet: its resend puts one.
+    access: { table: tableAccess({ items: { PAYMENT: ['PutItem', 'Query', 'UpdateItem'] } }, ACCESS.auditAppend), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'operator',

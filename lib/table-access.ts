@@ -12,7 +12,7 @@ import { ITEM_KINDS, TABLE_SCHEMA, type IndexName, type ItemKind } from './table
  * allow (test/support/table-access.ts).
  */
 
-/** The item actions the code may use. DeleteItem and ConditionCheckItem are not used anywhere today. */
+/** The item actions the code may use. DeleteItem is used once (expiredLinkCleanup); ConditionCheckItem nowhere. */
 export type ItemAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem';
 
 export const WRITE_ACTIONS: readonly ItemAction[] = ['PutItem', 'UpdateItem', 'DeleteItem'];
@@ -55,15 +55,18 @@ export const writesTable = (access: TableAccess): boolean =>
 export const ACCESS = {
   /** The merchant chain's Idempotency-Key claim (lambdas/middleware/merchant-endpoint.ts): one conditional put. */
   requestKeyClaim: { items: { REQUESTKEY: ['PutItem'] } },
-  /** Reading a payment by id (findPayment). */
-  paymentRead: { items: { PAYMENT: ['GetItem'] } },
-  /** Every change of a payment is one conditional UpdateItem, read before it (findPayment, transition). */
-  paymentChange: { items: { PAYMENT: ['GetItem', 'UpdateItem'] } },
+  /** Reading a payment by id (findPayment): its state and details items, one query of its partition. */
+  paymentRead: { items: { PAYMENT: ['Query'] } },
+  /**
+   * Every change of a payment is one conditional UpdateItem of its state item, read before it
+   * (findPayment, transition; the details read by key when the function has not read them yet).
+   */
+  paymentChange: { items: { PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } },
   /** A merchant's settings read by key (merchantOf / merchants.find): never written by this. */
   merchantSettingsRead: { items: { MERCHANT: ['GetItem'] } },
   /** The merchants by name: keys from the lookup index, then the merchants by key. */
   merchantList: { items: { MERCHANT: ['BatchGetItem'] }, indexes: ['lookup'] },
-  /** Payments found through a keys-only index (search, order number, dead callbacks), read by key. */
+  /** Payments found through a keys-only index (search, order number, dead callbacks), read by key (state and details items). */
   paymentsByKey: { items: { PAYMENT: ['BatchGetItem'] } },
   /**
    * The sandbox acquirer answering a follow-up (capture, void, refund, reversal) or making an
@@ -95,7 +98,12 @@ export const ACCESS = {
    * notification URL's health, and the merchant's notification URL. The relay also reads what is due
    * from the outbox index; the stream dispatcher is handed the payments.
    */
-  callbackDelivery: { items: { PAYMENT: ['GetItem', 'PutItem', 'UpdateItem'], ENDPOINT: ['GetItem', 'PutItem'], MERCHANT: ['GetItem'] } },
+  callbackDelivery: { items: { PAYMENT: ['Query', 'PutItem', 'UpdateItem'], ENDPOINT: ['GetItem', 'PutItem'], MERCHANT: ['GetItem'] } },
+  /**
+   * The stream dispatcher drops the details item of a link DynamoDB's TTL removed unpaid (its state
+   * item is gone; payment-store.ts forgetExpiredLink): the only delete anywhere.
+   */
+  expiredLinkCleanup: { items: { PAYMENT: ['DeleteItem'] } },
   /**
    * Appending to the audit log (lambdas/adapters/dynamodb/audit-log.ts): the entry id's marker is
    * read and written once, the day's chain is read for its last entry (Query), and the entry is

@@ -130,7 +130,7 @@ export function callbackFields(payment: Payment, tx: Transaction, password: stri
     ['customer_name', payment.customer.name || undefined],
     ['customer_email', payment.customer.email],
     // Required by the platform on every callback: a merchant-initiated payment carries its chain's.
-    ['customer_ip', payment.browser?.ip ?? payment.customerIp],
+    ['customer_ip', payment.customerIp ?? payment.browser?.ip],
     ['date', protocolDate(tx.at)],
     ...Object.entries(payment.customData ?? payment.checkout?.customData ?? {}).map(([k, v]): [string, string] => [`custom_data[${k}]`, v]),
     ['hash', callbackHash(payment, password)],

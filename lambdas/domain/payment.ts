@@ -120,9 +120,10 @@ export interface Payment {
   /** The challenge or redirect the customer is completing. */
   readonly action?: PendingAction;
   readonly card?: CardSummary;
+  /** Written by attempts before customerIp was: only its `ip` is read. */
   readonly browser?: BrowserInfo;
+  /** A billing address that differs from the session's (a country typed on the page); otherwise the session's is the payment's. */
   readonly billingAddress?: BillingAddress;
-  readonly acquirerRef?: string;
   /** Set when the link can no longer take a payment (paid). */
   readonly paidAt?: string;
   /** Set when a declined link can take no further attempt: its last decline is final (attempts.ts). */
@@ -155,7 +156,10 @@ export interface Payment {
   readonly capturedMinor?: number;
   /** The recurring chain a merchant-initiated payment belongs to. */
   readonly recurringChainToken?: string;
-  /** A merchant-initiated payment: the IP of the customer whose payment started its chain (callbacks carry it). */
+  /**
+   * The customer's IP (callbacks carry it): on a link, the address of the last attempt's browser; on
+   * a merchant-initiated payment, that of the customer whose payment started its chain.
+   */
   readonly customerIp?: string;
   /** A digest of what a merchant-initiated request asked for: a replay must ask the same. */
   readonly requestFingerprint?: string;

@@ -29,13 +29,28 @@ export function dueFromRecord(record: DynamoDBRecord): { paymentId: string; merc
 }
 
 /**
+ * The payment whose state item DynamoDB's TTL removed: a link that expired without an attempt (the
+ * first attempt removes the TTL). Deletions by anyone else are not TTL's.
+ */
+export function expiredLinkOf(record: DynamoDBRecord): string | undefined {
+  if (record.eventName !== 'REMOVE') return undefined;
+  const by = record.userIdentity as { type?: string; principalId?: string } | undefined;
+  if (by?.type !== 'Service' || by.principalId !== 'dynamodb.amazonaws.com') return undefined;
+  const keys = record.dynamodb?.Keys;
+  if (keys?.sk?.S !== 'PAYMENT' || !keys.pk?.S?.startsWith('PAYMENT#')) return undefined;
+  return keys.pk.S.slice('PAYMENT#'.length);
+}
+
+/**
  * DynamoDB Stream of the table: delivers a payment's new callbacks seconds after the write that
- * created them. Only a fast path: the outbox holds them anyway, and the scheduled relay delivers
+ * created them (taking the lease that write left for it), and drops the details of links TTL removed. Only a fast path: the outbox holds them anyway, and the scheduled relay delivers
  * whatever this misses. Records whose payment failed are reported, so the stream retries them.
  */
 export const handler = middy(async (event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> => {
   const byPayment = new Map<string, string>();
   const merchants = new Map<string, string | undefined>();
+  const expired = event.Records.map(expiredLinkOf).filter((id): id is string => id !== undefined);
+  for (const id of expired) await deps().store.forgetExpiredLink(id);
   for (const record of event.Records) {
     const due = dueFromRecord(record);
     if (due && record.dynamodb?.SequenceNumber) {
@@ -46,7 +61,7 @@ export const handler = middy(async (event: DynamoDBStreamEvent, context: Context
   if (!byPayment.size) return { batchItemFailures: [] };
   // In lanes per merchant; a merchant whose endpoint is slow is left to the relay, so the shard's next batches do not wait on it.
   const payments = [...byPayment.keys()].map((paymentId) => ({ paymentId, ...(merchants.get(paymentId) ? { merchantKey: merchants.get(paymentId)! } : {}) }));
-  const report = await runCallbackJob(withCallbacks(deps()), { payments, deferSlow: true, stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
+  const report = await runCallbackJob(withCallbacks(deps()), { payments, deferSlow: true, fromStream: true, stopAt: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS });
   const failedIds = new Set(report.failedPaymentIds);
   if (report.dead) logger.warn('callback dead', { dead: report.dead });
   if (report.failed) logger.error('callback dispatch: some payments failed', { ...report });

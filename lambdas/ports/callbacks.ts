@@ -42,6 +42,11 @@ export interface CallbackRecord {
   readonly deadAt?: string;
   readonly lastError?: string;
   readonly updatedAt: string;
+  /**
+   * Known from the payment's delivery summary, not from a record item: a callback delivered at its
+   * first attempt leaves only that (CallbackStore.release).
+   */
+  readonly summary?: boolean;
 }
 
 /** The callback a worker holds the lease of: no other worker delivers this payment's callbacks meanwhile. */
@@ -72,16 +77,18 @@ export interface CallbackStore {
   /**
    * Takes the lease of a payment's next due callback until `leaseUntil` (one conditional write).
    * Undefined when nothing is due (or another worker holds it); a payment with nothing left leaves
-   * the outbox.
+   * the outbox. `fromStream`: the stream dispatcher, which takes the lease the write that made the
+   * callback due left for it as it is, without a write.
    */
-  claim(paymentId: string, now: Date, leaseUntil: Date): Promise<CallbackClaim | undefined>;
+  claim(paymentId: string, now: Date, leaseUntil: Date, options?: { readonly fromStream?: boolean }): Promise<CallbackClaim | undefined>;
   saveRecord(record: CallbackRecord): Promise<void>;
   /**
    * Gives the lease back: `done` moves past this callback (delivered, dead or skipped), otherwise it
    * is due again at `dueAt`. `left-outbox`: that was the payment's last due callback; `lost`: another
-   * worker took over after the lease expired.
+   * worker took over after the lease expired. `delivered`: the callback's first attempt succeeded and
+   * no record item exists; the attempt is kept on the payment in the same write, as its record.
    */
-  release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date }): Promise<ReleaseResult>;
+  release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date; readonly delivered?: DeliveryAttempt }): Promise<ReleaseResult>;
   records(paymentId: string): Promise<CallbackRecord[]>;
   /** A merchant's dead callbacks, oldest first, one page at a time. */
   dead(merchantKey: string, limit: number, cursor?: string): Promise<{ records: CallbackRecord[]; cursor?: string }>;

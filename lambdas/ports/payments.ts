@@ -42,7 +42,7 @@ export interface TransitionGuard {
 /** What a transition changes; history is appended in the same write that changes the status. */
 export interface PaymentChange {
   readonly set: Partial<Omit<Payment, 'paymentId' | 'merchantKey' | 'transactions' | 'createdAt'>> & { readonly updatedAt: string };
-  readonly remove?: readonly ('inFlight' | 'action' | 'reason' | 'operation' | 'voidableUntil')[];
+  readonly remove?: readonly ('inFlight' | 'action' | 'reason' | 'operation' | 'voidableUntil' | 'browser' | 'billingAddress')[];
   /** Atomic additions (negative to subtract); an absent attribute counts as 0. */
   readonly add?: Partial<Record<'refundHeldMinor' | 'refundedMinor', number>>;
   /** Puts a refund in flight, or takes one out. */
@@ -93,6 +93,11 @@ export interface PaymentStore {
    */
   createPayment(payment: Payment, queue?: { readonly name: string; readonly dueAt: string }): Promise<void>;
   findPayment(paymentId: string): Promise<Payment | undefined>;
+  /**
+   * What is left of a link DynamoDB's TTL removed unpaid (its state item is gone): its details.
+   * The table's stream reports the removal; nothing else deletes.
+   */
+  forgetExpiredLink(paymentId: string): Promise<void>;
   /** Every payment of a merchant's order number, newest first, at most `limit`. */
   paymentsByOrder(merchantKey: string, orderNumber: string, limit: number): Promise<Payment[]>;
   /** The most recent payment of a merchant's order number. */

@@ -186,9 +186,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
   // A link lives up to 12 hours: the saved card may have expired since the session was created.
   if (savedCard && expired(savedCard.card.expMonth, savedCard.card.expYear, now)) return { ...view, problems: { savedCard: 'savedCard' } };
   const customer: Customer = customerAfterPay(payment.customer ?? {}, { holder: 'holder' in valid.card ? valid.card.holder : undefined, email: valid.email });
-  const billingAddress: BillingAddress | undefined = valid.country
-    ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country }
-    : payment.checkout.billingAddress;
+  const typedBilling: BillingAddress | undefined = valid.country ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country } : undefined;
   let claimed: Payment;
   try {
     claimed = await deps.store.transition(
@@ -201,12 +199,14 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
           attempt,
           inFlight: { attempt, transId, startedAt: now.toISOString(), idempotencyKey },
           card: savedCard ? savedCard.card : summarize(valid.card as ValidCard),
-          browser: ctx.browser,
+          // Of the browser only its address is kept (callbacks carry it); the rest went to the acquirer.
+          ...(ctx.browser.ip ? { customerIp: ctx.browser.ip } : {}),
           customer,
-          ...(billingAddress ? { billingAddress } : {}),
+          // The session's billing address is the payment's, unless a country was typed on the page.
+          ...(typedBilling ? { billingAddress: typedBilling } : {}),
           updatedAt: now.toISOString(),
         },
-        remove: ['reason'],
+        remove: ['reason', 'browser', ...(typedBilling ? [] : ['billingAddress' as const])],
         queue: reconcileAt(deps.policy, now),
         keep: true,
       },

@@ -49,7 +49,7 @@ export const NO_SECRET_REASON = 'The merchant has no signing password.';
 export async function deliverPaymentCallbacks(
   deps: CallbackDeps,
   paymentId: string,
-  options: { readonly max?: number; readonly stopAt?: number; readonly deferSlow?: boolean } = {},
+  options: { readonly max?: number; readonly stopAt?: number; readonly deferSlow?: boolean; readonly fromStream?: boolean } = {},
 ): Promise<DeliveryOutcome[]> {
   const outcomes: DeliveryOutcome[] = [];
   const max = options.max ?? CALLBACKS_PER_PAYMENT_RUN;
@@ -60,7 +60,7 @@ export async function deliverPaymentCallbacks(
     // Each POST may take the whole timeout: do not start one that would outlive the run.
     if (options.stopAt !== undefined && Date.now() + deps.callbackPolicy.timeoutMs > options.stopAt) break;
     const now = deps.clock.now();
-    const claim = await deps.callbacks.claim(paymentId, now, new Date(now.getTime() + deps.callbackPolicy.timeoutMs + LEASE_MARGIN_MS));
+    const claim = await deps.callbacks.claim(paymentId, now, new Date(now.getTime() + deps.callbackPolicy.timeoutMs + LEASE_MARGIN_MS), { fromStream: options.fromStream === true });
     if (!claim) break;
     const { outcome, released } = await deliverClaimed(deps, claim, merchantOf, options.deferSlow === true);
     outcomes.push(outcome);
@@ -175,8 +175,16 @@ function startRound(claim: CallbackClaim, at: string): CallbackRecord {
   return { ...kept, state: 'pending', roundFailures: 0, updatedAt: at } as CallbackRecord;
 }
 
-/** The record first, then the lease: a crash in between sends this callback once more, never loses it. */
+/**
+ * The record first, then the lease: a crash in between sends this callback once more, never loses
+ * it. A callback delivered at its first attempt (no record yet, not a resend) has no record item:
+ * its attempt rides on the release, one write, and is its record (CallbackStore.release).
+ */
 async function finish(deps: CallbackDeps, claim: CallbackClaim, record: CallbackRecord, outcome: { done: boolean; dueAt: Date }): Promise<ReleaseResult> {
+  const first = record.attempts.length === 1 ? record.attempts[0] : undefined;
+  if (record.state === 'delivered' && !claim.record && !claim.resend && record.attemptCount === 1 && first) {
+    return deps.callbacks.release(claim, { ...outcome, delivered: first });
+  }
   await deps.callbacks.saveRecord(record);
   return deps.callbacks.release(claim, outcome);
 }
@@ -236,6 +244,8 @@ export interface CallbackJobOptions {
   readonly drain?: boolean;
   /** Leave endpoints known to be slow to the relay (the stream's fast path). */
   readonly deferSlow?: boolean;
+  /** The stream dispatcher: it takes the leases the writes left for it (CallbackStore.claim). */
+  readonly fromStream?: boolean;
   /** This worker's part of the outbox's shards (a relay tick with several workers); all by default. */
   readonly part?: ShardPart;
 }
@@ -299,7 +309,7 @@ export async function runCallbackJob(deps: CallbackDeps, options: CallbackJobOpt
     payments++;
     const task = (async () => {
       try {
-        const outcomes = await deliverPaymentCallbacks(deps, id, { stopAt: options.stopAt, deferSlow: options.deferSlow });
+        const outcomes = await deliverPaymentCallbacks(deps, id, { stopAt: options.stopAt, deferSlow: options.deferSlow, fromStream: options.fromStream });
         for (const outcome of outcomes) counts[outcome]++;
         // Something went out: a later callback of this payment may become due in this run.
         if (outcomes.some((o) => o === 'delivered' || o === 'skipped')) taken.delete(id);

@@ -121,7 +121,6 @@ async function recordOnce(
             set: {
               status,
               paidAt: at,
-              acquirerRef: outcome.acquirerRef,
               authorization: { idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef },
               updatedAt: at,
               ...tokens,
@@ -144,7 +143,6 @@ async function recordOnce(
               status: 'decline',
               reason: outcome.reason,
               declines,
-              acquirerRef: outcome.acquirerRef,
               softDecline: outcome.soft === true,
               updatedAt: at,
               ...(linkClosed ? { linkClosed } : {}),
@@ -162,7 +160,6 @@ async function recordOnce(
             set: {
               status: outcome.flow,
               action: { attempt: ref.attempt, transId: ref.transId, flow: outcome.flow, url: outcome.url, idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef, startedAt: at },
-              acquirerRef: outcome.acquirerRef,
               updatedAt: at,
             },
             remove: ['inFlight'],
@@ -207,7 +204,7 @@ async function issueTokens(deps: RecordDeps, payment: Payment, ref: AttemptRef, 
       card,
       ...(payment.scheduleId ? { scheduleId: payment.scheduleId } : {}),
       customer: payment.customer,
-      ...(payment.browser?.ip ? { customerIp: payment.browser.ip } : {}),
+      ...((payment.customerIp ?? payment.browser?.ip) ? { customerIp: payment.customerIp ?? payment.browser?.ip } : {}),
       createdAt: now.toISOString(),
     });
   }

@@ -111,7 +111,8 @@ export async function chargeRecurring(deps: RecurringDeps, merchantKey: string, 
   const transId = deps.ids.transId();
   const idempotencyKey = `${paymentId}.1`;
   // Chains made before the IP was kept on them: the first payment still has it.
-  const customerIp = chain.customerIp ?? (await deps.store.findPayment(chain.initPaymentId))?.browser?.ip;
+  const first = chain.customerIp ? undefined : await deps.store.findPayment(chain.initPaymentId);
+  const customerIp = chain.customerIp ?? first?.customerIp ?? first?.browser?.ip;
   const payment: Payment = {
     paymentId,
     merchantKey,

@@ -80,10 +80,16 @@ export class CallbackDelivery extends Construct {
         maxRecordAge: STREAM_MAX_RECORD_AGE,
         parallelizationFactor: 2,
         onFailure: new sources.SqsDlq(this.deadLetterQueue),
-        // Payment items in the outbox only; the handler then keeps the writes that added work.
+        // Payment items in the outbox only; the handler then keeps the writes that added work. And
+        // payment items DynamoDB's TTL removed (links that expired unpaid): their details go too.
         filters: [
           lambda.FilterCriteria.filter({
             dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual('PAYMENT') } }, NewImage: { sendPk: { S: lambda.FilterRule.exists() } } },
+          }),
+          lambda.FilterCriteria.filter({
+            eventName: lambda.FilterRule.isEqual('REMOVE'),
+            userIdentity: { type: lambda.FilterRule.isEqual('Service'), principalId: lambda.FilterRule.isEqual('dynamodb.amazonaws.com') },
+            dynamodb: { Keys: { sk: { S: lambda.FilterRule.isEqual('PAYMENT') } } },
           }),
         ],
       }),

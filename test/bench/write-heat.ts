@@ -146,7 +146,12 @@ export interface RecordedWrite {
   readonly command: string;
   readonly checkout: number | undefined;
   readonly uses: readonly UnitUse[];
+  /** The items written, as `<kind>#… / <sort key kind>` with the larger of their sizes before and after. */
+  readonly items: readonly { readonly item: string; readonly bytes: number }[];
 }
+
+/** An item's address with its ids left out: `PAYMENT# / CALLBACK#`. */
+const itemKind = (k: { pk: string; sk: string }): string => `${k.pk.replace(/#.*/, '#')} / ${k.sk.replace(/#.*/, '#')}`;
 
 /**
  * Records the write units of every write a DynamoDB client sends (the service's own: the sandbox
@@ -186,7 +191,8 @@ export class WriteRecorder {
               // A refused write consumes the table's units for the item it looked at, and no index's.
               failed ? writeUnits(before[i], before[i] ?? marshall(k), transactional).filter((u) => u.target === 'table') : writeUnits(before[i], after[i], transactional),
             );
-            this.writes.push({ command, checkout: this.checkout.getStore() ?? this.current, uses });
+            const items = own.map((k, i) => ({ item: itemKind(k), bytes: Math.max(before[i] ? itemSize(before[i]!) : 0, after[i] ? itemSize(after[i]!) : 0) }));
+            this.writes.push({ command, checkout: this.checkout.getStore() ?? this.current, uses, items });
           }
         });
       },

@@ -21,7 +21,7 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
   const dispatcherId = () => logicalId(delivery().dispatcher.function);
   const dlqId = () => logicalId(delivery().deadLetterQueue);
 
-  test('the table has the sparse outbox (sending) index, keys only, and a stream with old and new images', () => {
+  test('the table has the sparse outbox (sending) index, keys and the merchant (its lane), and a stream with old and new images', () => {
     const table = resource(s.template, tableId());
     expect(TABLE_SCHEMA.globalSecondaryIndexes.map((i) => i.indexName)).toContain('sending');
     expect(table.Properties.GlobalSecondaryIndexes).toContainEqual({
@@ -30,7 +30,7 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
         { AttributeName: 'sendPk', KeyType: 'HASH' },
         { AttributeName: 'sendSk', KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'KEYS_ONLY' },
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['merchantKey'] },
     });
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   });
@@ -42,7 +42,7 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
     expect(s.stack.jobFunctions.get(CALLBACK_RELAY_JOB_ID)).toBeDefined();
   });
 
-  test('the stream triggers the dispatcher: payment items in the outbox only, bounded retries, split batches, a dead-letter queue', () => {
+  test('the stream triggers the dispatcher: payment items in the outbox and those TTL removed only, bounded retries, split batches, a dead-letter queue', () => {
     const mappings = Object.values(resourcesOfType(s.template, 'AWS::Lambda::EventSourceMapping'));
     expect(mappings).toHaveLength(1);
     const { Properties } = mappings[0]!;
@@ -60,6 +60,8 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
     expect(flatten(Properties.DestinationConfig.OnFailure.Destination)).toBe(`\${${dlqId()}.Arn}`);
     expect(Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
       { dynamodb: { Keys: { sk: { S: ['PAYMENT'] } }, NewImage: { sendPk: { S: [{ exists: true }] } } } },
+      // An unpaid link's state item removed by TTL: the dispatcher drops its details (ADR 0023).
+      { eventName: ['REMOVE'], userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] }, dynamodb: { Keys: { sk: { S: ['PAYMENT'] } } } },
     ]);
   });
 

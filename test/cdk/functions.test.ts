@@ -111,6 +111,8 @@ function baseEnvironment(stage: Stage, ids: FunctionIds): Record<string, unknown
     LOG_LEVEL: STAGE_EXPECTATIONS[stage].logLevel,
     // Links are built on the API's own URL (or a configured custom domain), never on request headers.
     PUBLIC_BASE_URL: { 'Fn::GetAtt': [expect.stringMatching(/^ApiHttpApi/), 'ApiEndpoint'] },
+    // The stream dispatcher delivers new callbacks: writes that make one due leave it its lease.
+    CALLBACK_STREAM: '1',
   };
 }
 

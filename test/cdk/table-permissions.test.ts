@@ -1,3 +1,4 @@
+import { OUTBOX_INDEX } from '../../lambdas/adapters/dynamodb/keys';
 import { CALLBACK_RELAY_JOB_ID } from '../../lib/checkout-stack';
 import { JOBS } from '../../lib/jobs';
 import { STAGES } from '../../lib/naming';
@@ -14,7 +15,8 @@ import { flatten, logicalId, resourcesOfType, synthesize, type Synthesized } fro
  *   and no function may update or delete one;
  * - public routes (merchant API, checkout page, sandbox pages, the portal page) cannot write a
  *   merchant's settings or touch an operator, and read a merchant's settings by key only;
- * - no function may Scan or write in batches, and none may delete an item.
+ * - no function may Scan or write in batches, and none may delete an item but the stream
+ *   dispatcher, a payment's (the details of a link DynamoDB's TTL removed).
  */
 const AUDIT_WRITERS = ['AdminCallbackResend', 'AdminCaptureBulk', 'AdminDeadCallbacksResend', 'AdminMerchantUpdate', 'AdminPaymentAction'];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
@@ -87,13 +89,16 @@ describe.each(STAGES)('table permissions (%s)', (stage) => {
     expect(readers).toEqual(['CheckoutComplete', 'CheckoutPage', 'CheckoutPay', 'RecurringPayment', 'RecurringPaymentCyrillic', 'RetryPayment', 'SandboxChallengeAnswer', 'SandboxChallengePage']);
   });
 
-  test('no function may scan, delete or write in batches, on the table or an index', () => {
+  test('no function may scan, delete or write in batches, on the table or an index; the dispatcher deletes only in PAYMENT#', () => {
     const resources = [tableArn(), ...TABLE_SCHEMA.globalSecondaryIndexes.map((i) => `${tableArn()}/index/${i.indexName}`)];
+    const deletesPayments = (name: string, action: string, resource: string, keys?: string[]) =>
+      name === 'CallbacksDispatcher' && action === 'dynamodb:DeleteItem' && resource === tableArn() && keys?.[0] === 'PAYMENT#1';
     for (const [name, st] of functions()) {
       for (const resource of resources) {
         for (const action of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem']) {
-          for (const keys of [undefined, ['PAYMENT#1'], ['AUDIT#2030-01-01']]) {
-            expect(`${name} ${action} ${resource}: ${evaluate(st, { action, resource, context: { 'dynamodb:LeadingKeys': keys } })}`).toMatch(/: (not-allowed|denied-explicitly)$/);
+          for (const keys of [undefined, ['PAYMENT#1'], ['AUDIT#2030-01-01'], ['MERCHANT#m'], ['PAYMENT#1', 'MERCHANT#m']]) {
+            const decision = evaluate(st, { action, resource, context: { 'dynamodb:LeadingKeys': keys } });
+            expect(`${name} ${action} ${resource} ${keys}: ${decision}`).toMatch(deletesPayments(name, action, resource, keys) && keys!.length === 1 ? /: allowed$/ : /: (not-allowed|denied-explicitly)$/);
           }
         }
       }
@@ -112,7 +117,7 @@ describe.each(STAGES)('table permissions (%s)', (stage) => {
         .filter((index) => evaluate(st, { action: 'dynamodb:Query', resource: `${tableArn()}/index/${index}`, context: {} }) === 'allowed');
       expect(`${name}: ${queried.join(',')}`).toBe(`${name}: ${[...(declared.get(name) ?? [])].join(',')}`);
     }
-    const outboxReaders = functions().filter(([, st]) => evaluate(st, { action: 'dynamodb:Query', resource: `${tableArn()}/index/outbox`, context: {} }) === 'allowed');
+    const outboxReaders = functions().filter(([, st]) => evaluate(st, { action: 'dynamodb:Query', resource: `${tableArn()}/index/${OUTBOX_INDEX}`, context: {} }) === 'allowed');
     expect(outboxReaders.map(([n]) => n)).toEqual([CALLBACK_RELAY_JOB_ID]);
   });
 });

@@ -75,16 +75,17 @@ describe('Secrets Manager', () => {
 });
 
 describe('DynamoDB', () => {
-  it('create session is exactly one write', async () => {
+  // A payment is its details (written once) and its state (ADR 0023): two puts, each one write unit.
+  it('create session is exactly two writes: the details, then the state', async () => {
     await createSession();
-    expect(dbCalls.calls).toEqual(['PutItemCommand']);
+    expect(dbCalls.calls).toEqual(['PutItemCommand', 'PutItemCommand']);
   });
 
-  it('status by payment_id is exactly one read', async () => {
+  it('status by payment_id is exactly one read: a query of the payment\'s partition for both items', async () => {
     const paymentId = await createSession();
     dbCalls.reset();
     await service.signedPost(STATUS, { merchant_key: merchant.merchant_key, payment_id: paymentId }, merchant.password);
-    expect(dbCalls.calls).toEqual(['GetItemCommand']);
+    expect(dbCalls.calls).toEqual(['QueryCommand']);
   });
 
   // The order index holds keys only (write units are what scale, docs/architecture.md): the payment is read by key after.
@@ -93,7 +94,7 @@ describe('DynamoDB', () => {
     dbCalls.reset();
     const res = await service.signedPost(STATUS, { merchant_key: merchant.merchant_key, order_id: 'order-q' }, merchant.password);
     expect(res.status).toBe(200);
-    expect(dbCalls.calls).toEqual(['QueryCommand', 'GetItemCommand']);
+    expect(dbCalls.calls).toEqual(['QueryCommand', 'QueryCommand']);
   });
 
   it('is not called for a request refused by validation or signature', async () => {

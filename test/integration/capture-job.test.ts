@@ -230,12 +230,14 @@ describe('with the default validity of 7 days', () => {
   describe('what the job reads', () => {
     /** Records the table reads (operation and key) the SDK sends. */
     function recordReads() {
-      const reads: { op: string; pk?: string }[] = [];
-      type Next = (args: { input: { Key?: { pk?: { S?: string } | string } } }) => Promise<unknown>;
+      const reads: { op: string; pk?: string; index?: string }[] = [];
+      type Next = (args: { input: { Key?: { pk?: { S?: string } | string }; IndexName?: string; ExpressionAttributeValues?: Record<string, unknown> } }) => Promise<unknown>;
       (service.deps.db.middlewareStack as unknown as { add(m: unknown, o: unknown): void; remove(name: string): boolean }).add(
         (next: Next, context: { commandName?: string }) => async (args: Parameters<Next>[0]) => {
-          const pk = args.input.Key?.pk;
-          reads.push({ op: String(context.commandName).replace(/Command$/, ''), pk: typeof pk === 'string' ? pk : pk?.S });
+          // A key read names its key; a query of the table its partition (`:pk`); a query of an index its index.
+          const queried = args.input.IndexName ? undefined : (args.input.ExpressionAttributeValues?.[':pk'] as { S?: string } | string | undefined);
+          const pk = args.input.Key?.pk ?? queried;
+          reads.push({ op: String(context.commandName).replace(/Command$/, ''), pk: typeof pk === 'string' ? pk : pk?.S, ...(args.input.IndexName ? { index: args.input.IndexName } : {}) });
           return next(args);
         },
         { step: 'finalizeRequest', priority: 'low', name: 'record-reads' },
@@ -258,10 +260,11 @@ describe('with the default validity of 7 days', () => {
         recorder.stop();
       }
       const { reads } = recorder;
-      expect(reads.filter((r) => r.op === 'Query')).toHaveLength(SHARDS.work);
+      expect(reads.filter((r) => r.op === 'Query' && r.index === 'work')).toHaveLength(SHARDS.work);
       expect(reads.filter((r) => r.op === 'Scan' || r.op === 'BatchGetItem')).toEqual([]);
-      const paymentReads = reads.filter((r) => r.op === 'GetItem' && r.pk?.startsWith('PAYMENT#')).map((r) => r.pk);
-      expect(paymentReads.sort()).toEqual(due.map((p) => `PAYMENT#${p.paymentId}`).sort());
+      // Each due payment read once, state and details in one query of its partition.
+      const paymentReads = reads.filter((r) => (r.op === 'GetItem' || r.op === 'Query') && r.pk?.startsWith('PAYMENT#')).map((r) => `${r.op} ${r.pk}`);
+      expect(paymentReads.sort()).toEqual(due.map((p) => `Query PAYMENT#${p.paymentId}`).sort());
     });
 
     it('a worker drains only its part of the shards; the workers of a tick together drain everything', async () => {

@@ -1,6 +1,6 @@
 import { sandboxLedger, type SandboxLedgerRecord } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { key, TTL_ATTRIBUTE } from '../../lambdas/adapters/dynamodb/keys';
+import { storedPaymentItems } from '../support/payments';
+import { TTL_ATTRIBUTE } from '../../lambdas/adapters/dynamodb/keys';
 import { setDeps } from '../../lambdas/container';
 import type { Payment } from '../../lambdas/domain/payment';
 import { logger } from '../../lambdas/observability/logger';
@@ -80,11 +80,7 @@ const get = async (url: string): Promise<PageAnswer> => answer(await fetch(url, 
 const checkout = (merchant: MerchantCredentials = shop, overrides: Record<string, unknown> = {}) => createCheckout(service, merchant, { ...URLS, ...overrides });
 
 /** The payment item exactly as stored (storage attributes included). */
-async function storedItem(paymentId: string): Promise<Record<string, unknown>> {
-  const out = await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: key.payment(paymentId), ConsistentRead: true }));
-  if (!out.Item) throw new Error(`payment ${paymentId} not stored`);
-  return out.Item;
-}
+const storedItem = (paymentId: string): Promise<Record<string, unknown>> => storedPaymentItems(service.deps.db, service.backend.tableName, paymentId);
 const storedPayment = async (paymentId: string) => (await storedItem(paymentId)) as unknown as Payment;
 
 /** The sandbox acquirer's own records of a payment's attempts. */
@@ -276,31 +272,38 @@ describe('what is stored of the card and the browser', () => {
     expect((await get(link.url)).html).toContain('Your payment is being processed');
   });
 
-  it('stores the card masked with brand and expiry, and the browser data 3-D Secure needs', async () => {
+  it('stores the card masked with brand and expiry and of the browser only its address; the acquirer gets the browser data 3-D Secure needs', async () => {
     const link = await checkout();
-    expect((await submit(link.url, cardForm('01/38'))).status).toBe(303);
+    const calls: AuthorizeRequest[] = [];
+    expect((await withAcquirer(countingAuthorize(calls), () => submit(link.url, cardForm('01/38')))).status).toBe(303);
+    expect(calls.map((c) => c.browser)).toEqual([
+      {
+        language: 'de-DE',
+        screenWidth: 1920,
+        screenHeight: 1080,
+        colorDepth: 24,
+        timeZoneOffsetMinutes: -60,
+        javaEnabled: false,
+        userAgent: USER_AGENT,
+        acceptHeader: expect.any(String),
+        ip: '127.0.0.1',
+      },
+    ]);
     const payment = await storedPayment(link.paymentId);
     expect(payment.card).toEqual({ mask: '411111****1111', brand: 'visa', expMonth: 1, expYear: 2038, holder: 'John Doe' });
-    expect(payment.browser).toEqual({
-      language: 'de-DE',
-      screenWidth: 1920,
-      screenHeight: 1080,
-      colorDepth: 24,
-      timeZoneOffsetMinutes: -60,
-      javaEnabled: false,
-      userAgent: USER_AGENT,
-      acceptHeader: expect.any(String),
-      ip: '127.0.0.1',
-    });
+    // What callbacks carry (customer_ip); the rest of the browser data was the acquirer's to use.
+    expect(payment.customerIp).toBe('127.0.0.1');
+    expect(payment.browser).toBeUndefined();
   });
 
   it('falls back to the request headers for the browser data when the page script did not run', async () => {
     const link = await checkout();
     const { method, card_number, card_expiry, card_cvv, card_holder } = cardForm('01/38');
-    expect((await submit(link.url, { method, card_number, card_expiry, card_cvv, card_holder } as Record<string, string>)).status).toBe(303);
-    const payment = await storedPayment(link.paymentId);
-    expect(payment.browser).toMatchObject({ language: 'de-DE', userAgent: USER_AGENT });
-    expect(payment.browser?.screenWidth).toBeUndefined();
+    const calls: AuthorizeRequest[] = [];
+    const paid = await withAcquirer(countingAuthorize(calls), () => submit(link.url, { method, card_number, card_expiry, card_cvv, card_holder } as Record<string, string>));
+    expect(paid.status).toBe(303);
+    expect(calls[0]?.browser).toMatchObject({ language: 'de-DE', userAgent: USER_AGENT });
+    expect(calls[0]?.browser?.screenWidth).toBeUndefined();
   });
 });
 

@@ -1,4 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DETAIL_FIELDS } from '../../lambdas/adapters/dynamodb/payment-store';
+import { storedPaymentItems } from '../support/payments';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { ManualClock } from '../../lambdas/ports/clock';
@@ -30,11 +32,8 @@ afterAll(() => service.close());
 
 const body = (overrides: Json = {}) => validSessionBody(merchant.merchant_key, overrides);
 
-async function storedItem(paymentId: string): Promise<Record<string, unknown>> {
-  const out = await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: key.payment(paymentId) }));
-  if (!out.Item) throw new Error(`payment ${paymentId} not stored`);
-  return out.Item;
-}
+/** The payment's state item over its details item, as one object. */
+const storedItem = (paymentId: string): Promise<Record<string, unknown>> => storedPaymentItems(service.deps.db, service.backend.tableName, paymentId);
 
 async function createdItem(request: Json): Promise<Record<string, unknown>> {
   const res = await service.signedPost<{ redirect_url: string }>(SESSION, request, merchant.password);
@@ -73,6 +72,20 @@ describe('a valid, signed session request', () => {
       transactions: [],
       checkout: { operation: 'purchase', successUrl: 'https://shop.example/success', cancelUrl: 'https://shop.example/cancel', reqToken: false, recurringInit: false },
     });
+  });
+
+  it('stores it as two items: what the merchant asked (with the order lookup) written once, the state apart and small', async () => {
+    const res = await service.signedPost<{ redirect_url: string }>(SESSION, body(), merchant.password);
+    const paymentId = paymentIdOf(res.json.redirect_url);
+    const get = async (k: { pk: string; sk: string }) => (await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: k, ConsistentRead: true }))).Item!;
+    const [state, details] = await Promise.all([get(key.payment(paymentId)), get(key.paymentDetails(paymentId))]);
+    expect(Object.keys(details).sort()).toEqual(['checkout', 'gsi1pk', 'gsi1sk', 'kind', 'order', 'pk', 'sk']);
+    expect(details).toMatchObject({ kind: 'payment-details', gsi1pk: key.orderIndex(merchant.merchant_key, 'order-1234'), order: { number: 'order-1234' } });
+    // The state item carries no field of the details, and the link's expiry as a number for the attempt's condition.
+    for (const field of DETAIL_FIELDS) expect(state).not.toHaveProperty(field);
+    expect(state.linkEnds).toBe(Date.parse((details.checkout as { expiresAt: string }).expiresAt));
+    expect(state).not.toHaveProperty('paymentId');
+    expect(JSON.stringify(state).length).toBeLessThan(600);
   });
 
   it('stores only a hash of the link secret, never the link token', async () => {

@@ -2,6 +2,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import { all, drop, mutated, set, validSessionBody, type Json, type Mutation } from '../support/fixtures';
 import type { HttpAnswer } from '../support/http';
 import { paymentIdOf } from '../support/links';
+import { storedPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 import { signBody } from '../support/sign';
 
@@ -251,7 +252,7 @@ describe('strings that look like injections but break no rule', () => {
     );
     expect(res.status).toBe(200);
     const paymentId = paymentIdOf(res.json.redirect_url);
-    const stored = (await payments()).find((p) => p.paymentId === paymentId);
+    const stored = await storedPayment(service, paymentId);
     expect(stored).toMatchObject({ order: { description }, customData });
 
     const status = await service.signedPost<Json>(STATUS, { merchant_key: merchant.merchant_key, payment_id: paymentId }, merchant.password);

@@ -152,7 +152,8 @@ describe('POST /api/v1/payment/recurring', () => {
     expect(res.status).toBe(400);
     expect(res.json).toEqual(HASH_NOT_VALID);
     const number = (body.order as { number: string }).number;
-    expect((await service.tableItems()).filter((i) => i.kind === 'payment' && (i.order as { number: string }).number === number)).toEqual([]);
+    // No payment (its details name the order) was written.
+    expect((await service.tableItems()).filter((i) => i.kind === 'payment-details' && (i.order as { number: string }).number === number)).toEqual([]);
   });
 
   it('refuses a body signed with the currency (the recurring hash has none)', async () => {
@@ -245,7 +246,7 @@ describe('idempotency: one charge per chain and order number', () => {
       const item = await storedPayment(service, paymentId);
       expect(item.status).toBe('settled');
       expect(item.transactions.filter((t) => t.type === 'recurring' && t.status === 'success')).toHaveLength(1);
-      const payments = (await service.tableItems()).filter((i) => i.kind === 'payment' && (i.order as { number: string }).number === input.order.number);
+      const payments = (await service.tableItems()).filter((i) => i.kind === 'payment-details' && (i.order as { number: string }).number === input.order.number);
       expect(payments).toHaveLength(1);
     } finally {
       authorize.mockRestore();

@@ -68,7 +68,7 @@ test('the reconciliation job: a timed-out attempt approved later issues its toke
   expect(calls('ReconcileAttempts')).toEqual(
     expect.arrayContaining([
       'ReconcileAttempts Query index work',
-      'ReconcileAttempts GetItem PAYMENT#',
+      'ReconcileAttempts Query PAYMENT#',
       'ReconcileAttempts UpdateItem PAYMENT#',
       'ReconcileAttempts GetItem MERCHANT#',
       'ReconcileAttempts UpdateItem SANDBOX#',
@@ -129,7 +129,24 @@ test('the stream dispatcher delivers a payment the stream hands it, without read
   expect(await runAs(CALLBACK_DISPATCHER_ID, dispatch, event)).toEqual({ batchItemFailures: [] });
   expect(receiver.received.some((c) => c.fields.id === paid.paymentId)).toBe(true);
   expect(calls(CALLBACK_DISPATCHER_ID)).not.toContain(`${CALLBACK_DISPATCHER_ID} Query index sending`);
-  expect(calls(CALLBACK_DISPATCHER_ID)).toEqual(expect.arrayContaining([`${CALLBACK_DISPATCHER_ID} UpdateItem PAYMENT#`, `${CALLBACK_DISPATCHER_ID} PutItem PAYMENT#`]));
+  // The payment read in one query of its partition; delivered at the first attempt, the release is its record (no PutItem).
+  expect(calls(CALLBACK_DISPATCHER_ID)).toEqual(expect.arrayContaining([`${CALLBACK_DISPATCHER_ID} Query PAYMENT#`, `${CALLBACK_DISPATCHER_ID} UpdateItem PAYMENT#`]));
+});
+
+test('the stream dispatcher drops the details of a link DynamoDB\'s TTL removed, and nothing else', async () => {
+  const { shop } = await merchants.merchant();
+  const link = await openSession(service, shop);
+  const details = key.paymentDetails(link.paymentId);
+  const read = async () => (await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: details, ConsistentRead: true }))).Item;
+  const removal = (by: { type: string; principalId: string }): DynamoDBStreamEvent => ({
+    Records: [{ eventName: 'REMOVE', userIdentity: by, dynamodb: { Keys: { pk: { S: `PAYMENT#${link.paymentId}` }, sk: { S: 'PAYMENT' } }, SequenceNumber: '2' } }],
+  });
+  // A deletion by anyone but TTL is not an expiry (nothing of ours deletes a state item, but never assume).
+  await runAs(CALLBACK_DISPATCHER_ID, dispatch, removal({ type: 'Service', principalId: 'someone.amazonaws.com' }));
+  expect(await read()).toBeDefined();
+  await runAs(CALLBACK_DISPATCHER_ID, dispatch, removal({ type: 'Service', principalId: 'dynamodb.amazonaws.com' }));
+  expect(await read()).toBeUndefined();
+  expect(calls(CALLBACK_DISPATCHER_ID)).toContain(`${CALLBACK_DISPATCHER_ID} DeleteItem PAYMENT#`);
 });
 
 test('every merchant route claims an Idempotency-Key (a put of a REQUESTKEY# item) before its use case runs', async () => {

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/client';
-import { withoutStorageAttributes } from '../../lambdas/adapters/dynamodb/keys';
+import { key } from '../../lambdas/adapters/dynamodb/keys';
+import { joinedPayment } from '../../lambdas/adapters/dynamodb/payment-store';
 import { sandboxLedger } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import type { Payment } from '../../lambdas/domain/payment';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver, type ReceivedCallback } from './callback-receiver';
@@ -402,8 +403,14 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
     } while (ExclusiveStartKey);
     return items;
   };
-  const scanPayments = async (db: DynamoDBDocumentClient, tableName: string): Promise<Payment[]> =>
-    (await scan(db, tableName, 'PAYMENT')).map((i) => withoutStorageAttributes<Payment>(i));
+  /** Every payment: its state item joined with its details (a payment stored whole is read as it is). */
+  const scanPayments = async (db: DynamoDBDocumentClient, tableName: string): Promise<Payment[]> => {
+    const details = new Map((await scan(db, tableName, key.paymentDetails('').sk)).map((i) => [String(i.pk), i]));
+    return (await scan(db, tableName, key.payment('').sk)).flatMap((i) => {
+      const payment = joinedPayment(i, details.get(String(i.pk)));
+      return payment ? [payment] : [];
+    });
+  };
 
   const readPayments = () => withStore(scanPayments);
 

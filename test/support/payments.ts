@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
 import { sandboxLedger, type SandboxLedgerRecord } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
@@ -195,11 +195,21 @@ export async function recurringChain(
   return { ...paid, token, initTransId };
 }
 
-/** The payment item as stored (the whole history of the payment is on it). */
+/**
+ * The payment as stored: its state item (the whole history of the payment is on it) over its
+ * details item, storage attributes and all, as one object (the payment id is the key's).
+ */
 export async function storedPayment(service: TestService, paymentId: string): Promise<Payment> {
-  const out = await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: key.payment(paymentId), ConsistentRead: true }));
-  if (!out.Item) throw new Error(`payment ${paymentId} not stored`);
-  return out.Item as unknown as Payment;
+  return (await storedPaymentItems(service.deps.db, service.backend.tableName, paymentId)) as unknown as Payment;
+}
+
+/** A payment's two items merged, read consistently; throws when the state item is missing. */
+export async function storedPaymentItems(db: DynamoDBDocumentClient, tableName: string, paymentId: string): Promise<Record<string, unknown>> {
+  const [state, details] = await Promise.all(
+    [key.payment(paymentId), key.paymentDetails(paymentId)].map(async (k) => (await db.send(new GetCommand({ TableName: tableName, Key: k, ConsistentRead: true }))).Item),
+  );
+  if (!state) throw new Error(`payment ${paymentId} not stored`);
+  return { paymentId, ...details, ...state };
 }
 
 export const transactionsOf = async (service: TestService, paymentId: string): Promise<readonly Transaction[]> =>

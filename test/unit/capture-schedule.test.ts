@@ -59,6 +59,10 @@ class MemoryStore implements PaymentStore {
     return this.payments.get(id);
   }
 
+  async forgetExpiredLink(id: string) {
+    this.payments.delete(id);
+  }
+
   async *dueBatches(queue: string, until: Date, pageSize: number): AsyncIterable<QueuedPayment[]> {
     yield await this.due(queue, until, pageSize * 1000);
   }

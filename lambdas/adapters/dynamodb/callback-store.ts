@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HEALTHY_ENDPOINT, type EndpointHealth } from '../../domain/callback';
 import type { Payment } from '../../domain/payment';
-import type { CallbackClaim, CallbackRecord, CallbackStore, DueCallback, ReleaseResult } from '../../ports/callbacks';
-import { LOOKUP_INDEX, OUTBOX_INDEX, SHARDS, key, withoutStorageAttributes } from './keys';
-import { outboxEntry, shardsOf } from './payment-store';
+import type { CallbackClaim, CallbackRecord, CallbackStore, DeliveryAttempt, DueCallback, ReleaseResult } from '../../ports/callbacks';
+import { LOOKUP_INDEX, OUTBOX_INDEX, SHARDS, key } from './keys';
+import { STREAM_LEASE_TAG, joinedPayment, outboxEntry, shardsOf } from './payment-store';
 import type { ShardPart } from '../../ports/payments';
 import { inParallel } from '../../domain/parallel';
 import { decodeCursor, encodeCursor } from './cursor';
@@ -18,6 +18,43 @@ const SHARD_READ_CONCURRENCY = 8;
 type VersionedHealth = EndpointHealth & { readonly version?: number };
 
 const urlDigest = (url: string): string => createHash('sha256').update(url).digest('hex');
+
+/**
+ * Callbacks delivered at their first attempt, on the payment's state item: `<index>|<at>|<latency
+ * ms>|<HTTP status>|<url>` each, a list the release appends to. A record item is written only for a
+ * callback that needed more (a retry, a death, a skip, a resend), and wins over the summary.
+ */
+const SUMMARIES = 'deliveries';
+
+const summaryOf = (index: number, a: DeliveryAttempt): string => `${index}|${a.at}|${a.latencyMs}|${a.httpStatus ?? ''}|${a.url}`;
+
+/** The records the payment's delivery summary stands for, by index. */
+function summarized(state: Record<string, unknown>, payment: Payment): Map<number, CallbackRecord> {
+  const out = new Map<number, CallbackRecord>();
+  for (const line of (state[SUMMARIES] ?? []) as string[]) {
+    const [index, at = '', latency, status, ...url] = line.split('|');
+    const i = Number(index);
+    const tx = payment.transactions[i];
+    if (!tx) continue;
+    const attempt: DeliveryAttempt = { at, url: url.join('|'), latencyMs: Number(latency), ...(status ? { httpStatus: Number(status) } : {}) };
+    out.set(i, {
+      paymentId: payment.paymentId,
+      merchantKey: payment.merchantKey,
+      index: i,
+      transId: tx.transId,
+      type: tx.type,
+      status: tx.status,
+      state: 'delivered',
+      attemptCount: 1,
+      attempts: [attempt],
+      roundFailures: 0,
+      deliveredAt: at,
+      updatedAt: at,
+      summary: true,
+    });
+  }
+  return out;
+}
 
 function toRecord(item: Record<string, unknown>): CallbackRecord {
   const copy: Record<string, unknown> = { ...item };
@@ -57,26 +94,31 @@ export class DynamoCallbackStore implements CallbackStore {
           Limit: limit,
         }),
       );
-      return (out.Items ?? []).map((i) => ({ sk: String(i.sendSk), merchantKey: typeof i.merchantKey === 'string' ? i.merchantKey : undefined }));
+      return (out.Items ?? []).map((i) => ({ sk: String(i.sendSk), pk: String(i.pk), merchantKey: typeof i.merchantKey === 'string' ? i.merchantKey : undefined }));
     });
     const entries = new Map<string, DueCallback>();
-    for (const { sk, merchantKey } of found.flat().sort((a, b) => a.sk.localeCompare(b.sk))) {
-      const paymentId = sk.split('#')[1];
+    for (const { sk, pk, merchantKey } of found.flat().sort((a, b) => a.sk.localeCompare(b.sk))) {
+      const paymentId = sk.split('#')[1] ?? pk.slice('PAYMENT#'.length);
       if (paymentId && !entries.has(paymentId)) entries.set(paymentId, { paymentId, ...(merchantKey ? { merchantKey } : {}) });
     }
     return [...entries.values()].slice(0, limit);
   }
 
-  async claim(paymentId: string, now: Date, leaseUntil: Date): Promise<CallbackClaim | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.payment(paymentId), ConsistentRead: true }));
-    const item = out.Item;
+  async claim(paymentId: string, now: Date, leaseUntil: Date, options: { readonly fromStream?: boolean } = {}): Promise<CallbackClaim | undefined> {
+    // The payment's partition in one consistent query: its state, its details and its delivery records.
+    const items = await this.partition(paymentId);
+    const item = items.find((i) => i.sk === key.payment(paymentId).sk);
     if (!item || typeof item.sendSk !== 'string') return undefined;
     const seen = item.sendSk;
     if (seen.split('#')[0]! > now.toISOString()) return undefined;
-    // Another worker's lease that has not ended: its delivery is in progress.
+    // Another worker's lease that has not ended: its delivery is in progress. The lease the write
+    // that made a callback due left for the stream dispatcher is the dispatcher's to take, as it is.
     const held = typeof item.sendLease === 'string' ? item.sendLease : undefined;
-    if (held && held.split('#')[0]! > now.toISOString()) return undefined;
-    const payment = withoutStorageAttributes<Payment>(item);
+    const live = held !== undefined && held.split('#')[0]! > now.toISOString();
+    const forStream = live && held.endsWith(`#${STREAM_LEASE_TAG}`);
+    if (live && !(forStream && options.fromStream)) return undefined;
+    const payment = joinedPayment(item, items.find((i) => i.sk === key.paymentDetails(paymentId).sk));
+    if (!payment) return undefined;
     const done = Number(item.callbacksDone ?? 0);
     const resends = (item.callbackResends ?? []) as number[];
 
@@ -89,15 +131,38 @@ export class DynamoCallbackStore implements CallbackStore {
       return undefined;
     }
 
+    const recordItem = items.find((i) => i.sk === key.callback(paymentId, index).sk);
+    const record = recordItem ? toRecord(recordItem) : summarized(item, payment).get(index);
+    const claimed = { payment, index, resend, ...(record ? { record } : {}) };
+    // The stream's lease is taken as it is: no write. Its release is conditional on it, as any.
+    if (forStream) return { ...claimed, lease: held };
     const lease = `${leaseUntil.toISOString()}#${randomBytes(4).toString('hex')}`;
-    const claimed = await this.update(key.payment(paymentId), {
+    const taken = await this.update(key.payment(paymentId), {
       set: ['sendLease = :lease'],
       conditions: ['sendSk = :seen', held ? 'sendLease = :held' : 'attribute_not_exists(sendLease)'],
       values: { ':lease': lease, ':seen': seen, ...(held ? { ':held': held } : {}) },
     });
-    if (!claimed) return undefined;
-    const record = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.callback(paymentId, index), ConsistentRead: true }));
-    return { payment, index, resend, lease, ...(record.Item ? { record: toRecord(record.Item) } : {}) };
+    return taken ? { ...claimed, lease } : undefined;
+  }
+
+  /** Every item of a payment's partition, consistently: state, details, delivery records. */
+  private async partition(paymentId: string): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': key.payment(paymentId).pk },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
   }
 
   /** Nothing left: the payment leaves the outbox, unless a transaction or resend arrived meanwhile. */
@@ -111,8 +176,11 @@ export class DynamoCallbackStore implements CallbackStore {
     });
   }
 
-  async release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date }): Promise<ReleaseResult> {
+  async release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date; readonly delivered?: DeliveryAttempt }): Promise<ReleaseResult> {
     const { paymentId } = claim.payment;
+    const summary = outcome.delivered
+      ? { set: [`${SUMMARIES} = list_append(if_not_exists(${SUMMARIES}, :noSummaries), :summary)`], values: { ':noSummaries': [], ':summary': [summaryOf(claim.index, outcome.delivered)] } }
+      : { set: [], values: {} };
     const lease = { condition: 'sendLease = :lease', values: { ':lease': claim.lease } };
     const due = { ':due': outboxEntry(paymentId, outcome.dueAt.toISOString()).sendSk };
     const released = (ok: boolean): ReleaseResult => (ok ? 'released' : 'lost');
@@ -130,19 +198,19 @@ export class DynamoCallbackStore implements CallbackStore {
       ? { condition: 'size(#tx) = :length AND size(callbackResends) = :one', values: { ':length': claim.payment.transactions.length, ':one': 1 } }
       : { condition: 'size(#tx) = :length AND (attribute_not_exists(callbackResends) OR size(callbackResends) = :zero)', values: { ':length': claim.index + 1, ':zero': 0 } };
     const left = await this.update(key.payment(paymentId), {
-      set: advance.set,
+      set: [...advance.set, ...summary.set],
       remove: [...advance.remove, 'sendPk', 'sendSk', 'sendLease'],
       conditions: [lease.condition, advance.condition, nothingLeft.condition],
-      values: { ...lease.values, ...advance.values, ...nothingLeft.values },
+      values: { ...lease.values, ...advance.values, ...nothingLeft.values, ...summary.values },
       names: { '#tx': 'transactions' },
     });
     if (left) return 'left-outbox';
     // More is waiting: the entry stays where it is (already due), the lease given back.
     return released(await this.update(key.payment(paymentId), {
-      set: advance.set,
+      set: [...advance.set, ...summary.set],
       remove: [...advance.remove, 'sendLease'],
       conditions: [lease.condition, advance.condition],
-      values: { ...lease.values, ...advance.values },
+      values: { ...lease.values, ...advance.values, ...summary.values },
     }));
   }
 
@@ -171,7 +239,8 @@ export class DynamoCallbackStore implements CallbackStore {
   }
 
   async saveRecord(record: CallbackRecord): Promise<void> {
-    const item: Record<string, unknown> = { ...key.callback(record.paymentId, record.index), kind: 'callback', ...record };
+    const { summary: _summary, ...stored } = record;
+    const item: Record<string, unknown> = { ...key.callback(record.paymentId, record.index), kind: 'callback', ...stored };
     if (record.state === 'dead' && record.deadAt) {
       item.gsi1pk = key.deadCallbacks(record.merchantKey);
       item.gsi1sk = `${record.deadAt}#${record.paymentId}#${record.index}`;
@@ -180,21 +249,12 @@ export class DynamoCallbackStore implements CallbackStore {
   }
 
   async records(paymentId: string): Promise<CallbackRecord[]> {
-    const records: CallbackRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': key.payment(paymentId).pk, ':prefix': key.callbackPrefix },
-          ExclusiveStartKey: start,
-        }),
-      );
-      records.push(...(out.Items ?? []).map(toRecord));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return records;
+    const items = await this.partition(paymentId);
+    const records = new Map(items.filter((i) => String(i.sk).startsWith(key.callbackPrefix)).map((i) => [Number(i.index), toRecord(i)]));
+    const state = items.find((i) => i.sk === key.payment(paymentId).sk);
+    const payment = state ? joinedPayment(state, items.find((i) => i.sk === key.paymentDetails(paymentId).sk)) : undefined;
+    if (state && payment) for (const [index, r] of summarized(state, payment)) if (!records.has(index)) records.set(index, r);
+    return [...records.values()].sort((a, b) => a.index - b.index);
   }
 
   async dead(merchantKey: string, limit: number, cursor?: string): Promise<{ records: CallbackRecord[]; cursor?: string }> {
@@ -227,6 +287,23 @@ export class DynamoCallbackStore implements CallbackStore {
   }
 
   async markResendQueued(seen: CallbackRecord, at: Date): Promise<boolean> {
+    if (seen.summary) {
+      // Delivered at its first attempt, known from the summary: its record item starts here.
+      const { summary: _summary, deliveredAt: _delivered, ...rest } = seen;
+      try {
+        await this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { ...key.callback(seen.paymentId, seen.index), kind: 'callback', ...rest, state: 'pending', nextAttemptAt: at.toISOString(), roundFailures: 0, updatedAt: at.toISOString() },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return true;
+      } catch (e) {
+        if (isConditionFailure(e)) return false;
+        throw e;
+      }
+    }
     return this.update(key.callback(seen.paymentId, seen.index), {
       set: ['#state = :pending', 'nextAttemptAt = :at', 'roundFailures = :zero', 'updatedAt = :at'],
       remove: ['roundStartedAt', 'deadAt', 'deliveredAt', 'gsi1pk', 'gsi1sk'],

@@ -4,6 +4,8 @@ import { TABLE_SCHEMA } from '../../../lib/table-schema';
 export const key = {
   merchant: (merchantKey: string) => ({ pk: `MERCHANT#${merchantKey}`, sk: 'PROFILE' }),
   payment: (paymentId: string) => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT' }),
+  /** What a payment's merchant asked, written once before its state item (payment-store.ts). */
+  paymentDetails: (paymentId: string) => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT#DETAILS' }),
   cardToken: (token: string) => ({ pk: `CARDTOKEN#${token}`, sk: 'CARDTOKEN' }),
   recurringChain: (token: string) => ({ pk: `RECURRING#${token}`, sk: 'CHAIN' }),
   operator: (username: string) => ({ pk: `OPERATOR#${username}`, sk: 'OPERATOR' }),
@@ -70,7 +72,7 @@ export const TTL_ATTRIBUTE = TABLE_SCHEMA.timeToLiveAttribute;
  * The callback outbox of a payment item: how many of its transactions have had their callback
  * handled, which older ones an operator asked to send again, and its place in the outbox index.
  */
-export const OUTBOX_ATTRIBUTES = ['sendPk', 'sendSk', 'sendLease', 'callbacksDone', 'callbackResends'] as const;
+export const OUTBOX_ATTRIBUTES = ['sendPk', 'sendSk', 'sendLease', 'callbacksDone', 'callbackResends', 'deliveries'] as const;
 
 /** The ids of every operation started on a payment (a string set): a replayed request cannot start one twice. */
 export const OPERATION_IDS = 'operationIds';

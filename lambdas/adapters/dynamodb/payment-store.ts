@@ -1,18 +1,31 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds, type Payment, type Transaction } from '../../domain/payment';
 import { TransitionRejected, type DaySearch, type PaymentChange, type PaymentStore, type QueuedPayment, type ShardPart, type TransitionGuard } from '../../ports/payments';
 import { isConditionFailure, itemsByKey } from './client';
 import { inParallel } from '../../domain/parallel';
 import { LOOKUP_INDEX, OPERATION_IDS, SEARCH_INDEX, SHARDS, TTL_ATTRIBUTE, WORK_INDEX, key, shardOf, withoutStorageAttributes } from './keys';
 
-/** The outbox (sending index) entry of a payment whose callbacks are due from `at` on, in the payment's shard. */
-export const outboxEntry = (paymentId: string, at: string) => ({ sendPk: key.outbox(shardOf(paymentId, SHARDS.outbox)), sendSk: `${at}#${paymentId}` });
+/**
+ * The outbox (sending index) entry of a payment whose callbacks are due from `at` on, in the
+ * payment's shard. The sort key is the due time alone: an index entry carries the table's key, so
+ * the id need not ride in the item (entries of the layout before it end in `#<id>`, read alike).
+ */
+export const outboxEntry = (paymentId: string, at: string) => ({ sendPk: key.outbox(shardOf(paymentId, SHARDS.outbox)), sendSk: at });
 
 /** The work index entry of a payment due in a queue (reconcile, capture) at `dueAt`, in the payment's shard. */
 export const workEntry = (paymentId: string, queue: { readonly name: string; readonly dueAt: string }) => ({
   workPk: key.work(queue.name, shardOf(paymentId, SHARDS.work)),
   workSk: `${queue.dueAt}#${paymentId}`,
 });
+
+/**
+ * The tag of the lease a write that makes a callback due leaves for the table's stream dispatcher
+ * (where there is one: `streamDelivery`), which takes it as it is: a delivery then costs no lease
+ * write. The relay leaves such a lease alone until it ends, then takes the payment over.
+ */
+export const STREAM_LEASE_TAG = 'stream';
+/** How long the stream dispatcher has to take its lease before the relay may: a callback's timeout and margins. */
+export const STREAM_LEASE_MS = 60_000;
 
 /** How many shard queries run at once when a reader visits every shard. */
 const SHARD_READ_CONCURRENCY = 8;
@@ -32,26 +45,87 @@ function stamped(change: PaymentChange): Transaction[] {
 const isMissingMapPath = (e: unknown): boolean =>
   (e as Error)?.name === 'ValidationException' && /document path/i.test((e as Error).message);
 
-/** Payments are one item each; every change of one is a single conditional write. */
+/**
+ * The fields of a payment written once, with it, and never changed: what the merchant asked (the
+ * order, the link's settings, custom data, what a recurring request asked for). They live in the
+ * payment's details item, apart from the state every change rewrites (docs/architecture.md, "Keys
+ * and heat"): a write is billed by the size of the item it changes, one unit per KB.
+ */
+export const DETAIL_FIELDS = ['order', 'checkout', 'customData', 'recurringInit', 'scheduleId', 'recurringChainToken', 'requestFingerprint'] as const;
+/** The link's expiry on the state item, in epoch milliseconds (a number is smaller): the attempt's condition reads it there. */
+const LINK_ENDS = 'linkEnds';
+/** Details kept per store (they never change): a change's answer is a whole payment without reading them again. */
+const DETAILS_CACHED = 512;
+
+/** A payment's two items: its state, and its details (DETAIL_FIELDS). */
+export function paymentItems(payment: Payment): { state: Record<string, unknown>; details: Record<string, unknown> } {
+  const state: Record<string, unknown> = { ...payment };
+  const details: Record<string, unknown> = {};
+  for (const field of DETAIL_FIELDS) {
+    if (state[field] !== undefined) details[field] = state[field];
+    delete state[field];
+  }
+  if (payment.checkout) state[LINK_ENDS] = Date.parse(payment.checkout.expiresAt);
+  // The id is the partition key's.
+  delete state.paymentId;
+  return {
+    state: {
+      ...key.payment(payment.paymentId),
+      kind: 'payment',
+      ...state,
+      // The search entry carries the status, so it lives on the state item.
+      searchPk: key.search(payment.merchantKey, payment.createdAt.slice(0, 10), shardOf(payment.paymentId, SHARDS.search)),
+      searchSk: `${payment.createdAt}#${payment.paymentId}`,
+    },
+    details: {
+      ...key.paymentDetails(payment.paymentId),
+      kind: 'payment-details',
+      ...details,
+      // The order lookup never changes: it lives on the item written once.
+      gsi1pk: key.orderIndex(payment.merchantKey, payment.order.number),
+      gsi1sk: payment.createdAt,
+    },
+  };
+}
+
+/**
+ * The payment of a state item and its details item. A state item that holds the order was written
+ * whole, as one item, before the split, and is read as it is. A state item without its details is
+ * no payment (the details are written first: this cannot be seen, short of a damaged table).
+ */
+export function joinedPayment(state: Record<string, unknown>, details: Record<string, unknown> | undefined): Payment | undefined {
+  const own = withoutStorageAttributes<Record<string, unknown>>(state);
+  delete own[LINK_ENDS];
+  own.paymentId ??= String(state.pk).slice('PAYMENT#'.length);
+  if ('order' in state) return own as unknown as Payment;
+  if (!details) return undefined;
+  return { ...withoutStorageAttributes<Record<string, unknown>>(details), ...own } as unknown as Payment;
+}
+
+/**
+ * A payment is two items under its partition key: its state (`PAYMENT`), every change of which is
+ * a single conditional write, and its details (`PAYMENT#DETAILS`), written once before it.
+ */
 export class DynamoPaymentStore implements PaymentStore {
+  private readonly details = new Map<string, Record<string, unknown>>();
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** Whether the table's stream dispatcher delivers new callbacks (on AWS; not in the local runner). */
+    private readonly options: { readonly streamDelivery?: boolean } = {},
   ) {}
 
-  static toItem(payment: Payment): Record<string, unknown> {
-    return {
-      ...key.payment(payment.paymentId),
-      kind: 'payment',
-      ...payment,
-      gsi1pk: key.orderIndex(payment.merchantKey, payment.order.number),
-      gsi1sk: `${payment.createdAt}#${payment.paymentId}`,
-      searchPk: key.search(payment.merchantKey, payment.createdAt.slice(0, 10), shardOf(payment.paymentId, SHARDS.search)),
-      searchSk: `${payment.createdAt}#${payment.paymentId}`,
-    };
+  /** The lease a write that makes a callback due at `at` leaves for the stream dispatcher, if there is one. */
+  private streamLease(at: string): string | undefined {
+    return this.options.streamDelivery ? `${new Date(Date.parse(at) + STREAM_LEASE_MS).toISOString()}#${STREAM_LEASE_TAG}` : undefined;
   }
 
   async createPayment(payment: Payment, queue?: { readonly name: string; readonly dueAt: string }): Promise<void> {
+    const { state, details } = paymentItems(payment);
+    // The details first: a state item is never without them. A crash between the two leaves
+    // details no state item points to, which nothing reads.
+    await this.db.send(new PutCommand({ TableName: this.tableName, Item: details, ConditionExpression: 'attribute_not_exists(pk)' }));
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
@@ -59,19 +133,49 @@ export class DynamoPaymentStore implements PaymentStore {
         Item: {
           refunds: {},
           watching: {},
-          ...DynamoPaymentStore.toItem(payment),
+          ...state,
           ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}),
           ...(queue ? workEntry(payment.paymentId, queue) : {}),
-          ...(payment.transactions.length ? outboxEntry(payment.paymentId, payment.createdAt) : {}),
+          ...(payment.transactions.length ? { ...outboxEntry(payment.paymentId, payment.createdAt), sendLease: this.streamLease(payment.createdAt) } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+    this.remember(payment.paymentId, details);
   }
 
   async findPayment(paymentId: string): Promise<Payment | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.payment(paymentId), ConsistentRead: true }));
-    return out.Item ? withoutStorageAttributes<Payment>(out.Item) : undefined;
+    return (await readPayment(this.db, this.tableName, paymentId, (id, d) => this.remember(id, d)))?.payment;
+  }
+
+  /** Drops the details of a link DynamoDB's TTL removed unpaid (its state item is gone). */
+  async forgetExpiredLink(paymentId: string): Promise<void> {
+    this.details.delete(paymentId);
+    await this.db.send(
+      new DeleteCommand({ TableName: this.tableName, Key: key.paymentDetails(paymentId), ConditionExpression: 'attribute_exists(pk)' }),
+    ).catch((e: unknown) => {
+      if (!isConditionFailure(e)) throw e;
+    });
+  }
+
+  private remember(paymentId: string, details: Record<string, unknown>): void {
+    this.details.delete(paymentId);
+    this.details.set(paymentId, details);
+    if (this.details.size > DETAILS_CACHED) this.details.delete(this.details.keys().next().value!);
+  }
+
+  /** A changed state item as a payment: its details from memory, or read once. */
+  private async joined(paymentId: string, state: Record<string, unknown>): Promise<Payment> {
+    if ('order' in state) return joinedPayment(state, undefined)!;
+    let details = this.details.get(paymentId);
+    if (!details) {
+      const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.paymentDetails(paymentId), ConsistentRead: true }));
+      details = out.Item;
+      if (details) this.remember(paymentId, details);
+    }
+    const payment = joinedPayment(state, details);
+    if (!payment) throw new Error(`payment ${paymentId} has no details item`);
+    return payment;
   }
 
   async findLatestPaymentByOrder(merchantKey: string, orderNumber: string): Promise<Payment | undefined> {
@@ -82,12 +186,16 @@ export class DynamoPaymentStore implements PaymentStore {
         KeyConditionExpression: 'gsi1pk = :pk',
         ExpressionAttributeValues: { ':pk': key.orderIndex(merchantKey, orderNumber) },
         ScanIndexForward: false,
-        Limit: 1,
+        Limit: LATEST_ORDER_CANDIDATES,
       }),
     );
-    // The index holds keys only: the payment itself is read by key, consistently.
-    const pk = out.Items?.[0]?.pk;
-    return typeof pk === 'string' ? this.findPayment(pk.slice('PAYMENT#'.length)) : undefined;
+    // The index holds keys only: the payment itself is read by key, consistently. An entry whose
+    // state item was never written (a crash between the two writes of createPayment) is passed over.
+    for (const entry of out.Items ?? []) {
+      const payment = await this.findPayment(String(entry.pk).slice('PAYMENT#'.length));
+      if (payment) return payment;
+    }
+    return undefined;
   }
 
   async paymentsByOrder(merchantKey: string, orderNumber: string, limit: number): Promise<Payment[]> {
@@ -135,7 +243,10 @@ export class DynamoPaymentStore implements PaymentStore {
     if (guard.inFlight === 'none') conditions.push(`attribute_not_exists(${name('inFlight')})`);
     else if (guard.inFlight !== undefined) conditions.push(`${name('inFlight')}.${name('attempt')} = ${value(guard.inFlight)}`);
     if (guard.actionAttempt !== undefined) conditions.push(`${name('action')}.${name('attempt')} = ${value(guard.actionAttempt)}`);
-    if (guard.linkOpenAt) conditions.push(`${name('checkout')}.${name('expiresAt')} > ${value(guard.linkOpenAt.toISOString())}`);
+    if (guard.linkOpenAt) {
+      // A payment written whole before the split has its link's expiry inside `checkout`.
+      conditions.push(`(${name(LINK_ENDS)} > ${value(guard.linkOpenAt.getTime())} OR ${name('checkout')}.${name('expiresAt')} > ${value(guard.linkOpenAt.toISOString())})`);
+    }
     if (guard.linkOpenAt || guard.linkNotClosed) conditions.push(`attribute_not_exists(${name('linkClosed')})`);
     if (guard.voidableAt) conditions.push(`${name('voidableUntil')} > ${value(guard.voidableAt.toISOString())}`);
     const absentOr = (attr: string, test: string) => `(attribute_not_exists(${name(attr)}) OR ${name(attr)} ${test})`;
@@ -157,6 +268,7 @@ export class DynamoPaymentStore implements PaymentStore {
     }
 
     for (const [attr, v] of Object.entries(change.set)) {
+      if ((DETAIL_FIELDS as readonly string[]).includes(attr)) throw new Error(`${attr} is written once, with the payment`);
       if (v !== undefined) sets.push(`${name(attr)} = ${value(v)}`);
     }
     const appended = stamped(change);
@@ -167,6 +279,9 @@ export class DynamoPaymentStore implements PaymentStore {
       const entry = outboxEntry(paymentId, change.set.updatedAt);
       sets.push(`${name('sendPk')} = ${value(entry.sendPk)}`, `${name('sendSk')} = if_not_exists(${name('sendSk')}, ${value(entry.sendSk)})`);
     }
+    // The stream dispatcher's lease, unless a worker holds the payment (it delivers this one too).
+    const streamLease = (appended.length || change.sendCallback !== undefined) && this.streamLease(change.set.updatedAt);
+    if (streamLease) sets.push(`${name('sendLease')} = if_not_exists(${name('sendLease')}, ${value(streamLease)})`);
     if (change.sendCallback !== undefined) {
       // Behind the callbacks in order (callbacks.ts claims those first), and due now unless leased or waiting.
       const entry = outboxEntry(paymentId, change.set.updatedAt);
@@ -209,7 +324,7 @@ export class DynamoPaymentStore implements PaymentStore {
         await this.addInFlightMaps(paymentId);
         out = await this.db.send(update);
       }
-      return withoutStorageAttributes<Payment>(out.Attributes ?? {});
+      return await this.joined(paymentId, out.Attributes ?? {});
     } catch (e) {
       if (isConditionFailure(e)) throw new TransitionRejected(`transition of ${paymentId} rejected`);
       throw e;
@@ -235,8 +350,16 @@ export class DynamoPaymentStore implements PaymentStore {
 
   async findPayments(paymentIds: readonly string[]): Promise<Payment[]> {
     const ids = [...new Set(paymentIds)].slice(0, 100);
-    const items = await itemsByKey(this.db, this.tableName, ids.map((id) => key.payment(id)));
-    return items.map((i) => withoutStorageAttributes<Payment>(i));
+    const items = await itemsByKey(this.db, this.tableName, ids.flatMap((id) => [key.payment(id), key.paymentDetails(id)]));
+    const bySk = (sk: string) => new Map(items.filter((i) => i.sk === sk).map((i) => [String(i.pk), i]));
+    const states = bySk(key.payment('').sk);
+    const details = bySk(key.paymentDetails('').sk);
+    return ids.flatMap((id) => {
+      const pk = key.payment(id).pk;
+      const state = states.get(pk);
+      const payment = state ? joinedPayment(state, details.get(pk)) : undefined;
+      return payment ? [payment] : [];
+    });
   }
 
   async paymentsOfDay(query: DaySearch): Promise<{ payments: Payment[]; cursor?: string }> {
@@ -341,5 +464,36 @@ function queued(entry: Record<string, unknown>): QueuedPayment {
   return { paymentId, dueAt };
 }
 
+/** Newest entries of an order number read to find its latest payment (more than one only after a crash at creation). */
+const LATEST_ORDER_CANDIDATES = 3;
+
 /** Pages a status-filtered shard may read for one search page before it stops and leaves a cursor. */
 const MAX_SHARD_PAGES = 4;
+
+/**
+ * A payment read by id, consistently: its state item and its details in one query of its
+ * partition (one read unit for both), with the state item as stored (the callback outbox reads
+ * its own attributes there).
+ */
+export async function readPayment(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  paymentId: string,
+  seen?: (paymentId: string, details: Record<string, unknown>) => void,
+): Promise<{ payment: Payment; state: Record<string, unknown> } | undefined> {
+  const { pk, sk } = key.payment(paymentId);
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: { ':pk': pk, ':sk': sk },
+      ConsistentRead: true,
+    }),
+  );
+  const state = out.Items?.find((i) => i.sk === sk);
+  const details = out.Items?.find((i) => i.sk === key.paymentDetails(paymentId).sk);
+  if (!state) return undefined;
+  if (details) seen?.(paymentId, details);
+  const payment = joinedPayment(state, details);
+  return payment ? { payment, state } : undefined;
+}

@@ -1,0 +1,131 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { key } from '../../lambdas/adapters/dynamodb/keys';
+import { STREAM_LEASE_MS, STREAM_LEASE_TAG } from '../../lambdas/adapters/dynamodb/payment-store';
+import { ManualClock } from '../../lambdas/ports/clock';
+import { callbackLog, resendCallback } from '../../lambdas/use-cases/callback-log';
+import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
+import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver';
+import { paidPayment, refundOf } from '../support/payments';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * Where the table's stream dispatcher delivers new callbacks (CALLBACK_STREAM=1, as the stack sets
+ * it), a write that makes a callback due leaves the dispatcher its lease: the dispatcher delivers
+ * without a lease write, the relay keeps off until that lease ends, and a callback delivered at its
+ * first attempt is recorded by the write that releases it (no record item). Time is a ManualClock;
+ * the relay and the dispatcher run when a test calls them.
+ */
+const START = new Date('2030-04-01T06:00:00Z');
+const clock = new ManualClock(START);
+let service: TestService;
+const receivers: CallbackReceiver[] = [];
+/** Every write command the service sends, with the sort key of the item it addresses. */
+const writes: string[] = [];
+
+beforeAll(async () => {
+  service = await startTestService({ clock, env: { CALLBACK_STREAM: '1' } });
+  service.deps.db.middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = (args as { input?: { Key?: { sk?: string }; Item?: { sk?: string } } }).input;
+      const sk = input?.Key?.sk ?? input?.Item?.sk;
+      if (/^(Put|Update|Delete)Item/.test(context.commandName ?? '')) writes.push(`${context.commandName?.replace('Command', '')} ${sk}`);
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordWrites' },
+  );
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await service.close();
+});
+beforeEach(() => clock.set(START));
+
+async function shopWithReceiver(): Promise<{ shop: MerchantCredentials; receiver: CallbackReceiver }> {
+  const receiver = await startCallbackReceiver();
+  receivers.push(receiver);
+  return { shop: await service.createMerchant({ name: 'Stream Shop', settings: { notificationUrl: receiver.url } }), receiver };
+}
+
+const stateOf = async (paymentId: string) =>
+  (await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: key.payment(paymentId), ConsistentRead: true }))).Item!;
+const dispatcher = (paymentId: string) => runCallbackJob(service.deps, { paymentIds: [paymentId], deferSlow: true, fromStream: true });
+const relay = () => runCallbackJob(service.deps);
+const ofPayment = (receiver: CallbackReceiver, paymentId: string) => receiver.received.filter((c) => c.fields.id === paymentId);
+
+test('the write that records the sale leaves the dispatcher its lease; the dispatcher delivers with one write, the release', async () => {
+  const { shop, receiver } = await shopWithReceiver();
+  const paid = await paidPayment(service, shop);
+  const state = await stateOf(paid.paymentId);
+  expect(state.sendLease).toBe(`${new Date(Date.parse(String(state.updatedAt)) + STREAM_LEASE_MS).toISOString()}#${STREAM_LEASE_TAG}`);
+
+  writes.splice(0);
+  expect(await dispatcher(paid.paymentId)).toMatchObject({ delivered: 1, failed: 0 });
+  expect(ofPayment(receiver, paid.paymentId).map((c) => `${c.fields.type}:${c.fields.status}`)).toEqual(['sale:success']);
+  // No lease write, no delivery record: the release (callback done, outbox left, the attempt kept) is the one write.
+  expect(writes).toEqual(['UpdateItem PAYMENT']);
+  const after = await stateOf(paid.paymentId);
+  expect(after).not.toHaveProperty('sendLease');
+  expect(after).not.toHaveProperty('sendPk');
+  expect(after.callbacksDone).toBe(1);
+});
+
+test('the relay keeps off a callback leased to the dispatcher until that lease ends, then delivers it', async () => {
+  const { shop, receiver } = await shopWithReceiver();
+  const paid = await paidPayment(service, shop);
+  await relay();
+  expect(ofPayment(receiver, paid.paymentId)).toEqual([]);
+  clock.advance(STREAM_LEASE_MS - 1000);
+  await relay();
+  expect(ofPayment(receiver, paid.paymentId)).toEqual([]);
+  // The dispatcher never came (its stream failed): the relay takes the payment over.
+  clock.advance(2000);
+  await relay();
+  expect(ofPayment(receiver, paid.paymentId).map((c) => c.fields.type)).toEqual(['sale']);
+  // The relay took a lease of its own: after its delivery the dispatcher has nothing left to send.
+  expect(await dispatcher(paid.paymentId)).toMatchObject({ delivered: 0 });
+  expect(ofPayment(receiver, paid.paymentId)).toHaveLength(1);
+});
+
+test('a write that makes another callback due leaves a worker\'s live lease as it is: no second deliverer', async () => {
+  const { shop, receiver } = await shopWithReceiver();
+  const paid = await paidPayment(service, shop);
+  // The relay holds the payment (the dispatcher's lease had ended), its delivery in progress.
+  clock.advance(STREAM_LEASE_MS + 1000);
+  const now = clock.now();
+  const claim = await service.deps.callbacks.claim(paid.paymentId, now, new Date(now.getTime() + 30_000));
+  expect(claim).toBeDefined();
+  // Meanwhile a refund appends a transaction (its callback due).
+  expect((await refundOf(service, shop, paid.paymentId, '1.00')).status).toBe(200);
+  expect((await stateOf(paid.paymentId)).sendLease).toBe(claim!.lease);
+  // The dispatcher, handed the refund's record, finds the payment held and leaves it.
+  expect(await dispatcher(paid.paymentId)).toMatchObject({ delivered: 0 });
+  expect(ofPayment(receiver, paid.paymentId)).toEqual([]);
+  // The holder finishes (its release gives the lease back), and the rest goes out in order.
+  await service.deps.callbacks.release(claim!, { done: false, dueAt: clock.now() });
+  await relay();
+  expect(ofPayment(receiver, paid.paymentId).map((c) => `${c.fields.type}:${c.fields.status}`)).toEqual(['sale:success', 'refund:waiting', 'refund:success']);
+});
+
+test('a callback delivered at its first attempt has no record item; its log comes from the payment, and a resend starts one', async () => {
+  const { shop, receiver } = await shopWithReceiver();
+  const paid = await paidPayment(service, shop);
+  await dispatcher(paid.paymentId);
+  const items = await service.tableItems();
+  expect(items.filter((i) => i.pk === key.payment(paid.paymentId).pk && String(i.sk).startsWith(key.callbackPrefix))).toEqual([]);
+
+  const deps = { ...service.deps };
+  const [log] = await callbackLog(deps, paid.paymentId);
+  expect(log).toMatchObject({ index: 0, type: 'sale', state: 'delivered', attempt_count: 1, delivered_at: START.toISOString(), resendable: true });
+  expect(log!.attempts).toEqual([{ at: START.toISOString(), url: receiver.url, httpStatus: 200, latencyMs: expect.any(Number) }]);
+
+  // Sent again at an operator's request: the record item starts from the summary, counting both attempts.
+  clock.advance(60_000);
+  expect(await resendCallback(deps, 'operator:test', paid.paymentId, 0)).toMatchObject({ outcome: 'queued' });
+  clock.advance(STREAM_LEASE_MS + 1000);
+  await relay();
+  expect(ofPayment(receiver, paid.paymentId).map((c) => c.fields.type)).toEqual(['sale', 'sale']);
+  const [again] = await callbackLog(deps, paid.paymentId);
+  expect(again).toMatchObject({ state: 'delivered', attempt_count: 2 });
+  expect(items.length).toBeLessThan((await service.tableItems()).length);
+});
