@@ -29,7 +29,26 @@ export type CaptureJobReport = QueueReport<'captured' | 'declined' | 'released' 
  * second run, never captures twice.
  */
 export function runCaptureJob(deps: CaptureJobDeps, options: DrainOptions = {}): Promise<CaptureJobReport> {
-  return drainDue(deps, QUEUES.capture, ['captured', 'declined', 'released', 'skipped'], (payment, now) => handleDue(deps, payment, now), options);
+  // A backlog is mostly a few merchants' authorizations: their settings are read once per run.
+  const run = { ...deps, merchants: readOncePerRun(deps.merchants) };
+  return drainDue(run, QUEUES.capture, ['captured', 'declined', 'released', 'skipped'], (payment, now) => handleDue(run, payment, now), options);
+}
+
+/** The directory with each merchant read at most once (a run lasts under a minute). */
+function readOncePerRun(merchants: MerchantDirectory): MerchantDirectory {
+  const found = new Map<string, ReturnType<MerchantDirectory['find']>>();
+  return Object.assign(Object.create(merchants) as MerchantDirectory, {
+    find: (merchantKey: string) => {
+      let pending = found.get(merchantKey);
+      if (!pending) {
+        pending = merchants.find(merchantKey);
+        found.set(merchantKey, pending);
+        // A failed read is not remembered.
+        pending.catch(() => found.delete(merchantKey));
+      }
+      return pending;
+    },
+  });
 }
 
 async function handleDue(deps: CaptureJobDeps, payment: Payment, now: Date): Promise<'captured' | 'declined' | 'released' | 'skipped'> {
