@@ -23,10 +23,10 @@ export interface JobDefinition {
   readonly workers?: number;
 }
 
-
 /**
- * One invocation per shard of the work index (and of the outbox) on every tick: 32 runs drain in
- * parallel, each DRAIN_DEFAULTS.concurrency payments at a time (docs/architecture.md, "Keys and heat").
+ * Invocations per job on every tick, each draining its part of the shards (two of the work index's
+ * 64, one of the outbox's 32): 32 runs in parallel, each DRAIN_DEFAULTS.concurrency payments at a
+ * time (docs/architecture.md, "Keys and heat").
  */
 export const JOB_WORKERS = 32;
 
