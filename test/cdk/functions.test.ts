@@ -1,4 +1,3 @@
-import { App } from 'aws-cdk-lib';
 import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../../lib/checkout-stack';
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
 import { JOBS } from '../../lib/jobs';
@@ -7,7 +6,7 @@ import { deployedRoutes } from '../../lib/routes';
 import { tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
 import { evaluate } from '../support/iam-policy';
-import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, type Synthesized } from './synth';
+import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, testApp, type Synthesized } from './synth';
 
 /** The routes the stack deploys (not the local runner's sign-in). */
 const ROUTES = deployedRoutes();
@@ -273,7 +272,7 @@ describe('least privilege for every kind of declared access', () => {
 });
 
 describe('authorization validity from context', () => {
-  const days = (context: Record<string, unknown>, stage: Stage = 'dev') => authorizationValidityDaysFromContext(new App({ context }).node, stage);
+  const days = (context: Record<string, unknown>, stage: Stage = 'dev') => authorizationValidityDaysFromContext(testApp({ context }).node, stage);
 
   test('is 7 days when context does not say', () => {
     expect(days({})).toBe(7);

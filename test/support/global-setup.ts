@@ -1,0 +1,29 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chooseBrowser } from './chromium';
+
+/** The environment variable naming the run's own temp directory (see global-teardown.ts). */
+export const RUN_TMPDIR = 'CHECKOUT_TEST_RUN_TMPDIR';
+
+/**
+ * Once per Jest run, before the workers start (they inherit this environment):
+ * - the run gets a temp directory of its own, and TMPDIR points there, so whatever a test, a child
+ *   process or the browser puts in "the temp dir" is found and removed by the teardown instead of
+ *   piling up in the system's;
+ * - the browser the e2e tests will use is chosen, and a bundled one unpacked, once.
+ */
+export default function globalSetup(): void {
+  if (!process.env[RUN_TMPDIR]) {
+    const runDir = mkdtempSync(join(tmpdir(), 'checkout-test-run-'));
+    process.env[RUN_TMPDIR] = runDir;
+    process.env.TMPDIR = runDir;
+  }
+  try {
+    const browser = chooseBrowser();
+    process.stdout.write(`\nbrowser tests: ${browser.source} Chromium, ${browser.executablePath}\n`);
+  } catch (error) {
+    // Said once here; each browser suite fails with the same message, the others run.
+    process.stdout.write(`\nbrowser tests: no browser: ${(error as Error).message}\n`);
+  }
+}
