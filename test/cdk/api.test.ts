@@ -103,15 +103,16 @@ describe.each(STAGES)('the HTTP API (%s)', (stage) => {
     );
   });
 
-  test('throttles every route as the route table says, and anything else by the default', () => {
+  test('throttles every route as the route table says, and anything else by the default; metrics per route (detailed)', () => {
     const { DefaultRouteSettings, RouteSettings } = theStage(synthesized)[1].Properties;
     expect(DefaultRouteSettings).toEqual({
       ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLE.rateLimit,
       ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLE.burstLimit,
+      DetailedMetricsEnabled: true,
     });
     expect(RouteSettings).toEqual(
       Object.fromEntries(
-        ROUTES.map((r) => [routeKey(r), { ThrottlingRateLimit: r.throttle.rateLimit, ThrottlingBurstLimit: r.throttle.burstLimit }]),
+        ROUTES.map((r) => [routeKey(r), { ThrottlingRateLimit: r.throttle.rateLimit, ThrottlingBurstLimit: r.throttle.burstLimit, DetailedMetricsEnabled: true }]),
       ),
     );
   });
@@ -160,6 +161,7 @@ describe('routes added to the table later', () => {
       expect(stageResource.Properties.RouteSettings[routeKey(route)]).toEqual({
         ThrottlingRateLimit: route.throttle.rateLimit,
         ThrottlingBurstLimit: route.throttle.burstLimit,
+        DetailedMetricsEnabled: true,
       });
       expectAuthorization(synthesized, route);
     }

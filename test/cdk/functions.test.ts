@@ -107,6 +107,10 @@ function baseEnvironment(stage: Stage, ids: FunctionIds): Record<string, unknown
     AUTHORIZATION_VALIDITY_DAYS: STAGE_EXPECTATIONS[stage].authorizationValidityDays,
     NODE_OPTIONS: '--enable-source-maps',
     POWERTOOLS_SERVICE_NAME: 'checkout',
+    // Powertools Metrics (EMF) in the service's namespace; traces without responses or error messages.
+    POWERTOOLS_METRICS_NAMESPACE: 'Checkout',
+    POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+    POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
     LOG_LEVEL: STAGE_EXPECTATIONS[stage].logLevel,
     // Links are built on the API's own URL (or a configured custom domain), never on request headers.
     PUBLIC_BASE_URL: { 'Fn::GetAtt': [expect.stringMatching(/^ApiHttpApi/), 'ApiEndpoint'] },
@@ -175,9 +179,15 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       });
     });
 
-    test(`logs to its own log group, kept ${expected.retentionDays} days`, () => {
+    test(`logs JSON to its own log group at level ${expected.logLevel}, kept ${expected.retentionDays} days; traced by X-Ray`, () => {
       const ids = f.ids(synthesized);
-      expect(resource(synthesized.template, ids.fn).Properties.LoggingConfig).toEqual({ LogGroup: { Ref: ids.logGroup } });
+      expect(resource(synthesized.template, ids.fn).Properties.LoggingConfig).toEqual({
+        LogGroup: { Ref: ids.logGroup },
+        LogFormat: 'JSON',
+        ApplicationLogLevel: expected.logLevel,
+        SystemLogLevel: 'INFO',
+      });
+      expect(resource(synthesized.template, ids.fn).Properties.TracingConfig).toEqual({ Mode: 'Active' });
       const logGroup = resource(synthesized.template, ids.logGroup);
       expect(logGroup.Properties.RetentionInDays).toBe(expected.retentionDays);
       expect(logGroup.DeletionPolicy).toBe(expected.logsRetained ? 'Retain' : 'Delete');

@@ -112,7 +112,7 @@ describe.each(STAGES)('table permissions (%s)', (stage) => {
         .filter((index) => evaluate(st, { action: 'dynamodb:Query', resource: `${tableArn()}/index/${index}`, context: {} }) === 'allowed');
       expect(`${name}: ${queried.join(',')}`).toBe(`${name}: ${[...(declared.get(name) ?? [])].join(',')}`);
     }
-    const outboxReaders = functions().filter(([, st]) => evaluate(st, { action: 'dynamodb:Query', resource: `${tableArn()}/index/outbox`, context: {} }) === 'allowed');
+    const outboxReaders = functions().filter(([, st]) => evaluate(st, { action: 'dynamodb:Query', resource: `${tableArn()}/index/sending`, context: {} }) === 'allowed');
     expect(outboxReaders.map(([n]) => n)).toEqual([CALLBACK_RELAY_JOB_ID]);
   });
 });

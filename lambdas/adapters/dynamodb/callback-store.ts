@@ -61,8 +61,8 @@ export class DynamoCallbackStore implements CallbackStore {
     });
     const entries = new Map<string, DueCallback>();
     for (const { sk, merchantKey } of found.flat().sort((a, b) => a.sk.localeCompare(b.sk))) {
-      const paymentId = sk.split('#')[1];
-      if (paymentId && !entries.has(paymentId)) entries.set(paymentId, { paymentId, ...(merchantKey ? { merchantKey } : {}) });
+      const [dueAt, paymentId] = sk.split('#');
+      if (paymentId && !entries.has(paymentId)) entries.set(paymentId, { paymentId, ...(merchantKey ? { merchantKey } : {}), ...(dueAt ? { dueAt } : {}) });
     }
     return [...entries.values()].slice(0, limit);
   }
