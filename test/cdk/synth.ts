@@ -52,15 +52,15 @@ afterAll(cleanUpTestApps);
  * without bundling: no stack is listed in `aws:cdk:bundling-stacks`, so esbuild never runs. CDK's
  * CloudFormation schema validation (about ten seconds) is left to app.test.ts, which runs the real app.
  */
-export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[]; jobs?: readonly JobDefinition[] } = {}): Synthesized {
+export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[]; jobs?: readonly JobDefinition[]; context?: Record<string, unknown> } = {}): Synthesized {
   const routes = options.routes ?? ROUTES;
   const jobs = options.jobs ?? JOBS;
-  const key = JSON.stringify([stage, routes, jobs]);
+  const key = JSON.stringify([stage, routes, jobs, options.context ?? {}]);
   const cached = cache.get(key);
   if (cached) return cached;
 
   const app = testApp({
-    context: { ...cdkJsonContext(), stage, 'aws:cdk:bundling-stacks': [] },
+    context: { ...cdkJsonContext(), ...options.context, stage, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
   });
   const nag = new AwsSolutionsChecks(app);
