@@ -192,7 +192,7 @@ describe('merchant CLI usage', () => {
   };
 
   it.each([
-    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead or verify-audit'],
+    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead, verify-audit or migrate-indexes'],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['show', 'k', '--bogus'], "Unknown option '--bogus'"],
     [['create'], 'create needs --name NAME'],

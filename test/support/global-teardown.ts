@@ -1,8 +1,12 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { RUN_TMPDIR } from './global-setup';
 
-/** Caches tools keep in the temp dir by design (tsx compiles into tsx-<uid>); not a test's leftovers. */
-const TOOL_CACHES = /^tsx-\d+$/;
+/**
+ * What tools leave in the temp dir by design, not a test: tsx's compile cache (tsx-<uid>), and the
+ * files Chromium makes for shared memory and downloads (.org.chromium.Chromium.*), which it may
+ * leave behind when a renderer outlives the browser's close. The run's directory goes with them.
+ */
+const TOOL_FILES = /^(tsx-\d+|\.org\.chromium\.Chromium\..+)$/;
 
 /**
  * After the run: whatever a test left in the run's temp directory is named (the run fails: a test
@@ -14,7 +18,7 @@ export default function globalTeardown(): void {
   if (!runDir) return;
   let leftovers: string[] = [];
   try {
-    leftovers = readdirSync(runDir).filter((name) => !TOOL_CACHES.test(name));
+    leftovers = readdirSync(runDir).filter((name) => !TOOL_FILES.test(name));
   } finally {
     rmSync(runDir, { recursive: true, force: true });
   }
