@@ -26,8 +26,6 @@ export const STREAM_RETRY_ATTEMPTS = 3;
 /** Older stream records are not worth the fast path: the relay has delivered them by then. */
 export const STREAM_MAX_RECORD_AGE = Duration.minutes(15);
 export const DISPATCH_TIMEOUT_SECONDS = 60;
-/** The log message the relay and the dispatcher write when callbacks die (lambdas/handlers/callback-job.ts). */
-export const DEAD_CALLBACK_MESSAGE = 'callback dead';
 export { METRIC_NAMESPACE } from './monitoring-metrics';
 
 /**

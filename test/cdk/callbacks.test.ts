@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { CALLBACK_RELAY_JOB_ID } from '../../lib/checkout-stack';
-import { DEAD_CALLBACK_MESSAGE, METRIC_NAMESPACE, STREAM_RETRY_ATTEMPTS } from '../../lib/constructs/callback-delivery';
+import { METRIC_NAMESPACE, STREAM_RETRY_ATTEMPTS } from '../../lib/constructs/callback-delivery';
 import { JOBS } from '../../lib/jobs';
 import { STAGES } from '../../lib/naming';
 import { TABLE_SCHEMA } from '../../lib/table-schema';
