@@ -11,7 +11,7 @@ type AnyMiddleware = middy.MiddlewareObj<any, any>;
 
 /**
  * The observability every HTTP function starts with, in this order:
- * - the tracer's handler subsegment (responses are not captured: pages and answers can echo what
+ * - the tracer's handler subsegment, in Lambda (responses are not captured: pages and answers can echo what
  *   a customer typed, and a card number never goes into a trace);
  * - the logger's Lambda context, the API request id as correlation id, and keys reset after each
  *   request (the payment and merchant a request appended do not leak into the next one);
@@ -21,7 +21,7 @@ type AnyMiddleware = middy.MiddlewareObj<any, any>;
  */
 export function requestObservability(): AnyMiddleware[] {
   return [
-    captureLambdaHandler(tracer, { captureResponse: false }) as AnyMiddleware,
+    ...traceHandler(),
     injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }) as AnyMiddleware,
     logMetrics(metrics) as AnyMiddleware,
     requestLog(),
@@ -31,11 +31,14 @@ export function requestObservability(): AnyMiddleware[] {
 /** The same for a scheduled job or the stream dispatcher: trace, logger context, metrics. */
 export function jobObservability(): AnyMiddleware[] {
   return [
-    captureLambdaHandler(tracer, { captureResponse: false }) as AnyMiddleware,
+    ...traceHandler(),
     injectLambdaContext(logger, { logEvent: false, resetKeys: true }) as AnyMiddleware,
     logMetrics(metrics) as AnyMiddleware,
   ];
 }
+
+/** The tracer's handler subsegment; no tracer outside Lambda (lambdas/observability/telemetry.ts). */
+const traceHandler = (): AnyMiddleware[] => (tracer ? [captureLambdaHandler(tracer, { captureResponse: false }) as AnyMiddleware] : []);
 
 const started = new WeakMap<object, number>();
 

@@ -1,5 +1,5 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { logger } from './logger';
 import { MAX_METRIC_MERCHANTS, MERCHANT_DIMENSION, METRIC_NAMESPACE, METRICS, SERVICE_NAME, type MetricName } from './metric-names';
 
@@ -13,12 +13,15 @@ import { MAX_METRIC_MERCHANTS, MERCHANT_DIMENSION, METRIC_NAMESPACE, METRICS, SE
  * the few merchants the stage names (METRIC_MERCHANTS), never one stream per merchant key.
  *
  * Outside Lambda (the local runner, the CLIs, tests) metrics are off unless POWERTOOLS_METRICS_DISABLED
- * says otherwise: EMF lines would mix with the tools' own output. The tracer is off outside Lambda
- * by itself (Powertools looks for the Lambda environment).
+ * says otherwise: EMF lines would mix with the tools' own output. There is no tracer outside Lambda
+ * at all: loading the X-Ray SDK starts its context tracking (async hooks on every promise), which
+ * made the promise-heavy tests several times slower for traces nobody collects.
  */
 export { METRIC_NAMESPACE, METRICS, SERVICE_NAME } from './metric-names';
 
-if (!process.env.AWS_LAMBDA_FUNCTION_NAME && process.env.POWERTOOLS_METRICS_DISABLED === undefined) {
+const IN_LAMBDA = Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME);
+
+if (!IN_LAMBDA && process.env.POWERTOOLS_METRICS_DISABLED === undefined) {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 }
 
@@ -41,7 +44,16 @@ export const metrics = new Metrics({
   logger: metricsLogger,
 });
 
-export const tracer = new Tracer({ serviceName: SERVICE_NAME });
+/** In Lambda only (see above); Powertools then turns tracing on or off by itself (POWERTOOLS_TRACE_ENABLED). */
+export const tracer: Tracer | undefined = IN_LAMBDA
+  ? // Required here, not imported: the X-Ray SDK must not even load outside Lambda.
+    new (require('@aws-lambda-powertools/tracer') as typeof import('@aws-lambda-powertools/tracer')).Tracer({ serviceName: SERVICE_NAME })
+  : undefined;
+
+/** An AWS SDK client whose calls become trace subsegments (in Lambda; the client itself elsewhere). */
+export function traced<C>(client: C): C {
+  return tracer ? tracer.captureAWSv3Client(client) : client;
+}
 
 /** The merchants with their own approval-rate stream (METRIC_MERCHANTS, comma-separated), bounded. */
 export function metricMerchants(value = process.env.METRIC_MERCHANTS): ReadonlySet<string> {
@@ -127,12 +139,12 @@ export const telemetry = {
    */
   paymentInContext(paymentId: string, merchantKey?: string): void {
     logger.appendKeys({ payment_id: paymentId, ...(merchantKey ? { merchant_key: merchantKey } : {}) });
-    tracer.putAnnotation('payment_id', paymentId);
-    if (merchantKey) tracer.putAnnotation('merchant_key', merchantKey);
+    tracer?.putAnnotation('payment_id', paymentId);
+    if (merchantKey) tracer?.putAnnotation('merchant_key', merchantKey);
   },
   merchantInContext(merchantKey: string): void {
     logger.appendKeys({ merchant_key: merchantKey });
-    tracer.putAnnotation('merchant_key', merchantKey);
+    tracer?.putAnnotation('merchant_key', merchantKey);
   },
 };
 
@@ -142,8 +154,8 @@ export const telemetry = {
  * request (card data) or the response.
  */
 export async function inSubsegment<T>(name: string, annotations: Readonly<Record<string, string>>, call: () => Promise<T>): Promise<T> {
-  const parent = tracer.isTracingEnabled() ? tracer.getSegment() : undefined;
-  if (!parent) return call();
+  const parent = tracer?.isTracingEnabled() ? tracer.getSegment() : undefined;
+  if (!tracer || !parent) return call();
   const subsegment = parent.addNewSubsegment(name);
   subsegment.namespace = 'remote';
   for (const [key, value] of Object.entries(annotations)) subsegment.addAnnotation(key, value);

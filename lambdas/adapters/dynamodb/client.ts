@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { tracer } from '../../observability/telemetry';
+import { traced } from '../../observability/telemetry';
 
 export interface DynamoOptions {
   readonly endpoint?: string;
@@ -12,7 +12,7 @@ export const isConditionFailure = (e: unknown): boolean => (e as Error).name ===
 /** One document client per process; undefined attributes are dropped, never written as null. */
 export function createDocumentClient(options: DynamoOptions = {}): DynamoDBDocumentClient {
   // Every DynamoDB call a subsegment of the trace (on AWS; the tracer is off elsewhere).
-  const client = tracer.captureAWSv3Client(new DynamoDBClient({
+  const client = traced(new DynamoDBClient({
     maxAttempts: 3,
     ...(options.endpoint
       ? { endpoint: options.endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }

@@ -4,7 +4,7 @@ import {
   PutSecretValueCommand,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { tracer } from '../../observability/telemetry';
+import { traced } from '../../observability/telemetry';
 import type { Clock } from '../../ports/clock';
 import type { MerchantSecrets } from '../../ports/merchants';
 
@@ -13,7 +13,7 @@ export const MERCHANT_KEY_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
 
 export function createSecretsClient(endpoint?: string): SecretsManagerClient {
   // Traced on AWS; the secret values are in responses, which the tracer does not record.
-  return tracer.captureAWSv3Client(new SecretsManagerClient({
+  return traced(new SecretsManagerClient({
     maxAttempts: 3,
     ...(endpoint
       ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
