@@ -5,7 +5,7 @@ import { MAX_METRIC_MERCHANTS, MERCHANT_DIMENSION, METRIC_NAMESPACE, METRICS, SE
 
 /**
  * What the service measures and traces, in one place (docs/operations.md, "Metrics" lists each
- * metric; test/unit/metrics.test.ts holds the list to what a paid checkout emits).
+ * metric; test/integration/metrics.test.ts holds the list to what a paid checkout emits).
  *
  * Metrics are CloudWatch Embedded Metric Format lines on stdout, written by Powertools when a
  * handler ends (its Middy middleware): no API call, nothing to wait for. Every metric has the
@@ -61,7 +61,6 @@ export function metricMerchants(value = process.env.METRIC_MERCHANTS): ReadonlyS
   return new Set(keys.slice(0, MAX_METRIC_MERCHANTS));
 }
 let merchantsWithStream: ReadonlySet<string> | undefined;
-
 
 const add = (name: MetricName, value = 1): void => {
   metrics.addMetric(name, METRICS[name], value);
