@@ -12,4 +12,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testTimeout: 30000,
   setupFiles: ['<rootDir>/test/support/environment.ts'],
+  // A temp dir per run (removed after it, leftovers reported) and the browser chosen once.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };

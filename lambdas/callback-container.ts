@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoCallbackStore } from './adapters/dynamodb/callback-store';
 import { createCallbackTransport } from './adapters/http/callback-transport';
+import { tracedTransport } from './adapters/tracing/remote-calls';
 import { destinationPolicy, type Config } from './config';
 import type { Deps } from './container';
 import { CALLBACK_POLICY, type CallbackPolicy } from './domain/callback';
@@ -25,7 +26,7 @@ export type DepsWithCallbacks = Deps & CallbackParts;
 export function callbackParts(config: Config, db: DynamoDBDocumentClient): CallbackParts {
   return {
     callbacks: new DynamoCallbackStore(db, config.TABLE_NAME),
-    transport: createCallbackTransport(destinationPolicy(config)),
+    transport: tracedTransport(createCallbackTransport(destinationPolicy(config))),
     callbackPolicy: { ...CALLBACK_POLICY, timeoutMs: config.CALLBACK_TIMEOUT_MS, firstDelayMs: config.CALLBACK_FIRST_RETRY_MS },
     random: Math.random,
   };

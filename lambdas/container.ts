@@ -12,6 +12,7 @@ import type { AuditLog, OperatorAuthenticator } from './ports/operators';
 import type { Policy } from './use-cases/record-outcome';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
 import { SandboxAcquirer } from './adapters/sandbox-acquirer/sandbox-acquirer';
+import { tracedAcquirer } from './adapters/tracing/remote-calls';
 import { readConfig, type Config } from './config';
 import type { Acquirer } from './ports/acquirer';
 import { systemClock, type Clock } from './ports/clock';
@@ -56,7 +57,8 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
       clock,
       config.SECRET_CACHE_TTL_SECONDS * 1000,
     ),
-    acquirer: sandbox,
+    // Each acquirer call is its own trace subsegment (on AWS; a pass-through elsewhere).
+    acquirer: tracedAcquirer(sandbox),
     tokens: new DynamoTokenVault(db, config.TABLE_NAME),
     audit: new DynamoAuditLog(db, config.TABLE_NAME),
     requestKeys: new DynamoRequestKeys(db, config.TABLE_NAME),

@@ -1,15 +1,19 @@
 import { Annotations, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct, Node } from 'constructs';
+import { AlarmTopic } from './constructs/alarm-topic';
 import { CallbackDelivery } from './constructs/callback-delivery';
 import { CheckoutApi } from './constructs/checkout-api';
 import { CheckoutFunction, type FunctionSettings } from './constructs/checkout-function';
 import { CheckoutTable } from './constructs/checkout-table';
 import { MerchantSecrets } from './constructs/merchant-secrets';
+import { Monitoring } from './constructs/monitoring';
 import { OperatorPool } from './constructs/operator-pool';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
 import { JOBS, type JobDefinition } from './jobs';
+import { MAX_METRIC_MERCHANTS, METRIC_NAMESPACE } from '../lambdas/observability/metric-names';
 import { merchantSecretPrefix, stackName, tableName, type Stage } from './naming';
 import { deployedRoutes, ROUTES, type RouteDefinition } from './routes';
 import { TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from './table-schema';
@@ -36,15 +40,39 @@ export interface CheckoutStackProps extends StackProps {
 interface StageSettings {
   /** Keep data, operators and logs when the stack is deleted. */
   readonly retain: boolean;
+  /** Of every log group: the functions' and the API's access log. */
   readonly logRetention: RetentionDays;
+  /** The functions' log level: the logger's (LOG_LEVEL) and Lambda's filter of JSON lines, the same. */
   readonly logLevel: 'DEBUG' | 'INFO';
 }
 
-const STAGE_SETTINGS: Readonly<Record<Stage, StageSettings>> = {
+export const STAGE_SETTINGS: Readonly<Record<Stage, StageSettings>> = {
   dev: { retain: false, logRetention: RetentionDays.ONE_MONTH, logLevel: 'DEBUG' },
   staging: { retain: false, logRetention: RetentionDays.THREE_MONTHS, logLevel: 'INFO' },
   prod: { retain: true, logRetention: RetentionDays.ONE_YEAR, logLevel: 'INFO' },
 };
+
+export const METRIC_MERCHANTS_CONTEXT = 'metricMerchants';
+const MERCHANT_KEY = /^[A-Za-z0-9-]{1,64}$/;
+
+/**
+ * The merchants given their own approval-rate metric and alarm: context `metricMerchants`, a list
+ * (or comma-separated text) for every stage or `{ "prod": [...] }` per stage; at most
+ * MAX_METRIC_MERCHANTS, so the metric's merchant dimension stays bounded.
+ */
+export function metricMerchantsFromContext(node: Node, stage: Stage): string[] {
+  const value: unknown = node.tryGetContext(METRIC_MERCHANTS_CONTEXT);
+  const chosen = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[stage] : value;
+  if (chosen === undefined || chosen === '') return [];
+  const keys = typeof chosen === 'string' ? chosen.split(',').map((k) => k.trim()).filter(Boolean) : chosen;
+  if (!Array.isArray(keys) || !keys.every((k): k is string => typeof k === 'string' && MERCHANT_KEY.test(k))) {
+    throw new Error(`Context ${METRIC_MERCHANTS_CONTEXT} for ${stage} must list merchant keys, got ${JSON.stringify(chosen)}`);
+  }
+  if (new Set(keys).size > MAX_METRIC_MERCHANTS) {
+    throw new Error(`Context ${METRIC_MERCHANTS_CONTEXT} for ${stage} names ${new Set(keys).size} merchants; at most ${MAX_METRIC_MERCHANTS} get their own metric`);
+  }
+  return [...new Set(keys)];
+}
 
 export const AUTHORIZATION_VALIDITY_DAYS_CONTEXT = 'authorizationValidityDays';
 export const DEFAULT_AUTHORIZATION_VALIDITY_DAYS = 7;
@@ -92,6 +120,10 @@ export class CheckoutStack extends Stack {
   readonly authorizationValidityDays: number;
   /** The fast path and alarms of callback delivery; absent only when a test deploys other jobs. */
   readonly callbackDelivery?: CallbackDelivery;
+  /** The topic every alarm notifies. */
+  readonly alarmTopic: AlarmTopic;
+  /** The alarms and the dashboard. */
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, { stage, routes = ROUTES, jobs = JOBS, authorizationValidityDays, publicBaseUrl, ...stackProps }: CheckoutStackProps) {
     super(scope, id, { description: `Hosted checkout (${stage})`, ...stackProps });
@@ -123,6 +155,7 @@ export class CheckoutStack extends Stack {
       domainPrefix: `${stackName(stage).toLowerCase()}-${Aws.ACCOUNT_ID}`,
     });
 
+    const metricMerchants = metricMerchantsFromContext(this.node, stage);
     const functionSettings: FunctionSettings = {
       stage,
       table: this.table,
@@ -136,13 +169,19 @@ export class CheckoutStack extends Stack {
         AUTHORIZATION_VALIDITY_DAYS: String(this.authorizationValidityDays),
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'checkout',
+        POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
+        // Traces carry names and annotations only: no responses (pages, answers), no error messages.
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+        POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
         LOG_LEVEL: settings.logLevel,
+        ...(metricMerchants.length ? { METRIC_MERCHANTS: metricMerchants.join(',') } : {}),
         PUBLIC_BASE_URL: publicBase,
         // The table's stream dispatcher delivers new callbacks (lib/constructs/callback-delivery.ts).
         CALLBACK_STREAM: '1',
       },
       logRetention: settings.logRetention,
       logRemovalPolicy: removalPolicy,
+      applicationLogLevel: ApplicationLogLevel[settings.logLevel],
     };
 
     const functions = new Map<string, CheckoutFunction>();
@@ -165,11 +204,27 @@ export class CheckoutStack extends Stack {
 
     this.jobs = new ScheduledJobs(this, 'Jobs', { jobs, settings: functionSettings, removalPolicy });
     this.jobFunctions = this.jobs.functions;
+    this.alarmTopic = new AlarmTopic(this, 'Alarms', { removalPolicy });
     const relay = this.jobFunctions.get(CALLBACK_RELAY_JOB_ID);
     if (relay) {
-      this.callbackDelivery = new CallbackDelivery(this, 'Callbacks', { settings: functionSettings, relay, removalPolicy });
-      new CfnOutput(this, 'AlarmTopicArn', { value: this.callbackDelivery.alarmTopic.topicArn, description: 'Subscribe here for callback delivery alarms' });
+      this.callbackDelivery = new CallbackDelivery(this, 'Callbacks', { settings: functionSettings, relay, removalPolicy, alarms: this.alarmTopic });
     }
+    const otherFunctions = new Map<string, CheckoutFunction>(this.jobFunctions);
+    if (this.callbackDelivery) otherFunctions.set('CallbackDispatcher', this.callbackDelivery.dispatcher);
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage,
+      name: stackName(stage),
+      topic: this.alarmTopic.topic,
+      api: this.api,
+      routes: deployedRoutes(routes),
+      routeFunctions: this.functions,
+      otherFunctions,
+      jobsDeadLetterQueue: this.jobs.deadLetterQueue,
+      table: this.table,
+      metricMerchants,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topic.topicArn, description: 'Subscribe the team here: every alarm of the stage notifies this topic' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard of the stage' });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (no trailing slash)' });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });

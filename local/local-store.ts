@@ -36,7 +36,7 @@ const alive = (pid: number) => {
  * The local store for a tool that runs beside (or instead of) the runner: the runner's backend
  * when it is up (its LevelDB is locked by it), else one opened on the data directory for the call.
  */
-export async function openLocalStore(dataDir = dataDirectory()): Promise<{ env: Record<string, string>; close: () => Promise<void> }> {
+export async function openLocalStore(dataDir = dataDirectory()): Promise<{ env: Record<string, string>; close: () => Promise<void>; runnerPid?: number }> {
   const file = backendFile(dataDir);
   if (existsSync(file)) {
     const running = JSON.parse(readFileSync(file, 'utf8')) as RunningBackend;
@@ -44,6 +44,7 @@ export async function openLocalStore(dataDir = dataDirectory()): Promise<{ env: 
       return {
         env: backendEnvironment({ ...running, operatorKey: new Uint8Array(32), close: async () => undefined }),
         close: async () => undefined,
+        runnerPid: running.pid,
       };
     }
   }

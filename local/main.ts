@@ -93,6 +93,16 @@ async function main(): Promise<void> {
   );
   console.log('Create a checkout session:');
   console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
+  for (const line of runnerGuide(dataDir)) console.log(line);
+}
+
+/** The newcomer's next step (the README's), where the data lives and how to stop. */
+function runnerGuide(dataDir: string): string[] {
+  return [
+    'Next: open the redirect_url the curl answers and pay with 4111 1111 1111 1111, expiry 01/38, any CVV; the README goes on from there.',
+    `Data: ${dataDir} (kept across restarts; other tools use it with DATA_DIR=${dataDir}; delete it to start afresh).`,
+    'Stop: Ctrl-C (the data stays).',
+  ];
 }
 
 interface SeededOperator {

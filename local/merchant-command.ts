@@ -235,6 +235,11 @@ export const stageEnvironment = (stage: string): Record<string, string> => ({
 interface Target {
   readonly deps: DepsWithCallbacks;
   readonly description: string;
+  /**
+   * Said after "… not found" when the local store was chosen by default: a runner started with
+   * another DATA_DIR keeps its merchants there, and the bare message would not say so.
+   */
+  readonly notFoundHint?: string;
   close(): Promise<void>;
 }
 
@@ -254,9 +259,17 @@ async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Pr
   const store = await openLocalStore(dataDir);
   // As the local runner: its own receiver on loopback is allowed unless ALLOW_LOOPBACK_CALLBACKS=0.
   const deps = withCallbacks(buildDeps(readConfig({ ...store.env, ALLOW_LOOPBACK_CALLBACKS: env.ALLOW_LOOPBACK_CALLBACKS ?? '1' })));
+  const defaulted = !env.DATA_DIR;
   return {
     deps,
     description: `local store in ${dataDir}`,
+    ...(defaulted
+      ? {
+          notFoundHint:
+            `in the data directory ${dataDir} (the default, DATA_DIR unset; ${store.runnerPid ? `the runner with pid ${store.runnerPid} uses it` : 'no runner is using it'}). ` +
+            'A runner started with another DATA_DIR keeps its merchants there: run this with the same DATA_DIR (npm start prints it).',
+        }
+      : {}),
     close: async () => {
       deps.db.destroy();
       deps.secretsClient.destroy();
@@ -519,7 +532,15 @@ export function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, 
       usage: USAGE,
       parse: () => parseCommand(argv, env),
       open: (command) => openTarget(command.stage, env),
-      run: (command, target) => execute(command, target.deps, env),
+      run: async (command, target) => {
+        try {
+          return await execute(command, target.deps, env);
+        } catch (e) {
+          const readable = e instanceof MerchantAdminError || e instanceof CommandFailure;
+          if (readable && target.notFoundHint && / not found$/.test(e.message)) throw new CommandFailure(`${e.message} ${target.notFoundHint}`);
+          throw e;
+        }
+      },
       readable: (e) => e instanceof MerchantAdminError || e instanceof CommandFailure,
     },
     io,

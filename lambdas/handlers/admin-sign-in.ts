@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { requestObservability } from '../middleware/observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { deps } from '../container';
 import { ApiError, invalidRequest } from '../domain/errors';
@@ -31,6 +31,6 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
   logger.info('operator signed in', { username: result.username, role: result.role ?? 'none' });
   return jsonResponse(200, { token: result.token, expires_in: result.expiresInSeconds, username: result.username });
 })
-  .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+  .use(requestObservability())
   .use(errorEnvelope())
   .use(jsonBody()) as unknown as LambdaHandler;

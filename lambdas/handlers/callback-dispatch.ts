@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { jobObservability } from '../middleware/observability';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { withCallbacks } from '../callback-container';
 import { deps } from '../container';
@@ -67,4 +67,4 @@ export const handler = middy(async (event: DynamoDBStreamEvent, context: Context
   if (report.failed) logger.error('callback dispatch: some payments failed', { ...report });
   const failures = [...byPayment].filter(([id]) => failedIds.has(id)).map(([, seq]) => ({ itemIdentifier: seq }));
   return { batchItemFailures: failures };
-}).use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }));
+}).use(jobObservability());

@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { jobObservability } from '../middleware/observability';
 import type { Context } from 'aws-lambda';
 import { withCallbacks } from '../callback-container';
 import { deps } from '../container';
@@ -21,4 +21,4 @@ export const handler = middy(async (event: unknown, context: Context) => {
   if (report.failed) logger.error('callback job: some payments failed and stay in the outbox', { ...report });
   else if (report.payments) logger.info('callback job', { ...report });
   return report;
-}).use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }));
+}).use(jobObservability());

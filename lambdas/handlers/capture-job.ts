@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { JOB_END_MARGIN_MS, shardPart } from '../use-cases/work-queue';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { jobObservability } from '../middleware/observability';
 import { deps } from '../container';
 import { logger } from '../observability/logger';
 import { runCaptureJob } from '../use-cases/capture-job';
@@ -13,4 +13,4 @@ export const handler = middy(async (event: unknown, context: Context) => {
   if (report.failed) logger.error('capture job: some payments failed and stay queued', { ...report });
   else if (report.examined) logger.info('capture job', { ...report });
   return report;
-}).use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }));
+}).use(jobObservability());

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { JOB_END_MARGIN_MS, shardPart } from '../use-cases/work-queue';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { jobObservability } from '../middleware/observability';
 import { deps } from '../container';
 import { logger } from '../observability/logger';
 import { reconcileDue } from '../use-cases/reconcile';
@@ -13,4 +13,4 @@ export const handler = middy(async (event: unknown, context: Context) => {
   if (report.failed) logger.error('reconciled payment attempts: some payments failed and stay queued', { ...report });
   else if (report.examined) logger.info('reconciled payment attempts', { ...report });
   return report;
-}).use(injectLambdaContext(logger, { logEvent: false, resetKeys: true }));
+}).use(jobObservability());

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { requestObservability } from './observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { deps as processDeps, type Deps } from '../container';
-import { logger } from '../observability/logger';
+import { telemetry } from '../observability/telemetry';
 import { errorEnvelope, jsonResponse } from './error-envelope';
 import { jsonBody } from './json-body';
 import { verifySignature } from './signature';
@@ -53,7 +53,10 @@ export function verifyHash<R extends { merchant_key: string; hash: string }>(fie
       const body = validated(request.event);
       await verifySignature(processDeps().secrets, body.merchant_key, body.hash, fields(body));
       request.event.merchantKey = body.merchant_key;
-      logger.appendKeys({ merchant_key: body.merchant_key });
+      // The request's log lines and trace name the merchant, and the payment when the body names one.
+      const paymentId = (body as { payment_id?: unknown }).payment_id;
+      if (typeof paymentId === 'string' && paymentId) telemetry.paymentInContext(paymentId, body.merchant_key);
+      else telemetry.merchantInContext(body.merchant_key);
     },
   };
 }
@@ -77,7 +80,7 @@ function validated<R>(event: MerchantEvent<R>): R {
 }
 
 /** The middlewares every merchant route starts with, in order. */
-export const MERCHANT_BASE_CHAIN = ['logger', 'errorEnvelope', 'jsonBody'] as const;
+export const MERCHANT_BASE_CHAIN = ['observability', 'errorEnvelope', 'jsonBody'] as const;
 
 /** A merchant API handler, with the names of its middlewares in order (tests check every route's). */
 export type MerchantHandler = LambdaHandler & { readonly chain: readonly string[] };
@@ -91,7 +94,7 @@ export type MerchantHandler = LambdaHandler & { readonly chain: readonly string[
 export function merchantApi<R extends { merchant_key: string; hash: string }>() {
   const chain: string[] = [...MERCHANT_BASE_CHAIN];
   const m = middy<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>()
-    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+    .use(requestObservability() as middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>[])
     .use(errorEnvelope() as unknown as middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>)
     .use(jsonBody() as unknown as middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>);
   const api = {

@@ -1,5 +1,5 @@
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { requestObservability } from './observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { roleAllows, strongestRole, type OperatorRole } from '../../lib/operator-roles';
 import { ROUTES, routeKey } from '../../lib/routes';
@@ -104,7 +104,7 @@ export function operatorEndpoint(run: (request: OperatorRequest) => Promise<unkn
     return jsonResponse(200, out);
   };
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
-    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+    .use(requestObservability())
     .use(errorEnvelope())
     .use({ before: (request) => void authorize(request.event) });
   return (options.body ? chain.use(jsonBody()) : chain) as unknown as LambdaHandler;

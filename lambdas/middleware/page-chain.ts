@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import httpSecurityHeaders from '@middy/http-security-headers';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { requestObservability } from './observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { logger } from '../observability/logger';
 import { renderError } from '../checkout-page/render';
@@ -16,7 +16,7 @@ export const FORM_LIMIT_BYTES = 16 * 1024;
  */
 export function pageChain(core: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>): LambdaHandler {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
-    .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+    .use(requestObservability())
     .use(
       httpSecurityHeaders({
         contentSecurityPolicy: false,

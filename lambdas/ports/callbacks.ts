@@ -67,6 +67,8 @@ import type { ShardPart } from './payments';
 export interface DueCallback {
   readonly paymentId: string;
   readonly merchantKey?: string;
+  /** Since when its next callback is due (read from the outbox; the stream's records carry none). */
+  readonly dueAt?: string;
 }
 
 export interface CallbackStore {

@@ -1,4 +1,5 @@
 import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
+import { telemetry } from '../observability/telemetry';
 import { logger } from '../observability/logger';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
 import { containsCardNumber, expired, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
@@ -68,6 +69,7 @@ async function load(deps: CheckoutDeps, token: string): Promise<{ payment: LinkP
   if (!decoded) return undefined;
   const payment = await deps.store.findPayment(decoded.paymentId);
   if (!payment || !hasLink(payment) || !linkSecretMatches(decoded.secret, payment.checkout.secretHash)) return undefined;
+  telemetry.paymentInContext(payment.paymentId, payment.merchantKey);
   return { payment, merchant: await merchantOf(deps, payment) };
 }
 
@@ -110,6 +112,7 @@ function viewOf(payment: LinkPayment, merchant: Merchant, now: Date, extra: { pr
 async function openLinkInner(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
   const found = await load(deps, token);
   if (!found) return { kind: 'not-found' };
+  telemetry.pageViewed();
   const view = viewOf(found.payment, found.merchant, deps.clock.now());
   if (view.kind === 'expired' && found.payment.checkout.expiryUrl) {
     return { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant };
@@ -252,6 +255,8 @@ async function closeLinkInner(deps: CheckoutDeps, token: string): Promise<Checko
     const now = deps.clock.now();
     const view = viewOf(payment, merchant, now);
     if (view.kind !== 'form' || payment.status !== 'decline') {
+      // Close on a link still open for payment: the customer gives up.
+      if (view.kind === 'form') telemetry.paymentAbandoned();
       if (view.kind === 'form' || view.kind === 'closed' || view.kind === 'expired') return (await leaveForCancelUrl(deps, payment, merchant)) ?? view;
       return view;
     }
@@ -262,6 +267,7 @@ async function closeLinkInner(deps: CheckoutDeps, token: string): Promise<Checko
         { statusIn: ['decline'], inFlight: 'none', attemptIs: payment.attempt ?? 0, linkNotClosed: true },
         { set: { linkClosed: { at: now.toISOString(), why: 'customer' }, updatedAt: now.toISOString() }, ...(held !== undefined ? { sendCallback: held } : {}) },
       );
+      telemetry.paymentAbandoned();
       return (await leaveForCancelUrl(deps, closed as LinkPayment, merchant)) ?? viewOf(closed as LinkPayment, merchant, now);
     } catch (e) {
       if (!(e instanceof TransitionRejected)) throw e;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { telemetry } from '../observability/telemetry';
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
@@ -298,12 +299,14 @@ export async function createSession(
   };
   try {
     await deps.store.createPayment(payment);
+    telemetry.sessionCreated();
   } catch (e) {
     if (!replayable || (e as Error).name !== 'ConditionalCheckFailedException') throw e;
     // The same Idempotency-Key and body again: the same link, if it is still the one first made.
     const first = await deps.store.findPayment(paymentId);
     if (!first?.checkout || !linkSecretMatches(secret, first.checkout.secretHash)) throw new ApiError('DUPLICATE_REQUEST');
   }
+  telemetry.paymentInContext(paymentId, merchantKey);
   return { linkToken: encodeLinkToken(paymentId, secret), paymentId };
 }
 

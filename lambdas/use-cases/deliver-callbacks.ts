@@ -1,3 +1,4 @@
+import { telemetry } from '../observability/telemetry';
 import {
   CALLBACK_POLICY,
   afterAnswer,
@@ -140,6 +141,8 @@ async function deliverClaimed(
 
   if (result.kind === 'answered') await noteAnswerTime(deps, url, health, result.latencyMs);
   if (result.kind === 'answered' && isSuccess(result.httpStatus)) {
+    // A resend is the operators' doing: its lag says nothing about delivery.
+    if (!claim.resend) telemetry.callbackDelivered(now.getTime() - Date.parse(tx.at));
     const { nextAttemptAt: _next, lastError: _error, ...rest } = attempted;
     return settle('delivered', { ...rest, state: 'delivered', deliveredAt: at }, { done: true, dueAt: now });
   }
@@ -148,6 +151,7 @@ async function deliverClaimed(
   const failures = attempted.roundFailures + 1;
   if (retriesExhausted(new Date(attempted.roundStartedAt!), now, deps.callbackPolicy)) {
     const { nextAttemptAt: _next, ...rest } = attempted;
+    telemetry.callbackDead();
     return settle('dead', { ...rest, roundFailures: failures, state: 'dead', deadAt: at, lastError: attempt.error }, { done: true, dueAt: now });
   }
   const next = new Date(now.getTime() + retryDelayMs(failures, deps.random(), deps.callbackPolicy));
@@ -285,7 +289,15 @@ export async function runCallbackJob(deps: CallbackDeps, options: CallbackJobOpt
       lanes.set(lane, [...(lanes.get(lane) ?? []), paymentId]);
     }
   };
-  const readOutbox = async () => enqueue(await deps.callbacks.dueEntries(deps.clock.now(), options.limit ?? CALLBACK_BATCH, options.part));
+  let backlogMeasured = false;
+  const readOutbox = async () => {
+    const now = deps.clock.now();
+    const due = await deps.callbacks.dueEntries(now, options.limit ?? CALLBACK_BATCH, options.part);
+    // The first read of a run, oldest first: how long the outbox's oldest due callback has waited.
+    if (!backlogMeasured) telemetry.backlog('delivery', due[0]?.dueAt, now);
+    backlogMeasured = true;
+    enqueue(due);
+  };
 
   /** The next payment of the next lane in turn that has a free slot. */
   const next = (): string | undefined => {

@@ -1,4 +1,5 @@
 import { closesByExpiryAt } from '../domain/attempts';
+import { telemetry } from '../observability/telemetry';
 import { voidWindowEndsAt } from '../domain/void-window';
 import { logger } from '../observability/logger';
 import type { Payment, PendingOperation, PendingRefund, Transaction } from '../domain/payment';
@@ -153,7 +154,9 @@ export async function recordOperation(
         : { set: { status: 'pending', updatedAt: at }, remove: ['operation'], append: [tx], queue: restingQueue(after('pending'), now) };
     }
     try {
-      return { kind: 'recorded', payment: await deps.store.transition(paymentId, { operation: op.transId }, change) };
+      const recorded = await deps.store.transition(paymentId, { operation: op.transId }, change);
+      if (op.kind === 'capture' || op.kind === 'void') telemetry.operationRecorded(op.kind, approved);
+      return { kind: 'recorded', payment: recorded };
     } catch (e) {
       if (e instanceof TransitionRejected) return TRY_AGAIN;
       throw e;
@@ -191,18 +194,17 @@ export async function recordRefund(
     const status = approved && nextRefunded >= refundableMinor(p) ? 'refund' : p.status;
     const left = Object.keys(p.refunds).length - 1;
     try {
-      return {
-        kind: 'recorded',
-        // Taking the payment out of the reconcile queue is right only while no other refund started.
-        payment: await deps.store.transition(paymentId, { refundInFlight: transId, refundedIs: refunded, statusIn: [p.status], ...(left === 0 ? { refundsInFlightCount: 1 } : {}) }, {
-          set: { status, updatedAt: at },
-          add: approved ? { refundedMinor: refund.amountMinor } : { refundHeldMinor: -refund.amountMinor },
-          refund: { delete: transId },
-          append: [tx],
-          // Other refunds in flight keep the payment where the reconciler finds them.
-          ...(left === 0 ? { queue: restingQueue({ ...p, status, refunds: {} }, now, 0) } : {}),
-        }),
-      };
+      // Taking the payment out of the reconcile queue is right only while no other refund started.
+      const recorded = await deps.store.transition(paymentId, { refundInFlight: transId, refundedIs: refunded, statusIn: [p.status], ...(left === 0 ? { refundsInFlightCount: 1 } : {}) }, {
+        set: { status, updatedAt: at },
+        add: approved ? { refundedMinor: refund.amountMinor } : { refundHeldMinor: -refund.amountMinor },
+        refund: { delete: transId },
+        append: [tx],
+        // Other refunds in flight keep the payment where the reconciler finds them.
+        ...(left === 0 ? { queue: restingQueue({ ...p, status, refunds: {} }, now, 0) } : {}),
+      });
+      telemetry.operationRecorded('refund', approved);
+      return { kind: 'recorded', payment: recorded };
     } catch (e) {
       if (e instanceof TransitionRejected) return TRY_AGAIN;
       throw e;

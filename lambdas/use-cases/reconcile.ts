@@ -1,4 +1,5 @@
 import { closesByExpiryAt, heldDeclineIndex } from '../domain/attempts';
+import { telemetry } from '../observability/telemetry';
 import type { Payment, PendingOperation, WatchedAttempt } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, OperationRef } from '../ports/acquirer';
 import type { Merchant, MerchantDirectory } from '../ports/merchants';
@@ -98,6 +99,7 @@ async function settleAttempt(deps: ReconcileDeps, payment: Payment, now: Date): 
   const { outcome, neverReceived } = await finalAnswer(deps.acquirer, refOf(payment.paymentId, attempt.idempotencyKey));
   if (outcome && outcome.kind !== 'unknown') {
     const recorded = await recordOutcome(deps, payment, await merchantOf(deps, payment), attempt, neverReceived && outcome.kind === 'declined' ? { ...outcome, reason: INTERRUPTED_REASON } : outcome, type);
+    if (recorded.kind === 'recorded' && outcome.kind === 'approved') telemetry.reconciledApproval();
     return recorded.kind === 'recorded' ? 'settled' : 'postponed';
   }
   if (!outcome && !due(attempt.startedAt, deps.policy.reconcileAfterMs + RETRY_LATER_MS, now)) return 'postponed';
@@ -117,11 +119,15 @@ async function settleAction(deps: ReconcileDeps, payment: Payment, now: Date): P
   // answered any more; an answer given just before wins.
   const outcome = isFinal(answer) ? answer : await askAcquirer(() => deps.acquirer.close(ref) as Promise<never>) as AcquirerOutcome | undefined;
   if (isFinal(outcome)) {
-    const recorded = await recordOutcome(deps, payment, merchant, action, outcome.kind === 'declined' && !isFinal(answer) ? { ...outcome, reason: ABANDONED_REASON } : outcome, 'sale', 'action');
+    const abandoned = outcome.kind === 'declined' && !isFinal(answer);
+    const recorded = await recordOutcome(deps, payment, merchant, action, abandoned ? { ...outcome, reason: ABANDONED_REASON } : outcome, 'sale', 'action');
+    if (recorded.kind === 'recorded' && abandoned) telemetry.paymentAbandoned();
+    if (recorded.kind === 'recorded' && outcome.kind === 'approved') telemetry.reconciledApproval();
     return recorded.kind === 'recorded' ? 'settled' : 'postponed';
   }
   if (!outcome) return 'postponed';
   await declineLocally(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey, type: 'sale' }, ABANDONED_REASON, now, 'action', action.acquirerRef);
+  telemetry.paymentAbandoned();
   return 'released';
 }
 
@@ -202,6 +208,8 @@ async function checkLateApproval(deps: ReconcileDeps, payment: Payment, watched:
       lateApproval: { ...watched, acquirerRef: outcome.acquirerRef },
     };
     const started = await startOperation(deps, payment, op, { watching: watched.attempt }, { watch: { delete: watched.attempt } });
+    // Counted once: the write above takes the attempt off the watch list.
+    telemetry.reconciledApproval();
     return settleOperation(deps, started, op);
   }
   if (outcome?.kind === 'declined' || expired) {

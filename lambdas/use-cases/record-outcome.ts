@@ -1,4 +1,5 @@
 import { voidWindowEndsAt } from '../domain/void-window';
+import { telemetry } from '../observability/telemetry';
 import { declineEffect } from '../domain/attempts';
 import type { LinkClosure, Payment, PaymentStatus, Transaction, TransactionType } from '../domain/payment';
 import type { AcquirerOutcome } from '../ports/acquirer';
@@ -54,7 +55,10 @@ export async function recordOutcome(
   type: AttemptType,
   from: AttemptStage = 'request',
 ): Promise<Recorded> {
-  return (await withBackoff(() => recordOnce(deps, payment, merchant, ref, outcome, type, from), undefined, { clock: deps.clock })) ?? { kind: 'deferred' };
+  const recorded = (await withBackoff(() => recordOnce(deps, payment, merchant, ref, outcome, type, from), undefined, { clock: deps.clock })) ?? { kind: 'deferred' };
+  // Counted by the write that recorded it: the page, the challenge return or the reconciler, once.
+  if (recorded.kind === 'recorded') telemetry.attemptRecorded(outcome.kind === 'action' ? outcome.flow : outcome.kind, payment.merchantKey);
+  return recorded;
 }
 
 /** A customer's attempt on a link is a sale; a merchant-initiated one (recurring, retry) is recurring. */

@@ -2,6 +2,7 @@ import type { Payment } from '../domain/payment';
 import type { Clock } from '../ports/clock';
 import type { PaymentStore, ShardPart } from '../ports/payments';
 import { inParallel } from '../domain/parallel';
+import { telemetry } from '../observability/telemetry';
 
 /** Work queues (sparse index) a payment can be in while background work is due. */
 export const QUEUES = { reconcile: 'reconcile', capture: 'capture' } as const;
@@ -66,7 +67,14 @@ export async function drainDue<K extends string>(
   const report = { examined: 0, failed: 0, errors: [] as string[], ...Object.fromEntries(outcomes.map((o) => [o, 0])) } as QueueReport<K>;
   const seen = new Set<string>();
   const spent = () => Date.now() >= stopAt || seen.size >= max;
+  // The first batch holds each shard's oldest due entries, soonest first: its head is the backlog's age.
+  let oldestDueAt: string | undefined;
+  let first = true;
   for await (const batch of deps.store.dueBatches(queue, now, options.pageSize ?? DRAIN_DEFAULTS.pageSize, options.part)) {
+    if (first) {
+      oldestDueAt = batch[0]?.dueAt;
+      first = false;
+    }
     const fresh = batch.filter((item) => !seen.has(item.paymentId)).slice(0, Math.max(0, max - seen.size));
     for (const item of fresh) seen.add(item.paymentId);
     await inParallel(fresh, options.concurrency ?? DRAIN_DEFAULTS.concurrency, async (item) => {
@@ -84,6 +92,7 @@ export async function drainDue<K extends string>(
     });
     if (spent()) break;
   }
+  if (queue === QUEUES.capture || queue === QUEUES.reconcile) telemetry.backlog(queue, oldestDueAt, now);
   return report;
 }
 

@@ -1,22 +1,24 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CALLBACK_DISPATCHER } from '../jobs';
+import type { AlarmTopic } from './alarm-topic';
 import { CheckoutFunction, type FunctionSettings } from './checkout-function';
+import { runbook, serviceMetric } from './monitoring-metrics';
 
 export interface CallbackDeliveryProps {
   readonly settings: FunctionSettings;
-  /** The scheduled outbox relay (lib/jobs.ts DeliverCallbacks): its log reports dead callbacks. */
+  /** The scheduled outbox relay (lib/jobs.ts DeliverCallbacks). */
   readonly relay: CheckoutFunction;
   readonly removalPolicy: RemovalPolicy;
+  /** Where the alarms go (lib/constructs/alarm-topic.ts). */
+  readonly alarms: AlarmTopic;
 }
 
 /** Stream records a failing batch is retried with before it goes to the dead-letter queue. */
@@ -24,9 +26,7 @@ export const STREAM_RETRY_ATTEMPTS = 3;
 /** Older stream records are not worth the fast path: the relay has delivered them by then. */
 export const STREAM_MAX_RECORD_AGE = Duration.minutes(15);
 export const DISPATCH_TIMEOUT_SECONDS = 60;
-/** The log message the relay and the dispatcher write when callbacks die (lambdas/handlers/callback-job.ts). */
-export const DEAD_CALLBACK_MESSAGE = 'callback dead';
-export const METRIC_NAMESPACE = 'Checkout';
+export { METRIC_NAMESPACE } from './monitoring-metrics';
 
 /**
  * How callbacks leave the outbox in the cloud. The outbox itself is on the payment items (every
@@ -35,8 +35,9 @@ export const METRIC_NAMESPACE = 'Checkout';
  * - the table's stream triggers a dispatcher that delivers new callbacks within seconds (EventBridge
  *   rules fire at most every minute); batches it cannot process go to a dead-letter queue, and the
  *   scheduled relay delivers those payments anyway;
- * - alarms: stream records dead-lettered, the stream falling behind, callbacks given up on, and
- *   the relay failing. They notify one SNS topic the platform team subscribes to.
+ * - alarms: stream records dead-lettered, the stream falling behind, callbacks given up on (the
+ *   `DeadCallbacks` metric the delivery code emits), and the relay failing. They notify the stage's
+ *   alarm topic; lib/constructs/monitoring.ts has the others.
  */
 export class CallbackDelivery extends Construct {
   readonly dispatcher: CheckoutFunction;
@@ -95,37 +96,11 @@ export class CallbackDelivery extends Construct {
       }),
     );
 
-    // CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key (its policy
-    // cannot be changed to let CloudWatch use it): alarms would fire into nothing. Hence a key of
-    // our own, which CloudWatch may use for this.
-    this.alarmKey = new kms.Key(this, 'AlarmTopicKey', {
-      description: 'Encrypts the callback delivery alarm topic',
-      enableKeyRotation: true,
-      removalPolicy: props.removalPolicy,
-    });
-    this.alarmKey.addToResourcePolicy(
-      new iam.PolicyStatement({
-        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-        resources: ['*'],
-      }),
-    );
-    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
-      displayName: 'Checkout callback delivery alarms',
-      enforceSSL: true,
-      masterKey: this.alarmKey,
-    });
+    this.alarmKey = props.alarms.key;
+    this.alarmTopic = props.alarms.topic;
 
-    const deadCallbacks = new cloudwatch.Metric({ namespace: METRIC_NAMESPACE, metricName: 'DeadCallbacks', statistic: 'Sum', period: Duration.minutes(5) });
-    for (const [name, fn] of [['Relay', props.relay], ['Dispatcher', this.dispatcher]] as const) {
-      new logs.MetricFilter(this, `${name}DeadCallbacks`, {
-        logGroup: fn.logGroup,
-        metricNamespace: METRIC_NAMESPACE,
-        metricName: 'DeadCallbacks',
-        filterPattern: logs.FilterPattern.stringValue('$.message', '=', DEAD_CALLBACK_MESSAGE),
-        metricValue: '$.dead',
-      });
-    }
+    // Emitted by the delivery code itself (lambdas/observability/telemetry.ts), wherever it runs.
+    const deadCallbacks = serviceMetric(props.settings.stage, 'DeadCallbacks', { statistic: 'Sum', period: Duration.minutes(5) });
 
     const alarm = (alarmId: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1) => {
       const a = new cloudwatch.Alarm(this, alarmId, {
@@ -140,21 +115,21 @@ export class CallbackDelivery extends Construct {
       return a;
     };
     this.alarms = [
-      alarm('DeadCallbacksAlarm', 'Callbacks were given up on after 24 hours of retries: see docs/operations.md (resend dead callbacks).', deadCallbacks, 1),
+      alarm('DeadCallbacksAlarm', `Callbacks were given up on after 24 hours of retries. ${runbook('DeadCallbacks')}`, deadCallbacks, 1),
       alarm(
         'StreamDeadLettersAlarm',
-        'Stream batches the callback dispatcher could not process; the relay delivers their callbacks, but the dispatcher is failing.',
+        `Stream batches the callback dispatcher could not process; the relay delivers their callbacks, but the dispatcher is failing. ${runbook('StreamDeadLetters')}`,
         this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
         1,
       ),
       alarm(
         'StreamIteratorAgeAlarm',
-        'The callback dispatcher is falling behind the table stream.',
+        `The callback dispatcher is falling behind the table stream. ${runbook('StreamIteratorAge')}`,
         this.dispatcher.function.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
         5 * 60_000,
         2,
       ),
-      alarm('RelayErrorsAlarm', 'The scheduled callback relay keeps failing: due callbacks are not being delivered.', props.relay.function.metricErrors({ period: Duration.minutes(5) }), 3, 2),
+      alarm('RelayErrorsAlarm', `The scheduled callback relay keeps failing: due callbacks are not being delivered. ${runbook('RelayErrors')}`, props.relay.function.metricErrors({ period: Duration.minutes(5) }), 3, 2),
     ];
   }
 }

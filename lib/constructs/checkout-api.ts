@@ -51,7 +51,7 @@ export class CheckoutApi extends Construct {
   readonly accessLogGroup: logs.LogGroup;
   /** Routes by route id. */
   readonly routes = new Map<string, apigw.HttpRoute>();
-  private readonly routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+  private readonly routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number; DetailedMetricsEnabled: boolean }> = {};
 
   constructor(scope: Construct, id: string, props: CheckoutApiProps) {
     super(scope, id);
@@ -67,6 +67,8 @@ export class CheckoutApi extends Construct {
       stageName: '$default',
       autoDeploy: true,
       throttle: DEFAULT_ROUTE_THROTTLE,
+      // Route-level metrics (5xx, latency per route), which the per-route alarms watch.
+      detailedMetricsEnabled: true,
       accessLogSettings: {
         destination: new apigw.LogGroupLogDestination(this.accessLogGroup),
         format: ACCESS_LOG_FORMAT,
@@ -99,6 +101,8 @@ export class CheckoutApi extends Construct {
     this.routeSettings[routeKey(route)] = {
       ThrottlingRateLimit: route.throttle.rateLimit,
       ThrottlingBurstLimit: route.throttle.burstLimit,
+      // A route's settings replace the stage's defaults: its per-route metrics (alarms) are asked for again.
+      DetailedMetricsEnabled: true,
     };
     // Stage route settings may only name routes that already exist.
     this.stage.node.addDependency(httpRoute);

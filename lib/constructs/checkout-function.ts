@@ -29,6 +29,8 @@ export interface FunctionSettings {
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
+  /** The stage's level for the service's own log lines (Lambda drops lines below it). */
+  readonly applicationLogLevel: lambda.ApplicationLogLevel;
 }
 
 export interface CheckoutFunctionProps {
@@ -100,6 +102,11 @@ export class CheckoutFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
+      // JSON lines in, JSON lines out: Powertools' log lines and metrics (EMF) are JSON already, and
+      // the runtime's own lines (START, REPORT, errors) become JSON too, filtered by level per stage.
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: settings.applicationLogLevel,
+      systemLogLevelV2: lambda.SystemLogLevel.INFO,
       bundling: BUNDLING,
       environment: { ...settings.environment, ...props.extraEnvironment },
       ...props.asyncInvoke,

@@ -22,6 +22,8 @@ export interface CheckoutTableProps {
  */
 export class CheckoutTable extends Construct {
   readonly table: dynamodb.Table;
+  /** The table's global secondary indexes (each gets its own throttle alarm). */
+  readonly indexNames: readonly string[];
 
   constructor(scope: Construct, id: string, props: CheckoutTableProps) {
     super(scope, id);
@@ -43,8 +45,10 @@ export class CheckoutTable extends Construct {
     });
 
     const wanted = props.indexes;
+    const indexNames: string[] = [];
     for (const index of LEGACY_INDEXES.filter((g) => wanted?.legacy.includes(g.indexName))) {
       this.table.addGlobalSecondaryIndex({ indexName: index.indexName, partitionKey: stringKey(index.partitionKey), sortKey: stringKey(index.sortKey), projectionType: dynamodb.ProjectionType.ALL });
+      indexNames.push(index.indexName);
     }
     for (const index of TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => !wanted || wanted.current.includes(g.indexName))) {
       this.table.addGlobalSecondaryIndex({
@@ -55,7 +59,9 @@ export class CheckoutTable extends Construct {
           ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }
           : { projectionType: dynamodb.ProjectionType.KEYS_ONLY }),
       });
+      indexNames.push(index.indexName);
     }
+    this.indexNames = indexNames;
   }
 
   /**

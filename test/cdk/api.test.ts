@@ -1,11 +1,10 @@
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CheckoutStack } from '../../lib/checkout-stack';
 import { DEFAULT_ROUTE_THROTTLE } from '../../lib/constructs/checkout-api';
 import { STAGES } from '../../lib/naming';
 import { OPERATOR_ROLES } from '../../lib/operator-roles';
 import { deployedRoutes, ROUTES as ALL_ROUTES, routeKey, type RouteDefinition } from '../../lib/routes';
-import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, type Resource, type Synthesized } from './synth';
+import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, testApp, type Resource, type Synthesized } from './synth';
 
 /** The routes the stack deploys: all but the local runner's sign-in. */
 const ROUTES = deployedRoutes();
@@ -104,15 +103,16 @@ describe.each(STAGES)('the HTTP API (%s)', (stage) => {
     );
   });
 
-  test('throttles every route as the route table says, and anything else by the default', () => {
+  test('throttles every route as the route table says, and anything else by the default; metrics per route (detailed)', () => {
     const { DefaultRouteSettings, RouteSettings } = theStage(synthesized)[1].Properties;
     expect(DefaultRouteSettings).toEqual({
       ThrottlingRateLimit: DEFAULT_ROUTE_THROTTLE.rateLimit,
       ThrottlingBurstLimit: DEFAULT_ROUTE_THROTTLE.burstLimit,
+      DetailedMetricsEnabled: true,
     });
     expect(RouteSettings).toEqual(
       Object.fromEntries(
-        ROUTES.map((r) => [routeKey(r), { ThrottlingRateLimit: r.throttle.rateLimit, ThrottlingBurstLimit: r.throttle.burstLimit }]),
+        ROUTES.map((r) => [routeKey(r), { ThrottlingRateLimit: r.throttle.rateLimit, ThrottlingBurstLimit: r.throttle.burstLimit, DetailedMetricsEnabled: true }]),
       ),
     );
   });
@@ -161,6 +161,7 @@ describe('routes added to the table later', () => {
       expect(stageResource.Properties.RouteSettings[routeKey(route)]).toEqual({
         ThrottlingRateLimit: route.throttle.rateLimit,
         ThrottlingBurstLimit: route.throttle.burstLimit,
+        DetailedMetricsEnabled: true,
       });
       expectAuthorization(synthesized, route);
     }
@@ -316,7 +317,7 @@ describe.each(STAGES)('operators of the admin portal (%s)', (stage) => {
 
 describe('a custom domain (publicBaseUrl)', () => {
   test("is where Cognito sends operators back, and what the portal tells it, never the API's own address", () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    const app = testApp({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
     const stack = new CheckoutStack(app, 'CustomDomain', { stage: 'dev', publicBaseUrl: 'https://pay.example.com' });
     const template = Template.fromStack(stack);
     const client = resource(template, logicalId(stack.operators.client)).Properties;

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { CALLBACK_RELAY_JOB_ID } from '../../lib/checkout-stack';
-import { DEAD_CALLBACK_MESSAGE, METRIC_NAMESPACE, STREAM_RETRY_ATTEMPTS } from '../../lib/constructs/callback-delivery';
+import { METRIC_NAMESPACE, STREAM_RETRY_ATTEMPTS } from '../../lib/constructs/callback-delivery';
 import { JOBS } from '../../lib/jobs';
 import { STAGES } from '../../lib/naming';
 import { TABLE_SCHEMA } from '../../lib/table-schema';
@@ -91,27 +91,29 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
     });
   });
 
-  test('dead callbacks become a metric, from the relay\'s and the dispatcher\'s logs', () => {
-    const filters = Object.values(resourcesOfType(s.template, 'AWS::Logs::MetricFilter'));
-    const relayLog = logicalId(s.stack.jobFunctions.get(CALLBACK_RELAY_JOB_ID)!.logGroup);
-    expect(filters.map((f) => flatten(f.Properties.LogGroupName)).sort()).toEqual([`\${${logicalId(delivery().dispatcher.logGroup)}}`, `\${${relayLog}}`].sort());
-    for (const f of filters) {
-      expect(f.Properties.FilterPattern).toBe(`{ $.message = "${DEAD_CALLBACK_MESSAGE}" }`);
-      expect(f.Properties.MetricTransformations).toEqual([{ MetricNamespace: METRIC_NAMESPACE, MetricName: 'DeadCallbacks', MetricValue: '$.dead' }]);
-    }
+  test('dead callbacks are a metric the delivery code emits (EMF), not a log filter', () => {
+    s.template.resourceCountIs('AWS::Logs::MetricFilter', 0);
   });
 
-  test('four alarms (dead callbacks, dead-lettered stream batches, stream lag, relay errors) notify one encrypted topic', () => {
-    const alarms = Object.values(resourcesOfType(s.template, 'AWS::CloudWatch::Alarm'));
+  test('four alarms (dead callbacks, dead-lettered stream batches, stream lag, relay errors) notify the stage\'s encrypted alarm topic', () => {
+    const alarms = delivery().alarms.map((a) => resource(s.template, logicalId(a)));
     const topicId = logicalId(delivery().alarmTopic);
     expect(alarms).toHaveLength(4);
     for (const a of alarms) {
       expect(a.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(a.Properties.TreatMissingData).toBe('notBreaching');
-      expect(a.Properties.AlarmDescription).toEqual(expect.any(String));
+      expect(a.Properties.AlarmDescription).toMatch(/Runbook: docs\/operations\.md#alarm-[a-z]+$/);
     }
     const byMetric = Object.fromEntries(alarms.map((a) => [a.Properties.MetricName, a.Properties]));
-    expect(byMetric.DeadCallbacks).toMatchObject({ Namespace: METRIC_NAMESPACE, Threshold: 1, Statistic: 'Sum' });
+    expect(byMetric.DeadCallbacks).toMatchObject({
+      Namespace: METRIC_NAMESPACE,
+      Threshold: 1,
+      Statistic: 'Sum',
+      Dimensions: [
+        { Name: 'service', Value: 'checkout' },
+        { Name: 'stage', Value: stage },
+      ],
+    });
     expect(byMetric.ApproximateNumberOfMessagesVisible).toMatchObject({ Namespace: 'AWS/SQS', Threshold: 1, Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId(), 'QueueName'] } }] });
     expect(byMetric.IteratorAge).toMatchObject({ Namespace: 'AWS/Lambda', Threshold: 300_000, Dimensions: [{ Name: 'FunctionName', Value: { Ref: dispatcherId() } }] });
     expect(byMetric.Errors).toMatchObject({ Namespace: 'AWS/Lambda', Dimensions: [{ Name: 'FunctionName', Value: { Ref: logicalId(s.stack.jobFunctions.get(CALLBACK_RELAY_JOB_ID)!.function) } }] });

@@ -1,4 +1,3 @@
-import { App } from 'aws-cdk-lib';
 import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../../lib/checkout-stack';
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
 import { JOBS } from '../../lib/jobs';
@@ -7,7 +6,7 @@ import { deployedRoutes } from '../../lib/routes';
 import { tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
 import { evaluate } from '../support/iam-policy';
-import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, type Synthesized } from './synth';
+import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, testApp, type Synthesized } from './synth';
 
 /** The routes the stack deploys (not the local runner's sign-in). */
 const ROUTES = deployedRoutes();
@@ -108,6 +107,10 @@ function baseEnvironment(stage: Stage, ids: FunctionIds): Record<string, unknown
     AUTHORIZATION_VALIDITY_DAYS: STAGE_EXPECTATIONS[stage].authorizationValidityDays,
     NODE_OPTIONS: '--enable-source-maps',
     POWERTOOLS_SERVICE_NAME: 'checkout',
+    // Powertools Metrics (EMF) in the service's namespace; traces without responses or error messages.
+    POWERTOOLS_METRICS_NAMESPACE: 'Checkout',
+    POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+    POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
     LOG_LEVEL: STAGE_EXPECTATIONS[stage].logLevel,
     // Links are built on the API's own URL (or a configured custom domain), never on request headers.
     PUBLIC_BASE_URL: { 'Fn::GetAtt': [expect.stringMatching(/^ApiHttpApi/), 'ApiEndpoint'] },
@@ -178,9 +181,15 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       });
     });
 
-    test(`logs to its own log group, kept ${expected.retentionDays} days`, () => {
+    test(`logs JSON to its own log group at level ${expected.logLevel}, kept ${expected.retentionDays} days; traced by X-Ray`, () => {
       const ids = f.ids(synthesized);
-      expect(resource(synthesized.template, ids.fn).Properties.LoggingConfig).toEqual({ LogGroup: { Ref: ids.logGroup } });
+      expect(resource(synthesized.template, ids.fn).Properties.LoggingConfig).toEqual({
+        LogGroup: { Ref: ids.logGroup },
+        LogFormat: 'JSON',
+        ApplicationLogLevel: expected.logLevel,
+        SystemLogLevel: 'INFO',
+      });
+      expect(resource(synthesized.template, ids.fn).Properties.TracingConfig).toEqual({ Mode: 'Active' });
       const logGroup = resource(synthesized.template, ids.logGroup);
       expect(logGroup.Properties.RetentionInDays).toBe(expected.retentionDays);
       expect(logGroup.DeletionPolicy).toBe(expected.logsRetained ? 'Retain' : 'Delete');
@@ -275,7 +284,7 @@ describe('least privilege for every kind of declared access', () => {
 });
 
 describe('authorization validity from context', () => {
-  const days = (context: Record<string, unknown>, stage: Stage = 'dev') => authorizationValidityDaysFromContext(new App({ context }).node, stage);
+  const days = (context: Record<string, unknown>, stage: Stage = 'dev') => authorizationValidityDaysFromContext(testApp({ context }).node, stage);
 
   test('is 7 days when context does not say', () => {
     expect(days({})).toBe(7);

@@ -21,7 +21,8 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
       UserPoolClientId: expect.objectContaining({ Value: { Ref: logicalId(stack.operators.client) } }),
       OperatorSignInUrl: expect.objectContaining({ Value: expect.objectContaining({ 'Fn::Join': expect.any(Array) }) }),
       AdminPortalUrl: expect.objectContaining({ Value: { 'Fn::Join': ['', [apiUrl, ADMIN_PORTAL_PATH]] } }),
-      AlarmTopicArn: expect.objectContaining({ Value: { Ref: logicalId(stack.callbackDelivery!.alarmTopic) } }),
+      AlarmTopicArn: expect.objectContaining({ Value: { Ref: logicalId(stack.alarmTopic.topic) } }),
+      DashboardName: expect.objectContaining({ Value: { Ref: logicalId(stack.monitoring.dashboard) } }),
     });
   });
 

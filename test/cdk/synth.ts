@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { App, Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { App, Stack, Validations, type AppProps, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
@@ -23,20 +24,43 @@ const cdkJsonContext = (): Record<string, unknown> =>
 
 const cache = new Map<string, Synthesized>();
 
+const outdirs = new Set<string>();
+
+/**
+ * An App for a test. Without an `outdir` every App makes a `cdk.out*` directory of its own in the
+ * system temp dir and leaves it there (about 120 per run); these are made here and removed after
+ * the test file (cleanUpTestApps).
+ */
+export function testApp(props: AppProps = {}): App {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-cdk-test-'));
+  outdirs.add(outdir);
+  return new App({ ...props, outdir });
+}
+
+/** The output directories of the apps made so far and not yet removed. */
+export const testAppOutdirs = (): string[] => [...outdirs];
+
+/** Removes the output directories of the apps testApp made; every test file does it after its tests. */
+export function cleanUpTestApps(): void {
+  for (const dir of outdirs) fs.rmSync(dir, { recursive: true, force: true });
+  outdirs.clear();
+}
+afterAll(cleanUpTestApps);
+
 /**
  * The stack of one stage, built as bin/checkout.ts builds it (cdk-nag registered on the app) but
  * without bundling: no stack is listed in `aws:cdk:bundling-stacks`, so esbuild never runs. CDK's
  * CloudFormation schema validation (about ten seconds) is left to app.test.ts, which runs the real app.
  */
-export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[]; jobs?: readonly JobDefinition[] } = {}): Synthesized {
+export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[]; jobs?: readonly JobDefinition[]; context?: Record<string, unknown> } = {}): Synthesized {
   const routes = options.routes ?? ROUTES;
   const jobs = options.jobs ?? JOBS;
-  const key = JSON.stringify([stage, routes, jobs]);
+  const key = JSON.stringify([stage, routes, jobs, options.context ?? {}]);
   const cached = cache.get(key);
   if (cached) return cached;
 
-  const app = new App({
-    context: { ...cdkJsonContext(), stage, 'aws:cdk:bundling-stacks': [] },
+  const app = testApp({
+    context: { ...cdkJsonContext(), ...options.context, stage, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
   });
   const nag = new AwsSolutionsChecks(app);

@@ -1,8 +1,8 @@
-import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { CheckoutStack } from '../../lib/checkout-stack';
 import { stackName } from '../../lib/naming';
 import { LEGACY_INDEXES, TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from '../../lib/table-schema';
+import { testApp } from './synth';
 
 /**
  * The context value that steps an existing table through the index migration (docs/operations.md,
@@ -10,7 +10,7 @@ import { LEGACY_INDEXES, TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromCo
  * names the indexes the table has.
  */
 function synthWith(tableIndexes?: string) {
-  const app = new App({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [], ...(tableIndexes !== undefined ? { [TABLE_INDEXES_CONTEXT]: tableIndexes } : {}) } });
+  const app = testApp({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [], ...(tableIndexes !== undefined ? { [TABLE_INDEXES_CONTEXT]: tableIndexes } : {}) } });
   const stack = new CheckoutStack(app, stackName('dev'), { stage: 'dev' });
   return { stack, template: Template.fromStack(stack) };
 }

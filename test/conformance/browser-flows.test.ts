@@ -5,6 +5,7 @@ import { cards, launchBrowser, newPage, payWith } from '../support/browser';
 import { createCheckout, startMerchantSite, statusOf, type CheckoutLink, type MerchantSite } from '../support/merchant-site';
 import { startTestService, type TestService } from '../support/service';
 import { callbacksOf, outcome, outcomeOf, relay } from './conformance';
+import { startAll } from '../support/lifecycle';
 
 /**
  * The callback sequences of protocol.md §7 once more, with the customer in real Chromium on the
@@ -18,7 +19,7 @@ let site: MerchantSite;
 const merchants = receivingMerchants(() => service, 'Browser Shop', { returnParams: true });
 
 beforeAll(async () => {
-  [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
+  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
 });
 afterAll(async () => {
   await Promise.all([browser?.close(), site?.close(), merchants.close()]);

@@ -9,6 +9,7 @@ import { auditContext, launchBrowser, newPage, screenshot, seriousA11yViolations
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
 import { openSession, paidPayment, statusOf, type PaidPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
+import { startAll } from '../support/lifecycle';
 
 /**
  * The operators' portal in a real browser, under its real Content-Security-Policy: an operator
@@ -29,7 +30,7 @@ let dmsShop: MerchantCredentials;
 let plainShop: MerchantCredentials;
 
 beforeAll(async () => {
-  [browser, service] = await Promise.all([launchBrowser(), startTestService({ clock })]);
+  [browser, service] = await startAll([launchBrowser(), startTestService({ clock })]);
   operator = await seedOperator(service, 'olivia', 'olivia-long-password');
   [dmsShop, plainShop] = await Promise.all([service.createMerchant({ name: 'Queue Shop' }), service.createMerchant({ name: 'Plain Shop' })]);
   await updateMerchantSettings(service.deps, dmsShop.merchant_key, { dms: true });

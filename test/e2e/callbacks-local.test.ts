@@ -7,6 +7,7 @@ import { cards, launchBrowser, newPage, payWith } from '../support/browser';
 import { paymentIdOf } from '../support/links';
 import { startMerchantSite, type MerchantSite } from '../support/merchant-site';
 import { freePort, runTs, startTs, type Service } from '../support/processes';
+import { startAll } from '../support/lifecycle';
 
 /**
  * Callbacks tried as a new user would (README, "Callbacks"): `npm start`, `npm run receiver`, the
@@ -117,7 +118,7 @@ beforeAll(async () => {
   port = await freePort();
   receiverPort = await freePort();
   base = `http://localhost:${port}`;
-  [browser, site] = await Promise.all([launchBrowser(), startMerchantSite()]);
+  [browser, site] = await startAll([launchBrowser(), startMerchantSite()]);
   await startRunner();
   expect(runner.output()).toMatch(/DeliverCallbacks every 2 s/);
 });

@@ -3,6 +3,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import { cards, launchBrowser, newPage, payWith, screenshot } from '../support/browser';
 import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
 import { startTestService, type TestService } from '../support/service';
+import { startAll } from '../support/lifecycle';
 
 /**
  * The checkout embedded in the merchant's own page (an iframe, allowed by the merchant's
@@ -14,7 +15,7 @@ let site: MerchantSite;
 let shop: MerchantCredentials;
 
 beforeAll(async () => {
-  [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
+  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
   shop = await service.createMerchant({ name: 'Framing Shop', settings: { returnParams: true, frameAncestors: [site.origin] } });
 });
 afterAll(async () => {

@@ -4,6 +4,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import { auditContext, cards, fillCard, launchBrowser, newPage, payWith, screenshot, seriousA11yViolations } from '../support/browser';
 import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
 import { startTestService, type TestService } from '../support/service';
+import { startAll } from '../support/lifecycle';
 
 /**
  * The hosted page's rules in a real browser: field rules (protocol.md §6) live and on the server,
@@ -18,7 +19,7 @@ let shop: MerchantCredentials;
 const clock = new ManualClock(new Date());
 
 beforeAll(async () => {
-  [browser, service, site] = await Promise.all([launchBrowser(), startTestService({ clock }), startMerchantSite()]);
+  [browser, service, site] = await startAll([launchBrowser(), startTestService({ clock }), startMerchantSite()]);
   shop = await service.createMerchant({ name: 'Gift Shop', settings: { returnParams: true } });
 });
 afterAll(async () => {

@@ -4,6 +4,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import { cards, fillCard, launchBrowser, newPage, payWith, screenshot } from '../support/browser';
 import { createCheckout, startMerchantSite, statusOf, type CheckoutLink, type MerchantSite } from '../support/merchant-site';
 import { startTestService, type TestService } from '../support/service';
+import { startAll } from '../support/lifecycle';
 
 /**
  * A customer pays on the hosted page in a real browser, with the sandbox acquirer's test cards,
@@ -18,7 +19,7 @@ let shop: MerchantCredentials;
 let strictShop: MerchantCredentials;
 
 beforeAll(async () => {
-  [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
+  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
   [shop, strictShop] = await Promise.all([
     service.createMerchant({ name: 'Gift Shop', settings: { returnParams: true } }),
     service.createMerchant({ name: 'Strict Shop', settings: { returnParams: true, maxDeclines: 2 } }),

@@ -4,6 +4,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import { cards, launchBrowser, newPage, payWith } from '../support/browser';
 import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
 import { startTestService, type TestService } from '../support/service';
+import { startAll } from '../support/lifecycle';
 
 /**
  * Merchant-supplied text embedded in the page's scripts cannot break out of them: a success_url with
@@ -18,7 +19,7 @@ let shop: MerchantCredentials;
 let page: Page;
 
 beforeAll(async () => {
-  [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
+  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
   shop = await service.createMerchant({ name: 'Injection Shop' });
 });
 afterAll(async () => {

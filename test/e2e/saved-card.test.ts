@@ -4,6 +4,7 @@ import { cards, launchBrowser, newPage, payWith, screenshot } from '../support/b
 import { createCheckout, startMerchantSite, type MerchantSite } from '../support/merchant-site';
 import { statusOf, storedPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
+import { startAll } from '../support/lifecycle';
 
 /**
  * A returning customer pays with the card saved on an earlier payment (req_token → card_token),
@@ -16,7 +17,7 @@ let site: MerchantSite;
 let shop: MerchantCredentials;
 
 beforeAll(async () => {
-  [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
+  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
   shop = await service.createMerchant({ name: 'Gift Shop' });
 });
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { createCheckout, startMerchantSite, type MerchantSite } from '../support
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import { statusOf } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
+import { startAll } from '../support/lifecycle';
 
 /**
  * What widely used shop modules send, paid on the page in a real browser: a session without a
@@ -21,7 +22,7 @@ let receiver: CallbackReceiver;
 let page: Page;
 
 beforeAll(async () => {
-  [browser, service, site, receiver] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite(), startCallbackReceiver()]);
+  [browser, service, site, receiver] = await startAll([launchBrowser(), startTestService(), startMerchantSite(), startCallbackReceiver()]);
   shop = await service.createMerchant({ name: 'Module Shop', settings: { returnParams: true, notificationUrl: receiver.url } });
 });
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { CALLBACKS_PER_LANE, RELAY_POLL_MS, runCallbackJob } from '../../lambdas
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver';
 import { paidPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
+import { startAll } from '../support/lifecycle';
 
 /**
  * One merchant's endpoint answers slowly (under the timeout, so every callback succeeds), another's
@@ -18,7 +19,7 @@ let fast: CallbackReceiver;
 
 beforeAll(async () => {
   service = await startTestService({ env: { CALLBACK_TIMEOUT_MS: String(SLOW_MS + 3000) } });
-  [slow, fast] = await Promise.all([startCallbackReceiver(), startCallbackReceiver()]);
+  [slow, fast] = await startAll([startCallbackReceiver(), startCallbackReceiver()]);
   slow.delayMs = SLOW_MS;
 });
 afterAll(async () => {

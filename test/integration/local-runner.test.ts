@@ -99,6 +99,12 @@ describe('the local runner without DEMO_* settings', () => {
     const first = await start(dataDir, {});
     expect(first.demo).toMatchObject({ merchant_key: expect.stringMatching(/^[0-9a-f-]{36}$/), password: expect.stringMatching(/^[0-9a-f]{32}$/), generated: true });
     expect(first.runner.output()).toContain('(generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)');
+    // What a newcomer needs next: the README's next step, where the data lives, how to stop.
+    await first.runner.waitForLine(/^Stop: /);
+    const lines = first.runner.output().split('\n');
+    expect(lines).toContain('Next: open the redirect_url the curl answers and pay with 4111 1111 1111 1111, expiry 01/38, any CVV; the README goes on from there.');
+    expect(lines).toContain(`Data: ${dataDir} (kept across restarts; other tools use it with DATA_DIR=${dataDir}; delete it to start afresh).`);
+    expect(lines).toContain('Stop: Ctrl-C (the data stays).');
     expect((await runCurl(first.curl)).status).toBe(200);
     expect(await stop(first.runner)).toEqual({ code: 0, signal: null });
 

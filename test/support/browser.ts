@@ -1,14 +1,20 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type FrameLocator, type Page } from 'playwright-core';
+import { chooseBrowser } from './chromium';
 
 /** Where the e2e tests keep full-page screenshots (gitignored; CI keeps them as artifacts). */
 export const SCREENSHOT_DIR = resolve(__dirname, '../e2e/__screenshots__');
 
-/** The system Chromium (CHROMIUM_PATH overrides), headless, without background traffic. */
-export function launchBrowser(): Promise<Browser> {
+/**
+ * Chromium, headless, without background traffic: CHROMIUM_PATH, else a system Chromium, else the
+ * one shipped in an npm package (test/support/chromium.ts; CHECKOUT_TEST_BROWSER=bundled forces it).
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const chosen = chooseBrowser();
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: chosen.executablePath,
+    env: { ...process.env, ...chosen.env },
     args: [
       '--headless',
       '--no-sandbox',

@@ -53,10 +53,16 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   // Listening first: the links the service hands out are built on its address (PUBLIC_BASE_URL), as in the runner.
   const app: Server = createApp(undefined, { operatorKey: backend.operatorKey });
   attributeRequests(app);
-  await new Promise<void>((resolve, reject) => {
-    app.once('error', reject);
-    app.listen(0, '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      app.once('error', reject);
+      app.listen(0, '127.0.0.1', () => resolve());
+    });
+  } catch (error) {
+    // A set-up that failed half way still stops what it started, or the test process never exits.
+    await backend.close();
+    throw error;
+  }
   const baseUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
   // The tests' receivers listen on loopback: allowed explicitly, as the local runner does for its own.
   const env = backendEnvironment(backend, { PUBLIC_BASE_URL: baseUrl, ALLOW_LOOPBACK_CALLBACKS: '1', ...options.env });

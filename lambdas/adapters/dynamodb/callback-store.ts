@@ -98,8 +98,10 @@ export class DynamoCallbackStore implements CallbackStore {
     });
     const entries = new Map<string, DueCallback>();
     for (const { sk, pk, merchantKey } of found.flat().sort((a, b) => a.sk.localeCompare(b.sk))) {
-      const paymentId = sk.split('#')[1] ?? pk.slice('PAYMENT#'.length);
-      if (paymentId && !entries.has(paymentId)) entries.set(paymentId, { paymentId, ...(merchantKey ? { merchantKey } : {}) });
+      // The sort key is the due time (`<due>#<id>` in entries of the layout before it).
+      const [dueAt, idInKey] = sk.split('#');
+      const paymentId = idInKey ?? pk.slice('PAYMENT#'.length);
+      if (paymentId && !entries.has(paymentId)) entries.set(paymentId, { paymentId, ...(merchantKey ? { merchantKey } : {}), ...(dueAt ? { dueAt } : {}) });
     }
     return [...entries.values()].slice(0, limit);
   }

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { traced } from '../../observability/telemetry';
 
 export interface DynamoOptions {
   readonly endpoint?: string;
@@ -10,12 +11,13 @@ export const isConditionFailure = (e: unknown): boolean => (e as Error).name ===
 
 /** One document client per process; undefined attributes are dropped, never written as null. */
 export function createDocumentClient(options: DynamoOptions = {}): DynamoDBDocumentClient {
-  const client = new DynamoDBClient({
+  // Every DynamoDB call a subsegment of the trace (on AWS; the tracer is off elsewhere).
+  const client = traced(new DynamoDBClient({
     maxAttempts: 3,
     ...(options.endpoint
       ? { endpoint: options.endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
-  });
+  }));
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

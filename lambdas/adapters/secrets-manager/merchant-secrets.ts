@@ -4,6 +4,7 @@ import {
   PutSecretValueCommand,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { traced } from '../../observability/telemetry';
 import type { Clock } from '../../ports/clock';
 import type { MerchantSecrets } from '../../ports/merchants';
 
@@ -11,12 +12,13 @@ import type { MerchantSecrets } from '../../ports/merchants';
 export const MERCHANT_KEY_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
 
 export function createSecretsClient(endpoint?: string): SecretsManagerClient {
-  return new SecretsManagerClient({
+  // Traced on AWS; the secret values are in responses, which the tracer does not record.
+  return traced(new SecretsManagerClient({
     maxAttempts: 3,
     ...(endpoint
       ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
-  });
+  }));
 }
 
 /** What a merchant's secret holds. */

@@ -1,0 +1,67 @@
+import type middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { logger } from '../observability/logger';
+import { metrics, tracer } from '../observability/telemetry';
+
+// Middy's types are per chain; these middlewares read nothing of the event but what is typed here.
+type AnyMiddleware = middy.MiddlewareObj<any, any>;
+
+/**
+ * The observability every HTTP function starts with, in this order:
+ * - the tracer's handler subsegment, in Lambda (responses are not captured: pages and answers can echo what
+ *   a customer typed, and a card number never goes into a trace);
+ * - the logger's Lambda context, the API request id as correlation id, and keys reset after each
+ *   request (the payment and merchant a request appended do not leak into the next one);
+ * - the metrics of the invocation, flushed as one EMF line when it ends (also after an error);
+ * - one `request` log line per request with its route, status and duration, which carries the
+ *   request id, payment_id and merchant_key keys the request collected.
+ */
+export function requestObservability(): AnyMiddleware[] {
+  return [
+    ...traceHandler(),
+    injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }) as AnyMiddleware,
+    logMetrics(metrics) as AnyMiddleware,
+    requestLog(),
+  ];
+}
+
+/** The same for a scheduled job or the stream dispatcher: trace, logger context, metrics. */
+export function jobObservability(): AnyMiddleware[] {
+  return [
+    ...traceHandler(),
+    injectLambdaContext(logger, { logEvent: false, resetKeys: true }) as AnyMiddleware,
+    logMetrics(metrics) as AnyMiddleware,
+  ];
+}
+
+/** The tracer's handler subsegment; no tracer outside Lambda (lambdas/observability/telemetry.ts). */
+const traceHandler = (): AnyMiddleware[] => (tracer ? [captureLambdaHandler(tracer, { captureResponse: false }) as AnyMiddleware] : []);
+
+const started = new WeakMap<object, number>();
+
+/**
+ * One log line when a request ends, after the error middlewares made its answer (their onError
+ * runs first: they come later in the chain). Without the path's parameters (tokens), the body or
+ * the query: the route key names the route.
+ */
+function requestLog(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  const log = (request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>) => {
+    const statusCode = request.response?.statusCode ?? 500;
+    const begun = started.get(request);
+    logger.info('request', {
+      routeKey: request.event?.routeKey,
+      statusCode,
+      ...(begun !== undefined ? { durationMs: Date.now() - begun } : {}),
+    });
+  };
+  return {
+    before: (request) => {
+      started.set(request, Date.now());
+    },
+    after: log,
+    onError: log,
+  };
+}

@@ -1,0 +1,26 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { RUN_TMPDIR } from './global-setup';
+
+/**
+ * What tools leave in the temp dir by design, not a test: tsx's compile cache (tsx-<uid>), and the
+ * files Chromium makes for shared memory and downloads (.org.chromium.Chromium.*), which it may
+ * leave behind when a renderer outlives the browser's close. The run's directory goes with them.
+ */
+const TOOL_FILES = /^(tsx-\d+|\.org\.chromium\.Chromium\..+)$/;
+
+/**
+ * After the run: whatever a test left in the run's temp directory is named (the run fails: a test
+ * that makes a temp dir removes it), then the directory goes, so a run leaves nothing in the system
+ * temp dir either way.
+ */
+export default function globalTeardown(): void {
+  const runDir = process.env[RUN_TMPDIR];
+  if (!runDir) return;
+  let leftovers: string[] = [];
+  try {
+    leftovers = readdirSync(runDir).filter((name) => !TOOL_FILES.test(name));
+  } finally {
+    rmSync(runDir, { recursive: true, force: true });
+  }
+  if (leftovers.length) throw new Error(`Tests left these in the temp dir (removed now; the test that made them should): ${leftovers.join(', ')}`);
+}
