@@ -70,16 +70,21 @@ export const ACCESS = {
    * operation final (close): its ledger item per payment, created once and changed by conditional
    * updates (lambdas/adapters/sandbox-acquirer).
    */
-  acquirerFollowUps: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'] } },
-  /** What the acquirer only reads: lookups and the result after a challenge. */
-  acquirerLookups: { items: { SANDBOX: ['GetItem'] } },
+  acquirerFollowUps: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  /**
+   * Lookups and the result after a challenge: the sandbox only reads; the S2S CARD connector records
+   * the final status the gateway gives (one forward-only update of its own records).
+   */
+  acquirerLookups: { items: { SANDBOX: ['GetItem'], S2SCARD: ['GetItem', 'UpdateItem'] } },
   /**
    * A customer's authorization: recorded in the ledger, with the card kept as a stored credential
    * when the session asks for a token or a recurring chain (put), and a saved card's read (get).
    */
-  acquirerAuthorizations: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem', 'PutItem'] } },
+  acquirerAuthorizations: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem', 'PutItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
   /** A merchant-initiated charge (recurring, retry) uses the stored credential and never stores one (`storeCredential: false`). */
-  acquirerMerchantInitiated: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem'] } },
+  acquirerMerchantInitiated: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  /** The S2S CARD gateway's callbacks: its records read (to verify the hash) and the answer recorded. */
+  acquirerNotifications: { items: { S2SCARD: ['GetItem', 'UpdateItem'] } },
   /** The customer's answer on the sandbox's challenge page: one conditional update; an approval may store the card. */
   acquirerChallengeAnswers: { items: { SANDBOX: ['GetItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['PutItem'] } },
   /**
