@@ -179,3 +179,19 @@ export function tablePolicy(access: TableAccess, tableArn: string): PolicyStatem
   }
   return statements;
 }
+
+/** The item kinds only one acquirer uses: a stage's functions are granted those of its own acquirer only. */
+const ACQUIRER_KINDS: Readonly<Record<'sandbox' | 's2s-card', readonly ItemKind[]>> = {
+  sandbox: ['SANDBOX', 'SANDBOX_CREDENTIAL'],
+  's2s-card': ['S2SCARD'],
+};
+
+/** A declaration as granted on a stage whose acquirer is `acquirer`: the other acquirers' kinds left out. */
+export function accessForAcquirer(access: TableAccess, acquirer: 'sandbox' | 's2s-card'): TableAccess {
+  const foreign = Object.entries(ACQUIRER_KINDS).filter(([name]) => name !== acquirer).flatMap(([, kinds]) => kinds);
+  const items = Object.fromEntries(Object.entries(access.items).filter(([kind]) => !foreign.includes(kind as ItemKind)));
+  return { items, indexes: access.indexes };
+}
+
+/** Whether a declaration reaches the acquirer's records, i.e. its function calls the acquirer. */
+export const callsAcquirer = (access: TableAccess): boolean => Object.keys(ACQUIRER_KINDS).some((name) => ACQUIRER_KINDS[name as 'sandbox'].some((kind) => access.items[kind] !== undefined));

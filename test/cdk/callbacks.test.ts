@@ -21,7 +21,7 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
   const dispatcherId = () => logicalId(delivery().dispatcher.function);
   const dlqId = () => logicalId(delivery().deadLetterQueue);
 
-  test('the table has the sparse outbox (sending) index, keys only, and a stream with old and new images', () => {
+  test('the table has the sparse outbox (sending) index, keys plus the merchant (the relay\'s lanes), and a stream with old and new images', () => {
     const table = resource(s.template, tableId());
     expect(TABLE_SCHEMA.globalSecondaryIndexes.map((i) => i.indexName)).toContain('sending');
     expect(table.Properties.GlobalSecondaryIndexes).toContainEqual({
@@ -30,7 +30,7 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
         { AttributeName: 'sendPk', KeyType: 'HASH' },
         { AttributeName: 'sendSk', KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'KEYS_ONLY' },
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['merchantKey'] },
     });
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   });
@@ -63,9 +63,9 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
     ]);
   });
 
-  test('the dispatcher runs Node.js 22 on arm64 for up to a minute, may read the stream and send to its dead-letter queue', () => {
+  test('the dispatcher runs Node.js 24 on arm64 for up to a minute, may read the stream and send to its dead-letter queue', () => {
     const fn = resource(s.template, dispatcherId());
-    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 60 });
+    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 60 });
     const roleId = logicalId(delivery().dispatcher.role);
     const allowed = Object.values(resourcesOfType(s.template, 'AWS::IAM::Policy'))
       .filter((p) => (p.Properties.Roles as unknown[]).some((r) => flatten(r) === `\${${roleId}}`))
