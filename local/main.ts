@@ -17,7 +17,7 @@ import { JOBS } from '../lib/jobs';
  * `npm start`: the whole service on one machine. The same handlers and route table as the cloud
  * stack, on dynalite (a DynamoDB-compatible engine) and a local Secrets Manager, persisted in DATA_DIR.
  */
-// The runner supports Node.js 20.19+ (Lambda runs 22); the SDK's notice about its future minimum is noise here.
+// The runner supports Node.js 20.19+ (Lambda runs 24); the SDK's notice about its future minimum is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
