@@ -51,7 +51,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
   const sandbox = new SandboxAcquirer(db, config.TABLE_NAME);
   // The stage's acquirer (config.ts refuses the sandbox on prod).
   const s2sCard = config.ACQUIRER === 's2s-card' ? { settings: s2sCardSettings(config, secretsClient, clock), records: new S2SRecords(db, config.TABLE_NAME) } : undefined;
-  const acquirer: Acquirer = s2sCard ? new S2SCardAcquirer(s2sCard.settings, s2sCard.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS }) : sandbox;
+  const acquirer: Acquirer = s2sCard ? new S2SCardAcquirer(s2sCard.settings, s2sCard.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) : sandbox;
   return {
     config,
     clock,

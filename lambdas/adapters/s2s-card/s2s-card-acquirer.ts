@@ -16,6 +16,7 @@ import {
   wireAmount,
 } from './transformers';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
+import { systemClock, type Clock } from '../../ports/clock';
 
 export const S2S_REASONS = {
   neverSent: 'Closed before it was sent to the acquirer.',
@@ -31,7 +32,6 @@ const NOT_RECEIVED: unique symbol = Symbol('not received');
 const DEFAULT_FOLLOW_UP_WAIT_MS = 5_000;
 const FOLLOW_UP_POLL_MS = 150;
 
-const nowIso = () => new Date().toISOString();
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -44,13 +44,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export class S2SCardAcquirer implements Acquirer {
   private readonly followUpWaitMs: number;
+  private readonly clock: Clock;
 
   constructor(
     private readonly settings: S2SCardSettings,
     private readonly records: S2SRecords,
-    options: { followUpWaitMs?: number } = {},
+    options: { followUpWaitMs?: number; clock?: Clock } = {},
   ) {
     this.followUpWaitMs = options.followUpWaitMs ?? DEFAULT_FOLLOW_UP_WAIT_MS;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** When an entry was written: orders a payment's follow-ups (the oldest open refund answers a callback first). */
+  private nowIso(): string {
+    return this.clock.now().toISOString();
   }
 
   async authorize(request: AuthorizeRequest): Promise<AcquirerOutcome> {
@@ -69,7 +76,7 @@ export class S2SCardAcquirer implements Acquirer {
       capture: request.capture,
       storeCredential: request.storeCredential,
       orderId: request.idempotencyKey,
-      at: nowIso(),
+      at: this.nowIso(),
     });
     // A replay never sends again: it gets what is known, or asks the gateway by our order id.
     if (!won) {
@@ -161,7 +168,7 @@ export class S2SCardAcquirer implements Acquirer {
       amountMinor: 0,
       currency: '',
       outcome: { kind: 'declined', acquirerRef: '', reason: S2S_REASONS.neverSent },
-      at: nowIso(),
+      at: this.nowIso(),
     });
     if (won) return entry.outcome!;
     const outcome = entry.operation === 'authorization' ? await this.resumeAuthorization(ref.paymentId, entry) : await this.resumeFollowUp(ref.paymentId, entry);
@@ -201,7 +208,7 @@ export class S2SCardAcquirer implements Acquirer {
       amountMinor: request.amountMinor,
       currency: request.currency,
       transId,
-      at: nowIso(),
+      at: this.nowIso(),
     });
     if (!won) return this.finalFollowUp(await this.resumeFollowUp(request.paymentId, entry));
     const refuse = (reason: string) => this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: transId, reason }) as Promise<FollowUpOutcome>;
@@ -217,6 +224,7 @@ export class S2SCardAcquirer implements Acquirer {
     if (answer.result === 'SUCCESS') return this.answer(request.paymentId, key, { kind: 'approved', acquirerRef: str(answer.trans_id) ?? transId }) as Promise<FollowUpOutcome>;
     if (answer.result === 'DECLINED' || isRefusal(answer)) return refuse(reasonOf(answer));
     // ACCEPTED (CREDITVOID: the outcome comes by callback) or UNDEFINED: watch for a while, then leave it to reconciliation.
+    // Real time, not the injected clock: this waits for a network callback, bounded by the function's timeout.
     const deadline = Date.now() + this.followUpWaitMs;
     while (Date.now() < deadline) {
       await sleep(FOLLOW_UP_POLL_MS);
