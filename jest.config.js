@@ -12,4 +12,8 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testTimeout: 30000,
   setupFiles: ['<rootDir>/test/support/environment.ts'],
+  // On a small machine Jest would run every file in one process, whose heap grows with each file
+  // (CDK synths of every stage shape, browsers, local engines) until it runs out. A limit makes it
+  // use a worker and start a fresh one once a file leaves it above this size.
+  workerIdleMemoryLimit: '1536MB',
 };
