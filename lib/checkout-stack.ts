@@ -142,7 +142,12 @@ export class CheckoutStack extends Stack {
       Annotations.of(this).addWarning(`Table without the indexes ${missing.join(', ')} (context ${TABLE_INDEXES_CONTEXT}): a migration step; deploy the functions only once every index exists.`);
     }
     // No fixed physical names (table, user pool): a retained one from a failed first deploy never blocks the next.
-    this.table = new CheckoutTable(this, 'Data', { retainData: settings.retain, indexes });
+    // A stage deployed before names were generated keeps its table and pool by naming them
+    // (`-c tableName=checkout-prod -c userPoolName=Checkout-prod-operators`): without that the
+    // deploy would replace them (docs/operations.md, "Stages deployed with fixed names").
+    const keptTableName = (this.node.tryGetContext('tableName') as string | undefined) || undefined;
+    const keptUserPoolName = (this.node.tryGetContext('userPoolName') as string | undefined) || undefined;
+    this.table = new CheckoutTable(this, 'Data', { retainData: settings.retain, indexes, ...(keptTableName ? { tableName: keptTableName } : {}) });
     this.merchantSecrets = new MerchantSecrets(this, 'MerchantSecrets', { prefix: merchantSecretPrefix(stage) });
     this.api = new CheckoutApi(this, 'Api', {
       apiName: stackName(stage),
@@ -176,6 +181,7 @@ export class CheckoutStack extends Stack {
       Object.assign(acquirerEnvironment, { S2S_CARD_URL: this.acquirer.url, S2S_CARD_SECRET_ID: this.acquirerSecret.secretArn });
     }
     this.operators = new OperatorPool(this, 'Operators', {
+      ...(keptUserPoolName ? { userPoolName: keptUserPoolName } : {}),
       retain: settings.retain,
       portalUrl: `${publicBase}${ADMIN_PORTAL_PATH}`,
       // Unique per account, stage and region, as Cognito prefix domains must be.

@@ -95,6 +95,14 @@ describe('prod with the S2S CARD connector', () => {
   });
 });
 
+describe('a stage deployed before names were generated', () => {
+  test('keeps its table and user pool by naming them in context', () => {
+    const template = Template.fromStack(build('prod', { ...GATEWAY, tableName: 'checkout-prod', userPoolName: 'Checkout-prod-operators' })());
+    template.hasResourceProperties('AWS::DynamoDB::Table', { TableName: 'checkout-prod' });
+    template.hasResourceProperties('AWS::Cognito::UserPool', { UserPoolName: 'Checkout-prod-operators' });
+  });
+});
+
 describe('dev on the sandbox', () => {
   test('serves the sandbox pages, has no gateway secret and no VPC', () => {
     const { template } = synthesize('dev');
