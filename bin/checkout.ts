@@ -17,8 +17,14 @@ function stageFromContext(value: unknown): Stage {
 }
 
 const app = new App();
-const stage = stageFromContext(app.node.tryGetContext('stage'));
-new CheckoutStack(app, stackName(stage), { stage });
+try {
+  const stage = stageFromContext(app.node.tryGetContext('stage'));
+  new CheckoutStack(app, stackName(stage), { stage });
+} catch (e) {
+  // A configuration mistake (no acquirer on prod, a bad domain…): its message, not a stack trace.
+  console.error(`Cannot synthesize: ${(e as Error).message}`);
+  process.exit(1);
+}
 
 // cdk-nag 3 runs as a policy validation plugin: any unacknowledged finding fails the synth.
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -37,6 +37,25 @@ const configSchema = z.object({
    */
   CALLBACK_STREAM: z._default(z.enum(['0', '1']), '0'),
   SECRET_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
+  /**
+   * Who moves the money: the simulated acquirer (`sandbox`, dev and staging) or the S2S CARD
+   * gateway (`s2s-card`). prod refuses the sandbox (below, and the stack refuses it first).
+   */
+  ACQUIRER: z._default(z.enum(['sandbox', 's2s-card']), 'sandbox'),
+  /** The S2S CARD gateway's URL that requests are POSTed to (`https://<PAYMENT_URL>/post`). */
+  S2S_CARD_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  /** The gateway credentials: a Secrets Manager secret {"clientKey","password"} on AWS ... */
+  S2S_CARD_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
+  /** ... or the values themselves (the local runner). */
+  S2S_CARD_CLIENT_KEY: z.optional(z.string().check(z.minLength(1))),
+  S2S_CARD_PASSWORD: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * How long one gateway request may take before its outcome counts as unknown (the reconciler then
+   * asks); under the routes' 29 s with room for the writes around it.
+   */
+  S2S_CARD_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(500), z.lte(20_000)), 15_000),
+  /** How long a refund answered ACCEPTED waits in the request for its callback before it is left to reconciliation. */
+  S2S_CARD_FOLLOW_UP_WAIT_MS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(10_000)), 5_000),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -47,7 +66,22 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
-  return parsed.data;
+  const config = parsed.data;
+  const problems = acquirerProblems(config);
+  if (problems.length) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+  return config;
+}
+
+/** What the chosen acquirer needs and the stage allows. */
+function acquirerProblems(config: Config): string[] {
+  const problems: string[] = [];
+  if (config.STAGE === 'prod' && config.ACQUIRER === 'sandbox') problems.push('ACQUIRER: prod never runs on the sandbox acquirer');
+  if (config.ACQUIRER === 's2s-card') {
+    if (!config.S2S_CARD_URL) problems.push('S2S_CARD_URL: required with ACQUIRER=s2s-card');
+    const fromEnv = config.S2S_CARD_CLIENT_KEY !== undefined && config.S2S_CARD_PASSWORD !== undefined;
+    if (!fromEnv && !config.S2S_CARD_SECRET_ID) problems.push('S2S_CARD_SECRET_ID (or S2S_CARD_CLIENT_KEY and S2S_CARD_PASSWORD): required with ACQUIRER=s2s-card');
+  }
+  return problems;
 }
 
 /**

@@ -13,6 +13,10 @@ import type { Policy } from './use-cases/record-outcome';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
 import { SandboxAcquirer } from './adapters/sandbox-acquirer/sandbox-acquirer';
 import { tracedAcquirer } from './adapters/tracing/remote-calls';
+import { S2SCardAcquirer } from './adapters/s2s-card/s2s-card-acquirer';
+import { S2SRecords } from './adapters/s2s-card/records';
+import { s2sCardSettings } from './adapters/s2s-card/settings';
+import type { S2SCardSettings } from './adapters/s2s-card/client';
 import { readConfig, type Config } from './config';
 import type { Acquirer } from './ports/acquirer';
 import { systemClock, type Clock } from './ports/clock';
@@ -38,12 +42,17 @@ export interface Deps {
   readonly operators: OperatorAuthenticator;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
+  /** The S2S CARD connector's parts its callback and redirect pages use; set when it is the acquirer. */
+  readonly s2sCard?: { readonly settings: S2SCardSettings; readonly records: S2SRecords };
 }
 
 export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids = randomIds, overrides: Partial<Deps> = {}): Deps {
   const db = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT });
   const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT);
   const sandbox = new SandboxAcquirer(db, config.TABLE_NAME);
+  // The stage's acquirer (config.ts refuses the sandbox on prod).
+  const s2sCard = config.ACQUIRER === 's2s-card' ? { settings: s2sCardSettings(config, secretsClient, clock), records: new S2SRecords(db, config.TABLE_NAME) } : undefined;
+  const acquirer: Acquirer = s2sCard ? new S2SCardAcquirer(s2sCard.settings, s2sCard.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) : sandbox;
   return {
     config,
     clock,
@@ -58,13 +67,14 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
       config.SECRET_CACHE_TTL_SECONDS * 1000,
     ),
     // Each acquirer call is its own trace subsegment (on AWS; a pass-through elsewhere).
-    acquirer: tracedAcquirer(sandbox),
+    acquirer: tracedAcquirer(acquirer),
     tokens: new DynamoTokenVault(db, config.TABLE_NAME),
     audit: new DynamoAuditLog(db, config.TABLE_NAME),
     requestKeys: new DynamoRequestKeys(db, config.TABLE_NAME),
     operators: noOperatorSignIn,
     policy: { authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000, reconcileAfterMs: config.RECONCILE_AFTER_SECONDS * 1000 },
     sandbox,
+    ...(s2sCard ? { s2sCard } : {}),
     ...overrides,
   };
 }

@@ -6,8 +6,24 @@ import * as path from 'node:path';
  */
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
 
-/** Node.js major the functions run on (Lambda runtime nodejs22.x). */
-export const NODE_TARGET = 'node22';
+/** Node.js major the functions run on (Lambda runtime nodejs24.x). */
+export const NODE_TARGET = 'node24';
+
+/**
+ * CDK bundles with the project's own esbuild (the version the benchmark measured). Without it,
+ * NodejsFunction silently bundles in a Docker image with whatever esbuild that image has, so the
+ * synth stops here instead. `resolve` is injectable for the test.
+ */
+export function assertLocalEsbuild(resolve: (id: string, options: { paths: string[] }) => string = require.resolve): void {
+  try {
+    resolve('esbuild', { paths: [PROJECT_ROOT] });
+  } catch {
+    throw new Error(
+      'esbuild is not installed in this project (run `npm ci`): cdk synth bundles the functions with the local esbuild only, ' +
+        'never with the Docker fallback and its other esbuild version.',
+    );
+  }
+}
 
 /** Module replacements for SDK parts a Lambda never runs; test/bench invokes the bundles to prove it. */
 export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {

@@ -1,4 +1,4 @@
-import { Annotations, Aws, CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -14,7 +14,11 @@ import { OperatorPool } from './constructs/operator-pool';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
 import { JOBS, type JobDefinition } from './jobs';
 import { MAX_METRIC_MERCHANTS, METRIC_NAMESPACE } from '../lambdas/observability/metric-names';
-import { merchantSecretPrefix, stackName, tableName, type Stage } from './naming';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { acquirerFromContext, type AcquirerChoice } from './acquirer';
+import { StaticEgress } from './constructs/static-egress';
+import type { FunctionAcquirer } from './constructs/checkout-function';
+import { merchantSecretPrefix, stackName, type Stage } from './naming';
 import { deployedRoutes, ROUTES, type RouteDefinition } from './routes';
 import { TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from './table-schema';
 
@@ -35,6 +39,27 @@ export interface CheckoutStackProps extends StackProps {
    * Never taken from a request's headers.
    */
   readonly publicBaseUrl?: string;
+  /** Default: context `acquirer` (and `s2sCardUrl`), lib/acquirer.ts; prod has no default. */
+  readonly acquirer?: AcquirerChoice;
+  /**
+   * A custom domain and its ACM certificate (same region). Default: context `domainName` and
+   * `certificateArn`, both or neither.
+   */
+  readonly domain?: { readonly name: string; readonly certificateArn: string };
+}
+
+/** `-c domainName=pay.example.com -c certificateArn=arn:aws:acm:…`: both or neither. */
+export function domainFromContext(node: Node): { name: string; certificateArn: string } | undefined {
+  const name = node.tryGetContext('domainName') as unknown;
+  const certificateArn = node.tryGetContext('certificateArn') as unknown;
+  if ((name === undefined || name === '') && (certificateArn === undefined || certificateArn === '')) return undefined;
+  if (typeof name !== 'string' || !/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(name)) {
+    throw new Error(`Context domainName must be a host name such as pay.example.com, got ${JSON.stringify(name)} (with -c certificateArn=…)`);
+  }
+  if (typeof certificateArn !== 'string' || !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
+    throw new Error(`Context certificateArn must be the ACM certificate of ${name} in the stack's region (arn:aws:acm:…:certificate/…), got ${JSON.stringify(certificateArn)}`);
+  }
+  return { name: name.toLowerCase(), certificateArn };
 }
 
 interface StageSettings {
@@ -124,13 +149,23 @@ export class CheckoutStack extends Stack {
   readonly alarmTopic: AlarmTopic;
   /** The alarms and the dashboard. */
   readonly monitoring: Monitoring;
+  readonly acquirer: AcquirerChoice;
+  /** The S2S CARD gateway's credentials ({"clientKey","password"}), set by an operator after the first deploy. */
+  readonly acquirerSecret?: secretsmanager.Secret;
+  /** The NAT egress on fixed addresses the S2S CARD gateway whitelists. */
+  readonly egress?: StaticEgress;
+  /** The base of every link handed out (custom domain, context, or the API's URL). */
+  readonly publicBaseUrl: string;
 
-  constructor(scope: Construct, id: string, { stage, routes = ROUTES, jobs = JOBS, authorizationValidityDays, publicBaseUrl, ...stackProps }: CheckoutStackProps) {
+  constructor(scope: Construct, id: string, { stage, routes = ROUTES, jobs = JOBS, authorizationValidityDays, publicBaseUrl, acquirer, domain, ...stackProps }: CheckoutStackProps) {
     super(scope, id, { description: `Hosted checkout (${stage})`, ...stackProps });
     this.stage = stage;
     const settings = STAGE_SETTINGS[stage];
     const removalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     this.authorizationValidityDays = authorizationValidityDays ?? authorizationValidityDaysFromContext(this.node, stage);
+    // Before anything is built: prod without a real acquirer stops the synth here.
+    this.acquirer = acquirer ?? acquirerFromContext(this.node, stage);
+    const customDomain = domain ?? domainFromContext(this.node);
 
     const indexes = tableIndexesFromContext(this.node.tryGetContext(TABLE_INDEXES_CONTEXT));
     const missing = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName).filter((n) => !indexes.current.includes(n));
@@ -138,17 +173,47 @@ export class CheckoutStack extends Stack {
       // A migration step: the table changes, the functions of this version would fail without these indexes.
       Annotations.of(this).addWarning(`Table without the indexes ${missing.join(', ')} (context ${TABLE_INDEXES_CONTEXT}): a migration step; deploy the functions only once every index exists.`);
     }
-    this.table = new CheckoutTable(this, 'Data', { tableName: tableName(stage), retainData: settings.retain, indexes });
+    // No fixed physical names (table, user pool): a retained one from a failed first deploy never blocks the next.
+    // A stage deployed before names were generated keeps its table and pool by naming them
+    // (`-c tableName=checkout-prod -c userPoolName=Checkout-prod-operators`): without that the
+    // deploy would replace them (docs/operations.md, "Stages deployed with fixed names").
+    const keptTableName = (this.node.tryGetContext('tableName') as string | undefined) || undefined;
+    const keptUserPoolName = (this.node.tryGetContext('userPoolName') as string | undefined) || undefined;
+    this.table = new CheckoutTable(this, 'Data', { retainData: settings.retain, indexes, ...(keptTableName ? { tableName: keptTableName } : {}) });
     this.merchantSecrets = new MerchantSecrets(this, 'MerchantSecrets', { prefix: merchantSecretPrefix(stage) });
     this.api = new CheckoutApi(this, 'Api', {
       apiName: stackName(stage),
       logRetention: settings.logRetention,
       logRemovalPolicy: removalPolicy,
+      domain: customDomain,
     });
     // Links and the portal's sign-in return are built on configuration only, never on a request.
     const publicBase = publicBaseUrl ?? (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.url;
+    this.publicBaseUrl = publicBase;
+
+    let functionAcquirer: FunctionAcquirer = { name: this.acquirer.name };
+    const acquirerEnvironment: Record<string, string> = { ACQUIRER: this.acquirer.name };
+    if (this.acquirer.name === 's2s-card') {
+      this.acquirerSecret = new secretsmanager.Secret(this, 'S2SCardCredentials', {
+        description: `S2S CARD gateway credentials of ${stackName(stage)}: {"clientKey","password"} as the gateway issued them`,
+        // A placeholder the connector refuses (empty clientKey) until an operator sets the real values.
+        generateSecretString: { secretStringTemplate: JSON.stringify({ clientKey: '' }), generateStringKey: 'password', excludePunctuation: true },
+        removalPolicy,
+      });
+      Validations.of(this.acquirerSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason: 'The gateway issues the client key and password; they are rotated with the gateway administrator, then put here (docs/operations.md, "Rotating secrets"). Secrets Manager cannot rotate them itself.',
+      });
+      this.egress = new StaticEgress(this, 'AcquirerEgress', { natGateways: stage === 'prod' ? 2 : 1, logRetention: settings.logRetention, removalPolicy });
+      functionAcquirer = {
+        name: 's2s-card',
+        secret: this.acquirerSecret,
+        egress: { vpc: this.egress.vpc, subnets: this.egress.subnets, securityGroup: this.egress.securityGroup },
+      };
+      Object.assign(acquirerEnvironment, { S2S_CARD_URL: this.acquirer.url, S2S_CARD_SECRET_ID: this.acquirerSecret.secretArn });
+    }
     this.operators = new OperatorPool(this, 'Operators', {
-      userPoolName: `${stackName(stage)}-operators`,
+      ...(keptUserPoolName ? { userPoolName: keptUserPoolName } : {}),
       retain: settings.retain,
       portalUrl: `${publicBase}${ADMIN_PORTAL_PATH}`,
       // Unique per account, stage and region, as Cognito prefix domains must be.
@@ -160,6 +225,7 @@ export class CheckoutStack extends Stack {
       stage,
       table: this.table,
       merchantSecrets: this.merchantSecrets,
+      acquirer: functionAcquirer,
       // Every function gets the same configuration: routes (pay, capture) and jobs (reconcile)
       // both record authorizations, and they must agree on how long one is valid.
       environment: {
@@ -167,7 +233,10 @@ export class CheckoutStack extends Stack {
         MERCHANT_SECRET_PREFIX: this.merchantSecrets.prefix,
         STAGE: stage,
         AUTHORIZATION_VALIDITY_DAYS: String(this.authorizationValidityDays),
-        NODE_OPTIONS: '--enable-source-maps',
+        // Readable stack traces cost about 30 ms of every cold start: only outside prod. prod keeps
+        // the source maps beside the bundles (cdk.out, the deployed asset) to map a trace by hand.
+        ...(stage === 'prod' ? {} : { NODE_OPTIONS: '--enable-source-maps' }),
+        ...acquirerEnvironment,
         POWERTOOLS_SERVICE_NAME: 'checkout',
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
         // Traces carry names and annotations only: no responses (pages, answers), no error messages.
@@ -185,7 +254,7 @@ export class CheckoutStack extends Stack {
     };
 
     const functions = new Map<string, CheckoutFunction>();
-    for (const route of deployedRoutes(routes)) {
+    for (const route of deployedRoutes(routes, this.acquirer.name)) {
       if (functions.has(route.id)) throw new Error(`Duplicate route id: ${route.id}`);
       if (route.id === ADMIN_PORTAL_ROUTE_ID && route.path !== ADMIN_PORTAL_PATH) throw new Error(`The admin portal must be served at ${ADMIN_PORTAL_PATH}`);
       const routeFunction = new CheckoutFunction(this, route.id, {
@@ -230,6 +299,21 @@ export class CheckoutStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
     new CfnOutput(this, 'MerchantSecretPrefix', { value: this.merchantSecrets.prefix });
     new CfnOutput(this, 'Stage', { value: stage });
+    new CfnOutput(this, 'Acquirer', { value: this.acquirer.name });
+    new CfnOutput(this, 'PublicBaseUrl', { value: publicBase, description: 'The base of every link and of the S2S CARD Notification URL' });
+    if (this.acquirer.name === 's2s-card') {
+      new CfnOutput(this, 'S2SCardUrl', { value: this.acquirer.url });
+      new CfnOutput(this, 'S2SCardSecretArn', { value: this.acquirerSecret!.secretArn, description: 'Put {"clientKey","password"} here before the first payment' });
+      new CfnOutput(this, 'S2SCardNotificationUrl', { value: `${publicBase}/acquirer/s2s-card/notify`, description: "The gateway account's Notification URL" });
+      new CfnOutput(this, 'S2SCardEgressIps', { value: this.egress!.publicIps, description: 'Register these source addresses with the gateway' });
+    }
+    if (this.api.domainName) {
+      new CfnOutput(this, 'DomainTarget', {
+        value: this.api.domainName.regionalDomainName,
+        description: `Point ${customDomain!.name} here (CNAME, or an alias A record with hosted zone ${this.api.domainName.regionalHostedZoneId})`,
+      });
+      new CfnOutput(this, 'DomainHostedZoneId', { value: this.api.domainName.regionalHostedZoneId });
+    }
     new CfnOutput(this, 'UserPoolId', {
       value: this.operators.userPool.userPoolId,
       description: 'Operators of the admin portal (no self sign-up: an administrator adds each one)',

@@ -2,6 +2,7 @@
  * The one route table. The CDK stack makes one Lambda and one HTTP API route of each entry; the
  * local runner serves the same handlers at the same paths. Nothing else lists routes.
  */
+import type { AcquirerName } from './acquirer';
 import type { OperatorRole } from './operator-roles';
 import { ACCESS, NO_TABLE_ACCESS, tableAccess, type TableAccess } from './table-access';
 
@@ -18,7 +19,14 @@ interface RouteFields {
     readonly table: TableAccess;
     /** Reads merchant signing passwords from Secrets Manager. */
     readonly merchantSecrets: boolean;
+    /**
+     * Needs the acquirer's credentials without touching its records (the S2S CARD redirect page);
+     * a function that touches them (lib/table-access.ts acquirer blocks) gets them anyway.
+     */
+    readonly acquirerCredentials?: true;
   };
+  /** Exists only on stages whose acquirer this is (its own pages and callbacks). */
+  readonly acquirer?: AcquirerName;
   /** Route-level throttling in the cloud (requests per second, burst). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly memoryMb?: number;
@@ -43,6 +51,8 @@ export type RouteDefinition = RouteFields & RouteAuth;
 const MERCHANT_API_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 const CHECKOUT_PAGE_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
 const ADMIN_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
+/** The gateway's callbacks: a few per payment; a 429 would count as a timeout towards its URL block, so generous. */
+const ACQUIRER_CALLBACK_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
 
 /** Void, refund and capture by the merchant: one payment of its own, changed around one acquirer follow-up. */
 const MERCHANT_FOLLOW_UP = tableAccess(ACCESS.requestKeyClaim, ACCESS.paymentChange, ACCESS.acquirerFollowUps);
@@ -158,6 +168,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   {
     id: 'SandboxChallengePage',
+    acquirer: 'sandbox',
     method: 'GET',
     path: '/sandbox/challenge/{key}',
     entry: 'lambdas/handlers/sandbox-challenge-page.ts',
@@ -166,11 +177,32 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
   {
     id: 'SandboxChallengeAnswer',
+    acquirer: 'sandbox',
     method: 'POST',
     path: '/sandbox/challenge/{key}',
     entry: 'lambdas/handlers/sandbox-challenge-answer.ts',
     access: { table: tableAccess(ACCESS.paymentRead, ACCESS.merchantSettingsRead, ACCESS.acquirerChallengeAnswers), merchantSecrets: false },
     throttle: CHECKOUT_PAGE_THROTTLE,
+  },
+  {
+    // The customer's way to the gateway's 3-D Secure or bank page (an auto-submitting form).
+    id: 'S2SCardRedirect',
+    acquirer: 's2s-card',
+    method: 'GET',
+    path: '/acquirer/s2s-card/redirect',
+    entry: 'lambdas/handlers/s2s-card-redirect.ts',
+    access: { table: NO_TABLE_ACCESS, merchantSecrets: false, acquirerCredentials: true },
+    throttle: CHECKOUT_PAGE_THROTTLE,
+  },
+  {
+    // The gateway's callbacks (the account's Notification URL): verified, recorded, answered OK at once.
+    id: 'S2SCardNotify',
+    acquirer: 's2s-card',
+    method: 'POST',
+    path: '/acquirer/s2s-card/notify',
+    entry: 'lambdas/handlers/s2s-card-notify.ts',
+    access: { table: tableAccess(ACCESS.acquirerNotifications), merchantSecrets: false },
+    throttle: ACQUIRER_CALLBACK_THROTTLE,
   },
   {
     id: 'AdminPortal',
@@ -340,8 +372,16 @@ export const ROUTES: readonly RouteDefinition[] = [
   },
 ];
 
-/** The routes the stack makes functions and API routes of: all but the local runner's own. */
-export const deployedRoutes = (routes: readonly RouteDefinition[] = ROUTES): RouteDefinition[] => routes.filter((r) => !r.localOnly);
+/**
+ * The routes the stack makes functions and API routes of: all but the local runner's own, and of
+ * the acquirer-specific ones only those of the stage's acquirer.
+ */
+export const deployedRoutes = (routes: readonly RouteDefinition[] = ROUTES, acquirer: AcquirerName = 'sandbox'): RouteDefinition[] =>
+  routes.filter((r) => !r.localOnly && (r.acquirer === undefined || r.acquirer === acquirer));
+
+/** The routes the local runner serves: its own included, of the acquirer-specific ones those of its acquirer. */
+export const localRoutes = (acquirer: AcquirerName, routes: readonly RouteDefinition[] = ROUTES): RouteDefinition[] =>
+  routes.filter((r) => r.acquirer === undefined || r.acquirer === acquirer);
 
 /** `POST /api/v1/session` — the API Gateway route key of a route. */
 export const routeKey = (r: Pick<RouteDefinition, 'method' | 'path'>): string => `${r.method} ${r.path}`;

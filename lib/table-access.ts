@@ -73,16 +73,21 @@ export const ACCESS = {
    * operation final (close): its ledger item per payment, created once and changed by conditional
    * updates (lambdas/adapters/sandbox-acquirer).
    */
-  acquirerFollowUps: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'] } },
-  /** What the acquirer only reads: lookups and the result after a challenge. */
-  acquirerLookups: { items: { SANDBOX: ['GetItem'] } },
+  acquirerFollowUps: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  /**
+   * Lookups and the result after a challenge: the sandbox only reads; the S2S CARD connector records
+   * the final status the gateway gives (one forward-only update of its own records).
+   */
+  acquirerLookups: { items: { SANDBOX: ['GetItem'], S2SCARD: ['GetItem', 'UpdateItem'] } },
   /**
    * A customer's authorization: recorded in the ledger, with the card kept as a stored credential
    * when the session asks for a token or a recurring chain (put), and a saved card's read (get).
    */
-  acquirerAuthorizations: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem', 'PutItem'] } },
+  acquirerAuthorizations: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem', 'PutItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
   /** A merchant-initiated charge (recurring, retry) uses the stored credential and never stores one (`storeCredential: false`). */
-  acquirerMerchantInitiated: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem'] } },
+  acquirerMerchantInitiated: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  /** The S2S CARD gateway's callbacks: its records read (to verify the hash) and the answer recorded. */
+  acquirerNotifications: { items: { S2SCARD: ['GetItem', 'UpdateItem'] } },
   /** The customer's answer on the sandbox's challenge page: one conditional update; an approval may store the card. */
   acquirerChallengeAnswers: { items: { SANDBOX: ['GetItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['PutItem'] } },
   /**
@@ -182,3 +187,19 @@ export function tablePolicy(access: TableAccess, tableArn: string): PolicyStatem
   }
   return statements;
 }
+
+/** The item kinds only one acquirer uses: a stage's functions are granted those of its own acquirer only. */
+const ACQUIRER_KINDS: Readonly<Record<'sandbox' | 's2s-card', readonly ItemKind[]>> = {
+  sandbox: ['SANDBOX', 'SANDBOX_CREDENTIAL'],
+  's2s-card': ['S2SCARD'],
+};
+
+/** A declaration as granted on a stage whose acquirer is `acquirer`: the other acquirers' kinds left out. */
+export function accessForAcquirer(access: TableAccess, acquirer: 'sandbox' | 's2s-card'): TableAccess {
+  const foreign = Object.entries(ACQUIRER_KINDS).filter(([name]) => name !== acquirer).flatMap(([, kinds]) => kinds);
+  const items = Object.fromEntries(Object.entries(access.items).filter(([kind]) => !foreign.includes(kind as ItemKind)));
+  return { items, indexes: access.indexes };
+}
+
+/** Whether a declaration reaches the acquirer's records, i.e. its function calls the acquirer. */
+export const callsAcquirer = (access: TableAccess): boolean => Object.keys(ACQUIRER_KINDS).some((name) => ACQUIRER_KINDS[name as 'sandbox'].some((kind) => access.items[kind] !== undefined));

@@ -87,6 +87,8 @@ export const ITEM_KINDS = {
   ENDPOINT: 'ENDPOINT#',
   SANDBOX: 'SANDBOX#',
   SANDBOX_CREDENTIAL: 'SANDBOX-CREDENTIAL#',
+  /** The S2S CARD connector's records of what it sent, one item per payment (lambdas/adapters/s2s-card/records.ts). */
+  S2SCARD: 'S2SCARD#',
 } as const;
 
 export type ItemKind = keyof typeof ITEM_KINDS;

@@ -6,7 +6,7 @@ import { signFields } from '../lambdas/domain/hash';
 import { buildDeps, setDeps } from '../lambdas/container';
 import { readConfig } from '../lambdas/config';
 import { createMerchant, rotateWebhookSecret, showMerchant, webhookSecretOf, MerchantAdminError } from '../lambdas/use-cases/manage-merchants';
-import { ROUTES, routeKey } from '../lib/routes';
+import { localRoutes, routeKey } from '../lib/routes';
 import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
 import { announceBackend, dataDirectory } from './local-store';
@@ -17,7 +17,7 @@ import { JOBS } from '../lib/jobs';
  * `npm start`: the whole service on one machine. The same handlers and route table as the cloud
  * stack, on dynalite (a DynamoDB-compatible engine) and a local Secrets Manager, persisted in DATA_DIR.
  */
-// The runner supports Node.js 20.19+ (Lambda runs 22); the SDK's notice about its future minimum is noise here.
+// The runner supports Node.js 20.19+ (Lambda runs 24); the SDK's notice about its future minimum is noise here.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<void> {
@@ -30,13 +30,17 @@ async function main(): Promise<void> {
   const publicBase = process.env.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
   // Callbacks to loopback are refused everywhere but here, where `npm run receiver` listens on localhost.
   Object.assign(process.env, backendEnvironment(backend, { PUBLIC_BASE_URL: publicBase, ALLOW_LOOPBACK_CALLBACKS: process.env.ALLOW_LOOPBACK_CALLBACKS ?? '1' }));
-  const deps = localDeps(backend, readConfig());
+  const config = readConfig();
+  const deps = localDeps(backend, config);
   setDeps(deps);
+  // ACQUIRER=s2s-card (with S2S_CARD_URL, S2S_CARD_CLIENT_KEY, S2S_CARD_PASSWORD) pays through the
+  // gateway; the sandbox's pages are then not served, as on a deployed stage.
+  const routes = localRoutes(config.ACQUIRER);
   const withdraw = announceBackend(dataDir, backend);
 
   const demo = await seedDemoMerchant(deps, dataDir);
   const operator = await seedOperator(deps.operators as LocalOperatorAuthenticator, dataDir);
-  const app = createApp(ROUTES, { operatorKey: backend.operatorKey });
+  const app = createApp(routes, { operatorKey: backend.operatorKey });
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
     app.listen(port, host, resolve);
@@ -77,7 +81,12 @@ async function main(): Promise<void> {
   if (backend.indexRepair) console.log(`${backend.indexRepair} (the last run was cut off mid-write; the indexes now match the items)`);
   if (backend.indexMigration) console.log(backend.indexMigration);
   console.log(`Checkout is running at ${base} (data in ${dataDir})`);
-  console.log(`Routes: ${ROUTES.map(routeKey).join(', ')}`);
+  console.log(`Routes: ${routes.map(routeKey).join(', ')}`);
+  console.log(
+    config.ACQUIRER === 's2s-card'
+      ? `Acquirer: S2S CARD gateway at ${config.S2S_CARD_URL}; its Notification URL must be ${publicBase}/acquirer/s2s-card/notify`
+      : 'Acquirer: the sandbox (test cards in docs/sandbox.md; no money moves)',
+  );
   console.log(`Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.localEverySeconds !== undefined ? `${j.localEverySeconds} s` : `${j.everyMinutes} min`}`).join(', ')}`);
   const { notificationUrl: _url, webhookSecret, ...rest } = demo;
   const shownDemo = { ...rest, webhook_secret: webhookSecret };

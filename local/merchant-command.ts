@@ -20,7 +20,7 @@ import {
   showMerchant,
   updateMerchantSettings,
 } from '../lambdas/use-cases/manage-merchants';
-import { merchantSecretPrefix, tableName } from '../lib/naming';
+import { stageEnvironment } from './stack-outputs';
 import { consoleIo, runCli, stageOf, UsageError, type Io } from './cli';
 import { migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
 import { dataDirectory, openLocalStore } from './local-store';
@@ -225,12 +225,11 @@ function settingsView(m: Merchant): Record<string, unknown> {
   return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined));
 }
 
-/** The deployed stage's table and secrets, reached with the default AWS credential chain: no endpoints. */
-export const stageEnvironment = (stage: string): Record<string, string> => ({
-  TABLE_NAME: tableName(stage),
-  MERCHANT_SECRET_PREFIX: merchantSecretPrefix(stage),
-  STAGE: stage,
-});
+/**
+ * The deployed stage's table and secrets, from its stack's outputs (local/stack-outputs.ts), reached
+ * with the default AWS credential chain: no endpoints.
+ */
+export { stageEnvironment } from './stack-outputs';
 
 interface Target {
   readonly deps: DepsWithCallbacks;
@@ -245,10 +244,11 @@ interface Target {
 
 async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Promise<Target> {
   if (stage !== undefined) {
-    const deps = withCallbacks(buildDeps(readConfig(stageEnvironment(stage))));
+    const environment = await stageEnvironment(stage);
+    const deps = withCallbacks(buildDeps(readConfig(environment)));
     return {
       deps,
-      description: `stage ${stage} (table ${tableName(stage)})`,
+      description: `stage ${stage} (table ${environment.TABLE_NAME})`,
       close: async () => {
         deps.db.destroy();
         deps.secretsClient.destroy();

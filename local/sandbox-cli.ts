@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/client';
 import { sandboxLedger } from '../lambdas/adapters/sandbox-acquirer/ledger';
 import { readConfig } from '../lambdas/config';
-import { tableName } from '../lib/naming';
+import { stageEnvironment } from './stack-outputs';
 import { dataDirectory, openLocalStore } from './local-store';
 import { consoleIo, runCli, stageOf, UsageError, type Io } from './cli';
 
@@ -64,7 +64,10 @@ interface Target {
 
 /** The same targets as the merchant CLI: a deployed stage, or the local store in DATA_DIR. */
 async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Promise<Target> {
-  if (stage !== undefined) return { tableName: tableName(stage), description: `stage ${stage} (table ${tableName(stage)})`, close: async () => undefined };
+  if (stage !== undefined) {
+    const environment = await stageEnvironment(stage);
+    return { tableName: environment.TABLE_NAME!, description: `stage ${stage} (table ${environment.TABLE_NAME})`, close: async () => undefined };
+  }
   const dataDir = env.DATA_DIR ? resolve(env.DATA_DIR) : dataDirectory();
   const store = await openLocalStore(dataDir);
   const config = readConfig(store.env);

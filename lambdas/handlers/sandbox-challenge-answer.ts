@@ -10,6 +10,11 @@ import { renderState } from '../checkout-page/render';
  */
 export const handler = pageEndpoint(async (event, deps) => {
   const key = event.pathParameters?.key ?? '';
+  // The sandbox's pages exist only where it is the stage's acquirer (the stack does not deploy them elsewhere).
+  if (deps.config.ACQUIRER !== 'sandbox') {
+    const nonce = newNonce();
+    return htmlResponse(404, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
+  }
   const form = formFields(event);
   const answered = await deps.sandbox.answer(key, {
     code: form?.get('code')?.trim() ?? undefined,

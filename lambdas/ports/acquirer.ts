@@ -1,9 +1,10 @@
 import type { CardSummary, ValidCard } from '../domain/card';
 
 /**
- * The one narrow interface an acquirer implements. The sandbox implements it today; a real
- * acquirer would map these types to its API in its own adapter. Every call is idempotent on
- * `idempotencyKey`: asking twice returns the first answer and never charges twice.
+ * The one narrow interface an acquirer implements: the sandbox (adapters/sandbox-acquirer) and the
+ * S2S CARD connector (adapters/s2s-card), each mapping these types to its own wire format, and both
+ * held to one conformance suite (test/acquirers). Every call is idempotent on `idempotencyKey`:
+ * asking twice returns the first answer and never charges twice.
  */
 export interface BrowserInfo {
   readonly language?: string;
@@ -22,6 +23,21 @@ export type PaymentInstrument =
   /** A card the acquirer stored for us earlier (saved card, recurring). */
   | { readonly kind: 'stored'; readonly storedCredentialRef: string; readonly summary: CardSummary };
 
+/**
+ * Who pays, as far as the payment knows it: acquirers that sign or check payer data (the S2S CARD
+ * gateway signs the e-mail and requires an address) read it; the sandbox ignores it.
+ */
+export interface PayerDetails {
+  readonly email?: string;
+  readonly name?: string;
+  readonly country?: string;
+  readonly state?: string;
+  readonly city?: string;
+  readonly address?: string;
+  readonly zip?: string;
+  readonly phone?: string;
+}
+
 export interface AuthorizeRequest {
   readonly idempotencyKey: string;
   readonly paymentId: string;
@@ -38,6 +54,9 @@ export interface AuthorizeRequest {
   readonly recurring?: boolean;
   /** 1 for a first try; a retry of a soft-declined merchant-initiated payment counts up. */
   readonly attempt: number;
+  readonly payer?: PayerDetails;
+  /** The order's description, for acquirers that carry one. */
+  readonly description?: string;
 }
 
 export type AcquirerOutcome =

@@ -235,6 +235,8 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
     storeCredential: payment.checkout.reqToken || payment.checkout.recurringInit,
     recurring: false,
     attempt,
+    payer: { ...(typedBilling ?? payment.checkout.billingAddress), ...(customer.email ? { email: customer.email } : {}), ...(customer.name ? { name: customer.name } : {}) },
+    description: payment.order.description,
   });
   return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey }, outcome, 'request');
 }

@@ -1,6 +1,7 @@
 import { Lazy, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -9,6 +10,12 @@ import { routeKey, type RouteDefinition } from '../routes';
 
 export interface CheckoutApiProps {
   readonly apiName: string;
+  /**
+   * A custom domain (`pay.example.com`) with its ACM certificate in the stack's region: served with
+   * TLS 1.2 at least, and the execute-api endpoint is turned off, so links and merchants'
+   * integrations only ever name the domain and survive replacing the API.
+   */
+  readonly domain?: { readonly name: string; readonly certificateArn: string };
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
 }
@@ -49,6 +56,9 @@ export class CheckoutApi extends Construct {
   readonly httpApi: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
   readonly accessLogGroup: logs.LogGroup;
+  /** The custom domain, when one is configured. */
+  readonly domainName?: apigw.DomainName;
+  private readonly domainHost?: string;
   /** Routes by route id. */
   readonly routes = new Map<string, apigw.HttpRoute>();
   private readonly routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number; DetailedMetricsEnabled: boolean }> = {};
@@ -62,7 +72,7 @@ export class CheckoutApi extends Construct {
     });
 
     // The default stage is created here rather than by HttpApi, which cannot set access logging on it.
-    this.httpApi = new apigw.HttpApi(this, 'HttpApi', { apiName: props.apiName, createDefaultStage: false });
+    this.httpApi = new apigw.HttpApi(this, 'HttpApi', { apiName: props.apiName, createDefaultStage: false, disableExecuteApiEndpoint: props.domain !== undefined });
     this.stage = this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
@@ -74,15 +84,25 @@ export class CheckoutApi extends Construct {
         format: ACCESS_LOG_FORMAT,
       },
     });
+    if (props.domain) {
+      this.domainHost = props.domain.name;
+      this.domainName = new apigw.DomainName(this, 'Domain', {
+        domainName: props.domain.name,
+        certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),
+        securityPolicy: apigw.SecurityPolicy.TLS_1_2,
+      });
+      new apigw.ApiMapping(this, 'Mapping', { api: this.httpApi, domainName: this.domainName, stage: this.stage });
+    }
     // Route-level throttling has no L2 property; routes added later still land here (Lazy).
     (this.stage.node.defaultChild as apigw.CfnStage).routeSettings = Lazy.any({
       produce: () => (Object.keys(this.routeSettings).length > 0 ? this.routeSettings : undefined),
     });
   }
 
-  /** The API's base URL, without a trailing slash: clients append route paths as they are. */
+  /** The API's base URL, without a trailing slash: clients append route paths as they are. The custom domain's when there is one. */
   get url(): string {
-    return this.httpApi.apiEndpoint;
+    // The configured name as written: links need no reference to the domain resource.
+    return this.domainHost ? `https://${this.domainHost}` : this.httpApi.apiEndpoint;
   }
 
   /**

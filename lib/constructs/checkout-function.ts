@@ -5,9 +5,12 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BUNDLE_ALIASES, ESBUILD_OPTIONS, PROJECT_ROOT } from '../bundling';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type { AcquirerName } from '../acquirer';
+import { assertLocalEsbuild, BUNDLE_ALIASES, ESBUILD_OPTIONS, PROJECT_ROOT } from '../bundling';
 import type { Stage } from '../naming';
-import type { TableAccess } from '../table-access';
+import { accessForAcquirer, callsAcquirer, type TableAccess } from '../table-access';
 import type { CheckoutTable } from './checkout-table';
 import type { MerchantSecrets } from './merchant-secrets';
 
@@ -18,6 +21,20 @@ export const DEFAULT_TIMEOUT_SECONDS = 10;
 export interface FunctionAccess {
   readonly table: TableAccess;
   readonly merchantSecrets: boolean;
+  /** Needs the acquirer's credentials without touching its records (lib/routes.ts). */
+  readonly acquirerCredentials?: true;
+}
+
+/** The stage's acquirer as the functions see it. */
+export interface FunctionAcquirer {
+  readonly name: AcquirerName;
+  /** The S2S CARD credentials; read only by the functions that call the gateway or verify its callbacks. */
+  readonly secret?: secretsmanager.ISecret;
+  /**
+   * The fixed egress the gateway whitelists: functions that call it run in these subnets, whose
+   * NAT gateway leaves from Elastic IPs (lib/constructs/static-egress.ts).
+   */
+  readonly egress?: { readonly vpc: ec2.IVpc; readonly subnets: ec2.SubnetSelection; readonly securityGroup: ec2.ISecurityGroup };
 }
 
 /** The same for every function of a stage. */
@@ -25,6 +42,7 @@ export interface FunctionSettings {
   readonly stage: Stage;
   readonly table: CheckoutTable;
   readonly merchantSecrets: MerchantSecrets;
+  readonly acquirer: FunctionAcquirer;
   /** The configuration lambdas/config.ts reads, shared by every function. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: logs.RetentionDays;
@@ -78,6 +96,10 @@ export class CheckoutFunction extends Construct {
     super(scope, id);
     const { settings, access } = props;
     const description = `${props.purpose} (${settings.stage})`;
+    assertLocalEsbuild();
+    const acquirer = settings.acquirer;
+    const usesAcquirer = callsAcquirer(access.table) || access.acquirerCredentials === true;
+    const egress = usesAcquirer ? acquirer.egress : undefined;
 
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: settings.logRetention,
@@ -95,7 +117,7 @@ export class CheckoutFunction extends Construct {
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb ?? DEFAULT_MEMORY_MB,
       timeout: Duration.seconds(props.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
@@ -109,25 +131,33 @@ export class CheckoutFunction extends Construct {
       systemLogLevelV2: lambda.SystemLogLevel.INFO,
       bundling: BUNDLING,
       environment: { ...settings.environment, ...props.extraEnvironment },
+      ...(egress ? { vpc: egress.vpc, vpcSubnets: egress.subnets, securityGroups: [egress.securityGroup] } : {}),
       ...props.asyncInvoke,
     });
 
     // Instead of AWSLambdaBasicExecutionRole (any log group in the account): this one only.
     this.logGroup.grantWrite(this.role);
-    settings.table.grantAccess(this.role, access.table);
+    // Only the stage's acquirer's item kinds: a sandbox stage grants nothing on the connector's records and back.
+    settings.table.grantAccess(this.role, accessForAcquirer(access.table, acquirer.name));
     if (access.merchantSecrets) settings.merchantSecrets.grantRead(this.role);
+    if (usesAcquirer && acquirer.secret) acquirer.secret.grantRead(this.role);
+    if (egress) {
+      // Lambda's own ENI management in the VPC (CreateNetworkInterface and friends work on `*` only).
+      this.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'],
+          resources: ['*'],
+        }),
+      );
+    }
 
     Validations.of(this.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'Only the X-Ray statement that active tracing adds (xray:PutTraceSegments, xray:PutTelemetryRecords): ' +
-        'X-Ray does not support resource-level permissions for these actions.',
-    });
-    Validations.of(this.function).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason:
-        'The runtime is pinned to Node.js 22 together with the esbuild target in lib/bundling.ts and the ' +
-        'benchmark; moving to a newer runtime is a deliberate change to all three, not an automatic one.',
+      reason: egress
+        ? 'The X-Ray statement that active tracing adds (xray:PutTraceSegments, xray:PutTelemetryRecords) and Lambda\'s ' +
+          'network interface actions in the egress VPC (ec2:CreateNetworkInterface and the like): neither supports resource-level permissions.'
+        : 'Only the X-Ray statement that active tracing adds (xray:PutTraceSegments, xray:PutTelemetryRecords): ' +
+          'X-Ray does not support resource-level permissions for these actions.',
     });
   }
 }

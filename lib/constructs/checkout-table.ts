@@ -6,7 +6,12 @@ import { tablePolicy, type TableAccess } from '../table-access';
 import { LEGACY_INDEXES, TABLE_SCHEMA, type IndexName } from '../table-schema';
 
 export interface CheckoutTableProps {
-  readonly tableName: string;
+  /**
+   * A fixed physical name; none by default: CloudFormation generates one, so a retained table of a
+   * failed first deploy never blocks the next one ("already exists"). Tools find the name in the
+   * stack's outputs (TableName).
+   */
+  readonly tableName?: string;
   /** Keep the table (and refuse to delete it) when the stack goes away: real payments live here. */
   readonly retainData: boolean;
   /**
@@ -31,7 +36,7 @@ export class CheckoutTable extends Construct {
     const stringKey = (name: string): dynamodb.Attribute => ({ name, type: dynamodb.AttributeType.STRING });
 
     this.table = new dynamodb.Table(this, 'Table', {
-      tableName: props.tableName,
+      ...(props.tableName ? { tableName: props.tableName } : {}),
       partitionKey: stringKey(TABLE_SCHEMA.partitionKey),
       sortKey: stringKey(TABLE_SCHEMA.sortKey),
       timeToLiveAttribute: TABLE_SCHEMA.timeToLiveAttribute,

@@ -5,7 +5,8 @@ import { Construct } from 'constructs';
 import { OPERATOR_ROLES, type OperatorRole } from '../operator-roles';
 
 export interface OperatorPoolProps {
-  readonly userPoolName: string;
+  /** A fixed name; none by default (generated, like the table's: docs/operations.md). */
+  readonly userPoolName?: string;
   /** Keep the pool (and refuse to delete it) when the stack goes away: operators live here. */
   readonly retain: boolean;
   /** The admin portal's address: Cognito sends operators back there after signing in and out. */
@@ -39,7 +40,7 @@ export class OperatorPool extends Construct {
     super(scope, id);
 
     this.userPool = new cognito.UserPool(this, 'UserPool', {
-      userPoolName: props.userPoolName,
+      ...(props.userPoolName ? { userPoolName: props.userPoolName } : {}),
       selfSignUpEnabled: false,
       signInAliases: { username: true },
       signInCaseSensitive: false,

@@ -500,7 +500,7 @@ export function renderReport(r: BenchResults): string {
     '|---|---|',
     `| Command | \`${COMMAND}\` |`,
     `| Date | ${m.date} |`,
-    `| Node | ${m.node} (Lambda runs \`nodejs22.x\`; bundles target node22) |`,
+    `| Node | ${m.node} (Lambda runs \`nodejs24.x\`; bundles target node24) |`,
     `| CPU | ${m.cpu}, ${m.cores} cores |`,
     `| Load average (1 min) | ${m.loadAverage.start.toFixed(2)} at start, ${m.loadAverage.end.toFixed(2)} at end |`,
     `| Run time | ${r.runSeconds.toFixed(0)} s |`,

@@ -4,7 +4,7 @@ import { DEFAULT_ROUTE_THROTTLE } from '../../lib/constructs/checkout-api';
 import { STAGES } from '../../lib/naming';
 import { OPERATOR_ROLES } from '../../lib/operator-roles';
 import { deployedRoutes, ROUTES as ALL_ROUTES, routeKey, type RouteDefinition } from '../../lib/routes';
-import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, testApp, type Resource, type Synthesized } from './synth';
+import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, testApp, type Resource, type Synthesized, stageRoutes } from './synth';
 
 /** The routes the stack deploys: all but the local runner's sign-in. */
 const ROUTES = deployedRoutes();
@@ -41,6 +41,7 @@ function expectAuthorization(synthesized: Synthesized, route: RouteDefinition): 
 }
 
 describe.each(STAGES)('the HTTP API (%s)', (stage) => {
+  const ROUTES = stageRoutes(stage);
   let synthesized: Synthesized;
   beforeAll(() => {
     synthesized = synthesize(stage);

@@ -65,9 +65,9 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
     ]);
   });
 
-  test('the dispatcher runs Node.js 22 on arm64 for up to a minute, may read the stream and send to its dead-letter queue', () => {
+  test('the dispatcher runs Node.js 24 on arm64 for up to a minute, may read the stream and send to its dead-letter queue', () => {
     const fn = resource(s.template, dispatcherId());
-    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'], Timeout: 60 });
+    expect(fn.Properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Timeout: 60 });
     const roleId = logicalId(delivery().dispatcher.role);
     const allowed = Object.values(resourcesOfType(s.template, 'AWS::IAM::Policy'))
       .filter((p) => (p.Properties.Roles as unknown[]).some((r) => flatten(r) === `\${${roleId}}`))

@@ -2,14 +2,16 @@ import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
 import { JOBS } from '../../lib/jobs';
 import { merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
-import { deployedRoutes } from '../../lib/routes';
-import { tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
+import { accessForAcquirer, callsAcquirer, tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
 import { evaluate } from '../support/iam-policy';
-import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, testApp, type Synthesized } from './synth';
+import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, testApp, type Synthesized, stageRoutes } from './synth';
 
-/** The routes the stack deploys (not the local runner's sign-in). */
-const ROUTES = deployedRoutes();
+/** The acquirer each stage is synthesized with here (test/cdk/synth.ts). */
+const acquirerOf = (stage: Stage) => (stage === 'prod' ? 's2s-card' : 'sandbox');
+/** Whether a function calls the acquirer (or needs its credentials): on prod it reads the gateway secret and runs in the egress VPC. */
+const usesGateway = (stage: Stage, access: FunctionAccess) => acquirerOf(stage) === 's2s-card' && (callsAcquirer(access.table) || access.acquirerCredentials === true);
+const ENI_ACTIONS = ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'];
 
 /** What each stage promises operators: how long function logs stay, at which level, and how long an authorization lives. */
 const STAGE_EXPECTATIONS: Record<Stage, { retentionDays: number; logLevel: string; logsRetained: boolean; authorizationValidityDays: string }> = {
@@ -37,6 +39,7 @@ function idsOf({ stack }: Synthesized, fn: CheckoutFunction | undefined): Functi
   if (!fn) throw new Error('No such function');
   return { fn: logicalId(fn.function), role: logicalId(fn.role), logGroup: logicalId(fn.logGroup), table: logicalId(stack.table.table) };
 }
+const secretIdOf = ({ stack }: Synthesized) => (stack.acquirerSecret ? logicalId(stack.acquirerSecret) : '');
 const routeIds = (s: Synthesized, id: string) => idsOf(s, s.stack.functions.get(id));
 const jobIds = (s: Synthesized, id: string) => idsOf(s, s.stack.jobFunctions.get(id));
 const deadLetterQueueArn = ({ stack }: Synthesized) => `\${${logicalId(stack.jobs.deadLetterQueue)}.Arn}`;
@@ -53,14 +56,16 @@ function permissionLines(statement: { Effect: string; Action: string | string[];
  * X-Ray, the table statements of lib/table-access.ts (items by partition key prefix, the declared
  * indexes, the audit Deny for writers) and the merchant secrets if declared.
  */
-function expectedPermissions(stage: Stage, access: FunctionAccess, ids: FunctionIds, extra: string[] = []): string[] {
+function expectedPermissions(stage: Stage, access: FunctionAccess, ids: FunctionIds, extra: string[] = [], secretId = ''): string[] {
+  const gateway = usesGateway(stage, access);
   return [
+    ...(gateway ? [`Allow secretsmanager:DescribeSecret \${${secretId}}`, `Allow secretsmanager:GetSecretValue \${${secretId}}`, ...ENI_ACTIONS.map((a) => `Allow ${a} *`)] : []),
     // Writing its own log group, and X-Ray (which has no resource-level permissions).
     `Allow logs:CreateLogStream \${${ids.logGroup}.Arn}`,
     `Allow logs:PutLogEvents \${${ids.logGroup}.Arn}`,
     'Allow xray:PutTraceSegments *',
     'Allow xray:PutTelemetryRecords *',
-    ...tablePolicy(access.table, `\${${ids.table}.Arn}`).flatMap(permissionLines),
+    ...tablePolicy(accessForAcquirer(access.table, acquirerOf(stage)), `\${${ids.table}.Arn}`).flatMap(permissionLines),
     ...(access.merchantSecrets
       ? [
           'Allow secretsmanager:GetSecretValue ' +
@@ -99,13 +104,16 @@ const itemDecision = (synthesized: Synthesized, ids: FunctionIds, action: string
   evaluate(evaluable(synthesized, ids.role), { action, resource: `\${${ids.table}.Arn}`, context: { 'dynamodb:LeadingKeys': [`${ITEM_KINDS[kind]}x`] } });
 
 /** What every function of a stage reads (lambdas/config.ts); a few get more. */
-function baseEnvironment(stage: Stage, ids: FunctionIds): Record<string, unknown> {
+function baseEnvironment(stage: Stage, ids: FunctionIds, secretId = ''): Record<string, unknown> {
   return {
+    ACQUIRER: acquirerOf(stage),
+    ...(stage === 'prod' ? { S2S_CARD_URL: 'https://gateway.example.com/post', S2S_CARD_SECRET_ID: { Ref: secretId } } : {}),
     TABLE_NAME: { Ref: ids.table },
     MERCHANT_SECRET_PREFIX: merchantSecretPrefix(stage),
     STAGE: stage,
     AUTHORIZATION_VALIDITY_DAYS: STAGE_EXPECTATIONS[stage].authorizationValidityDays,
-    NODE_OPTIONS: '--enable-source-maps',
+    // Source maps cost cold start time: loaded only outside prod.
+    ...(stage === 'prod' ? {} : { NODE_OPTIONS: '--enable-source-maps' }),
     POWERTOOLS_SERVICE_NAME: 'checkout',
     // Powertools Metrics (EMF) in the service's namespace; traces without responses or error messages.
     POWERTOOLS_METRICS_NAMESPACE: 'Checkout',
@@ -120,6 +128,7 @@ function baseEnvironment(stage: Stage, ids: FunctionIds): Record<string, unknown
 }
 
 describe.each(STAGES)('functions (%s)', (stage) => {
+  const ROUTES = stageRoutes(stage);
   const expected = STAGE_EXPECTATIONS[stage];
   let synthesized: Synthesized;
   beforeAll(() => {
@@ -128,7 +137,8 @@ describe.each(STAGES)('functions (%s)', (stage) => {
 
   test('there is one function and one role per route and per job, plus the callback dispatcher (test/cdk/callbacks.test.ts), and no other', () => {
     synthesized.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + JOBS.length + 1);
-    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length + JOBS.length + 1);
+    // On prod (S2S CARD) also the egress VPC's flow log delivery role.
+    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length + JOBS.length + 1 + (acquirerOf(stage) === 's2s-card' ? 1 : 0));
     expect(synthesized.stack.callbackDelivery?.dispatcher).toBeDefined();
     expect([...synthesized.stack.functions.keys()].sort()).toEqual(ROUTES.map((r) => r.id).sort());
     expect([...synthesized.stack.jobFunctions.keys()].sort()).toEqual(JOBS.map((j) => j.id).sort());
@@ -164,9 +174,10 @@ describe.each(STAGES)('functions (%s)', (stage) => {
   ];
 
   describe.each(functions.map((f) => [f.name, f] as const))('%s', (_name, f) => {
-    test('runs Node.js 22 on arm64 with its declared memory and timeout', () => {
+    test('runs Node.js 24 on arm64 with its declared memory and timeout, in the egress VPC exactly when it calls the gateway', () => {
       const fn = resource(synthesized.template, f.ids(synthesized).fn).Properties;
-      expect(fn.Runtime).toBe('nodejs22.x');
+      expect(fn.Runtime).toBe('nodejs24.x');
+      expect(fn.VpcConfig !== undefined).toBe(usesGateway(stage, f.declared.access));
       expect(fn.Architectures).toEqual(['arm64']);
       expect(fn.Handler).toBe('index.handler');
       expect(fn.MemorySize).toBe(f.memoryMb);
@@ -177,7 +188,7 @@ describe.each(STAGES)('functions (%s)', (stage) => {
     test('gets exactly the configuration lambdas/config.ts reads', () => {
       const ids = f.ids(synthesized);
       expect(resource(synthesized.template, ids.fn).Properties.Environment).toEqual({
-        Variables: { ...baseEnvironment(stage, ids), ...f.extraEnvironment(synthesized) },
+        Variables: { ...baseEnvironment(stage, ids, secretIdOf(synthesized)), ...f.extraEnvironment(synthesized) },
       });
     });
 
@@ -198,7 +209,7 @@ describe.each(STAGES)('functions (%s)', (stage) => {
     test(`holds exactly the access it declares (secrets: ${f.declared.access.merchantSecrets})`, () => {
       const ids = f.ids(synthesized);
       expect(grantedPermissions(synthesized, ids.role)).toEqual(
-        expectedPermissions(stage, f.declared.access, ids, f.extraPermissions(synthesized)),
+        expectedPermissions(stage, f.declared.access, ids, f.extraPermissions(synthesized), secretIdOf(synthesized)),
       );
     });
 
@@ -206,21 +217,22 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       const ids = f.ids(synthesized);
       for (const kind of Object.keys(ITEM_KINDS) as (keyof typeof ITEM_KINDS)[]) {
         for (const action of ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'] as const) {
-          const declared = (f.declared.access.table.items[kind] ?? []).includes(action as never);
+          const declared = (accessForAcquirer(f.declared.access.table, acquirerOf(stage)).items[kind] ?? []).includes(action as never);
           expect(`${action} ${kind}: ${itemDecision(synthesized, ids, `dynamodb:${action}`, kind) === 'allowed'}`).toBe(`${action} ${kind}: ${declared}`);
         }
       }
-      expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:'))).toBe(f.declared.access.merchantSecrets);
+      expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:') && p.includes(merchantSecretPrefix(stage)))).toBe(f.declared.access.merchantSecrets);
+      expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:') && !p.includes(merchantSecretPrefix(stage)))).toBe(usesGateway(stage, f.declared.access));
     });
 
     test(
-      writesTable(f.declared.access.table)
+      writesTable(accessForAcquirer(f.declared.access.table, acquirerOf(stage)))
         ? 'may not update or delete an audit entry (explicit Deny on AUDIT# keys)'
         : 'needs no Deny: it cannot write the table at all',
       () => {
         const ids = f.ids(synthesized);
         const denies = statementsOf(synthesized, ids.role).filter((s) => s.Effect !== 'Allow');
-        expect(denies).toEqual(writesTable(f.declared.access.table) ? [auditDeny(ids.table)] : []);
+        expect(denies).toEqual(writesTable(accessForAcquirer(f.declared.access.table, acquirerOf(stage))) ? [auditDeny(ids.table)] : []);
       },
     );
 

@@ -1,8 +1,7 @@
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { merchantSecretPrefix, stackName, STAGES } from '../../lib/naming';
 import { JOBS } from '../../lib/jobs';
-import { deployedRoutes } from '../../lib/routes';
-import { logicalId, synthesize } from './synth';
+import { logicalId, stageRoutes, synthesize } from './synth';
 
 /** Where operators open the admin portal (lib/routes.ts AdminPortal). */
 const ADMIN_PORTAL_PATH = '/admin';
@@ -23,6 +22,16 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
       AdminPortalUrl: expect.objectContaining({ Value: { 'Fn::Join': ['', [apiUrl, ADMIN_PORTAL_PATH]] } }),
       AlarmTopicArn: expect.objectContaining({ Value: { Ref: logicalId(stack.alarmTopic.topic) } }),
       DashboardName: expect.objectContaining({ Value: { Ref: logicalId(stack.monitoring.dashboard) } }),
+      Acquirer: expect.objectContaining({ Value: stage === 'prod' ? 's2s-card' : 'sandbox' }),
+      PublicBaseUrl: expect.objectContaining({ Value: apiUrl }),
+      ...(stage === 'prod'
+        ? {
+            S2SCardUrl: expect.objectContaining({ Value: 'https://gateway.example.com/post' }),
+            S2SCardSecretArn: expect.objectContaining({ Value: { Ref: logicalId(stack.acquirerSecret!) } }),
+            S2SCardNotificationUrl: expect.objectContaining({ Value: { 'Fn::Join': ['', [apiUrl, '/acquirer/s2s-card/notify']] } }),
+            S2SCardEgressIps: expect.objectContaining({ Value: expect.objectContaining({ 'Fn::Join': expect.any(Array) }) }),
+          }
+        : {}),
     });
   });
 
@@ -30,14 +39,14 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
     const { stack } = synthesize(stage);
     expect(stack.table.table.tableName).toBeDefined();
     expect(stack.operators.userPool.userPoolId).toBeDefined();
-    expect([...stack.api.routes.keys()].sort()).toEqual(deployedRoutes().map((r) => r.id).sort());
-    for (const route of deployedRoutes()) expect(stack.functions.get(route.id)?.function.runtime.name).toBe('nodejs22.x');
-    for (const job of JOBS) expect(stack.jobFunctions.get(job.id)?.function.runtime.name).toBe('nodejs22.x');
+    expect([...stack.api.routes.keys()].sort()).toEqual(stageRoutes(stage).map((r) => r.id).sort());
+    for (const route of stageRoutes(stage)) expect(stack.functions.get(route.id)?.function.runtime.name).toBe('nodejs24.x');
+    for (const job of JOBS) expect(stack.jobFunctions.get(job.id)?.function.runtime.name).toBe('nodejs24.x');
   });
 
-  test('creates no secret, and no key but the alarm topic\'s: merchant secrets belong to the merchant CLI', () => {
+  test('creates no merchant secret (they belong to the merchant CLI), only the gateway credentials with the S2S CARD connector, and no key but the alarm topic\'s', () => {
     const { stack, template } = synthesize(stage);
-    template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    template.resourceCountIs('AWS::SecretsManager::Secret', stage === 'prod' ? 1 : 0);
     template.resourceCountIs('AWS::KMS::Key', 1);
     expect(stack.callbackDelivery?.alarmKey).toBeDefined();
   });

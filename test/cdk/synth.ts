@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from '../../lib/bundling';
 import { CheckoutStack } from '../../lib/checkout-stack';
 import { JOBS, type JobDefinition } from '../../lib/jobs';
 import { stackName, type Stage } from '../../lib/naming';
-import { ROUTES, type RouteDefinition } from '../../lib/routes';
+import { deployedRoutes, ROUTES, type RouteDefinition } from '../../lib/routes';
 import { ACCESS, NO_TABLE_ACCESS, tableAccess, type TableAccess } from '../../lib/table-access';
 
 export interface Synthesized {
@@ -52,15 +52,22 @@ afterAll(cleanUpTestApps);
  * without bundling: no stack is listed in `aws:cdk:bundling-stacks`, so esbuild never runs. CDK's
  * CloudFormation schema validation (about ten seconds) is left to app.test.ts, which runs the real app.
  */
+/** The routes a stage deploys as the tests synthesize it: the sandbox's on dev and staging, the connector's on prod. */
+export const stageRoutes = (stage: Stage): RouteDefinition[] => deployedRoutes(ROUTES, stage === 'prod' ? 's2s-card' : 'sandbox');
+
+/** prod has no default acquirer: the tests synthesize it with the S2S CARD connector, as a deploy would. */
+export const PROD_ACQUIRER_CONTEXT = { acquirer: 's2s-card', s2sCardUrl: 'https://gateway.example.com/post' } as const;
+
 export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[]; jobs?: readonly JobDefinition[]; context?: Record<string, unknown> } = {}): Synthesized {
   const routes = options.routes ?? ROUTES;
   const jobs = options.jobs ?? JOBS;
-  const key = JSON.stringify([stage, routes, jobs, options.context ?? {}]);
+  const context = { ...(stage === 'prod' ? PROD_ACQUIRER_CONTEXT : {}), ...options.context };
+  const key = JSON.stringify([stage, routes, jobs, context]);
   const cached = cache.get(key);
   if (cached) return cached;
 
   const app = testApp({
-    context: { ...cdkJsonContext(), ...options.context, stage, 'aws:cdk:bundling-stacks': [] },
+    context: { ...cdkJsonContext(), stage, ...context, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
   });
   const nag = new AwsSolutionsChecks(app);

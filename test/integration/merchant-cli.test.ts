@@ -443,11 +443,25 @@ describe('callbacks through the merchant CLI', () => {
 });
 
 describe('merchant CLI targets', () => {
-  it('--stage targets the deployed table and secret prefix of that stage, with no local endpoints', () => {
-    const config = readConfig(stageEnvironment('prod'));
-    expect(config).toMatchObject({ TABLE_NAME: 'checkout-prod', MERCHANT_SECRET_PREFIX: 'checkout/prod/merchants/', STAGE: 'prod' });
+  it('--stage targets the table, secret prefix and acquirer the stage\'s stack outputs name, with no local endpoints', async () => {
+    const asked: string[] = [];
+    const outputs = {
+      TableName: 'Checkout-prod-DataTable1A2B3C-XYZ',
+      MerchantSecretPrefix: 'checkout/prod/merchants/',
+      Acquirer: 's2s-card',
+      S2SCardUrl: 'https://gateway.example.com/post',
+      S2SCardSecretArn: 'arn:aws:secretsmanager:eu-central-1:123456789012:secret:S2SCardCredentials-abc',
+    };
+    const config = readConfig(await stageEnvironment('prod', async (name) => (asked.push(name), outputs)));
+    expect(asked).toEqual(['Checkout-prod']);
+    expect(config).toMatchObject({ TABLE_NAME: outputs.TableName, MERCHANT_SECRET_PREFIX: 'checkout/prod/merchants/', STAGE: 'prod', ACQUIRER: 's2s-card', S2S_CARD_SECRET_ID: outputs.S2SCardSecretArn });
     expect(config.DYNAMODB_ENDPOINT).toBeUndefined();
     expect(config.SECRETS_MANAGER_ENDPOINT).toBeUndefined();
+  });
+
+  it('--stage of a stack that does not exist, or of one deployed before the outputs, says so', async () => {
+    await expect(stageEnvironment('staging', async () => undefined)).rejects.toThrow(/No stack Checkout-staging in this account and region/);
+    await expect(stageEnvironment('dev', async () => ({ Stage: 'dev' }))).rejects.toThrow(/has no output TableName, MerchantSecretPrefix/);
   });
 
   it('CHECKOUT_STAGE selects a stage when --stage is not given, and --stage wins over it', () => {

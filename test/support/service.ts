@@ -11,6 +11,7 @@ import type { MerchantSettings } from '../../lambdas/ports/merchants';
 import { createMerchant, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { backendEnvironment, localDeps, startLocalBackend, type LocalBackend } from '../../local/backend';
 import { createApp } from '../../local/http-server';
+import { localRoutes } from '../../lib/routes';
 import { postJson, rawRequest, type HttpAnswer, type RawRequest } from './http';
 import { signBody } from './sign';
 import { attributeRequests, recordTableAccess, refusalReport, type TableAccessRecorder } from './table-access';
@@ -51,7 +52,8 @@ export interface TestService {
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const backend = await startLocalBackend();
   // Listening first: the links the service hands out are built on its address (PUBLIC_BASE_URL), as in the runner.
-  const app: Server = createApp(undefined, { operatorKey: backend.operatorKey });
+  // The routes of the configured acquirer, as the runner serves them (the sandbox unless the test says otherwise).
+  const app: Server = createApp(localRoutes(options.env?.ACQUIRER === 's2s-card' ? 's2s-card' : 'sandbox'), { operatorKey: backend.operatorKey });
   attributeRequests(app);
   try {
     await new Promise<void>((resolve, reject) => {

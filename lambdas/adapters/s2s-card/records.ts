@@ -1,0 +1,143 @@
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AcquirerOutcome } from '../../ports/acquirer';
+import { isConditionFailure } from '../dynamodb/client';
+import type { HashParty } from './hash';
+
+/**
+ * What the connector remembers of the operations it sent, one item per payment
+ * (`pk = S2SCARD#<payment_id>`, `sk = RECORDS`), one entry per idempotency key. The gateway has no
+ * idempotency key of its own for follow-ups and signs everything with the payer's e-mail and the
+ * card's 6+4 digits, so before any request the connector writes its intent here (first writer of a
+ * key wins; a replay never sends twice), and the answer (synchronous, or by callback) in a write
+ * that only moves forward. It keeps no card number and no CVV: the 6+4 digits are what a card mask
+ * shows.
+ */
+export type S2SOperation = 'authorization' | 'capture' | 'void' | 'refund' | 'reversal';
+
+/**
+ * sent = the request may have reached the gateway, no final answer yet; action = the customer must
+ * pass 3-D Secure or a redirect; answered = final; barred = closed by reconciliation before any
+ * request with the key was sent (a later request with it is refused here and never sent).
+ */
+export type S2SEntryState = 'sent' | 'action' | 'answered' | 'barred';
+
+export interface S2SEntry {
+  readonly key: string;
+  readonly operation: S2SOperation;
+  readonly state: S2SEntryState;
+  readonly party: HashParty;
+  readonly amountMinor: number;
+  readonly currency: string;
+  /** Authorizations: a sale (captured at once) or an auth waiting for CAPTURE. */
+  readonly capture?: boolean;
+  /** Authorizations: the gateway was asked to keep the card (req_token / recurring_init). */
+  readonly storeCredential?: boolean;
+  /** Authorizations: order_id sent (our key as given). */
+  readonly orderId?: string;
+  /** The gateway's transaction id: of the authorization, or, for a follow-up, of the payment it acts on. */
+  readonly transId?: string;
+  readonly outcome?: AcquirerOutcome;
+  /** When the request was written here (ISO). */
+  readonly at: string;
+}
+
+interface RecordsItem {
+  readonly entries: Record<string, S2SEntry>;
+}
+
+export const s2sRecordsKey = (paymentId: string) => ({ pk: `S2SCARD#${paymentId.toLowerCase()}`, sk: 'RECORDS' });
+/** Our keys are built from canonical forms: compared and stored lower-cased. */
+export const canonicalKey = (key: string) => key.toLowerCase();
+/** Our keys start with the payment id (`<payment>.<n>`, `<payment>.<kind>.<trans_id>`). */
+export const paymentIdOfKey = (key: string) => key.split('.')[0] ?? '';
+
+export class S2SRecords {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async entries(paymentId: string): Promise<Record<string, S2SEntry>> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: s2sRecordsKey(paymentId), ConsistentRead: true }));
+    return (out.Item as RecordsItem | undefined)?.entries ?? {};
+  }
+
+  async entry(paymentId: string, key: string): Promise<S2SEntry | undefined> {
+    return (await this.entries(paymentId))[canonicalKey(key)];
+  }
+
+  /** Writes the entry unless its key has one: `won` tells whether this write is the one recorded. */
+  async intend(paymentId: string, entry: S2SEntry): Promise<{ entry: S2SEntry; won: boolean }> {
+    for (let round = 0; round < 3; round++) {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: s2sRecordsKey(paymentId),
+            UpdateExpression: 'SET #e.#k = :entry',
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#e.#k)',
+            ExpressionAttributeNames: { '#e': 'entries', '#k': entry.key },
+            ExpressionAttributeValues: { ':entry': entry },
+          }),
+        );
+        return { entry, won: true };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: s2sRecordsKey(paymentId), ConsistentRead: true }));
+        const item = out.Item as RecordsItem | undefined;
+        const winner = item?.entries[entry.key];
+        if (winner) return { entry: winner, won: false };
+        if (!item) await this.createItem(paymentId);
+      }
+    }
+    throw new Error(`s2s-card: could not record ${entry.key}`);
+  }
+
+  /**
+   * Moves an entry forward: from `sent` or `action` (or `barred`, when the gateway turns out to have
+   * the operation after all) to the given state. Returns the entry as it is afterwards.
+   */
+  async advance(paymentId: string, key: string, change: { state: S2SEntryState; outcome?: AcquirerOutcome; transId?: string }): Promise<S2SEntry | undefined> {
+    const names: Record<string, string> = { '#e': 'entries', '#k': canonicalKey(key), '#s': 'state' };
+    const values: Record<string, unknown> = { ':state': change.state, ':answered': 'answered' };
+    const sets = ['#e.#k.#s = :state'];
+    if (change.outcome) {
+      sets.push('#e.#k.outcome = :outcome');
+      values[':outcome'] = change.outcome;
+    }
+    if (change.transId) {
+      sets.push('#e.#k.transId = :transId');
+      values[':transId'] = change.transId;
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: s2sRecordsKey(paymentId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          // A final answer is never replaced: a late or repeated callback changes nothing.
+          ConditionExpression: 'attribute_exists(#e.#k) AND #e.#k.#s <> :answered',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+    }
+    return this.entry(paymentId, key);
+  }
+
+  private async createItem(paymentId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...s2sRecordsKey(paymentId), kind: 's2s-card-records', entries: {} },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+    }
+  }
+}

@@ -1,0 +1,341 @@
+import { cardDigits, orderHash, saleHash, tokenSaleHash, transactionHash, type HashParty } from './hash';
+import { postAction, S2SCardUnavailable, type S2SCardSettings, type WireAnswer } from './client';
+import { canonicalKey, S2SRecords, type S2SEntry, type S2SOperation } from './records';
+import {
+  approvedOutcome,
+  authorizationStatus,
+  decodeStoredCredential,
+  flowOf,
+  isRefusal,
+  NOT_FOUND_ERROR,
+  errorCode,
+  payerFields,
+  reasonOf,
+  redirectOf,
+  signedRedirectUrl,
+  wireAmount,
+} from './transformers';
+import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
+import { systemClock, type Clock } from '../../ports/clock';
+
+export const S2S_REASONS = {
+  neverSent: 'Closed before it was sent to the acquirer.',
+  noAnswer: 'The acquirer has not given a final answer yet.',
+  unknownCredential: 'The stored card is not one of this acquirer.',
+  noPayer: 'The payment has no payer e-mail, which the acquirer requires.',
+} as const;
+
+/** The gateway has no transaction for what was asked (its "payment not found"). */
+const NOT_RECEIVED: unique symbol = Symbol('not received');
+
+/** How long a refund or reversal (answered ACCEPTED) is watched for its callback before it is left to reconciliation. */
+const DEFAULT_FOLLOW_UP_WAIT_MS = 5_000;
+const FOLLOW_UP_POLL_MS = 150;
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The acquirer port over the S2S CARD protocol (docs/acquirers/s2s-card.md). Our idempotency key of
+ * an authorization is its `order_id`, so GET_TRANS_STATUS_BY_ORDER answers for it whatever became of
+ * the request; follow-ups (which the gateway keys only by the payment's `trans_id`) are written to
+ * the connector's records before they are sent, so a replay or a reconciliation never sends one
+ * twice and reads the answer the gateway gave or the callback brought.
+ */
+export class S2SCardAcquirer implements Acquirer {
+  private readonly followUpWaitMs: number;
+  private readonly clock: Clock;
+
+  constructor(
+    private readonly settings: S2SCardSettings,
+    private readonly records: S2SRecords,
+    options: { followUpWaitMs?: number; clock?: Clock } = {},
+  ) {
+    this.followUpWaitMs = options.followUpWaitMs ?? DEFAULT_FOLLOW_UP_WAIT_MS;
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /** When an entry was written: orders a payment's follow-ups (the oldest open refund answers a callback first). */
+  private nowIso(): string {
+    return this.clock.now().toISOString();
+  }
+
+  async authorize(request: AuthorizeRequest): Promise<AcquirerOutcome> {
+    const key = canonicalKey(request.idempotencyKey);
+    const stored = request.instrument.kind === 'stored' ? decodeStoredCredential(request.instrument.storedCredentialRef) : undefined;
+    const email = stored?.email ?? request.payer?.email ?? '';
+    const digits = cardDigits(request.instrument.kind === 'card' ? request.instrument.card.pan : request.instrument.summary.mask);
+    const party: HashParty = { email, digits };
+    const { entry, won } = await this.records.intend(request.paymentId, {
+      key,
+      operation: 'authorization',
+      state: 'sent',
+      party,
+      amountMinor: request.amountMinor,
+      currency: request.currency,
+      capture: request.capture,
+      storeCredential: request.storeCredential,
+      orderId: request.idempotencyKey,
+      at: this.nowIso(),
+    });
+    // A replay never sends again: it gets what is known, or asks the gateway by our order id.
+    if (!won) {
+      const known = await this.resumeAuthorization(request.paymentId, entry);
+      return known === NOT_RECEIVED ? { kind: 'unknown', acquirerRef: '', reason: S2S_REASONS.noAnswer } : known;
+    }
+
+    const { clientKey, password } = await this.settings.credentials();
+    const base = { client_key: clientKey, order_id: request.idempotencyKey, order_amount: '', order_description: (request.description ?? request.paymentId).slice(0, 1024) };
+    const refuse = (reason: string) => this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: '', reason });
+    if (request.instrument.kind === 'stored' && !stored) return refuse(S2S_REASONS.unknownCredential);
+    if (!stored && !email) return refuse(S2S_REASONS.noPayer);
+    let amount: string;
+    try {
+      amount = wireAmount(request.amountMinor, request.currency);
+    } catch (e) {
+      return refuse((e as Error).message);
+    }
+    let fields: Record<string, string>;
+    if (request.recurring && stored?.recurringToken) {
+      fields = {
+        ...base,
+        action: 'RECURRING_SALE',
+        order_amount: amount,
+        recurring_first_trans_id: stored.transId,
+        recurring_token: stored.recurringToken,
+        ...(request.capture ? {} : { auth: 'Y' }),
+        hash: saleHash(password, party),
+      };
+    } else if (request.recurring) {
+      return refuse(S2S_REASONS.unknownCredential);
+    } else {
+      const cardToken = request.instrument.kind === 'stored' ? stored?.cardToken : undefined;
+      if (request.instrument.kind === 'stored' && !cardToken) return refuse(S2S_REASONS.unknownCredential);
+      const card: Record<string, string> =
+        request.instrument.kind === 'card'
+          ? {
+              card_number: request.instrument.card.pan,
+              card_exp_month: String(request.instrument.card.expMonth).padStart(2, '0'),
+              card_exp_year: String(request.instrument.card.expYear),
+              card_cvv2: request.instrument.card.cvv,
+            }
+          : { card_token: cardToken! };
+      fields = {
+        ...base,
+        action: 'SALE',
+        order_amount: amount,
+        order_currency: request.currency,
+        ...card,
+        ...payerFields(request.payer, request.instrument.kind === 'card' ? request.instrument.card.holder : request.instrument.summary.holder, request.browser?.ip),
+        term_url_3ds: request.returnUrl,
+        term_url_target: '_top',
+        ...(request.storeCredential ? { req_token: 'Y', recurring_init: 'Y' } : {}),
+        ...(request.capture ? {} : { auth: 'Y' }),
+        hash: cardToken ? tokenSaleHash(password, email, cardToken) : saleHash(password, party),
+      };
+    }
+    // No answer (timeout, network): the entry stays `sent` and the caller treats it as unknown.
+    const answer = await postAction(this.settings, fields);
+    const outcome = this.authorizationOutcome(answer, entry, request.returnUrl, password);
+    return this.answer(request.paymentId, key, outcome, str(answer.trans_id));
+  }
+
+  async completeAction(ref: OperationRef): Promise<AcquirerOutcome> {
+    const entry = await this.records.entry(ref.paymentId, ref.idempotencyKey);
+    const outcome = entry ? await this.resumeAuthorization(ref.paymentId, entry) : NOT_RECEIVED;
+    return outcome === NOT_RECEIVED ? { kind: 'unknown', acquirerRef: '', reason: 'The acquirer has no operation with this key.' } : outcome;
+  }
+
+  async lookup(ref: OperationRef): Promise<AcquirerOutcome | undefined> {
+    const entry = await this.records.entry(ref.paymentId, ref.idempotencyKey);
+    if (!entry) return undefined;
+    if (entry.operation === 'authorization') {
+      const outcome = await this.resumeAuthorization(ref.paymentId, entry);
+      // Sent, but the gateway has no order of that id: it never received it.
+      return outcome === NOT_RECEIVED ? undefined : outcome;
+    }
+    const outcome = await this.resumeFollowUp(ref.paymentId, entry);
+    return outcome === NOT_RECEIVED ? undefined : outcome;
+  }
+
+  async close(ref: OperationRef): Promise<AcquirerOutcome> {
+    const key = canonicalKey(ref.idempotencyKey);
+    const { entry, won } = await this.records.intend(ref.paymentId, {
+      key,
+      operation: operationOfKey(key),
+      state: 'barred',
+      party: { email: '', digits: '' },
+      amountMinor: 0,
+      currency: '',
+      outcome: { kind: 'declined', acquirerRef: '', reason: S2S_REASONS.neverSent },
+      at: this.nowIso(),
+    });
+    if (won) return entry.outcome!;
+    const outcome = entry.operation === 'authorization' ? await this.resumeAuthorization(ref.paymentId, entry) : await this.resumeFollowUp(ref.paymentId, entry);
+    if (outcome !== NOT_RECEIVED) return outcome;
+    // Sent, and the gateway says it never got it: barred from now on (nothing of ours resends it).
+    const barred: AcquirerOutcome = { kind: 'declined', acquirerRef: entry.transId ?? '', reason: S2S_REASONS.neverSent };
+    return (await this.records.advance(ref.paymentId, key, { state: 'barred', outcome: barred }))?.outcome ?? barred;
+  }
+
+  capture(request: FollowUpRequest): Promise<FollowUpOutcome> {
+    return this.followUp('capture', request, (p) => ({ action: 'CAPTURE', amount: wireAmount(request.amountMinor, request.currency), trans_id: p }));
+  }
+
+  void(request: FollowUpRequest): Promise<FollowUpOutcome> {
+    return this.followUp('void', request, (p) => ({ action: 'VOID', trans_id: p }));
+  }
+
+  refund(request: FollowUpRequest): Promise<FollowUpOutcome> {
+    return this.followUp('refund', request, (p) => ({ action: 'CREDITVOID', amount: wireAmount(request.amountMinor, request.currency), trans_id: p }));
+  }
+
+  /** CREDITVOID without an amount: the whole authorization released (PENDING) or the whole sale reversed. */
+  reverse(request: FollowUpRequest): Promise<FollowUpOutcome> {
+    return this.followUp('reversal', request, (p) => ({ action: 'CREDITVOID', trans_id: p }));
+  }
+
+  private async followUp(operation: Exclude<S2SOperation, 'authorization'>, request: FollowUpRequest, build: (transId: string) => Record<string, string>): Promise<FollowUpOutcome> {
+    const key = canonicalKey(request.idempotencyKey);
+    const transId = request.authorization.acquirerRef;
+    const auth = await this.records.entry(request.paymentId, request.authorization.idempotencyKey);
+    const party = auth?.party ?? { email: '', digits: '' };
+    const { entry, won } = await this.records.intend(request.paymentId, {
+      key,
+      operation,
+      state: 'sent',
+      party,
+      amountMinor: request.amountMinor,
+      currency: request.currency,
+      transId,
+      at: this.nowIso(),
+    });
+    if (!won) return this.finalFollowUp(await this.resumeFollowUp(request.paymentId, entry));
+    const refuse = (reason: string) => this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: transId, reason }) as Promise<FollowUpOutcome>;
+    if (!auth || auth.state !== 'answered' || auth.outcome?.kind !== 'approved' || !transId) return refuse('Unknown authorization.');
+    let fields: Record<string, string>;
+    try {
+      fields = build(transId);
+    } catch (e) {
+      return refuse((e as Error).message);
+    }
+    const { clientKey, password } = await this.settings.credentials();
+    const answer = await postAction(this.settings, { ...fields, client_key: clientKey, hash: transactionHash(password, party, transId) });
+    if (answer.result === 'SUCCESS') return this.answer(request.paymentId, key, { kind: 'approved', acquirerRef: str(answer.trans_id) ?? transId }) as Promise<FollowUpOutcome>;
+    if (answer.result === 'DECLINED' || isRefusal(answer)) return refuse(reasonOf(answer));
+    // ACCEPTED (CREDITVOID: the outcome comes by callback) or UNDEFINED: watch for a while, then leave it to reconciliation.
+    // Real time, not the injected clock: this waits for a network callback, bounded by the function's timeout.
+    const deadline = Date.now() + this.followUpWaitMs;
+    while (Date.now() < deadline) {
+      await sleep(FOLLOW_UP_POLL_MS);
+      const now = await this.records.entry(request.paymentId, key);
+      if (now?.state === 'answered' && now.outcome) return this.finalFollowUp(now.outcome);
+    }
+    return this.finalFollowUp(await this.resumeFollowUp(request.paymentId, (await this.records.entry(request.paymentId, key)) ?? entry));
+  }
+
+  /** A follow-up's answer for the port: final, or thrown (the operation stays in flight for the reconciler). */
+  private finalFollowUp(outcome: AcquirerOutcome | typeof NOT_RECEIVED): FollowUpOutcome {
+    if (outcome !== NOT_RECEIVED && (outcome.kind === 'approved' || outcome.kind === 'declined')) {
+      return outcome.kind === 'approved' ? { kind: 'approved', acquirerRef: outcome.acquirerRef } : { kind: 'declined', acquirerRef: outcome.acquirerRef, reason: outcome.reason };
+    }
+    throw new S2SCardUnavailable(S2S_REASONS.noAnswer);
+  }
+
+  /** Records a final or action answer (forward only) and returns what is recorded. */
+  private async answer(paymentId: string, key: string, outcome: AcquirerOutcome, transId?: string): Promise<AcquirerOutcome> {
+    if (outcome.kind === 'unknown') {
+      if (transId) await this.records.advance(paymentId, key, { state: 'sent', transId });
+      return outcome;
+    }
+    const state = outcome.kind === 'action' ? 'action' : 'answered';
+    const recorded = await this.records.advance(paymentId, key, { state, outcome, ...(transId ? { transId } : {}) });
+    return recorded?.state === 'answered' || recorded?.state === 'action' ? (recorded.outcome ?? outcome) : outcome;
+  }
+
+  private authorizationOutcome(answer: WireAnswer, entry: S2SEntry, returnUrl: string, password: string): AcquirerOutcome {
+    const transId = str(answer.trans_id) ?? '';
+    switch (answer.result) {
+      case 'SUCCESS': {
+        const read = authorizationStatus(answer.status, entry.capture ?? true);
+        if (read === 'approved') return approvedOutcome(answer, transId, entry.storeCredential ?? false, entry.party.email);
+        return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+      }
+      case 'DECLINED':
+        return { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) };
+      case 'REDIRECT': {
+        const redirect = redirectOf(answer);
+        if (!redirect) return { kind: 'unknown', acquirerRef: transId, reason: 'The acquirer asked for a redirect without an address.' };
+        return { kind: 'action', acquirerRef: transId, flow: flowOf(answer.status), url: signedRedirectUrl(new URL(returnUrl).origin, redirect, password) };
+      }
+      case 'ERROR':
+        if (isRefusal(answer)) return { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) };
+        return { kind: 'unknown', acquirerRef: transId, reason: reasonOf(answer) };
+      default:
+        return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+    }
+  }
+
+  /**
+   * An authorization as far as known: the recorded final answer, else the gateway's status by our
+   * order id (recorded when final). NOT_RECEIVED when the gateway has no such order.
+   */
+  private async resumeAuthorization(paymentId: string, entry: S2SEntry): Promise<AcquirerOutcome | typeof NOT_RECEIVED> {
+    if (entry.state === 'answered' && entry.outcome) return entry.outcome;
+    if (!entry.orderId) return entry.outcome ?? { kind: 'declined', acquirerRef: '', reason: S2S_REASONS.neverSent };
+    const { clientKey, password } = await this.settings.credentials();
+    const answer = await postAction(this.settings, {
+      action: 'GET_TRANS_STATUS_BY_ORDER',
+      client_key: clientKey,
+      order_id: entry.orderId,
+      hash: orderHash(password, entry.party, entry.orderId),
+    });
+    if (answer.result !== 'SUCCESS') {
+      if (errorCode(answer) === NOT_FOUND_ERROR) return entry.state === 'barred' ? entry.outcome! : NOT_RECEIVED;
+      throw new S2SCardUnavailable(`GET_TRANS_STATUS_BY_ORDER: ${reasonOf(answer)}`);
+    }
+    const transId = str(answer.trans_id) ?? entry.transId ?? '';
+    const read = authorizationStatus(answer.status, entry.capture ?? true);
+    if (read === 'approved') return this.answer(paymentId, entry.key, approvedOutcome(answer, transId, entry.storeCredential ?? false, entry.party.email), transId);
+    if (read === 'declined') return this.answer(paymentId, entry.key, { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) }, transId);
+    if (read === 'action' && entry.outcome?.kind === 'action') return entry.outcome;
+    return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+  }
+
+  /**
+   * A follow-up as far as known: its recorded answer (synchronous or from the callback), else what
+   * the payment's status at the gateway proves: a capture is done once the auth is SETTLED, a void
+   * once it is VOID, a reversal once it is REVERSAL (or REFUND for a whole sale), a full refund once
+   * it is REFUND. A partial refund shows in no status: only its callback answers it. A capture or
+   * void the status shows was never applied is NOT_RECEIVED (closing it then bars it).
+   */
+  private async resumeFollowUp(paymentId: string, entry: S2SEntry): Promise<AcquirerOutcome | typeof NOT_RECEIVED> {
+    if ((entry.state === 'answered' || entry.state === 'barred') && entry.outcome) return entry.outcome;
+    const transId = entry.transId ?? '';
+    if (!transId) return NOT_RECEIVED;
+    const { clientKey, password } = await this.settings.credentials();
+    const answer = await postAction(this.settings, { action: 'GET_TRANS_STATUS', client_key: clientKey, trans_id: transId, hash: transactionHash(password, entry.party, transId) });
+    if (answer.result !== 'SUCCESS') throw new S2SCardUnavailable(`GET_TRANS_STATUS: ${reasonOf(answer)}`);
+    const status = String(answer.status).toUpperCase();
+    const approved = (): Promise<AcquirerOutcome> => this.answer(paymentId, entry.key, { kind: 'approved', acquirerRef: transId });
+    switch (entry.operation) {
+      case 'capture':
+        if (status === 'SETTLED' || status === 'REFUND' || status === 'VOID') return approved();
+        return status === 'PENDING' ? NOT_RECEIVED : { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+      case 'void':
+        if (status === 'VOID') return approved();
+        return status === 'SETTLED' ? NOT_RECEIVED : { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+      case 'reversal':
+        if (status === 'REVERSAL' || status === 'REFUND') return approved();
+        return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+      default:
+        return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+    }
+  }
+}
+
+/** The operation one of our keys names (`<payment>.<n>`, `<payment>.<kind>.<trans_id>`). */
+function operationOfKey(key: string): S2SOperation {
+  const kind = key.split('.')[1];
+  return kind === 'capture' || kind === 'refund' || kind === 'void' || kind === 'reversal' ? kind : 'authorization';
+}

@@ -1,0 +1,214 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { currencyExponent } from '../../domain/money';
+import type { AcquirerOutcome, PayerDetails } from '../../ports/acquirer';
+import type { WireAnswer } from './client';
+
+/**
+ * Our types to the S2S CARD wire format and back (docs/acquirers/s2s-card.md). Pure functions: the
+ * connector (s2s-card-acquirer.ts) does the I/O.
+ */
+
+/**
+ * Zero-decimal currencies the current edition of the CARD Guide wants written with `.00`; the older
+ * edition says the opposite. We follow the current one (docs/acquirers/s2s-card.md, "Amounts").
+ */
+const ZERO_DECIMAL_WITH_CENTS = new Set(['UGX', 'JPY', 'KRW', 'CLP']);
+
+/** Minor units to the gateway's amount string: `10.00`, `1.025`, `1000`, or `100.00` for JPY and its kind. */
+export function wireAmount(amountMinor: number, currency: string): string {
+  if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) throw new RangeError('s2s-card: amount must be a positive whole number of minor units');
+  const exponent = currencyExponent(currency);
+  if (exponent === undefined) throw new RangeError(`s2s-card: unknown currency ${currency}`);
+  if (exponent === 0) return ZERO_DECIMAL_WITH_CENTS.has(currency) ? `${amountMinor}.00` : String(amountMinor);
+  const s = String(amountMinor).padStart(exponent + 1, '0');
+  return `${s.slice(0, -exponent)}.${s.slice(-exponent)}`;
+}
+
+/** The gateway's amount string back to minor units (undefined when it is not one). */
+export function minorOfWireAmount(text: unknown, currency: string): number | undefined {
+  if (typeof text !== 'string' && typeof text !== 'number') return undefined;
+  const exponent = currencyExponent(currency) ?? 2;
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(String(text));
+  if (!m) return undefined;
+  const fraction = (m[2] ?? '').replace(/0+$/, '');
+  if (fraction.length > exponent) return undefined;
+  return Number(m[1]) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0');
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+
+/** First and last name from one name (the gateway wants both; one word fills both). */
+export function splitName(name: string | undefined): { first: string; last: string } {
+  const words = (name ?? '').trim().split(/\s+/).filter(Boolean);
+  if (!words.length) return { first: '', last: '' };
+  if (words.length === 1) return { first: words[0]!, last: words[0]! };
+  return { first: words.slice(0, -1).join(' '), last: words[words.length - 1]! };
+}
+
+/** The payer fields of a SALE, cut to the gateway's lengths; absent values are left out. */
+export function payerFields(payer: PayerDetails | undefined, holder: string | undefined, ip: string | undefined): Record<string, string> {
+  const { first, last } = splitName(payer?.name ?? holder);
+  const fields: Record<string, string | undefined> = {
+    payer_first_name: first.slice(0, 32),
+    payer_last_name: last.slice(0, 32),
+    payer_email: payer?.email?.slice(0, 256),
+    payer_country: payer?.country,
+    payer_state: payer?.state?.slice(0, 32),
+    payer_city: payer?.city?.slice(0, 32),
+    payer_address: payer?.address?.slice(0, 255),
+    payer_zip: payer?.zip?.slice(0, 10),
+    payer_phone: payer?.phone?.slice(0, 32),
+    // IPv4 only: the downstream providers may not take IPv6 (an IPv4-mapped address is unwrapped).
+    payer_ip: ip?.replace(/^::ffff:/, ''),
+  };
+  return Object.fromEntries(Object.entries(fields).filter((e): e is [string, string] => Boolean(e[1])));
+}
+
+export type WireResult = 'SUCCESS' | 'DECLINED' | 'REDIRECT' | 'ACCEPTED' | 'ERROR' | 'UNDEFINED';
+
+/**
+ * Errors the gateway answers for a request that may still be going on (a duplicate, or a previous
+ * payment not completed): never taken as a decline.
+ */
+const STILL_OPEN_ERRORS = new Set(['400', '100000']);
+/** "Payment not found": the gateway has no transaction for the id or order asked about. */
+export const NOT_FOUND_ERROR = '208001';
+
+export const errorCode = (answer: WireAnswer): string | undefined => str(answer.error_code);
+
+/** Why the gateway refused or declined, in its words (never card data: it echoes none). */
+export function reasonOf(answer: WireAnswer): string {
+  const errors = Array.isArray(answer.errors) ? answer.errors.map((e) => str((e as WireAnswer).error_message)).filter(Boolean) : [];
+  return str(answer.decline_reason) ?? (errors.length ? errors.join('; ') : undefined) ?? str(answer.error_message) ?? 'Declined by the acquirer.';
+}
+
+/** A request the gateway refused before processing: no money moved, unless it says the request is still open. */
+export const isRefusal = (answer: WireAnswer): boolean => answer.result === 'ERROR' && !STILL_OPEN_ERRORS.has(errorCode(answer) ?? '');
+
+/** Where the gateway sends the customer (3-D Secure or another redirect). */
+export interface WireRedirect {
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/** `redirect_params` arrive as an object, an empty array, a list of {name, value} pairs, or not at all. */
+export function redirectOf(answer: WireAnswer): WireRedirect | undefined {
+  const url = str(answer.redirect_url);
+  if (!url || !/^https?:\/\//i.test(url)) return undefined;
+  const raw = answer.redirect_params;
+  const params: Record<string, string> = {};
+  if (Array.isArray(raw)) {
+    for (const pair of raw) {
+      const name = str((pair as WireAnswer)?.name);
+      const value = str((pair as WireAnswer)?.value);
+      if (name && value !== undefined) params[name] = value;
+    }
+  } else if (raw && typeof raw === 'object') {
+    for (const [name, value] of Object.entries(raw)) {
+      const v = str(value);
+      if (v !== undefined) params[name] = v;
+    }
+  }
+  return { url, method: String(answer.redirect_method).toUpperCase() === 'GET' ? 'GET' : 'POST', params };
+}
+
+/**
+ * A transaction status read as the outcome of an authorization. `capture` tells a sale from an
+ * auth: PENDING is an approved auth, but for a sale it is not final yet. Statuses after a follow-up
+ * (REFUND, REVERSAL, VOID, CHARGEBACK) mean the authorization itself was approved. Unknown strings
+ * are not guessed at: they leave the operation to reconciliation.
+ */
+export function authorizationStatus(status: unknown, capture: boolean): 'approved' | 'declined' | 'action' | 'open' {
+  switch (String(status).toUpperCase()) {
+    case 'SETTLED':
+    case 'REFUND':
+    case 'REVERSAL':
+    case 'VOID':
+    case 'CHARGEBACK':
+      return 'approved';
+    case 'PENDING':
+      return capture ? 'open' : 'approved';
+    case 'DECLINED':
+      return 'declined';
+    case '3DS':
+    case 'REDIRECT':
+      return 'action';
+    default:
+      return 'open';
+  }
+}
+
+export const flowOf = (status: unknown): '3ds' | 'redirect' => (String(status).toUpperCase() === '3DS' ? '3ds' : 'redirect');
+
+/**
+ * What the gateway's stored-card answers become: one opaque reference holding what a later
+ * RECURRING_SALE or token SALE needs (the first transaction, the recurring token, the card token)
+ * and the payer e-mail their hash is computed with (the card's 6+4 digits travel in the card summary).
+ */
+export interface StoredCredential {
+  readonly transId: string;
+  readonly recurringToken?: string;
+  readonly cardToken?: string;
+  readonly email: string;
+}
+
+const CREDENTIAL_PREFIX = 's2s1.';
+
+export function encodeStoredCredential(c: StoredCredential): string {
+  return CREDENTIAL_PREFIX + Buffer.from(JSON.stringify({ t: c.transId, r: c.recurringToken, c: c.cardToken, e: c.email })).toString('base64url');
+}
+
+export function decodeStoredCredential(ref: string): StoredCredential | undefined {
+  if (!ref.startsWith(CREDENTIAL_PREFIX)) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(ref.slice(CREDENTIAL_PREFIX.length), 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (typeof v.t !== 'string' || typeof v.e !== 'string') return undefined;
+    return { transId: v.t, email: v.e, ...(typeof v.r === 'string' ? { recurringToken: v.r } : {}), ...(typeof v.c === 'string' ? { cardToken: v.c } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The outcome an approved authorization answer gives, with the stored credential when one was asked for. */
+export function approvedOutcome(answer: WireAnswer, transId: string, storeCredential: boolean, email: string): AcquirerOutcome {
+  const recurringToken = str(answer.recurring_token);
+  const cardToken = str(answer.card_token);
+  if (!storeCredential || (!recurringToken && !cardToken)) return { kind: 'approved', acquirerRef: transId };
+  return { kind: 'approved', acquirerRef: transId, storedCredentialRef: encodeStoredCredential({ transId, recurringToken, cardToken, email }) };
+}
+
+/**
+ * The customer's way to the gateway's 3-D Secure or redirect page goes through one page of ours
+ * (`/acquirer/s2s-card/redirect`) that builds the auto-submitting form: the redirect is carried in
+ * the link itself, signed with a key derived from the gateway password, so nothing is stored and
+ * nobody can make our domain post a form to a place of their choosing.
+ */
+export const REDIRECT_PATH = '/acquirer/s2s-card/redirect';
+
+const redirectKey = (password: string) => createHmac('sha256', password).update('s2s-card redirect v1').digest();
+
+export function signedRedirectUrl(origin: string, redirect: WireRedirect, password: string): string {
+  const payload = Buffer.from(JSON.stringify({ u: redirect.url, m: redirect.method, p: redirect.params })).toString('base64url');
+  const signature = createHmac('sha256', redirectKey(password)).update(payload).digest('base64url');
+  const url = new URL(REDIRECT_PATH, origin);
+  url.searchParams.set('r', payload);
+  url.searchParams.set('s', signature);
+  return url.toString();
+}
+
+/** The redirect a link of ours carries, when its signature holds. */
+export function verifiedRedirect(payload: string | undefined, signature: string | undefined, password: string): WireRedirect | undefined {
+  if (!payload || !signature || payload.length > 16_384) return undefined;
+  const expected = Buffer.from(createHmac('sha256', redirectKey(password)).update(payload).digest('base64url'));
+  const given = Buffer.from(signature);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  try {
+    const v = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { u?: unknown; m?: unknown; p?: unknown };
+    if (typeof v.u !== 'string' || !/^https?:\/\//i.test(v.u)) return undefined;
+    const params = v.p && typeof v.p === 'object' ? Object.fromEntries(Object.entries(v.p).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
+    return { url: v.u, method: v.m === 'GET' ? 'GET' : 'POST', params };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,39 @@
+import { pageEndpoint } from '../middleware/page-endpoint';
+import { htmlResponse, newNonce, contentSecurityPolicy } from '../checkout-page/headers';
+import { renderState } from '../checkout-page/render';
+import { verifiedRedirect, type WireRedirect } from '../adapters/s2s-card/transformers';
+
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The auto-submitting form the CARD Guide asks for: one hidden input per parameter, a button without scripts. */
+export function redirectPage(redirect: WireRedirect, nonce: string): string {
+  const target = new URL(redirect.url);
+  // A GET form replaces the action's query: its parameters become inputs (the guide's first option).
+  const params = redirect.method === 'GET' ? { ...Object.fromEntries(target.searchParams), ...redirect.params } : redirect.params;
+  if (redirect.method === 'GET') target.search = '';
+  const inputs = Object.entries(params)
+    .map(([name, value]) => `<input type="hidden" name="${esc(name)}" value="${esc(value)}">`)
+    .join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Confirm the payment</title></head>
+<body><form id="redirect" method="${redirect.method.toLowerCase()}" action="${esc(target.toString())}">
+${inputs}
+<p>You are taken to your bank to confirm the payment.</p>
+<noscript><button type="submit">Continue</button></noscript>
+</form><script nonce="${esc(nonce)}">document.getElementById('redirect').submit();</script></body></html>`;
+}
+
+/**
+ * GET /acquirer/s2s-card/redirect?r=…&s=…: sends the customer on to the gateway's 3-D Secure or
+ * bank page. The redirect travels in the link, signed with a key derived from the gateway password
+ * (transformers.ts), so this page can only ever post to where the gateway said.
+ */
+export const handler = pageEndpoint(async (event, deps) => {
+  const nonce = newNonce();
+  const notFound = () => htmlResponse(404, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
+  if (!deps.s2sCard) return notFound();
+  const { password } = await deps.s2sCard.settings.credentials();
+  const redirect = verifiedRedirect(event.queryStringParameters?.r, event.queryStringParameters?.s, password);
+  if (!redirect) return htmlResponse(400, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
+  const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `form-action ${new URL(redirect.url).origin}`, "frame-ancestors 'none'", "base-uri 'none'"].join('; ');
+  return htmlResponse(200, redirectPage(redirect, nonce), csp, false);
+});

@@ -1,0 +1,446 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { cardDigits, hashMatches, orderHash, saleHash, tokenSaleHash, transactionHash, type HashParty } from '../../lambdas/adapters/s2s-card/hash';
+import { minorOfWireAmount, wireAmount } from '../../lambdas/adapters/s2s-card/transformers';
+
+/**
+ * A fake S2S CARD gateway over real HTTP, built from the CARD Guide's request and response tables
+ * (docs/acquirers/s2s-card.md): one POST URL for every action, form-urlencoded requests, JSON
+ * answers classified by `result`, every request's hash checked (Formulas 1, 1-token, 2 and 7), the
+ * guide's test cards (expiry month of 2038 picks the outcome), 3-D Secure as a POST redirect to an
+ * ACS page with PaReq/MD/TermUrl, a bank redirect as a GET, asynchronous CREDITVOID answered
+ * ACCEPTED, callbacks to the account's Notification URL signed with Formula 2, and the error codes
+ * of the guide (208001, 208003, 208004, 208005, 208006, 208009, 400). It keeps its own ledger, so a
+ * test can compare what we recorded with what the gateway did.
+ */
+export interface GatewayTransaction {
+  readonly transId: string;
+  readonly orderId: string;
+  readonly action: 'SALE' | 'RECURRING_SALE';
+  status: string;
+  readonly auth: boolean;
+  readonly currency: string;
+  readonly amountMinor: number;
+  readonly party: HashParty;
+  readonly expMonth: number;
+  readonly expYear: number;
+  readonly termUrl?: string;
+  capturedMinor: number;
+  refundedMinor: number;
+  declineReason?: string;
+  recurringToken?: string;
+  cardToken?: string;
+  /** Every money operation the gateway carried out on it, in order. */
+  readonly operations: { action: string; result: 'SUCCESS' | 'DECLINED'; amountMinor: number }[];
+}
+
+export interface Callback {
+  readonly fields: Record<string, string>;
+  readonly answer: string;
+}
+
+export interface FakeGateway {
+  /** The URL requests are POSTed to (S2S_CARD_URL). */
+  readonly url: string;
+  readonly origin: string;
+  readonly clientKey: string;
+  readonly password: string;
+  /** Where callbacks go (the account's Notification URL); settable after start. */
+  notifyUrl: string | undefined;
+  readonly transactions: Map<string, GatewayTransaction>;
+  /** Every request's action and fields, card number and CVV removed. */
+  readonly requests: { action: string; fields: Record<string, string> }[];
+  readonly callbacks: Callback[];
+  /** The next request of this action is carried out but answered only after `ms` (a client timeout). */
+  delayNext(action: string, ms: number): void;
+  /** The next request of this action is dropped unanswered without being carried out (never received). */
+  dropNext(action: string): void;
+  /** Callbacks are not sent while this is false. */
+  sendCallbacks: boolean;
+  /** The customer's answer on the ACS or bank page, without a browser. */
+  answerChallenge(transId: string, confirm: boolean): Promise<void>;
+  byOrder(orderId: string): GatewayTransaction | undefined;
+  close(): Promise<void>;
+}
+
+const TEST_YEAR = 2038;
+const str = (v: string | undefined) => v ?? '';
+const json = (res: ServerResponse, body: unknown) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+const error = (code: number, message: string, errors?: { error_code: number; error_message: string }[]) => ({ result: 'ERROR', error_code: code, error_message: message, ...(errors ? { errors } : {}) });
+const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const transDate = () => new Date().toISOString().replace('T', ' ').slice(0, 19);
+const maskOf = (digits: string) => `${digits.slice(0, 6)}****${digits.slice(6)}`;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startFakeGateway(options: { clientKey?: string; password?: string; notifyUrl?: string } = {}): Promise<FakeGateway> {
+  const clientKey = options.clientKey ?? randomUUID();
+  const password = options.password ?? randomBytes(16).toString('hex');
+  const transactions = new Map<string, GatewayTransaction>();
+  const orders = new Map<string, string>();
+  const requests: FakeGateway['requests'] = [];
+  const callbacks: Callback[] = [];
+  const delays = new Map<string, number>();
+  const drops = new Set<string>();
+  const sockets = new Set<Socket>();
+  let origin = '';
+
+  const gateway: FakeGateway = {
+    url: '',
+    origin: '',
+    clientKey,
+    password,
+    notifyUrl: options.notifyUrl,
+    transactions,
+    requests,
+    callbacks,
+    sendCallbacks: true,
+    delayNext: (action, ms) => void delays.set(action, ms),
+    dropNext: (action) => void drops.add(action),
+    answerChallenge: async (transId, confirm) => {
+      finishChallenge(transId, confirm);
+    },
+    byOrder: (orderId) => transactions.get(orders.get(orderId) ?? ''),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+
+  /** The callback of a transaction's latest event, signed with Formula 2, posted after the answer. */
+  function notify(t: GatewayTransaction, action: string, result: string, extra: Record<string, string> = {}) {
+    const target = gateway.notifyUrl;
+    if (!target || !gateway.sendCallbacks) return;
+    const fields: Record<string, string> = {
+      action,
+      result,
+      status: t.status,
+      order_id: t.orderId,
+      trans_id: t.transId,
+      hash: transactionHash(password, t.party, t.transId),
+      trans_date: transDate(),
+      amount: wireAmount(t.amountMinor, t.currency),
+      currency: t.currency,
+      card: maskOf(t.party.digits),
+      card_expiration_date: `${String(t.expMonth).padStart(2, '0')}/${t.expYear}`,
+      ...(t.declineReason && result === 'DECLINED' ? { decline_reason: t.declineReason } : {}),
+      ...(t.recurringToken ? { recurring_token: t.recurringToken } : {}),
+      ...(t.cardToken ? { card_token: t.cardToken } : {}),
+      ...extra,
+    };
+    setImmediate(() => {
+      fetch(target, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() })
+        .then((r) => r.text())
+        .then((answer) => callbacks.push({ fields, answer }))
+        .catch((e: Error) => callbacks.push({ fields, answer: `unreachable: ${e.message}` }));
+    });
+  }
+
+  /** What a card does (the guide's test cards; any other card is approved). */
+  type Plan = { kind: 'approve' } | { kind: 'decline' } | { kind: 'challenge'; flow: '3DS' | 'REDIRECT'; then: 'approve' | 'decline' };
+  function planOf(expMonth: number, expYear: number): Plan {
+    if (expYear === TEST_YEAR + 1 && expMonth === 12) return { kind: 'challenge', flow: 'REDIRECT', then: 'decline' };
+    if (expYear !== TEST_YEAR) return { kind: 'approve' };
+    if (expMonth === 2) return { kind: 'decline' };
+    if (expMonth === 5) return { kind: 'challenge', flow: '3DS', then: 'approve' };
+    if (expMonth === 6) return { kind: 'challenge', flow: '3DS', then: 'decline' };
+    if (expMonth === 12) return { kind: 'challenge', flow: 'REDIRECT', then: 'approve' };
+    return { kind: 'approve' };
+  }
+
+  const issueTokens = (t: GatewayTransaction, fields: Record<string, string>) => {
+    if (fields.req_token === 'Y') t.cardToken = randomBytes(32).toString('hex');
+    // Recurring works with the guide's one recurring test card only.
+    if (fields.recurring_init === 'Y' && t.expYear === TEST_YEAR && t.expMonth === 1) t.recurringToken = randomUUID();
+  };
+
+  const approve = (t: GatewayTransaction) => {
+    t.status = t.auth ? 'PENDING' : 'SETTLED';
+    t.capturedMinor = t.auth ? 0 : t.amountMinor;
+  };
+
+  const saleAnswer = (t: GatewayTransaction, result: string) => ({
+    action: t.action,
+    result,
+    status: t.status,
+    order_id: t.orderId,
+    trans_id: t.transId,
+    trans_date: transDate(),
+    descriptor: 'FAKE GATEWAY',
+    amount: wireAmount(t.amountMinor, t.currency),
+    currency: t.currency,
+    ...(t.declineReason ? { decline_reason: t.declineReason } : {}),
+    ...(t.recurringToken ? { recurring_token: t.recurringToken } : {}),
+    ...(t.cardToken ? { card_token: t.cardToken } : {}),
+  });
+
+  const pendingChallenges = new Map<string, { then: 'approve' | 'decline'; fields: Record<string, string> }>();
+
+  function finishChallenge(transId: string, confirm: boolean): GatewayTransaction | undefined {
+    const t = transactions.get(transId);
+    const pending = pendingChallenges.get(transId);
+    if (!t || !pending) return t;
+    pendingChallenges.delete(transId);
+    if (confirm && pending.then === 'approve') {
+      approve(t);
+      issueTokens(t, pending.fields);
+      notify(t, t.action, 'SUCCESS');
+    } else {
+      t.status = 'DECLINED';
+      t.declineReason = t.expMonth === 12 ? 'Payment was not confirmed at the bank.' : '3-D Secure authentication failed.';
+      notify(t, t.action, 'DECLINED');
+    }
+    return t;
+  }
+
+  function sale(fields: Record<string, string>): unknown {
+    const action = fields.action as 'SALE' | 'RECURRING_SALE';
+    const problems: { error_code: number; error_message: string }[] = [];
+    if (!fields.order_id) problems.push({ error_code: 100000, error_message: 'order_id: This value should not be blank.' });
+    if (!fields.order_description) problems.push({ error_code: 100000, error_message: 'order_description: This value should not be blank.' });
+    let first: GatewayTransaction | undefined;
+    let card: { digits: string; expMonth: number; expYear: number } | undefined;
+    let email = str(fields.payer_email);
+    let currency = str(fields.order_currency);
+    if (action === 'RECURRING_SALE') {
+      first = transactions.get(str(fields.recurring_first_trans_id));
+      if (!first || !first.recurringToken || first.recurringToken !== fields.recurring_token) return error(100000, 'Request data is invalid.', [{ error_code: 100000, error_message: 'recurring_token: The recurring token is not valid.' }]);
+      card = { digits: first.party.digits, expMonth: first.expMonth, expYear: first.expYear };
+      email = first.party.email;
+      currency = first.currency;
+    } else if (fields.card_token) {
+      const source = [...transactions.values()].find((t) => t.cardToken === fields.card_token);
+      if (!source) return error(205005, 'Card token is invalid or not found.');
+      card = { digits: source.party.digits, expMonth: source.expMonth, expYear: source.expYear };
+    } else {
+      if (!/^\d{12,19}$/.test(str(fields.card_number))) problems.push({ error_code: 100000, error_message: 'card_number: This value should not be blank.' });
+      if (!/^(0[1-9]|1[0-2])$/.test(str(fields.card_exp_month))) problems.push({ error_code: 100000, error_message: 'card_exp_month: This value is not valid.' });
+      if (!/^\d{4}$/.test(str(fields.card_exp_year))) problems.push({ error_code: 100000, error_message: 'card_exp_year: This value is not valid.' });
+      if (!/^\d{3,4}$/.test(str(fields.card_cvv2))) problems.push({ error_code: 100000, error_message: 'card_cvv2: This value is not valid.' });
+      if (!email) problems.push({ error_code: 100000, error_message: 'payer_email: This value should not be blank.' });
+      if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(str(fields.payer_ip))) problems.push({ error_code: 100000, error_message: 'payer_ip: This value is not a valid IP address.' });
+      if (!fields.term_url_3ds) problems.push({ error_code: 100000, error_message: 'term_url_3ds: This value should not be blank.' });
+      if (!problems.length) card = { digits: cardDigits(fields.card_number!), expMonth: Number(fields.card_exp_month), expYear: Number(fields.card_exp_year) };
+    }
+    const amountMinor = minorOfWireAmount(fields.order_amount, currency || 'USD');
+    if (!amountMinor) problems.push({ error_code: 100000, error_message: 'order_amount: This value should be greater than 0.' });
+    if (problems.length || !card) return error(100000, 'Request data is invalid.', problems);
+    const party = { email, digits: card.digits };
+    const expected = fields.card_token && action === 'SALE' ? tokenSaleHash(password, email, fields.card_token) : saleHash(password, party);
+    if (!hashMatches(fields.hash, expected)) return error(204001, 'Hash is not valid.');
+    if (orders.has(fields.order_id!)) return error(400, 'Duplicate request.');
+
+    const t: GatewayTransaction = {
+      transId: randomUUID(),
+      orderId: fields.order_id!,
+      action,
+      status: 'PREPARE',
+      auth: fields.auth === 'Y',
+      currency,
+      amountMinor: amountMinor!,
+      party,
+      expMonth: card.expMonth,
+      expYear: card.expYear,
+      termUrl: fields.term_url_3ds,
+      capturedMinor: 0,
+      refundedMinor: 0,
+      operations: [],
+    };
+    transactions.set(t.transId, t);
+    orders.set(t.orderId, t.transId);
+    const plan: Plan = action === 'RECURRING_SALE' ? { kind: 'approve' } : planOf(card.expMonth, card.expYear);
+    if (plan.kind === 'approve') {
+      approve(t);
+      if (action === 'SALE') issueTokens(t, fields);
+      notify(t, action, 'SUCCESS');
+      return saleAnswer(t, 'SUCCESS');
+    }
+    if (plan.kind === 'decline') {
+      t.status = 'DECLINED';
+      t.declineReason = 'Declined by processing.';
+      notify(t, action, 'DECLINED');
+      return saleAnswer(t, 'DECLINED');
+    }
+    t.status = plan.flow;
+    pendingChallenges.set(t.transId, { then: plan.then, fields });
+    notify(t, action, 'REDIRECT');
+    const redirect =
+      plan.flow === '3DS'
+        ? { redirect_url: `${origin}/acs/${t.transId}`, redirect_method: 'POST', redirect_params: { PaReq: randomBytes(24).toString('base64'), MD: t.transId, TermUrl: `${origin}/verify/3ds/${t.transId}` } }
+        : { redirect_url: `${origin}/bank/${t.transId}?session=${randomBytes(8).toString('hex')}`, redirect_method: 'GET', redirect_params: [] };
+    return { ...saleAnswer(t, 'REDIRECT'), ...redirect };
+  }
+
+  function byTransId(fields: Record<string, string>): GatewayTransaction | { error: unknown } {
+    const t = transactions.get(str(fields.trans_id));
+    if (!t) return { error: error(208001, 'Payment not found.') };
+    if (!hashMatches(fields.hash, transactionHash(password, t.party, t.transId))) return { error: error(204001, 'Hash is not valid.') };
+    return t;
+  }
+
+  function followUp(fields: Record<string, string>): unknown {
+    const found = byTransId(fields);
+    if ('error' in found) return found.error;
+    const t = found;
+    const amount = fields.amount === undefined ? undefined : minorOfWireAmount(fields.amount, t.currency);
+    if (fields.amount !== undefined && !amount) return error(100000, 'Request data is invalid.', [{ error_code: 100000, error_message: 'amount: This value should be greater than 0.' }]);
+    const answer = (result: 'SUCCESS' | 'DECLINED', extra: Record<string, string> = {}) => ({ action: fields.action, result, status: t.status, order_id: t.orderId, trans_id: t.transId, amount: wireAmount(amount ?? t.amountMinor, t.currency), currency: t.currency, ...extra });
+    switch (fields.action) {
+      case 'CAPTURE': {
+        if (t.status !== 'PENDING') return error(208003, 'Capture is allowed only for a PENDING payment.');
+        const captured = amount ?? t.amountMinor;
+        if (captured > t.amountMinor) return error(208004, 'Capture amount exceeds the authorized amount.');
+        if (t.expYear === TEST_YEAR && t.expMonth === 3) {
+          t.operations.push({ action: 'CAPTURE', result: 'DECLINED', amountMinor: captured });
+          notify(t, 'CAPTURE', 'DECLINED', { decline_reason: 'Capture declined by processing.' });
+          return answer('DECLINED', { decline_reason: 'Capture declined by processing.' });
+        }
+        t.status = 'SETTLED';
+        t.capturedMinor = captured;
+        t.operations.push({ action: 'CAPTURE', result: 'SUCCESS', amountMinor: captured });
+        notify(t, 'CAPTURE', 'SUCCESS');
+        return answer('SUCCESS');
+      }
+      case 'VOID': {
+        if (t.status !== 'SETTLED' || t.refundedMinor > 0) return error(208005, 'Void is allowed only for a SETTLED payment without refunds.');
+        t.status = 'VOID';
+        t.operations.push({ action: 'VOID', result: 'SUCCESS', amountMinor: t.capturedMinor });
+        notify(t, 'VOID', 'SUCCESS');
+        return answer('SUCCESS');
+      }
+      case 'CREDITVOID': {
+        if (t.status === 'PENDING') {
+          if (amount !== undefined && amount !== t.amountMinor) return error(208009, 'Partial reversal is not allowed.');
+          t.status = 'REVERSAL';
+          t.operations.push({ action: 'REVERSAL', result: 'SUCCESS', amountMinor: t.amountMinor });
+        } else if (t.status === 'SETTLED') {
+          const refund = amount ?? t.capturedMinor - t.refundedMinor;
+          if (refund > t.capturedMinor - t.refundedMinor) return error(208006, 'Refund amount exceeds the payment amount.');
+          t.refundedMinor += refund;
+          if (t.refundedMinor === t.capturedMinor) t.status = 'REFUND';
+          t.operations.push({ action: 'REFUND', result: 'SUCCESS', amountMinor: refund });
+        } else {
+          return error(208005, 'Refund is allowed only for a SETTLED or PENDING payment.');
+        }
+        const moved = t.operations[t.operations.length - 1]!.amountMinor;
+        notify(t, 'CREDITVOID', 'SUCCESS', { amount: wireAmount(moved, t.currency), creditvoid_date: transDate() });
+        return { action: 'CREDITVOID', result: 'ACCEPTED', order_id: t.orderId, trans_id: t.transId };
+      }
+      default:
+        return error(204006, 'Action is not supported.');
+    }
+  }
+
+  function status(t: GatewayTransaction, action: string) {
+    return {
+      action,
+      result: 'SUCCESS',
+      status: t.status,
+      order_id: t.orderId,
+      trans_id: t.transId,
+      ...(t.status === 'DECLINED' && t.declineReason ? { decline_reason: t.declineReason } : {}),
+      ...(t.recurringToken ? { recurring_token: t.recurringToken } : {}),
+      ...(t.cardToken ? { card_token: t.cardToken } : {}),
+    };
+  }
+
+  function handle(fields: Record<string, string>): unknown {
+    if (fields.client_key !== clientKey) return error(204002, 'Enabled merchant mappings or MIDs not found.');
+    switch (fields.action) {
+      case 'SALE':
+      case 'RECURRING_SALE':
+        return sale(fields);
+      case 'CAPTURE':
+      case 'VOID':
+      case 'CREDITVOID':
+        return followUp(fields);
+      case 'GET_TRANS_STATUS': {
+        const found = byTransId(fields);
+        return 'error' in found ? found.error : status(found, 'GET_TRANS_STATUS');
+      }
+      case 'GET_TRANS_STATUS_BY_ORDER': {
+        const t = gateway.byOrder(str(fields.order_id));
+        if (!t) return error(208001, 'Payment not found.');
+        if (!hashMatches(fields.hash, orderHash(password, t.party, t.orderId))) return error(204001, 'Hash is not valid.');
+        return status(t, 'GET_TRANS_STATUS_BY_ORDER');
+      }
+      default:
+        return error(204006, 'Action is not supported.');
+    }
+  }
+
+  /** The ACS (3-D Secure) or bank page: a form whose answer goes back to the gateway. */
+  function challengePage(res: ServerResponse, transId: string, flow: '3ds' | 'bank') {
+    const t = transactions.get(transId);
+    if (!t || !pendingChallenges.has(transId)) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('No such challenge.');
+      return;
+    }
+    const title = flow === '3ds' ? 'Fake ACS: 3-D Secure' : 'Fake bank: confirm the payment';
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><head><title>${esc(title)}</title></head><body><h1 id="challenge">${esc(title)}</h1>
+<form method="post" action="/verify/${flow}/${esc(transId)}"><button name="answer" value="confirm" id="confirm">Confirm</button><button name="answer" value="cancel" id="cancel">Cancel</button></form></body></html>`);
+  }
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', origin);
+      const body = await readBody(req);
+      const form = Object.fromEntries(new URLSearchParams(body));
+      if (req.method === 'POST' && url.pathname === '/post') {
+        const action = str(form.action);
+        const { card_number: _n, card_cvv2: _c, ...safe } = form;
+        requests.push({ action, fields: safe });
+        if (drops.delete(action)) {
+          req.socket.destroy();
+          return;
+        }
+        const delay = delays.get(action);
+        delays.delete(action);
+        const answer = handle(form);
+        if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+        if (!res.destroyed) json(res, answer);
+        return;
+      }
+      const acs = /^\/acs\/([\w-]+)$/.exec(url.pathname);
+      if (acs && req.method === 'POST') return challengePage(res, acs[1]!, '3ds');
+      const bank = /^\/bank\/([\w-]+)$/.exec(url.pathname);
+      if (bank && req.method === 'GET') return challengePage(res, bank[1]!, 'bank');
+      const verify = /^\/verify\/(3ds|bank)\/([\w-]+)$/.exec(url.pathname);
+      if (verify && req.method === 'POST') {
+        const t = finishChallenge(verify[2]!, form.answer === 'confirm');
+        if (!t?.termUrl) {
+          res.writeHead(404);
+          res.end();
+          return;
+        }
+        // Back to the merchant's term_url_3ds; what arrives there carries no outcome.
+        res.writeHead(303, { location: t.termUrl });
+        res.end();
+        return;
+      }
+      res.writeHead(404);
+      res.end();
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  Object.assign(gateway, { url: `${origin}/post`, origin });
+  return gateway;
+}
