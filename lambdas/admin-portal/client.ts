@@ -40,10 +40,42 @@ export function portalClient(hosted) {
     })(kids);
     return node;
   }
-  function say(text, kind) {
+  /** The status line; `details` lists one line each below it (what a bulk action did to each payment). */
+  function say(text, kind, details) {
     statusBox.textContent = text || '';
     statusBox.className = 'status' + (kind ? ' ' + kind : '');
+    if (details && details.length) statusBox.appendChild(el('ul', null, details.map(function (d) { return el('li', { text: d }); })));
   }
+  /**
+   * Asks before money moves: a modal dialog naming every payment and amount the action touches.
+   * Resolves true on the confirm button only; Cancel, Escape and closing answer false.
+   */
+  function confirmMoney(title, lines, confirmLabel, danger) {
+    return new Promise(function (resolve) {
+      var answered = false;
+      var id = 'confirm-' + Math.random().toString(36).slice(2);
+      var dialog = el('dialog', { class: 'confirm', 'aria-labelledby': id },
+        el('h2', { id: id, text: title }),
+        el('ul', null, lines.map(function (l) { return el('li', { text: l }); })),
+        el('div', { class: 'actions' },
+          el('button', { type: 'button', class: danger ? 'danger' : null, text: confirmLabel, onclick: function () { answered = true; dialog.close(); } }),
+          el('button', { type: 'button', class: 'secondary', text: 'Cancel', onclick: function () { dialog.close(); } })));
+      dialog.addEventListener('close', function () { dialog.remove(); resolve(answered); });
+      document.body.appendChild(dialog);
+      dialog.showModal();
+    });
+  }
+  /**
+   * What an operator typed ("1", "1.5", "1,50"), written with the payment's decimals for the
+   * confirmation; the API reads it the same way. Anything else is shown as typed (the API refuses it).
+   */
+  function typedAmount(typed, like) {
+    var decimals = (String(like).split('.')[1] || '').length;
+    var m = /^\s*(\d+)(?:[.,](\d*))?\s*$/.exec(typed);
+    if (!m || (m[2] || '').length > decimals) return typed.trim();
+    return String(Number(m[1])) + (decimals ? '.' + (m[2] || '').padEnd(decimals, '0') : '');
+  }
+  function paymentName(p) { return 'order ' + p.order_number + ' (payment ' + p.payment_id + ')'; }
   function heading(text) {
     var h = el('h1', { text: text, tabindex: '-1' });
     return h;
@@ -225,32 +257,48 @@ export function portalClient(hosted) {
     }).catch(fail);
   }
 
-  function amountInput(label, value) {
-    return field(label, el('input', { inputmode: 'decimal', value: value || '', placeholder: 'full amount' }));
+  function amountInput(label, value, hint) {
+    return field(label, el('input', { inputmode: 'decimal', value: value || '' }), hint);
   }
 
   function actionButtons(p, after) {
     var box = el('div', { class: 'actions' });
-    function run(action, amountField) {
+    function run(action, amountField, question) {
       var amount = amountField ? amountField.querySelector('input').value.trim() : '';
-      say('Working…');
-      Array.prototype.forEach.call(box.querySelectorAll('button'), function (b) { b.disabled = true; });
-      api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, amount ? { amount: amount } : {}).then(function (r) {
-        say(action + ': ' + r.outcome + (r.message ? ' – ' + r.message : '') + ' (status ' + r.status + ')', r.outcome === 'done' ? 'ok' : 'error');
-        after();
-      }).catch(function (e) { fail(e); after(); });
+      if (amountField && !amount) { say('Enter the amount to ' + action + '.', 'error'); amountField.querySelector('input').focus(); return; }
+      var shown = amount ? typedAmount(amount, p.amount) + ' ' + p.currency : p.amount + ' ' + p.currency;
+      var q = question(shown);
+      confirmMoney(q[0], q[1], q[2], q[3]).then(function (yes) {
+        if (!yes) { say(action + ' cancelled: nothing was sent.'); return; }
+        say('Working…');
+        Array.prototype.forEach.call(box.querySelectorAll('button'), function (b) { b.disabled = true; });
+        api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, amount ? { amount: amount } : {}).then(function (r) {
+          say(action + ' ' + shown + ': ' + r.outcome + (r.message ? ' – ' + r.message : '') + ' (status ' + r.status + ')', r.outcome === 'done' ? 'ok' : 'error');
+          after();
+        }).catch(function (e) { fail(e); after(); });
+      });
     }
+    var who = paymentName(p);
     if (p.actions.indexOf('capture') >= 0) {
-      var capAmount = amountInput('Capture amount (' + p.currency + ')', p.amount);
+      var capAmount = amountInput('Capture amount (' + p.currency + ')', p.amount, 'At most ' + p.amount);
       box.appendChild(capAmount);
-      box.appendChild(el('button', { type: 'button', text: 'Capture', onclick: function () { run('capture', capAmount); } }));
+      box.appendChild(el('button', { type: 'button', text: 'Capture', onclick: function () {
+        run('capture', capAmount, function (shown) { return ['Capture ' + shown + '?', ['Capture ' + shown + ' of the ' + p.amount + ' ' + p.currency + ' authorized for ' + who + '.', 'The rest of the authorization, if any, is released.'], 'Capture ' + shown]; });
+      } }));
     }
-    if (p.actions.indexOf('release') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Release', onclick: function () { run('release'); } }));
-    if (p.actions.indexOf('void') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Void', onclick: function () { run('void'); } }));
+    if (p.actions.indexOf('release') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Release', onclick: function () {
+      run('release', null, function (shown) { return ['Release ' + shown + '?', ['Release the whole authorization of ' + shown + ' for ' + who + '.', 'Nothing of it can be captured afterwards.'], 'Release ' + shown, true]; });
+    } }));
+    if (p.actions.indexOf('void') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Void', onclick: function () {
+      var paid = (p.captured_amount || p.amount) + ' ' + p.currency;
+      run('void', null, function () { return ['Void ' + paid + '?', ['Void ' + who + ': the whole ' + paid + ' goes back to the customer.'], 'Void ' + paid, true]; });
+    } }));
     if (p.actions.indexOf('refund') >= 0) {
-      var refAmount = amountInput('Refund amount (' + p.currency + ')', '');
+      var refAmount = amountInput('Refund amount (' + p.currency + ')', p.left_to_refund, 'Left to refund: ' + p.left_to_refund);
       box.appendChild(refAmount);
-      box.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Refund', onclick: function () { run('refund', refAmount); } }));
+      box.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Refund', onclick: function () {
+        run('refund', refAmount, function (shown) { return ['Refund ' + shown + '?', ['Refund ' + shown + ' of ' + who + ' to the customer.', 'Left to refund now: ' + p.left_to_refund + ' ' + p.currency + '.'], 'Refund ' + shown, true]; });
+      } }));
     }
     if (!may(ROUTE.act)) return el('p', { text: 'Your role may look at payments but not act on them.' });
     return p.actions.length ? box : el('p', { text: 'No operator action applies to this payment now.' });
@@ -395,16 +443,29 @@ export function portalClient(hosted) {
       // A viewer sees the queue; capturing and releasing are the operator role's.
       var acting = may(ROUTE.act) && may(ROUTE.bulk);
       var boxes = [];
+      var amounts = {};
+      var byId = {};
       var rows = r.payments.map(function (p) {
         var box = el('input', { type: 'checkbox', value: p.payment_id, 'aria-label': 'Select ' + p.order_number });
         boxes.push(box);
         var amount = el('input', { inputmode: 'decimal', value: p.amount, 'aria-label': 'Capture amount for ' + p.order_number });
+        amounts[p.payment_id] = amount;
+        byId[p.payment_id] = p;
         function act(action) {
-          say('Working…');
-          api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, action === 'capture' ? { amount: amount.value.trim() } : {}).then(function (res) {
-            queueView();
-            say(p.order_number + ' ' + action + ': ' + res.outcome + (res.message ? ' – ' + res.message : ''), res.outcome === 'done' ? 'ok' : 'error');
-          }).catch(fail);
+          var typed = amount.value.trim();
+          if (action === 'capture' && !typed) { say('Enter the amount to capture for ' + p.order_number + '.', 'error'); amount.focus(); return; }
+          var shown = (action === 'capture' ? typedAmount(typed, p.amount) : p.amount) + ' ' + p.currency;
+          var question = action === 'capture'
+            ? ['Capture ' + shown + '?', ['Capture ' + shown + ' of the ' + p.amount + ' ' + p.currency + ' authorized for ' + paymentName(p) + '.'], 'Capture ' + shown]
+            : ['Release ' + shown + '?', ['Release the whole authorization of ' + shown + ' for ' + paymentName(p) + '.'], 'Release ' + shown, true];
+          confirmMoney(question[0], question[1], question[2], question[3]).then(function (yes) {
+            if (!yes) { say(action + ' cancelled: nothing was sent.'); return; }
+            say('Working…');
+            api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, action === 'capture' ? { amount: typed } : {}).then(function (res) {
+              queueView();
+              say(p.order_number + ' ' + action + ' ' + shown + ': ' + res.outcome + (res.message ? ' – ' + res.message : ''), res.outcome === 'done' ? 'ok' : 'error');
+            }).catch(fail);
+          });
         }
         if (!acting) {
           return el('tr', null, cell(when(p.authorization_expires_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number), cell(p.amount + ' ' + p.currency, 'num'));
@@ -414,15 +475,38 @@ export function portalClient(hosted) {
             el('button', { type: 'button', text: 'Capture', onclick: function () { act('capture'); } }),
             el('button', { type: 'button', class: 'danger', text: 'Release', onclick: function () { act('release'); } }))));
       });
+      /**
+       * Capture or release the ticked rows: a capture sends each row's own amount box. The dialog
+       * lists every payment and amount first; the result names each payment that was not done, and why.
+       */
       function bulk(action) {
         var ids = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
         if (!ids.length) { say('Select at least one payment.', 'error'); return; }
-        say('Working on ' + ids.length + ' payments…');
-        api('POST', '/admin/api/capture-queue/bulk', { action: action, payment_ids: ids }).then(function (res) {
-          var done = res.results.filter(function (x) { return x.outcome === 'done'; }).length;
-          queueView();
-          say(action + ': ' + done + ' of ' + res.results.length + ' done', done === res.results.length ? 'ok' : 'error');
-        }).catch(fail);
+        var sent = {};
+        var empty = ids.filter(function (id) { return !amounts[id].value.trim(); });
+        if (action === 'capture' && empty.length) { say('Enter the amount to capture for ' + byId[empty[0]].order_number + '.', 'error'); amounts[empty[0]].focus(); return; }
+        var lines = ids.map(function (id) {
+          var p = byId[id];
+          if (action === 'release') return p.order_number + ': release ' + p.amount + ' ' + p.currency + ' (payment ' + id + ')';
+          sent[id] = amounts[id].value.trim();
+          var shown = typedAmount(sent[id], p.amount);
+          return p.order_number + ': capture ' + shown + ' ' + p.currency + (shown === p.amount ? '' : ' of ' + p.amount) + ' (payment ' + id + ')';
+        });
+        var verb = action === 'capture' ? 'Capture' : 'Release';
+        var title = verb + ' ' + ids.length + (ids.length === 1 ? ' payment?' : ' payments?');
+        confirmMoney(title, lines, verb + ' ' + ids.length, action === 'release').then(function (yes) {
+          if (!yes) { say(action + ' cancelled: nothing was sent.'); return; }
+          say('Working on ' + ids.length + ' payments…');
+          api('POST', '/admin/api/capture-queue/bulk', action === 'capture' ? { action: action, payment_ids: ids, amounts: sent } : { action: action, payment_ids: ids }).then(function (res) {
+            var notDone = res.results.filter(function (x) { return x.outcome !== 'done'; });
+            queueView();
+            var summary = (action === 'capture' ? 'Captured ' : 'Released ') + (res.results.length - notDone.length) + ' of ' + res.results.length + '.';
+            say(notDone.length ? summary + ' Not done:' : summary, notDone.length ? 'error' : 'ok', notDone.map(function (x) {
+              var p = byId[x.payment_id];
+              return (p ? p.order_number + ' (payment ' + x.payment_id + ')' : 'payment ' + x.payment_id) + ': ' + x.outcome + (x.message ? ' – ' + x.message : '');
+            }));
+          }).catch(fail);
+        });
       }
       var selectAll = el('input', { type: 'checkbox', id: 'select-all', onchange: function () { boxes.forEach(function (b) { b.checked = selectAll.checked; }); } });
       var bulkBar = el('div', { class: 'actions' }, el('label', { for: 'select-all' }, selectAll, ' Select all'),

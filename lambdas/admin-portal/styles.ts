@@ -56,5 +56,9 @@ details td{white-space:nowrap}details td.mono{word-break:normal}
 section>.hint{margin:0 0 .5rem}
 .alert{border:2px solid #b00020;border-radius:.375rem;padding:.75rem;color:#b00020;background:#fff5f5}
 tr.broken>td{background:#fff0f0;color:#8a0018}
+dialog.confirm{max-width:min(36rem,calc(100vw - 2rem));border:1px solid var(--line);border-radius:.375rem;padding:1rem 1.25rem;color:var(--fg)}
+dialog.confirm::backdrop{background:rgba(0,0,0,.45)}
+dialog.confirm h2{margin-top:0}dialog.confirm ul{padding-left:1.2rem}
+.status ul{margin:.25rem 0 0;padding-left:1.2rem;font-weight:400}
 @media (max-width:40rem){th,td{padding:.3rem}.who{margin-left:0}dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dd{margin-bottom:.35rem}}
 `;

@@ -1,6 +1,6 @@
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
-import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
-import { formatMinor, parseAmount } from '../domain/money';
+import { ApiError, ERRORS, invalidRequest, type FieldError } from '../domain/errors';
+import { currencyExponent, formatMinor, parseAmount } from '../domain/money';
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../domain/payment';
 import { refusalOf } from '../domain/state-machine';
 import { voidBlockedReason } from '../domain/void-window';
@@ -64,6 +64,7 @@ export function paymentSummary(p: Payment, now: Date) {
     authorization_expires_at: p.authorizationExpiresAt,
     captured_amount: p.capturedMinor !== undefined ? formatMinor(p.capturedMinor, p.order.currency) : undefined,
     refunded_amount: p.refundedMinor ? formatMinor(p.refundedMinor, p.order.currency) : undefined,
+    left_to_refund: p.status === 'settled' ? formatMinor(leftToRefundMinor(p), p.order.currency) : undefined,
     voidable_until: p.voidableUntil,
     capturing: p.operation?.kind === 'capture' ? { by: p.operation.actor, since: p.operation.startedAt } : undefined,
     actions: allowedActions(p, now),
@@ -198,11 +199,33 @@ const snapshot = (p: Payment): Record<string, unknown> => ({
   ...(p.refundedMinor ? { refunded_amount: formatMinor(p.refundedMinor, p.order.currency) } : {}),
 });
 
-function actionAmount(amount: string | undefined, p: Payment): number {
-  if (amount === undefined || amount === '') return p.order.amountMinor;
-  const parsed = parseAmount(amount, p.order.currency);
-  if (typeof parsed === 'string') throw invalidRequest([{ path: 'amount', message: 'This value is not valid.' }]);
-  return parsed.amountMinor;
+/**
+ * An amount an operator typed, in the payment's currency. Operators write "100", "12.5" or "12,50"
+ * for 100.00, 12.50 and 12.50: the portal reads those as the merchant API never would (it keeps the
+ * platform's exact literal rules), and answers a malformed one with the form it wants.
+ */
+export function operatorAmount(typed: string, currency: string): { literal: string; amountMinor: number } {
+  const exponent = currencyExponent(currency) ?? 2;
+  const m = /^\s*(\d{1,15})(?:[.,](\d*))?\s*$/.exec(typed);
+  const example = exponent === 0 ? '1250' : `12.${'5'.padEnd(exponent, '0')}`;
+  const wrong = () => invalidRequest([{ path: 'amount', message: `Write the amount in ${currency} with ${exponent === 0 ? 'no decimals' : `up to ${exponent} decimals`}, e.g. ${example}.` }]);
+  if (!m || (m[2] ?? '').length > exponent || (exponent === 0 && m[2] !== undefined)) throw wrong();
+  const literal = exponent === 0 ? String(Number(m[1])) : `${String(Number(m[1]))}.${(m[2] ?? '').padEnd(exponent, '0')}`;
+  const parsed = parseAmount(literal, currency);
+  if (parsed === 'not-positive') throw invalidRequest([{ path: 'amount', message: 'The amount must be more than zero.' }]);
+  if (typeof parsed === 'string') throw wrong();
+  return { literal: parsed.literal, amountMinor: parsed.amountMinor };
+}
+
+/** What is still left to refund: captured (or paid) minus what refunds hold or took. */
+export const leftToRefundMinor = (p: Payment): number => Math.max(0, refundableMinor(p) - (p.refundHeldMinor ?? p.refundedMinor ?? 0));
+
+/** The refusals an operator reads, with the numbers that explain them (the merchant API keeps the catalog's words). */
+function operatorRefusal(e: ApiError, action: PaymentAction, p: Payment, amount: string | undefined): string {
+  const money = (minor: number) => `${formatMinor(minor, p.order.currency)} ${p.order.currency}`;
+  if (e.entry === ERRORS.REFUND_AMOUNT_TOO_BIG) return `Refund amount${amount ? ` ${amount}` : ''} is bigger than what is left to refund (${money(leftToRefundMinor(p))}).`;
+  if (e.entry === ERRORS.CAPTURE_AMOUNT_TOO_BIG && action === 'capture') return `Capture amount${amount ? ` ${amount}` : ''} is bigger than the authorized amount (${money(p.order.amountMinor)}).`;
+  return e.fieldErrors.length ? e.fieldErrors.map((f) => `${f.path}: ${f.message}`).join(' ') : e.message;
 }
 
 export interface ActionOutcome {
@@ -218,15 +241,17 @@ export interface ActionOutcome {
  * the capture job. Every attempt, done or refused, is written to the audit log with the state
  * before and after.
  */
-export async function operatorAction(deps: AdminDeps, actor: string, paymentId: string, action: PaymentAction, amount?: string): Promise<ActionOutcome> {
+export async function operatorAction(deps: AdminDeps, actor: string, paymentId: string, action: PaymentAction, typedAmount?: string): Promise<ActionOutcome> {
   const before = await deps.store.findPayment(paymentId);
   if (!before) throw new ApiError('PAYMENT_NOT_FOUND');
   let outcome: ActionOutcome['outcome'] = 'done';
   let message: string | undefined;
+  let amount: { literal: string; amountMinor: number } | undefined;
   try {
+    amount = typedAmount === undefined || typedAmount.trim() === '' ? undefined : operatorAmount(typedAmount, before.order.currency);
     switch (action) {
       case 'capture': {
-        const result: CaptureResult = await capture(deps, before, actionAmount(amount, before), `operator:${actor}`);
+        const result: CaptureResult = await capture(deps, before, amount?.amountMinor ?? before.order.amountMinor, `operator:${actor}`);
         if (result.kind === 'declined') [outcome, message] = ['failed', result.reason];
         if (result.kind === 'taken') [outcome, message] = ['refused', 'Someone else captured or released this payment first.'];
         if (result.kind === 'in-progress') message = CAPTURE_IN_PROGRESS_REASON;
@@ -244,25 +269,21 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
         break;
       }
       case 'refund':
-        await refundPayment(
-          deps,
-          before.merchantKey,
-          { payment_id: paymentId, amount: amount && amount !== '' ? amount : formatMinor(refundableMinor(before) - (before.refundHeldMinor ?? before.refundedMinor ?? 0), before.order.currency) },
-          { actor: `operator:${actor}` },
-        );
+        await refundPayment(deps, before.merchantKey, { payment_id: paymentId, amount: amount?.literal ?? formatMinor(leftToRefundMinor(before), before.order.currency) }, { actor: `operator:${actor}` });
         break;
     }
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     outcome = 'refused';
-    message = e.fieldErrors.length ? e.fieldErrors.map((f) => `${f.path}: ${f.message}`).join(' ') : e.message;
+    message = operatorRefusal(e, action, (await deps.store.findPayment(paymentId)) ?? before, amount?.literal ?? typedAmount);
   }
   const after = (await deps.store.findPayment(paymentId)) ?? before;
+  const audited = amount?.literal ?? (typedAmount?.trim() ? typedAmount.trim().slice(0, 40) : undefined);
   await deps.audit.append({
     id: deps.ids.transId(),
     at: deps.clock.now().toISOString(),
     actor,
-    action: `payment.${action}${amount ? ` ${amount}` : ''}`,
+    action: `payment.${action}${audited ? ` ${audited}` : ''}`,
     target: paymentId,
     targetKind: 'payment',
     before: snapshot(before),
@@ -273,15 +294,23 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
   return { payment_id: paymentId, action, outcome, status: after.status, ...(message ? { message } : {}) };
 }
 
-/** The same action on many payments (bounded), each with its own audit entry. */
-export async function bulkAction(deps: AdminDeps, actor: string, action: 'capture' | 'release', paymentIds: readonly string[]): Promise<ActionOutcome[]> {
+/**
+ * The same action on many payments (bounded), each with its own audit entry. A capture takes each
+ * payment's own amount from `amounts` (what the operator typed in its row); a payment without one
+ * is captured in full. Amounts for payments not selected, or with a release, are refused: an
+ * amount the request carries is never silently ignored.
+ */
+export async function bulkAction(deps: AdminDeps, actor: string, action: 'capture' | 'release', paymentIds: readonly string[], amounts: Readonly<Record<string, string>> = {}): Promise<ActionOutcome[]> {
   if (!paymentIds.length || paymentIds.length > ADMIN_LIMITS.bulkSize) {
     throw invalidRequest([{ path: 'payment_ids', message: `Select 1 to ${ADMIN_LIMITS.bulkSize} payments.` }]);
   }
+  const stray = Object.keys(amounts).filter((id) => !paymentIds.includes(id));
+  if (action === 'release' && Object.keys(amounts).length) throw invalidRequest([{ path: 'amounts', message: 'A release has no amount: it releases the whole authorization.' }]);
+  if (stray.length) throw invalidRequest([{ path: 'amounts', message: `Amounts for payments that are not selected: ${stray.slice(0, 5).join(', ')}.` }]);
   const results: ActionOutcome[] = [];
   for (const id of paymentIds) {
     try {
-      results.push(await operatorAction(deps, actor, id, action));
+      results.push(await operatorAction(deps, actor, id, action, amounts[id]));
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       results.push({ payment_id: id, action, outcome: 'refused', status: 'prepare', message: e.message });

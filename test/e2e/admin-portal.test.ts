@@ -4,10 +4,11 @@ import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { SIGN_IN_LOCKOUT } from '../../lambdas/adapters/local/operator-auth';
 import { ERRORS } from '../../lambdas/domain/errors';
+import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { operatorToken, seedOperator, type OperatorCredentials } from '../support/admin';
 import { auditContext, launchBrowser, newPage, screenshot, seriousA11yViolations } from '../support/browser';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
-import { openSession, paidPayment, statusOf, type PaidPayment } from '../support/payments';
+import { openSession, paidPayment, statusOf, storedPayment, type PaidPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /**
@@ -57,6 +58,20 @@ const statusLine = (page: Page) => page.getByRole('status');
 /** The table row that shows this order number. */
 const rowOf = (page: Page, orderNumber: string) => page.locator('tbody tr', { has: page.getByRole('cell', { name: orderNumber, exact: true }) });
 
+/** The confirmation a money action opens: its title and one line per payment. */
+const confirmation = (page: Page) => page.getByRole('dialog');
+async function confirmationLines(page: Page): Promise<{ title: string; lines: string[] }> {
+  const dialog = confirmation(page);
+  await dialog.waitFor();
+  return { title: (await dialog.getByRole('heading').textContent()) ?? '', lines: await dialog.getByRole('listitem').allTextContents() };
+}
+/** Answers the open confirmation with its first (confirming) button, or Cancel. */
+async function answer(page: Page, confirm: boolean): Promise<void> {
+  const dialog = confirmation(page);
+  await (confirm ? dialog.getByRole('button').first() : dialog.getByRole('button', { name: 'Cancel' })).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+
 /** Signs in through the form, with the mouse. */
 async function signIn(page: Page, who: OperatorCredentials = operator): Promise<void> {
   await page.goto(portal());
@@ -79,8 +94,8 @@ async function visit(page: Page, route: string, title: string): Promise<void> {
   await heading(page, title).waitFor();
 }
 
-async function authorization(amount = '25.00'): Promise<PaidPayment> {
-  const paid = await paidPayment(service, dmsShop, { order: { amount } });
+async function authorization(amount = '25.00', card?: string): Promise<PaidPayment> {
+  const paid = await paidPayment(service, dmsShop, { order: { amount }, ...(card ? { card } : {}) });
   expect(paid.status.status).toBe('pending');
   return paid;
 }
@@ -202,7 +217,9 @@ describe('the capture queue', () => {
     await screenshot(page, 'admin-queue');
 
     await rowOf(page, first.order.number).getByRole('button', { name: 'Capture' }).click();
-    await statusLine(page).filter({ hasText: `${first.order.number} capture: done` }).waitFor();
+    expect(await confirmationLines(page)).toEqual({ title: 'Capture 10.00 USD?', lines: [`Capture 10.00 USD of the 10.00 USD authorized for order ${first.order.number} (payment ${first.paymentId}).`] });
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: `${first.order.number} capture 10.00 USD: done` }).waitFor();
     await rowOf(page, first.order.number).waitFor({ state: 'detached' });
     await rowOf(page, second.order.number).waitFor();
     await expect(statusOf(service, dmsShop, first.paymentId)).resolves.toMatchObject({ status: 'settled' });
@@ -231,13 +248,14 @@ describe('the capture queue', () => {
     await page.getByRole('checkbox', { name: `Select ${a.order.number}` }).check();
     await page.getByRole('checkbox', { name: `Select ${b.order.number}` }).check();
     await page.getByRole('button', { name: 'Capture selected' }).click();
-    await statusLine(page).filter({ hasText: 'capture: 2 of 2 done' }).waitFor();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Captured 2 of 2.' }).waitFor();
     await rowOf(page, a.order.number).waitFor({ state: 'detached' });
     await rowOf(page, b.order.number).waitFor({ state: 'detached' });
     await rowOf(page, untouched.order.number).waitFor();
     for (const p of [a, b]) await expect(statusOf(service, dmsShop, p.paymentId)).resolves.toMatchObject({ status: 'settled' });
     await expect(statusOf(service, dmsShop, untouched.paymentId)).resolves.toMatchObject({ status: 'pending' });
-    done.push(['payment.capture', a.paymentId], ['payment.capture', b.paymentId]);
+    done.push(['payment.capture 25.00', a.paymentId], ['payment.capture 25.00', b.paymentId]);
   });
 });
 
@@ -268,7 +286,9 @@ describe('a payment', () => {
 
     await page.getByLabel('Capture amount (USD)').fill('15.00');
     await page.getByRole('button', { name: 'Capture' }).click();
-    await statusLine(page).filter({ hasText: 'capture: done (status settled)' }).waitFor();
+    expect((await confirmationLines(page)).title).toBe('Capture 15.00 USD?');
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'capture 15.00 USD: done (status settled)' }).waitFor();
     const history = page.getByRole('table', { name: 'Transactions' });
     await history.getByRole('cell', { name: 'capture', exact: true }).waitFor();
     expect(await history.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)))).toEqual([
@@ -283,6 +303,140 @@ describe('a payment', () => {
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
     done.push(['payment.capture 15.00', paid.paymentId]);
     await screenshot(page, 'admin-payment-detail');
+  });
+});
+
+describe('money actions: the amounts typed, asked first, every refusal explained', () => {
+  /** Everything the page POSTs to the admin API while `act` runs. */
+  async function postsDuring(page: Page, act: () => Promise<void>): Promise<{ url: string; body: unknown }[]> {
+    const posts: { url: string; body: unknown }[] = [];
+    const listen = (r: import('playwright-core').Request) => void (r.method() === 'POST' && posts.push({ url: new URL(r.url()).pathname, body: r.postDataJSON() }));
+    page.on('request', listen);
+    await act();
+    page.off('request', listen);
+    return posts;
+  }
+
+  it('bulk-captures each row\'s edited amount, after a confirmation listing every payment and amount', async () => {
+    const [edited, full] = [await authorization('30.00'), await authorization('30.00')];
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/queue', 'Capture queue');
+    await page.getByLabel(`Capture amount for ${edited.order.number}`).fill('1');
+    await page.getByRole('checkbox', { name: `Select ${edited.order.number}` }).check();
+    await page.getByRole('checkbox', { name: `Select ${full.order.number}` }).check();
+    await page.getByRole('button', { name: 'Capture selected' }).click();
+    const asked = await confirmationLines(page);
+    expect(asked.title).toBe('Capture 2 payments?');
+    expect(asked.lines.sort()).toEqual([
+      `${edited.order.number}: capture 1.00 USD of 30.00 (payment ${edited.paymentId})`,
+      `${full.order.number}: capture 30.00 USD (payment ${full.paymentId})`,
+    ].sort());
+    await screenshot(page, 'admin-bulk-confirmation');
+    const posts = await postsDuring(page, async () => {
+      await answer(page, true);
+      await statusLine(page).filter({ hasText: 'Captured 2 of 2.' }).waitFor();
+    });
+    expect(posts).toEqual([{ url: '/admin/api/capture-queue/bulk', body: { action: 'capture', payment_ids: expect.arrayContaining([edited.paymentId, full.paymentId]), amounts: { [edited.paymentId]: '1', [full.paymentId]: '30.00' } } }]);
+    expect((await storedPayment(service, edited.paymentId)).capturedMinor).toBe(100);
+    expect((await storedPayment(service, full.paymentId)).capturedMinor).toBe(3000);
+    await expect(statusOf(service, dmsShop, edited.paymentId)).resolves.toMatchObject({ status: 'settled' });
+  });
+
+  it('names each payment a bulk capture did not do, and why', async () => {
+    const [ok, tooMuch, declined] = [await authorization('30.00'), await authorization('30.00'), await authorization('30.00', '03/38')];
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/queue', 'Capture queue');
+    await page.getByLabel(`Capture amount for ${tooMuch.order.number}`).fill('31.00');
+    for (const p of [ok, tooMuch, declined]) await page.getByRole('checkbox', { name: `Select ${p.order.number}` }).check();
+    await page.getByRole('button', { name: 'Capture selected' }).click();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Captured 1 of 3. Not done:' }).waitFor();
+    const failures = await statusLine(page).getByRole('listitem').allTextContents();
+    expect(failures.sort()).toEqual([
+      `${tooMuch.order.number} (payment ${tooMuch.paymentId}): refused – Capture amount 31.00 is bigger than the authorized amount (30.00 USD).`,
+      `${declined.order.number} (payment ${declined.paymentId}): failed – ${SANDBOX_REASONS.captureDeclined}`,
+    ].sort());
+    await expect(statusOf(service, dmsShop, ok.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await expect(statusOf(service, dmsShop, tooMuch.paymentId)).resolves.toMatchObject({ status: 'pending' });
+  });
+
+  it('asks before a release, a bulk release and a void; Cancel sends nothing', async () => {
+    const [auth, other] = [await authorization('12.00'), await authorization('13.00')];
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/queue', 'Capture queue');
+    const cancelled = await postsDuring(page, async () => {
+      await rowOf(page, auth.order.number).getByRole('button', { name: 'Release' }).click();
+      expect(await confirmationLines(page)).toEqual({ title: 'Release 12.00 USD?', lines: [`Release the whole authorization of 12.00 USD for order ${auth.order.number} (payment ${auth.paymentId}).`] });
+      await answer(page, false);
+      await statusLine(page).filter({ hasText: 'release cancelled: nothing was sent.' }).waitFor();
+      await page.getByRole('checkbox', { name: `Select ${auth.order.number}` }).check();
+      await page.getByRole('checkbox', { name: `Select ${other.order.number}` }).check();
+      await page.getByRole('button', { name: 'Release selected' }).click();
+      const asked = await confirmationLines(page);
+      expect(asked.title).toBe('Release 2 payments?');
+      expect(asked.lines.sort()).toEqual([`${auth.order.number}: release 12.00 USD (payment ${auth.paymentId})`, `${other.order.number}: release 13.00 USD (payment ${other.paymentId})`].sort());
+      await page.keyboard.press('Escape');
+      await confirmation(page).waitFor({ state: 'detached' });
+    });
+    expect(cancelled).toEqual([]);
+    for (const p of [auth, other]) await expect(statusOf(service, dmsShop, p.paymentId)).resolves.toMatchObject({ status: 'pending' });
+
+    await visit(page, `#/payments/${auth.paymentId}`, `Payment ${auth.order.number}`);
+    await page.getByRole('button', { name: 'Release' }).click();
+    expect((await confirmationLines(page)).title).toBe('Release 12.00 USD?');
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'release 12.00 USD: done (status reversal)' }).waitFor();
+
+    const shop = await service.createMerchant({ name: 'Void Shop' });
+    const sale = await paidPayment(service, shop, { order: { amount: '20.00' } });
+    await visit(page, `#/payments/${sale.paymentId}`, `Payment ${sale.order.number}`);
+    await page.getByRole('button', { name: 'Void' }).click();
+    expect(await confirmationLines(page)).toEqual({ title: 'Void 20.00 USD?', lines: [`Void order ${sale.order.number} (payment ${sale.paymentId}): the whole 20.00 USD goes back to the customer.`] });
+    expect(await postsDuring(page, () => answer(page, false))).toEqual([]);
+    await expect(statusOf(service, shop, sale.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await page.getByRole('button', { name: 'Void' }).click();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'void 20.00 USD: done' }).waitFor();
+    await expect(statusOf(service, shop, sale.paymentId)).resolves.toMatchObject({ status: 'void' });
+  });
+
+  it('refunds only an amount it shows and asks about: what is left is filled in, an empty box sends nothing, too much says what is left', async () => {
+    const shop = await service.createMerchant({ name: 'Refund Shop' });
+    const sale = await paidPayment(service, shop, { order: { amount: '20.00' } });
+    const page = await open();
+    await signIn(page);
+    await visit(page, `#/payments/${sale.paymentId}`, `Payment ${sale.order.number}`);
+    const box = page.getByLabel('Refund amount (USD)');
+    expect(await box.inputValue()).toBe('20.00');
+    expect(await box.getAttribute('placeholder')).toBeNull();
+
+    await box.fill('');
+    expect(await postsDuring(page, async () => {
+      await page.getByRole('button', { name: 'Refund' }).click();
+      await statusLine(page).filter({ hasText: 'Enter the amount to refund.' }).waitFor();
+    })).toEqual([]);
+    expect(await confirmation(page).count()).toBe(0);
+
+    await box.fill('100');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    expect(await confirmationLines(page)).toEqual({ title: 'Refund 100.00 USD?', lines: [`Refund 100.00 USD of order ${sale.order.number} (payment ${sale.paymentId}) to the customer.`, 'Left to refund now: 20.00 USD.'] });
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Refund amount 100.00 is bigger than what is left to refund (20.00 USD).' }).waitFor();
+
+    await page.getByLabel('Refund amount (USD)').fill('7.50');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'refund 7.50 USD: done' }).waitFor();
+    await page.getByText('Left to refund: 12.50').waitFor();
+    expect(await page.getByLabel('Refund amount (USD)').inputValue()).toBe('12.50');
+    await page.getByLabel('Refund amount (USD)').fill('15.00');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Refund amount 15.00 is bigger than what is left to refund (12.50 USD).' }).waitFor();
+    await expect(statusOf(service, shop, sale.paymentId)).resolves.toMatchObject({ status: 'settled', refunded_amount: '7.50' });
   });
 });
 
@@ -513,7 +667,9 @@ describe('roles', () => {
     await signIn(page, clerk);
     await visit(page, `#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`);
     await page.getByRole('button', { name: 'Capture' }).click();
-    await statusLine(page).filter({ hasText: 'capture: done (status settled)' }).waitFor();
+    expect((await confirmationLines(page)).title).toBe('Capture 13.00 USD?');
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'capture 13.00 USD: done (status settled)' }).waitFor();
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
     const actions = page.getByRole('table', { name: 'Operator actions' });
     await actions.getByRole('cell', { name: 'oscar', exact: true }).waitFor();
