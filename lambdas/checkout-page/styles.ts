@@ -16,11 +16,10 @@ label{display:block;font-weight:500;margin:.75rem 0 .25rem}
 .hint{display:block;font-size:.875rem;color:var(--muted)}
 input,select{width:100%;font:inherit;padding:.625rem .75rem;border:1px solid var(--border);border-radius:.375rem;background:#fff;color:var(--text)}
 input:focus,select:focus,button:focus,a:focus{outline:3px solid var(--primary);outline-offset:2px}
-input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--error);border-width:2px}
+input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--error);box-shadow:inset 0 0 0 1px var(--error)}
 .row{display:flex;gap:.75rem}
 .row>div{flex:1;min-width:0}
-.error{color:var(--error);font-size:.875rem;margin:.25rem 0 0;min-height:0}
-.error:empty{display:none}
+.error{color:var(--error);font-size:.875rem;line-height:1.25rem;margin:.125rem 0 0;min-height:1.25rem}
 .alert{border:2px solid var(--error);border-radius:.375rem;padding:.75rem;margin-bottom:1rem;color:var(--error);background:#fff5f5}
 .alert:focus{outline:3px solid var(--error)}
 .brand{font-size:.875rem;color:var(--muted);min-height:1.3em;margin:.25rem 0 0}
