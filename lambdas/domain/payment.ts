@@ -243,6 +243,8 @@ export interface Checkout {
   readonly expiryUrl?: string;
   readonly errorUrl?: string;
   readonly urlTarget?: string;
+  /** ISO 639-1 code of the page's language, as the session gave it (lower case). */
+  readonly language?: string;
   readonly reqToken: boolean;
   /** What the page shows of the saved cards (checked at session creation). */
   readonly savedCards?: readonly SavedCard[];

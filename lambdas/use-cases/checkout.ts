@@ -58,6 +58,8 @@ export interface Navigation {
   readonly why: 'success' | 'cancel' | 'expired' | 'error' | 'action';
   /** Whose page the customer leaves: a page shown inside the merchant's frame obeys its framing rules. */
   readonly merchant?: Merchant;
+  /** The payment the customer leaves (its language, and what a success screen names). */
+  readonly payment?: LinkPayment;
 }
 
 export type CheckoutResult = LinkView | Navigation;
@@ -112,7 +114,7 @@ async function openLinkInner(deps: CheckoutDeps, token: string): Promise<Checkou
   if (!found) return { kind: 'not-found' };
   const view = viewOf(found.payment, found.merchant, deps.clock.now());
   if (view.kind === 'expired' && found.payment.checkout.expiryUrl) {
-    return { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant };
+    return { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant, payment: found.payment };
   }
   return view;
 }
@@ -167,7 +169,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
   const now = deps.clock.now();
   const view = viewOf(found.payment, found.merchant, now);
   if (view.kind !== 'form') return view.kind === 'expired' && found.payment.checkout.expiryUrl
-    ? { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant }
+    ? { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant, payment: found.payment }
     : view;
   const valid = validateForm(view, form, now);
   if (!valid.ok) {
@@ -281,7 +283,7 @@ async function leaveForCancelUrl(deps: Pick<CheckoutDeps, 'secrets'>, payment: L
   const cancel = payment.checkout.cancelUrl;
   if (!cancel) return undefined;
   const url = payment.status === 'decline' ? await returnUrl(deps, payment, merchant, cancel) : cancel;
-  return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'cancel', merchant };
+  return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'cancel', merchant, payment };
 }
 
 /**
@@ -346,7 +348,7 @@ export async function settleAttempt(
 
 function navigateError(payment: LinkPayment, merchant: Merchant): CheckoutResult {
   const url = payment.checkout.errorUrl ?? payment.checkout.cancelUrl;
-  if (url) return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'error', merchant };
+  if (url) return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'error', merchant, payment };
   return { kind: 'processing', payment, merchant };
 }
 
@@ -354,10 +356,10 @@ function navigateError(payment: LinkPayment, merchant: Merchant): CheckoutResult
 async function afterSettlement(deps: Pick<CheckoutDeps, 'secrets' | 'clock'>, payment: LinkPayment, merchant: Merchant): Promise<CheckoutResult> {
   const target = payment.checkout.urlTarget;
   if (PAID.includes(payment.status)) {
-    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.successUrl), target, why: 'success', merchant };
+    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.successUrl), target, why: 'success', merchant, payment };
   }
   if (payment.status === 'decline' && (payment.declines ?? 0) >= maxDeclines(merchant) && payment.checkout.cancelUrl) {
-    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.cancelUrl), target, why: 'cancel', merchant };
+    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.cancelUrl), target, why: 'cancel', merchant, payment };
   }
   return viewOf(payment, merchant, deps.clock.now());
 }

@@ -70,7 +70,7 @@ const submit = async (url: string, form: Record<string, string>): Promise<PageAn
     await fetch(url, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': USER_AGENT, 'accept-language': 'de-DE,de;q=0.9' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': USER_AGENT, 'accept-language': 'en-GB,en;q=0.9' },
       body: new URLSearchParams(form).toString(),
     }),
   );
@@ -299,7 +299,7 @@ describe('what is stored of the card and the browser', () => {
     const { method, card_number, card_expiry, card_cvv, card_holder } = cardForm('01/38');
     expect((await submit(link.url, { method, card_number, card_expiry, card_cvv, card_holder } as Record<string, string>)).status).toBe(303);
     const payment = await storedPayment(link.paymentId);
-    expect(payment.browser).toMatchObject({ language: 'de-DE', userAgent: USER_AGENT });
+    expect(payment.browser).toMatchObject({ language: 'en-GB', userAgent: USER_AGENT });
     expect(payment.browser?.screenWidth).toBeUndefined();
   });
 });
