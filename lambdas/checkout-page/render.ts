@@ -5,6 +5,7 @@ import type { Merchant } from '../ports/merchants';
 import { clientScript, navigateScript } from './script';
 import { safePrimary, styles } from './styles';
 import { esc, jsonForScript } from './html';
+import { brandMarks } from './brand-marks';
 import { en, type Texts } from './texts/en';
 
 export type { Texts };
@@ -61,7 +62,9 @@ ${script ? `<script nonce="${ctx.nonce}">${script}</script>` : ''}
 }
 
 function merchantHeader(merchant: Merchant, headingId = 'title'): string {
-  const logo = merchant.branding?.logoUrl ? `<img src="${esc(merchant.branding.logoUrl)}" alt="${esc(merchant.name)}">` : '';
+  // The name is the heading right beside it: the logo adds nothing for a screen reader, and a logo
+  // that fails to load shows nothing rather than its alt text above the same name.
+  const logo = merchant.branding?.logoUrl ? `<img src="${esc(merchant.branding.logoUrl)}" alt="">` : '';
   return `${logo}<h1 id="${headingId}">${esc(merchant.name)}</h1>`;
 }
 
@@ -146,6 +149,7 @@ ${alert}
 ${methods}
 ${savedCards}
 <fieldset id="card-fields"${payment.checkout.savedCards?.length ? ' data-saved="1"' : ''}><legend>${esc(t.cardLegend)}</legend>
+${brandMarks(esc(t.acceptedCards))}
 ${field({ name: 'card_number', label: t.cardNumber, hint: t.cardNumberHint, error: msg('number'), attrs: `type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" spellcheck="false"${ltr}`, autofocus: firstProblem === 'number' })}
 <p class="brand" id="card-brand" aria-live="polite"></p>
 <div class="row">
@@ -189,13 +193,28 @@ ${link}`;
   return layout(ctx, merchant, title, body);
 }
 
-/** Sends the customer on in another browsing context (url_target); a button if scripts are off. */
+/**
+ * Sends the customer on in another browsing context (url_target); a button if scripts are off.
+ * After a payment the page says so first: with `_blank` the shop opens in a new window and this
+ * page stays behind, so it must not read as if nothing had happened.
+ */
 export function renderNavigation(nav: Navigation, ctx: RenderContext): string {
   const t = ctx.texts ?? en;
   const target = nav.target ?? '_self';
+  const paid = nav.why === 'success' && nav.payment && nav.merchant;
+  const continueLink = `<a class="button" id="continue" href="${esc(nav.url)}"${targetAttr(target)}>${esc(t.continueButton)}</a>`;
+  if (paid) {
+    const amount = displayAmount(nav.payment!.order.amountMinor, nav.payment!.order.currency, t.lang);
+    const body = `<header>${merchantHeader(nav.merchant!, 'merchant')}</header>
+<h1 id="title" class="done" data-state="success">${esc(t.successTitle)}</h1>
+<p>${esc(t.successBody(nav.merchant!.name, amount))}</p>
+<p>${esc(target === '_blank' ? t.successNewWindow : t.leavingBody)}</p>
+${continueLink}`;
+    return layout(ctx, nav.merchant, t.successTitle, body, navigateScript(nav.url, target));
+  }
   const body = `<h1 id="title">${esc(t.leavingTitle)}</h1>
 <p>${esc(t.leavingBody)}</p>
-<a class="button" id="continue" href="${esc(nav.url)}"${targetAttr(target)}>${esc(t.continueButton)}</a>`;
+${continueLink}`;
   return layout(ctx, undefined, t.leavingTitle, body, navigateScript(nav.url, target));
 }
 

@@ -42,7 +42,8 @@ export async function respond(
     texts,
     action: ctx.action,
     sandbox: ctx.sandbox,
-    closeUrl: payment && merchant && result.kind !== 'paid' ? await closeUrlOf(ctx.secrets, payment, merchant) : undefined,
+    // A paid link leads back to the shop's success page (with the return parameters when they are on).
+    closeUrl: payment && merchant ? (result.kind === 'paid' ? await returnUrl({ secrets: ctx.secrets }, payment, merchant, payment.checkout.successUrl) : await closeUrlOf(ctx.secrets, payment, merchant)) : undefined,
   };
   const html = result.kind === 'form' ? renderForm(result, render) : renderState(result, render);
   const status = result.kind === 'form' && result.problems ? 400 : (STATUS_OF[result.kind] ?? 200);

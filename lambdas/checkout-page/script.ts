@@ -37,9 +37,13 @@ var rules={
 };
 function usingSavedCard(){var r=form.querySelector('input[name=saved_card]:checked');return r&&r.value!=='new'}
 function check(name){var el=form.elements[name];if(!el||!rules[name])return '';if(name.indexOf('card_')===0&&usingSavedCard()){show(el,'');return ''}var msg=rules[name](el.value);show(el,msg);return msg}
-function show(el,msg){var err=$(el.id+'-error');el.setAttribute('aria-invalid',msg?'true':'false');if(err)err.textContent=msg}
+function show(el,msg){var err=$(el.id+'-error');el.setAttribute('aria-invalid',msg?'true':'false');if(err)err.textContent=msg;if(el===number)brandLine()}
 var number=form.elements.card_number;
-if(number){number.addEventListener('input',function(){var d=digits(number.value).slice(0,19);var out=d.replace(/(\\d{4})(?=\\d)/g,'$1 ');if(out!==number.value)number.value=out;var b=brandOf(d);$('card-brand').textContent=b&&d.length>=4?texts.brand.replace('%s',b.toUpperCase()):''})}
+// Amex 4-6-5 and Diners 4-6-4, as printed on the card; every other brand in fours.
+function grouped(d,b){var g=b==='amex'?[4,6,5]:b==='diners'?[4,6,4]:0;if(!g)return d.replace(/(\\d{4})(?=\\d)/g,'$1 ');var out=[],i=0;for(var k=0;k<g.length&&i<d.length;k++){out.push(d.slice(i,i+g[k]));i+=g[k]}if(i<d.length)out.push(d.slice(i));return out.join(' ')}
+// The brand's mark is lit as the number is typed; its name is not announced beside an error about the number.
+function brandLine(){var d=digits(number.value),b=d.length>=2?brandOf(d):'',m=$('brand-marks');if(m){if(b)m.setAttribute('data-brand',b);else m.removeAttribute('data-brand');Array.prototype.forEach.call(m.children,function(li){if(li.getAttribute('data-mark')===b)li.setAttribute('data-on','');else li.removeAttribute('data-on')})}$('card-brand').textContent=b&&d.length>=4&&number.getAttribute('aria-invalid')!=='true'?texts.brand.replace('%s',b.toUpperCase()):''}
+if(number){number.addEventListener('input',function(){var d=digits(number.value).slice(0,19);var out=grouped(d,brandOf(d));if(out!==number.value)number.value=out;brandLine()})}
 var exp=form.elements.card_expiry;
 // MM/YY and MM/YYYY, typed or pasted, with or without the slash: a slash the customer typed is kept
 // where it is (1/38 stays 1/38), digits alone get one after the month (012038 -> 01/2038, 4 -> 04/).

@@ -5,7 +5,7 @@ import { containsCardNumber, expired, summarize, validateCard, type CardField, t
 import { isCountryCode, isEmail } from '../domain/contact';
 import { heldDeclineIndex } from '../domain/attempts';
 import { signFields } from '../domain/hash';
-import { customerAfterPay, hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
+import { customerAfterPay, hasLink, sessionBillingAddress, sessionCustomer, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, BrowserInfo } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
@@ -96,12 +96,23 @@ function viewOf(payment: LinkPayment, merchant: Merchant, now: Date, extra: { pr
   if (Date.parse(payment.checkout.expiresAt) <= now.getTime()) return { kind: 'expired', payment, merchant };
   const methods = methodsOffered(payment.checkout.methods, merchant.preRouting, payment.order);
   const method = methods[0];
+  // Asked: what the session did not give, on every attempt (not only until the first one filled it).
+  const ask = method ? missingCustomerFields(method, sessionCustomer(payment), sessionBillingAddress(payment)) : [];
+  // After an attempt the name and the contact details typed are filled in again; card number, CVV
+  // and expiry never are.
+  const typedHolder = payment.attempt && payment.card && !payment.checkout.savedCards?.length ? payment.card.holder : undefined;
+  const values = {
+    ...(typedHolder ? { holder: typedHolder } : {}),
+    ...(ask.includes('email') && payment.customer?.email ? { email: payment.customer.email } : {}),
+    ...(ask.includes('country') && payment.billingAddress?.country ? { country: payment.billingAddress.country } : {}),
+  };
   return {
     kind: 'form',
     payment,
     merchant,
     methods,
-    ask: method ? missingCustomerFields(method, payment.customer, payment.billingAddress ?? payment.checkout.billingAddress) : [],
+    ask,
+    ...(Object.keys(values).length ? { values } : {}),
     attemptsLeft: maxDeclines(merchant) - (payment.declines ?? 0),
     ...(extra.problems ? { problems: extra.problems } : {}),
     ...(extra.declineReason ? { declineReason: extra.declineReason } : (payment.status === 'decline' && payment.reason ? { declineReason: payment.reason } : {})),
@@ -187,7 +198,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
   if ('token' in valid.card && (!savedCard || savedCard.merchantKey !== payment.merchantKey)) return { ...view, problems: { method: 'method' } };
   // A link lives up to 12 hours: the saved card may have expired since the session was created.
   if (savedCard && expired(savedCard.card.expMonth, savedCard.card.expYear, now)) return { ...view, problems: { savedCard: 'savedCard' } };
-  const customer: Customer = customerAfterPay(payment.customer ?? {}, { holder: 'holder' in valid.card ? valid.card.holder : undefined, email: valid.email });
+  const customer: Customer = customerAfterPay(sessionCustomer(payment), { holder: 'holder' in valid.card ? valid.card.holder : undefined, email: valid.email });
   const billingAddress: BillingAddress | undefined = valid.country
     ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country }
     : payment.checkout.billingAddress;

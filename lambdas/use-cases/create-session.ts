@@ -281,6 +281,7 @@ export async function createSession(
     recurringInit,
     scheduleId: r.schedule_id,
     billingAddress: r.billing_address,
+    given: { name: Boolean(r.customer?.name), email: Boolean(r.customer?.email), country: Boolean(r.billing_address?.country) },
     parameters: r.parameters,
     customData: r.custom_data,
     expiresAt: new Date(now.getTime() + lifetimeMinutes * 60_000).toISOString(),

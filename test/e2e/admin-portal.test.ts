@@ -568,6 +568,14 @@ describe('merchant settings', () => {
     await statusLine(page).filter({ hasText: 'auto capture delay must be a whole number of minutes from 0 to 10080' }).waitFor();
     expect(await service.deps.merchants.find(plainShop.merchant_key)).toMatchObject({ dms: false });
 
+    // A brand colour too light for the page's white button text is refused when set, not dropped later.
+    await delay.fill('15');
+    await page.getByLabel('Brand colour').fill('#ffcc00');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await statusLine(page).filter({ hasText: 'brand color #ffcc00 is too light: white text on it has a contrast of 1.51:1, and the page needs at least 4.5:1 (try a darker shade)' }).waitFor();
+    expect((await service.deps.merchants.find(plainShop.merchant_key))?.branding).toBeUndefined();
+    await page.getByLabel('Brand colour').fill('');
+
     await delay.fill('15');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await statusLine(page).filter({ hasText: 'Settings saved.' }).waitFor();

@@ -545,6 +545,7 @@ describe('merchant settings (GET and PUT /admin/api/merchants/{key})', () => {
     ['an unknown method', { methods: ['bitcoin'] }, 'settings: methods must be a list without repeats of: card (unknown: bitcoin)'],
     ['no methods', { methods: [] }, 'settings: methods must be a list without repeats of: card'],
     ['a brand colour that is not #RRGGBB', { branding: { primary_color: 'red' } }, 'settings: brand color must be #RRGGBB'],
+    ['a brand colour too light for the white button text', { branding: { primary_color: '#ffcc00' } }, 'settings: brand color #ffcc00 is too light: white text on it has a contrast of 1.51:1, and the page needs at least 4.5:1 (try a darker shade)'],
     ['an http logo', { branding: { logo_url: 'http://shop.example/logo.png' } }, 'settings: logo URL must be an https URL of at most 1024 characters'],
     ['branding that is not an object', { branding: 'blue' }, NOT_VALID('branding')],
     ['a framing origin that is not an origin', { frame_ancestors: ['*'] }, 'settings: frame ancestors must be 1-10 origins like https://shop.example or https://*.shop.example (not an origin: *)'],

@@ -16,6 +16,8 @@ export interface ChallengePageContext {
   /** The payment being confirmed and whose it is: the page names the shop, the amount and the card's last four. */
   readonly payment?: Payment;
   readonly merchant?: Merchant;
+  /** After a wrong one-time code: how many tries are left (the page asks again). */
+  readonly codeTriesLeft?: number;
 }
 
 export function renderChallenge(view: Pick<ChallengeView, 'flow' | 'state'>, action: string, nonce: string, returnPath: string | undefined, page: ChallengePageContext = {}): string {
@@ -32,8 +34,10 @@ export function renderChallenge(view: Pick<ChallengeView, 'flow' | 'state'>, act
     const back = returnPath ? `<a class="button" href="${esc(returnPath)}">${esc(texts.continueButton)}</a>` : '';
     return layout({ nonce, texts }, undefined, title, `<h1 id="title">${esc(note)}</h1>${summary}${back}`);
   }
+  const wrong = page.codeTriesLeft !== undefined;
   const code = is3ds
-    ? `<label for="code">${esc(t.code)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="6" data-autofocus>`
+    ? `<label for="code">${esc(t.code)}</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="6" aria-describedby="code-error" aria-invalid="${wrong}" data-autofocus>
+<p class="error" id="code-error" role="${wrong ? 'alert' : 'status'}">${wrong ? esc(t.wrongCode(page.codeTriesLeft!)) : ''}</p>`
     : '';
   const body = `<h1 id="title">${esc(title)}</h1>
 ${summary}
