@@ -256,7 +256,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/capture-queue',
     entry: 'lambdas/handlers/admin-capture-queue.ts',
-    access: { table: tableAccess({ items: { PAYMENT: ['BatchGetItem'] }, indexes: ['work'] }), merchantSecrets: false },
+    // The queue names each payment's merchant: the directory, by the lookup index.
+    access: { table: tableAccess({ items: { PAYMENT: ['BatchGetItem'] }, indexes: ['work'] }, ACCESS.merchantList), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',

@@ -147,7 +147,19 @@ export function portalClient(hosted) {
       el('thead', null, el('tr', null, columns.map(function (c) { return el('th', { scope: 'col', text: c }); }))),
       el('tbody', null, rows.length ? rows : [el('tr', null, el('td', { colspan: String(columns.length), text: 'Nothing to show.' }))])));
   }
-  function when(iso) { return iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : ''; }
+  // Times in the operator's own time zone (the browser's), written alike everywhere; UTC on hover.
+  var CLOCK = new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+  function utc(iso) { return iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : ''; }
+  function when(iso) {
+    if (!iso) return '';
+    var part = {};
+    CLOCK.formatToParts(new Date(iso)).forEach(function (x) { part[x.type] = x.value; });
+    return part.year + '-' + part.month + '-' + part.day + ' ' + part.hour + ':' + part.minute + ':' + part.second + ' ' + part.timeZoneName;
+  }
+  function timeCell(iso, cls) {
+    return el('td', { class: cls || 'time' }, iso ? el('time', { datetime: iso, title: utc(iso), text: when(iso) }) : null);
+  }
+  function merchantCell(p) { return p.merchant_name ? el('td', { title: p.merchant_key, text: p.merchant_name }) : cell(p.merchant_key, 'mono'); }
   function paymentLink(id) { return el('a', { href: '#/payments/' + encodeURIComponent(id), class: 'mono', text: id }); }
   function query(params) {
     return Object.keys(params).filter(function (k) { return params[k]; }).map(function (k) { return encodeURIComponent(k) + '=' + encodeURIComponent(params[k]); }).join('&');
@@ -223,10 +235,14 @@ export function portalClient(hosted) {
   }
 
   // Payments
+  var SEARCH_FIELDS = ['order', 'payment_id', 'email', 'last4', 'amount', 'status', 'merchant', 'from', 'to'];
   function paymentsView(params) {
     var inputs = {
       order: el('input', { name: 'order', value: params.order || '' }),
       payment_id: el('input', { name: 'payment_id', value: params.payment_id || '', class: 'mono' }),
+      email: el('input', { name: 'email', type: 'search', value: params.email || '' }),
+      last4: el('input', { name: 'last4', inputmode: 'numeric', maxlength: '4', value: params.last4 || '' }),
+      amount: el('input', { name: 'amount', inputmode: 'decimal', value: params.amount || '' }),
       status: el('select', { name: 'status' }, el('option', { value: '', text: 'Any' }), STATUSES.map(function (s) { return el('option', { value: s, text: s, selected: params.status === s }); })),
       merchant: el('input', { name: 'merchant', value: params.merchant || '' }),
       from: el('input', { name: 'from', type: 'date', value: params.from || '' }),
@@ -235,24 +251,53 @@ export function portalClient(hosted) {
     var form = el('form', { class: 'filters', role: 'search', onsubmit: function (e) {
       e.preventDefault();
       var next = {};
-      Object.keys(inputs).forEach(function (k) { next[k] = inputs[k].value.trim(); });
+      SEARCH_FIELDS.forEach(function (k) { next[k] = inputs[k].value.trim(); });
       location.hash = '#/payments?' + query(next);
     } },
-      field('Order number', inputs.order), field('Payment id', inputs.payment_id), field('Status', inputs.status),
-      field('Merchant key', inputs.merchant), field('From', inputs.from, 'UTC day'), field('To', inputs.to, 'UTC day'),
+      field('Order number', inputs.order, 'or part of it'), field('Payment id', inputs.payment_id, 'or its first characters'),
+      field('Customer e-mail', inputs.email, 'or part of it'), field('Card last four', inputs.last4), field('Amount', inputs.amount, 'e.g. 25 or 25.00'),
+      field('Status', inputs.status), field('Merchant', inputs.merchant, 'name or key'),
+      field('From', inputs.from, 'UTC day'), field('To', inputs.to, 'UTC day'),
       el('div', null, el('button', { type: 'submit', text: 'Search' })));
     var results = el('div', { 'aria-busy': 'true' });
     show('Payments', form, results);
-    api('GET', '/admin/api/payments?' + query(params)).then(function (r) {
+    var search = {};
+    SEARCH_FIELDS.concat(['cursor']).forEach(function (k) { if (params[k]) search[k] = params[k]; });
+    // The cursors of the pages before this one, so "Previous page" can go back ("-" is the first page).
+    var back = params.back ? params.back.split(',') : [];
+    api('GET', '/admin/api/payments?' + query(search)).then(function (r) {
       results.removeAttribute('aria-busy');
+      var pageNo = back.length + 1;
+      results.appendChild(el('p', { class: 'count', id: 'result-count', text: r.payments.length
+        ? 'Page ' + pageNo + ': ' + r.payments.length + (r.payments.length === 1 ? ' payment' : ' payments') + (r.cursor ? ', more on the next page.' : (pageNo > 1 ? ', the last page of this search.' : '.'))
+        : (r.cursor ? 'Page ' + pageNo + ': no match among the payments read so far; the next page reads on.' : 'No payments match this search.') }));
+      var columns = ['Created', 'Payment id', 'Merchant', 'Order', 'Amount', 'Status', 'Reason'];
       var rows = r.payments.map(function (p) {
-        return el('tr', null, cell(when(p.created_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number),
-          cell(p.amount + ' ' + p.currency, 'num'), el('td', null, el('span', { class: 'badge', text: p.status })), cell(p.reason));
+        var cells = [timeCell(p.created_at), el('td', null, paymentLink(p.payment_id)), merchantCell(p), cell(p.order_number),
+          cell(p.amount + ' ' + p.currency, 'num'), el('td', null, el('span', { class: 'badge', text: p.status })), cell(p.reason)];
+        // Each cell names its column, for the stacked layout of a phone.
+        cells.forEach(function (c, i) { c.setAttribute('data-label', columns[i]); });
+        return el('tr', null, cells);
       });
-      results.appendChild(table('Payments, newest first', ['Created', 'Payment id', 'Merchant', 'Order', 'Amount', 'Status', 'Reason'], rows));
-      var pager = el('div', { class: 'pager' });
-      if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'First page', onclick: function () { var p = Object.assign({}, params); delete p.cursor; location.hash = '#/payments?' + query(p); } }));
-      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Next page', onclick: function () { location.hash = '#/payments?' + query(Object.assign({}, params, { cursor: r.cursor })); } }));
+      var list = table('Payments, newest first', columns, rows);
+      list.querySelector('table').className = 'cards';
+      results.appendChild(list);
+      var pager = el('nav', { class: 'pager', 'aria-label': 'Pages' });
+      function go(cursor, stack) {
+        var p = Object.assign({}, search);
+        delete p.cursor;
+        if (cursor) p.cursor = cursor;
+        if (stack.length) p.back = stack.join(',');
+        location.hash = '#/payments?' + query(p);
+      }
+      if (back.length) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Previous page', onclick: function () {
+        var stack = back.slice(0, -1);
+        var prev = back[back.length - 1];
+        go(prev === '-' ? '' : prev, stack);
+      } }));
+      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Next page', onclick: function () {
+        go(r.cursor, back.concat([params.cursor || '-']));
+      } }));
       results.appendChild(pager);
     }).catch(fail);
   }
@@ -337,7 +382,7 @@ export function portalClient(hosted) {
     return el('tr', { class: 'history' }, el('td', { colspan: String(CALLBACK_COLUMNS.length) }, el('details', null,
       el('summary', { text: 'Attempt history of callback ' + n + ' (' + plural(c.attempt_count, 'attempt', 'attempts') + ')' }),
       table('Delivery attempts of callback ' + n + kept, ['Time', 'HTTP status', 'Latency (ms)', 'Error', 'URL'], c.attempts.map(function (a) {
-        return el('tr', null, cell(when(a.at), 'time'), cell(a.httpStatus === undefined ? 'no answer' : String(a.httpStatus), 'num'), cell(String(a.latencyMs), 'num'), cell(a.error), cell(a.url, 'mono'));
+        return el('tr', null, timeCell(a.at), cell(a.httpStatus === undefined ? 'no answer' : String(a.httpStatus), 'num'), cell(String(a.latencyMs), 'num'), cell(a.error), cell(a.url, 'mono'));
       })))));
   }
 
@@ -370,7 +415,7 @@ export function portalClient(hosted) {
             : null;
           return [el('tr', null, cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status), el('td', null, el('span', { class: 'badge state-' + c.state, text: c.state })),
             cell(String(c.attempt_count), 'num'), cell(last ? when(last.at) : '', 'time'), cell(last && last.httpStatus !== undefined ? String(last.httpStatus) : (last ? 'no answer' : ''), 'num'),
-            cell(last ? String(last.latencyMs) : '', 'num'), cell(c.last_error || (last && last.error) || ''), cell(when(c.next_attempt_at), 'time'), el('td', null, action)), attemptHistoryRow(c)];
+            cell(last ? String(last.latencyMs) : '', 'num'), cell(c.last_error || (last && last.error) || ''), timeCell(c.next_attempt_at), el('td', null, action)), attemptHistoryRow(c)];
         });
         body.appendChild(table('Callbacks of this payment', CALLBACK_COLUMNS, rows));
         if (focus) title.focus();
@@ -403,7 +448,7 @@ export function portalClient(hosted) {
         body.removeAttribute('aria-busy');
         resendAll.hidden = !may(ROUTE.resendDead) || (!r.callbacks.length && !cursor);
         var rows = r.callbacks.map(function (c) {
-          return el('tr', null, cell(when(c.dead_at), 'time'), el('td', null, paymentLink(c.payment_id)), cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status),
+          return el('tr', null, timeCell(c.dead_at), el('td', null, paymentLink(c.payment_id)), cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status),
             cell(String(c.attempt_count), 'num'), cell(c.last_error));
         });
         body.appendChild(table('Dead callbacks, oldest first', ['Dead since', 'Payment id', 'No.', 'Type', 'Status', 'Attempts', 'Last error'], rows));
@@ -429,8 +474,8 @@ export function portalClient(hosted) {
         ['Captured', p.captured_amount], ['Refunded', p.refunded_amount], ['Void possible until', when(p.voidable_until)]].forEach(function (f) {
         if (f[1]) { facts.appendChild(el('dt', { text: f[0] })); facts.appendChild(el('dd', { text: f[1] })); }
       });
-      var tx = table('Transactions', ['When', 'Type', 'Status', 'Amount (minor units)', 'Transaction id', 'Reason', 'By'], r.transactions.map(function (t) {
-        return el('tr', null, cell(when(t.at)), cell(t.type), cell(t.status), cell(String(t.amountMinor), 'num'), cell(t.transId, 'mono'), cell(t.reason), cell(t.actor));
+      var tx = table('Transactions', ['When', 'Type', 'Status', 'Amount', 'Transaction id', 'Reason', 'By'], r.transactions.map(function (t) {
+        return el('tr', null, timeCell(t.at), cell(t.type), cell(t.status), cell(t.amount + ' ' + p.currency, 'num'), cell(t.transId, 'mono'), cell(t.reason), cell(t.actor));
       }));
       show('Payment ' + p.order_number, facts, el('h2', { text: 'Actions' }), actionButtons(p, function () { paymentView(id); }), tx, callbacksSection(p.payment_id), auditTable('Operator actions', r.audit));
     }).catch(fail);
@@ -468,9 +513,9 @@ export function portalClient(hosted) {
           });
         }
         if (!acting) {
-          return el('tr', null, cell(when(p.authorization_expires_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number), cell(p.amount + ' ' + p.currency, 'num'));
+          return el('tr', null, timeCell(p.authorization_expires_at), el('td', null, paymentLink(p.payment_id)), merchantCell(p), cell(p.order_number), cell(p.amount + ' ' + p.currency, 'num'));
         }
-        return el('tr', null, el('td', null, box), cell(when(p.authorization_expires_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number),
+        return el('tr', null, el('td', null, box), timeCell(p.authorization_expires_at), el('td', null, paymentLink(p.payment_id)), merchantCell(p), cell(p.order_number),
           cell(p.amount + ' ' + p.currency, 'num'), el('td', null, el('div', { class: 'actions' }, amount,
             el('button', { type: 'button', text: 'Capture', onclick: function () { act('capture'); } }),
             el('button', { type: 'button', class: 'danger', text: 'Release', onclick: function () { act('release'); } }))));

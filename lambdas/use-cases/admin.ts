@@ -72,10 +72,19 @@ export function paymentSummary(p: Payment, now: Date) {
 }
 
 export interface PaymentSearch {
+  /** A whole payment id (read directly), or its first characters (at least 4). */
   readonly paymentId?: string;
+  /** An order number; when no order has exactly this number, any order containing it (case-insensitive). */
   readonly order?: string;
   readonly status?: string;
+  /** A merchant key, or part of a merchant's name (case-insensitive). */
   readonly merchant?: string;
+  /** The customer's e-mail, or part of it (case-insensitive). */
+  readonly email?: string;
+  /** The card's last four digits. */
+  readonly last4?: string;
+  /** The order amount as operators write it ("25", "25.00", "25,5"). */
+  readonly amount?: string;
   /** YYYY-MM-DD, UTC, inclusive. */
   readonly from?: string;
   readonly to?: string;
@@ -84,43 +93,71 @@ export interface PaymentSearch {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 24 * 3600_000;
+const FULL_PAYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A summary with the merchant's name beside its key (the portal shows names). */
+export type PaymentListEntry = ReturnType<typeof paymentSummary> & { readonly merchant_name?: string };
 
 /**
  * Searches payments, every way through an index built for it, never by reading a day and filtering:
- * - by payment id: the payment itself;
+ * - by a whole payment id: the payment itself;
  * - by order number: the order index of the merchant (or of each merchant, when none is named),
  *   every payment of that number, newest first;
- * - else by day (newest first), merchant by merchant (the named one, or each by name), through the
- *   sharded search index, whose entries carry the status a status search filters on.
+ * - else by day (newest first), merchant by merchant (the named one, those whose name contains the
+ *   text, or each by name), through the sharded search index, whose entries carry the status a
+ *   status search filters on. The other criteria (part of an order number, the start of a payment
+ *   id, e-mail, last four, amount) are checked on the payments each index page names; a page is
+ *   filled from as many index pages as the read budget allows, so a rare match may need "Next page".
  * Paged with an opaque cursor; every page does a bounded number of index reads.
  */
-export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ payments: ReturnType<typeof paymentSummary>[]; cursor?: string }> {
+export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ payments: PaymentListEntry[]; cursor?: string }> {
   const now = deps.clock.now();
   if (q.status && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) throw invalidRequest([{ path: 'status', message: 'The value you selected is not a valid choice.' }]);
+  const problems: FieldError[] = [];
+  const last4 = q.last4?.trim();
+  if (last4 && !/^\d{4}$/.test(last4)) problems.push({ path: 'last4', message: 'Enter the last four digits of the card.' });
+  const idPart = q.paymentId?.trim().toLowerCase();
+  // The start of an id (hex and dashes, 4 or more) is searched for; anything else is read as a whole id.
+  const idPrefix = idPart && !FULL_PAYMENT_ID.test(idPart) && /^[0-9a-f-]+$/.test(idPart) ? idPart : undefined;
+  if (idPrefix && idPrefix.length < 4) problems.push({ path: 'payment_id', message: 'Enter a payment id or at least its first 4 characters.' });
+  const amount = (q.amount?.trim() ? /^(\d{1,15})(?:[.,](\d{1,3}))?$/.exec(q.amount.trim()) : undefined) ?? undefined;
+  if (q.amount?.trim() && !amount) problems.push({ path: 'amount', message: 'Enter an amount such as 25 or 25.00.' });
+  if (problems.length) throw invalidRequest(problems);
   const to = q.to && DAY.test(q.to) ? q.to : now.toISOString().slice(0, 10);
   const from = q.from && DAY.test(q.from) ? q.from : new Date(Date.parse(to) - 6 * DAY_MS).toISOString().slice(0, 10);
   const days = Math.floor((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;
-  if (q.paymentId) {
-    const p = await deps.store.findPayment(q.paymentId.trim());
-    return { payments: p && matches(p, q) ? [paymentSummary(p, now)] : [] };
+  const directory = await deps.merchants.list(ADMIN_LIMITS.merchantsPerSearch);
+  const names = new Map(directory.map((m) => [m.merchantKey, m.name]));
+  const listed = (p: Payment): PaymentListEntry => ({ ...paymentSummary(p, now), ...(names.has(p.merchantKey) ? { merchant_name: names.get(p.merchantKey) } : {}) });
+  const merchantText = q.merchant?.trim();
+  const merchants = !merchantText
+    ? directory.map((m) => m.merchantKey)
+    : names.has(merchantText)
+      ? [merchantText]
+      : directory.filter((m) => m.name.toLowerCase().includes(merchantText.toLowerCase())).map((m) => m.merchantKey);
+  if (idPart && !idPrefix) {
+    const p = await deps.store.findPayment(q.paymentId!.trim());
+    return { payments: p && matches(p, q) && (!merchantText || merchants.includes(p.merchantKey)) ? [listed(p)] : [] };
   }
+  if (merchantText && !merchants.length) return { payments: [] };
   if (!(days >= 1 && days <= ADMIN_LIMITS.maxDays)) {
     throw invalidRequest([{ path: 'from', message: `The date range should cover 1 to ${ADMIN_LIMITS.maxDays} days.` }]);
   }
-  const merchants = q.merchant?.trim() ? [q.merchant.trim()] : (await deps.merchants.list(ADMIN_LIMITS.merchantsPerSearch)).map((m) => m.merchantKey);
   const inRange = (p: Payment) => p.createdAt.slice(0, 10) >= from && p.createdAt.slice(0, 10) <= to;
 
   if (q.order?.trim()) {
     // An order number names a few payments: all of them, from the order index, at once.
     const perMerchant = await Promise.all(merchants.map((m) => deps.store.paymentsByOrder(m, q.order!.trim(), ADMIN_LIMITS.pageSize)));
-    const payments = perMerchant
+    const exact = perMerchant
       .flat()
-      .filter((p) => inRange(p) && matches(p, q))
+      .filter((p) => inRange(p) && matches(p, q) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email }))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       .slice(0, ADMIN_LIMITS.pageSize);
-    return { payments: payments.map((p) => paymentSummary(p, now)) };
+    if (exact.length) return { payments: exact.map(listed) };
   }
 
+  const partialOrder = q.order?.trim().toLowerCase();
+  const keep = (p: Payment) => (!partialOrder || p.order.number.toLowerCase().includes(partialOrder)) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email });
   let position = q.cursor ? searchPosition(q.cursor) : { day: 0, merchant: 0 };
   const found: Payment[] = [];
   for (let reads = 0; reads < ADMIN_LIMITS.maxQueriesPerSearch && position.day < days && found.length < ADMIN_LIMITS.pageSize; reads++) {
@@ -131,16 +168,31 @@ export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise
       position = { day: position.day + 1, merchant: 0 };
       continue;
     }
-    // Never more than the page still has room for: the cursor resumes right after the last payment shown.
+    // Never more than the page still has room for: the cursor resumes right after the last payment read.
     const page = await deps.store.paymentsOfDay({ merchantKey, day, status: q.status, limit: ADMIN_LIMITS.pageSize - found.length, cursor: position.page });
-    found.push(...page.payments);
+    found.push(...page.payments.filter(keep));
     position = page.cursor ? { ...position, page: page.cursor } : nextMerchant();
   }
   const more = position.day < days;
   return {
-    payments: found.map((p) => paymentSummary(p, now)),
+    payments: found.map(listed),
     ...(more ? { cursor: Buffer.from(JSON.stringify(position)).toString('base64url') } : {}),
   };
+}
+
+/** The criteria checked on the payments an index page names. */
+function wanted(p: Payment, c: { idPart?: string; last4?: string; amount?: RegExpExecArray; email?: string }): boolean {
+  if (c.idPart && !p.paymentId.toLowerCase().startsWith(c.idPart)) return false;
+  if (c.last4 && p.card?.mask.slice(-4) !== c.last4) return false;
+  const email = c.email?.trim().toLowerCase();
+  if (email && !(p.customer?.email ?? '').toLowerCase().includes(email)) return false;
+  if (c.amount) {
+    const exponent = currencyExponent(p.order.currency) ?? 2;
+    const [, whole = '0', fraction = ''] = c.amount;
+    if (fraction.length > exponent) return false;
+    if (Number(whole) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0') !== p.order.amountMinor) return false;
+  }
+  return true;
 }
 
 const BAD_CURSOR = () => invalidRequest([{ path: 'cursor', message: 'This value is not valid.' }]);
@@ -169,27 +221,32 @@ async function refusingBadCursor<T>(cursor: string | undefined, read: () => Prom
   }
 }
 
+/** A payment read directly or by its order number still meets the search's own criteria. */
 function matches(p: Payment, q: PaymentSearch): boolean {
-  return (!q.order || p.order.number === q.order.trim()) && (!q.status || p.status === q.status) && (!q.merchant || p.merchantKey === q.merchant.trim());
+  return (!q.order || p.order.number === q.order.trim()) && (!q.status || p.status === q.status);
 }
 
 export async function paymentDetail(deps: AdminDeps, paymentId: string) {
   const payment = await deps.store.findPayment(paymentId);
   if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
   const audit = await deps.audit.forTarget(paymentId, 100);
-  return { payment: paymentSummary(payment, deps.clock.now()), transactions: payment.transactions, audit };
+  // Amounts in decimals, like everywhere else in the portal (amountMinor stays for tools).
+  const transactions = payment.transactions.map((t) => ({ ...t, amount: formatMinor(t.amountMinor, payment.order.currency) }));
+  return { payment: paymentSummary(payment, deps.clock.now()), transactions, audit };
 }
 
 /** Pending authorizations, the soonest to expire first. */
 export async function captureQueue(deps: AdminDeps) {
   const now = deps.clock.now();
   const queued = await deps.store.due(QUEUES.capture, new Date('9999-12-31T00:00:00.000Z'), ADMIN_LIMITS.queueSize);
+  // Operators know merchants by name: the directory (by the lookup index) names them.
+  const names = new Map((await deps.merchants.list(ADMIN_LIMITS.merchantsPerSearch)).map((m) => [m.merchantKey, m.name]));
   const payments: Payment[] = [];
   for (let i = 0; i < queued.length; i += 100) payments.push(...(await deps.store.findPayments(queued.slice(i, i + 100).map((q) => q.paymentId))));
   return payments
     .filter((p) => p.status === 'pending')
     .sort((a, b) => (a.authorizationExpiresAt ?? '').localeCompare(b.authorizationExpiresAt ?? ''))
-    .map((p) => paymentSummary(p, now));
+    .map((p): PaymentListEntry => ({ ...paymentSummary(p, now), ...(names.has(p.merchantKey) ? { merchant_name: names.get(p.merchantKey) } : {}) }));
 }
 
 const snapshot = (p: Payment): Record<string, unknown> => ({

@@ -43,7 +43,8 @@ beforeEach(() => clock.set(T0));
 
 const contexts: BrowserContext[] = [];
 async function open(options: BrowserContextOptions = {}): Promise<Page> {
-  const { context, page } = await newPage(browser, options);
+  // The portal writes times in the browser's time zone: UTC unless a test picks another.
+  const { context, page } = await newPage(browser, { timezoneId: 'UTC', ...options });
   contexts.push(context);
   page.setDefaultTimeout(10_000);
   return page;
@@ -292,8 +293,8 @@ describe('a payment', () => {
     const history = page.getByRole('table', { name: 'Transactions' });
     await history.getByRole('cell', { name: 'capture', exact: true }).waitFor();
     expect(await history.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)))).toEqual([
-      [expect.any(String), 'sale', 'success', '4000', expect.any(String), '', ''],
-      [expect.any(String), 'capture', 'success', '1500', expect.any(String), '', 'operator:olivia'],
+      [expect.any(String), 'sale', 'success', '40.00 USD', expect.any(String), '', ''],
+      [expect.any(String), 'capture', 'success', '15.00 USD', expect.any(String), '', 'operator:olivia'],
     ]);
     await expect(facts.textContent()).resolves.toContain('Captured15.00');
     const actions = page.getByRole('table', { name: 'Operator actions' });
@@ -437,6 +438,88 @@ describe('money actions: the amounts typed, asked first, every refusal explained
     await answer(page, true);
     await statusLine(page).filter({ hasText: 'Refund amount 15.00 is bigger than what is left to refund (12.50 USD).' }).waitFor();
     await expect(statusOf(service, shop, sale.paymentId)).resolves.toMatchObject({ status: 'settled', refunded_amount: '7.50' });
+  });
+});
+
+describe('searching payments', () => {
+  it('finds by part of the order number, payment id start, e-mail, last four, amount and merchant name, shows merchants by name', async () => {
+    const shop = await service.createMerchant({ name: 'Searchable Teas' });
+    const stamp = String(Date.now() % 100000).padStart(5, '0');
+    const tea = await paidPayment(service, shop, { order: { number: `TEA-${stamp}-A`, amount: '17.25' }, extra: { customer: { name: 'Ana Lima', email: 'ana.tea@example.com' } } });
+    const other = await paidPayment(service, shop, { order: { number: `TEA-${stamp}-B`, amount: '8.00' }, extra: { customer: { name: 'Bo Berg', email: 'bo@example.org' } } });
+    const page = await open();
+    await signIn(page);
+    const search = async (fields: Record<string, string>) => {
+      await visit(page, '#/payments', 'Payments');
+      for (const [label, value] of Object.entries(fields)) await page.getByLabel(label).fill(value);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.locator('#result-count').waitFor();
+      await page.waitForFunction(() => !document.querySelector('[aria-busy]'));
+      return page.locator('tbody tr td:nth-child(4)').allTextContents();
+    };
+    expect((await search({ 'Order number': `tea-${stamp}-`, Merchant: 'searchable' })).sort()).toEqual([tea.order.number, other.order.number].sort());
+    expect(await search({ 'Customer e-mail': 'ANA.TEA', Merchant: 'Searchable Teas' })).toEqual([tea.order.number]);
+    expect(await search({ 'Card last four': '1111', Amount: '8', Merchant: 'teas' })).toEqual([other.order.number]);
+    expect(await search({ 'Payment id': tea.paymentId.slice(0, 6), Merchant: 'teas' })).toEqual([tea.order.number]);
+    expect(await rowOf(page, tea.order.number).locator('td:nth-child(3)').textContent()).toBe('Searchable Teas');
+    expect(await rowOf(page, tea.order.number).locator('td:nth-child(3)').getAttribute('title')).toBe(shop.merchant_key);
+    await page.getByLabel('Card last four').fill('11');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await statusLine(page).filter({ hasText: 'last4: Enter the last four digits of the card.' }).waitFor();
+  });
+
+  it('pages forward and back', async () => {
+    const shop = await service.createMerchant({ name: 'Paging Shop' });
+    const made: string[] = [];
+    for (let i = 0; i < 27; i++) {
+      clock.set(new Date(T0.getTime() - (i + 1) * 1000));
+      made.push((await openSession(service, shop)).order.number);
+    }
+    clock.set(T0);
+    const page = await open();
+    await signIn(page);
+    await visit(page, `#/payments?merchant=${encodeURIComponent('Paging Shop')}`, 'Payments');
+    await page.locator('#result-count').filter({ hasText: 'Page 1: 25 payments, more on the next page.' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Previous page' }).count()).toBe(0);
+    const firstPage = await page.locator('tbody tr td:nth-child(4)').allTextContents();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.locator('#result-count').filter({ hasText: 'Page 2: 2 payments, the last page of this search.' }).waitFor();
+    const secondPage = await page.locator('tbody tr td:nth-child(4)').allTextContents();
+    expect([...firstPage, ...secondPage]).toEqual(made);
+    expect(await page.getByRole('button', { name: 'Next page' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.locator('#result-count').filter({ hasText: 'Page 1: 25 payments' }).waitFor();
+    expect(await page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(firstPage);
+  });
+
+  it('shows times in the operator\'s time zone, with UTC on hover', async () => {
+    const paid = await authorization('31.00');
+    const page = await open({ timezoneId: 'Europe/Berlin' });
+    await signIn(page);
+    await visit(page, `#/payments?order=${encodeURIComponent(paid.order.number)}`, 'Payments');
+    const created = rowOf(page, paid.order.number).locator('time').first();
+    await created.waitFor();
+    // T0 is 09:00 UTC in June: 11:00 in Berlin (summer time).
+    expect(await created.textContent()).toBe('2030-06-03 11:00:00 GMT+2');
+    expect(await created.getAttribute('title')).toBe('2030-06-03 09:00:00 UTC');
+    expect(await created.getAttribute('datetime')).toBe(T0.toISOString());
+  });
+
+  it('is usable on a 390 px phone: each payment a card of labelled lines, nothing wider than the screen', async () => {
+    const paid = await authorization('12.34');
+    const page = await open({ viewport: { width: 390, height: 844 } });
+    await signIn(page);
+    await visit(page, `#/payments?order=${encodeURIComponent(paid.order.number)}`, 'Payments');
+    // On a phone a cell's name starts with its column's label: the row is found by its payment link.
+    const row = page.locator('tbody tr', { has: page.getByRole('link', { name: paid.paymentId }) });
+    await row.waitFor();
+    expect(await pageOverflows(page)).toBe(false);
+    // The cells stack: the row is one column of "label value" lines.
+    const lines = await row.locator('td').evaluateAll((tds) => tds.map((td) => [getComputedStyle(td, '::before').content, Math.round(td.getBoundingClientRect().width)]));
+    expect(lines.map((l) => l[0])).toEqual(['"Created"', '"Payment id"', '"Merchant"', '"Order"', '"Amount"', '"Status"', '"Reason"']);
+    const widths = new Set(lines.map((l) => l[1]));
+    expect(widths.size).toBe(1);
+    await screenshot(page, 'admin-payments-phone');
   });
 });
 

@@ -192,6 +192,42 @@ describe('payments search (GET /admin/api/payments)', () => {
     expect([res.status, res.json]).toEqual([400, invalid('status: The value you selected is not a valid choice.')]);
   });
 
+  it('finds payments by part of the order number, the start of the payment id, e-mail, last four, amount and merchant name', async () => {
+    clock.set('2030-05-20T10:00:00.000Z');
+    const shop = await service.createMerchant({ name: 'Findable Books' });
+    const a = await paidPayment(service, shop, { order: { number: 'INV-2030-0042', amount: '12.50' }, extra: { customer: { name: 'Ana Lima', email: 'ana.lima@example.com' } } });
+    const b = await paidPayment(service, shop, { order: { number: 'INV-2030-0043', amount: '99.00' }, extra: { customer: { name: 'Bo Berg', email: 'bo@example.org' } } });
+    clock.set(T0);
+    const found = async (params: Record<string, string>) =>
+      (await allPages({ from: '2030-05-20', to: '2030-05-20', ...params })).flat().map((p) => p.order_number).sort();
+    expect(await found({ order: 'inv-2030-004' })).toEqual(['INV-2030-0042', 'INV-2030-0043']);
+    expect(await found({ order: 'INV-2030-0043' })).toEqual(['INV-2030-0043']);
+    expect(await found({ payment_id: a.paymentId.slice(0, 8), merchant: shop.merchant_key })).toEqual(['INV-2030-0042']);
+    expect(await found({ email: 'ANA.LIMA@' })).toEqual(['INV-2030-0042']);
+    expect(await found({ email: 'example.org', merchant: 'findable' })).toEqual(['INV-2030-0043']);
+    expect(await found({ last4: '1111', merchant: 'Findable Books' })).toEqual(['INV-2030-0042', 'INV-2030-0043']);
+    expect(await found({ amount: '12.5', merchant: 'findable' })).toEqual(['INV-2030-0042']);
+    expect(await found({ amount: '99', merchant: 'findable' })).toEqual(['INV-2030-0043']);
+    expect(await found({ merchant: 'no such shop' })).toEqual([]);
+    const listed = (await api.searchPayments({ from: '2030-05-20', to: '2030-05-20', merchant: 'findable' })).json.payments;
+    expect(listed.map((p) => (p as { merchant_name?: string }).merchant_name)).toEqual(['Findable Books', 'Findable Books']);
+    expect(b.paymentId).not.toBe(a.paymentId);
+  });
+
+  it.each([
+    ['last four that are not four digits', { last4: '11' }, 'last4: Enter the last four digits of the card.'],
+    ['an amount that is not a number', { amount: 'ten' }, 'amount: Enter an amount such as 25 or 25.00.'],
+    ['a payment id start shorter than 4', { payment_id: 'ab' }, 'payment_id: Enter a payment id or at least its first 4 characters.'],
+  ])('refuses %s with 400', async (_case, params, error) => {
+    const res = await api.searchPayments(params as Record<string, string>);
+    expect([res.status, res.json]).toEqual([400, invalid(error)]);
+  });
+
+  it('shows transaction amounts in decimals', async () => {
+    const paid = await sale();
+    expect((await detail(paid.paymentId)).transactions.map((t) => (t as { amount?: string }).amount)).toEqual(['25.00']);
+  });
+
   it('searches a range of UTC days, newest first; by default the last 7 days', async () => {
     const shop = await service.createMerchant({ name: 'Calendar Shop' });
     const days = ['2030-04-20', '2030-04-21', '2030-04-22', '2030-04-28'];
