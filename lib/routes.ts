@@ -330,7 +330,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/audit',
     entry: 'lambdas/handlers/admin-audit.ts',
-    access: { table: tableAccess({ items: { AUDIT: ['Query'] } }), merchantSecrets: false },
+    // Filtered by target, the log reads that target's history through the lookup index.
+    access: { table: tableAccess({ items: { AUDIT: ['Query'] } }, ACCESS.auditHistory), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',

@@ -1,4 +1,4 @@
-import { verifyAuditDays } from '../lambdas/use-cases/admin';
+import { auditMerchantChange, verifyAuditDays } from '../lambdas/use-cases/admin';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -63,7 +63,8 @@ Callbacks (the server-to-server notifications posted to the merchant's notificat
                                   after their first attempt), oldest first, at most ${DEAD_LIST_LIMIT}.
   resend-dead KEY                 Queue all the merchant's dead callbacks to be sent again. Prints
                                   {"merchant_key","queued","more"}; more: true asks for another run.
-  Resends are written to the audit log as done by cli:<your login>.
+  Resends, created merchants, settings changes and rotations are written to the audit log as
+  done by cli:<your login> (a rotation records only that it happened, never the secret).
 
 Audit log:
   verify-audit [DAY ...]          Walk each day's chain of audit entries (YYYY-MM-DD; default: the
@@ -468,19 +469,33 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
   switch (command.name) {
     case 'create': {
       const { name, ...settings } = command.settings;
-      return asJson(await createMerchant(deps, { name: name as string, settings }));
+      const created = await createMerchant(deps, { name: name as string, settings });
+      const merchant = await deps.merchants.find(created.merchant_key);
+      if (merchant) await auditMerchantChange(deps, cliActor(env), 'merchant.create', undefined, merchant);
+      return asJson(created);
     }
     case 'show': {
       const settings = settingsView(await showMerchant(deps, key));
       const webhookSecret = await webhookSecretOf(deps, key);
       return asJson({ ...settings, ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) });
     }
-    case 'rotate-webhook-secret':
-      return asJson(await rotateWebhookSecret(deps, key));
-    case 'set':
-      return asJson(settingsView(await updateMerchantSettings(deps, key, command.settings)));
-    case 'rotate-password':
-      return asJson(await rotatePassword(deps, key));
+    // Changes are audited like the portal's, as done by cli:<login> (credentials never in an entry).
+    case 'rotate-webhook-secret': {
+      const rotated = await rotateWebhookSecret(deps, key);
+      await auditMerchantChange(deps, cliActor(env), 'merchant.rotate-webhook-secret', undefined, await showMerchant(deps, key));
+      return asJson(rotated);
+    }
+    case 'set': {
+      const before = await showMerchant(deps, key);
+      const after = await updateMerchantSettings(deps, key, command.settings);
+      await auditMerchantChange(deps, cliActor(env), 'merchant.settings', before, after);
+      return asJson(settingsView(after));
+    }
+    case 'rotate-password': {
+      const rotated = await rotatePassword(deps, key);
+      await auditMerchantChange(deps, cliActor(env), 'merchant.rotate-password', undefined, await showMerchant(deps, key));
+      return asJson(rotated);
+    }
     case 'callbacks': {
       const callbacks = await callbacksOf(deps, paymentId);
       return command.json ? asJson(callbacks) : callbacksText(paymentId, callbacks);

@@ -352,12 +352,23 @@ export function portalClient(hosted) {
   function auditTable(caption, entries, breaks) {
     var brokenAt = {};
     (breaks || []).forEach(function (b) { brokenAt[b.day + '#' + b.break.seq] = b.break; });
-    return table(caption, ['When', 'Who', 'Role', 'What', 'Target', 'Outcome', 'Before', 'After'], entries.map(function (a) {
+    return table(caption, ['When', 'Who', 'Role', 'What', 'Target', 'Outcome', 'Change'], entries.map(function (a) {
       var target = a.targetKind === 'payment' ? paymentLink(a.target) : el('a', { href: '#/merchants/' + encodeURIComponent(a.target.replace(/^merchant:/, '')), class: 'mono', text: a.target });
       var broken = brokenAt[String(a.at).slice(0, 10) + '#' + a.seq];
       return el('tr', broken ? { class: 'broken', 'data-chain': 'broken' } : null, cell(when(a.at) + (broken ? ' — chain broken here (' + broken.problem + ')' : '')), cell(a.actor), cell(a.actorRole), cell(a.action), el('td', null, target), cell(a.outcome + (a.detail ? ': ' + a.detail : '')),
-        cell(a.before ? JSON.stringify(a.before) : '', 'mono'), cell(a.after ? JSON.stringify(a.after) : '', 'mono'));
+        el('td', { class: 'diff' }, changeList(a.before, a.after)));
     }));
+  }
+  /** An entry's change as one line per field that differs: "field: before → after" (— for none). */
+  function changeList(before, after) {
+    var b = before || {};
+    var a = after || {};
+    function shown(v) { return v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v); }
+    var keys = Object.keys(b).concat(Object.keys(a).filter(function (k) { return !(k in b); }));
+    var lines = keys.filter(function (k) { return JSON.stringify(b[k]) !== JSON.stringify(a[k]); }).map(function (k) {
+      return el('li', null, el('span', { class: 'field', text: k + ': ' }), before ? el('del', { text: shown(b[k]) }) : null, before ? ' → ' : null, el('ins', { text: shown(a[k]) }));
+    });
+    return lines.length ? el('ul', null, lines) : (before || after ? 'no change' : '');
   }
 
   function chainAlert(breaks) {
@@ -636,12 +647,23 @@ export function portalClient(hosted) {
 
   // Audit
   function auditView(params) {
-    show('Audit log');
-    api('GET', '/admin/api/audit?' + query(params)).then(function (r) {
+    var inputs = {
+      actor: el('input', { name: 'actor', value: params.actor || '' }),
+      action: el('input', { name: 'action', value: params.action || '' }),
+      target: el('input', { name: 'target', value: params.target || '', class: 'mono' })
+    };
+    var form = el('form', { class: 'filters', role: 'search', onsubmit: function (e) {
+      e.preventDefault();
+      location.hash = '#/audit?' + query({ actor: inputs.actor.value.trim(), action: inputs.action.value.trim(), target: inputs.target.value.trim() });
+    } }, field('Who', inputs.actor, 'user name or cli:login, or part of it'), field('Action', inputs.action, 'e.g. payment.refund or merchant.'),
+      field('Target', inputs.target, 'payment id or merchant:<key>'), el('div', null, el('button', { type: 'submit', text: 'Filter' })));
+    show('Audit log', form);
+    var filters = { actor: params.actor, action: params.action, target: params.target };
+    api('GET', '/admin/api/audit?' + query(Object.assign({}, filters, { cursor: params.cursor }))).then(function (r) {
       var pager = el('div', { class: 'pager' });
-      if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Newest', onclick: function () { location.hash = '#/audit'; } }));
-      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Older entries', onclick: function () { location.hash = '#/audit?' + query({ cursor: r.cursor }); } }));
-      show('Audit log', el('p', { text: 'Every operator action, newest first. Entries cannot be changed or removed; each day\'s entries form a hash chain that shows any change.' }), chainAlert(r.breaks), auditTable('Operator actions', r.entries, r.breaks), pager);
+      if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Newest', onclick: function () { location.hash = '#/audit?' + query(filters); } }));
+      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Older entries', onclick: function () { location.hash = '#/audit?' + query(Object.assign({}, filters, { cursor: r.cursor })); } }));
+      show('Audit log', el('p', { text: 'Every operator action, newest first. Entries cannot be changed or removed; each day\'s entries form a hash chain that shows any change.' }), form, chainAlert(r.breaks), auditTable('Operator actions', r.entries, r.breaks), pager);
     }).catch(fail);
   }
 

@@ -60,6 +60,7 @@ dialog.confirm{max-width:min(36rem,calc(100vw - 2rem));border:1px solid var(--li
 dialog.confirm::backdrop{background:rgba(0,0,0,.45)}
 dialog.confirm h2{margin-top:0}dialog.confirm ul{padding-left:1.2rem}
 .status ul{margin:.25rem 0 0;padding-left:1.2rem;font-weight:400}
+td.diff ul{margin:0;padding-left:1rem}td.diff del{color:var(--danger)}td.diff ins{color:var(--ok);text-decoration:none;font-weight:600}td.diff .field{font-family:ui-monospace,monospace;font-size:.85rem}
 p.count{margin:.5rem 0 0;color:var(--muted)}
 time[title]{text-decoration:underline dotted;text-underline-offset:2px}
 @media (max-width:40rem){table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)}

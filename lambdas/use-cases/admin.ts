@@ -456,22 +456,68 @@ export async function changeMerchantSettings(deps: AdminDeps, actor: string, mer
     if (e instanceof MerchantAdminError) throw invalidRequest([{ path: 'settings', message: e.message }]);
     throw e;
   });
+  await auditMerchantChange(deps, actor, 'merchant.settings', before, after);
+  return { merchant_key: merchantKey, settings: settingsOf(after) };
+}
+
+/**
+ * One audit entry for a change of a merchant, from the portal or the CLI (actor `cli:<login>`):
+ * its settings before and after. Credentials are never in an entry: a rotation records only that
+ * it happened.
+ */
+export async function auditMerchantChange(
+  deps: Pick<AdminDeps, 'audit' | 'ids' | 'clock'>,
+  actor: string,
+  action: 'merchant.settings' | 'merchant.create' | 'merchant.rotate-password' | 'merchant.rotate-webhook-secret',
+  before: Merchant | undefined,
+  after: Merchant,
+): Promise<void> {
   await deps.audit.append({
     id: deps.ids.transId(),
     at: deps.clock.now().toISOString(),
     actor,
-    action: 'merchant.settings',
-    target: `merchant:${merchantKey}`,
+    action,
+    target: `merchant:${after.merchantKey}`,
     targetKind: 'merchant',
-    before: settingsOf(before),
-    after: settingsOf(after),
+    ...(before ? { before: settingsOf(before) } : {}),
+    after: action === 'merchant.settings' || action === 'merchant.create' ? settingsOf(after) : { rotated: action === 'merchant.rotate-password' ? 'password' : 'webhook secret' },
     outcome: 'done',
   });
-  return { merchant_key: merchantKey, settings: settingsOf(after) };
 }
 
-export async function auditPage(deps: AdminDeps, cursor?: string): Promise<{ entries: AuditEntry[]; cursor?: string; breaks: DayBreak[] }> {
-  const page = await refusingBadCursor(cursor, () => deps.audit.list({ limit: ADMIN_LIMITS.pageSize, cursor, until: deps.clock.now(), days: 90 }));
+export interface AuditSearch {
+  readonly cursor?: string;
+  /** Who: an operator's user name or a `cli:` actor (or part of it, case-insensitive). */
+  readonly actor?: string;
+  /** The action or its start ("payment.", "payment.refund", "merchant.settings"). */
+  readonly action?: string;
+  /** A payment id, or `merchant:<key>`: read through the lookup index by target. */
+  readonly target?: string;
+}
+
+/** Pages of the day-ordered log one filtered audit search reads at most. */
+const AUDIT_PAGES_PER_SEARCH = 10;
+
+export async function auditPage(deps: AdminDeps, search: AuditSearch = {}): Promise<{ entries: AuditEntry[]; cursor?: string; breaks: DayBreak[] }> {
+  const actor = search.actor?.trim().toLowerCase();
+  const action = search.action?.trim();
+  const keep = (e: AuditEntry) => (!actor || e.actor.toLowerCase().includes(actor)) && (!action || e.action.startsWith(action));
+  let page: { entries: AuditEntry[]; cursor?: string };
+  if (search.target?.trim()) {
+    // By target: the target's own history from the lookup index, newest first (the last 100).
+    page = { entries: (await deps.audit.forTarget(search.target.trim(), 100)).filter(keep) };
+  } else {
+    // Newest first through the day partitions; with a filter, as many pages as the budget allows.
+    let cursor = search.cursor;
+    const entries: AuditEntry[] = [];
+    let reads = 0;
+    do {
+      const read = await refusingBadCursor(cursor, () => deps.audit.list({ limit: ADMIN_LIMITS.pageSize, cursor, until: deps.clock.now(), days: 90 }));
+      entries.push(...read.entries.filter(keep));
+      cursor = read.cursor;
+    } while ((actor || action) && cursor && entries.length < ADMIN_LIMITS.pageSize && ++reads < AUDIT_PAGES_PER_SEARCH);
+    page = { entries, ...(cursor ? { cursor } : {}) };
+  }
   // The chains of the days this page shows are checked whole: a break anywhere in them is shown.
   const days = [...new Set(page.entries.map((e) => e.at.slice(0, 10)))];
   return { ...page, breaks: (await verifyAuditDays(deps, days)).filter((d): d is DayBreak => d.break !== undefined) };

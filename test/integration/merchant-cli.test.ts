@@ -192,7 +192,7 @@ describe('merchant CLI usage', () => {
   };
 
   it.each([
-    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead or verify-audit'],
+    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead, verify-audit or migrate-indexes'],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['show', 'k', '--bogus'], "Unknown option '--bogus'"],
     [['create'], 'create needs --name NAME'],
@@ -289,6 +289,24 @@ describe('callbacks through the merchant CLI', () => {
 
   let paymentId: string;
   let transId: string;
+
+  it('audits settings changes and rotations made with the CLI as cli:<login>, never with a secret', async () => {
+    const set = await cli('set', shop.merchant_key, '--max-declines', '4');
+    expect(set.code).toBe(0);
+    const rotated = await cli('rotate-password', shop.merchant_key);
+    expect(rotated.code).toBe(0);
+    const newPassword = (JSON.parse(rotated.stdout) as { password: string }).password;
+    const entries = await service.deps.audit.forTarget(`merchant:${shop.merchant_key}`, 10);
+    const settings = entries.find((e) => e.action === 'merchant.settings');
+    expect(settings).toMatchObject({ actor: cliActor(), outcome: 'done', before: expect.objectContaining({ maxDeclines: 3 }), after: expect.objectContaining({ maxDeclines: 4 }) });
+    expect(settings?.actorRole).toBeUndefined();
+    const rotation = entries.find((e) => e.action === 'merchant.rotate-password');
+    expect(rotation).toMatchObject({ actor: cliActor(), after: { rotated: 'password' } });
+    expect(JSON.stringify(entries)).not.toContain(newPassword);
+    // Put back for the tests below.
+    expect((await cli('set', shop.merchant_key, '--max-declines', '3')).code).toBe(0);
+    shop = { ...shop, password: newPassword };
+  });
 
   it('callbacks shows a callback that failed once and then got through: both attempts, HTTP 500 then 200', async () => {
     receiver.script(500);
