@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { bannerLines } from './banner';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { LocalOperatorAuthenticator } from '../lambdas/adapters/local/operator-auth';
@@ -6,7 +8,7 @@ import { signFields } from '../lambdas/domain/hash';
 import { buildDeps, setDeps } from '../lambdas/container';
 import { readConfig } from '../lambdas/config';
 import { createMerchant, rotateWebhookSecret, showMerchant, webhookSecretOf, MerchantAdminError } from '../lambdas/use-cases/manage-merchants';
-import { ROUTES, routeKey } from '../lib/routes';
+import { ROUTES } from '../lib/routes';
 import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
 import { announceBackend, dataDirectory } from './local-store';
@@ -76,23 +78,15 @@ async function main(): Promise<void> {
   });
   if (backend.indexRepair) console.log(`${backend.indexRepair} (the last run was cut off mid-write; the indexes now match the items)`);
   if (backend.indexMigration) console.log(backend.indexMigration);
-  console.log(`Checkout is running at ${base} (data in ${dataDir})`);
-  console.log(`Routes: ${ROUTES.map(routeKey).join(', ')}`);
-  console.log(`Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.localEverySeconds !== undefined ? `${j.localEverySeconds} s` : `${j.everyMinutes} min`}`).join(', ')}`);
-  const { notificationUrl: _url, webhookSecret, ...rest } = demo;
-  const shownDemo = { ...rest, webhook_secret: webhookSecret };
-  console.log(`Demo merchant: ${JSON.stringify(shownDemo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
-  const role = (await (deps.operators as LocalOperatorAuthenticator).find(operator.username))?.role ?? 'none';
-  console.log(`Admin portal: ${base}/admin (operator ${JSON.stringify({ username: operator.username, password: operator.password, role })}${operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''}; more operators: npm run operator -- create NAME --role viewer|operator|admin)`);
-  const receiver = 'http://localhost:4000/callbacks';
-  console.log(
-    demo.notificationUrl
-      ? `Callbacks: the demo merchant's go to ${demo.notificationUrl}`
-      : `Callbacks: the demo merchant has no notification URL yet. To receive them here, run in another terminal ` +
-          `npm run -s receiver -- --webhook-secret ${demo.webhookSecret} --password ${demo.password}, then npm run -s merchant -- set ${demo.merchant_key} --notification-url ${receiver}`,
-  );
-  console.log('Create a checkout session:');
-  console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
+  for (const line of bannerLines({
+    base,
+    dataDir,
+    customDataDir: resolve(process.env.DATA_DIR ?? '.data') !== resolve('.data'),
+    demo,
+    operator: { ...operator, role: (await (deps.operators as LocalOperatorAuthenticator).find(operator.username))?.role ?? 'none' },
+    curl: `curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`,
+    showRoutes: process.argv.includes('--routes'),
+  })) console.log(line);
 }
 
 interface SeededOperator {
