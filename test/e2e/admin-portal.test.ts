@@ -590,7 +590,7 @@ describe('callbacks', () => {
     await callbacks.getByRole('cell', { name: 'pending', exact: true }).waitFor();
     expect(await callbacks.getByRole('button').count()).toBe(0);
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Callbacks');
-    done.push(['callback.resend 0', paid.paymentId]);
+    done.push(['callback.resend no. 1', paid.paymentId]);
 
     await runCallbackJob(service.deps);
     const again = receiver.received.filter((c) => c.fields.id === paid.paymentId);
