@@ -40,6 +40,8 @@ export interface TestService {
    * close() fails the test file if any call would have been refused.
    */
   readonly tableAccess: TableAccessRecorder;
+  /** The lines the runner would print for each refused request (local/http-server.ts), in order. */
+  readonly refusals: readonly string[];
   close(): Promise<void>;
 }
 
@@ -50,8 +52,9 @@ export interface TestService {
  */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const backend = await startLocalBackend();
+  const refusals: string[] = [];
   // Listening first: the links the service hands out are built on its address (PUBLIC_BASE_URL), as in the runner.
-  const app: Server = createApp(undefined, { operatorKey: backend.operatorKey });
+  const app: Server = createApp(undefined, { operatorKey: backend.operatorKey, logRefusal: (line) => refusals.push(line) });
   attributeRequests(app);
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
@@ -70,6 +73,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     baseUrl,
     deps,
     backend,
+    refusals,
     createMerchant: (input = {}) => createMerchant(deps, { name: input.name ?? 'Test Shop', settings: input.settings }),
     post: (path, body) => postJson(baseUrl, path, body),
     signedPost: (path, body, password) => postJson(baseUrl, path, signBody(path, body, password)),
