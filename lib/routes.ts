@@ -292,7 +292,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/capture-queue',
     entry: 'lambdas/handlers/admin-capture-queue.ts',
-    access: { table: tableAccess({ items: { PAYMENT: ['BatchGetItem'] }, indexes: ['work'] }), merchantSecrets: false },
+    // The queue names each payment's merchant: the directory, by the lookup index.
+    access: { table: tableAccess({ items: { PAYMENT: ['BatchGetItem'] }, indexes: ['work'] }, ACCESS.merchantList), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -365,7 +366,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/audit',
     entry: 'lambdas/handlers/admin-audit.ts',
-    access: { table: tableAccess({ items: { AUDIT: ['Query'] } }), merchantSecrets: false },
+    // Filtered by target, the log reads that target's history through the lookup index.
+    access: { table: tableAccess({ items: { AUDIT: ['Query'] } }, ACCESS.auditHistory), merchantSecrets: false },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',

@@ -1,14 +1,14 @@
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { verifyCallbackHash } from '../lambdas/domain/callback';
-import { verifySignatureHeader } from '../lambdas/domain/webhook-signature';
+import { checkCallback } from './receiver-check';
 
 /**
  * `npm run receiver`: a merchant's callback endpoint for trying callbacks on one machine. It prints
  * each callback it gets and whether its X-Checkout-Signature verifies with the merchant's webhook
  * secret — the check to fulfil orders on — and whether the legacy hash verifies with the password
  * (which only proves which order a message is about: the customer holds that hash too). It answers
- * 200 (or the status given with --status, to watch the retries).
+ * 200 (or the status given with --status, to watch the retries); a callback whose signature or hash
+ * does not verify with what it was given is answered 401, saying which secret or password it expected.
  */
 const USAGE = `Usage: npm run -s receiver -- [--port 4000] [--webhook-secret SECRET] [--password PASSWORD] [--status 200] [--json]
 
@@ -19,8 +19,9 @@ const USAGE = `Usage: npm run -s receiver -- [--port 4000] [--webhook-secret SEC
                     Only a callback whose signature verifies proves its outcome.
   --password PW     The merchant's signing password: each callback's legacy hash is checked with
                     it. The hash proves which order a message is about, not its outcome.
-  --status CODE     Answer every callback with this HTTP status (default 200); anything but 2xx
-                    makes the service retry.
+  --status CODE     Answer every callback that verifies with this HTTP status (default 200);
+                    anything but 2xx makes the service retry. A callback whose signature or hash
+                    does not verify is answered 401, with the reason.
   --json            Print one JSON object per callback instead of a line of text.`;
 
 function main(): void {
@@ -44,13 +45,14 @@ function main(): void {
       const raw = Buffer.concat(chunks).toString('utf8');
       const fields = Object.fromEntries(new URLSearchParams(raw));
       const header = req.headers['x-checkout-signature'];
-      const secret = values['webhook-secret'];
-      const checked = secret === undefined ? undefined : verifySignatureHeader(Array.isArray(header) ? header[0] : header, raw, secret, new Date());
-      const signature = checked === undefined ? 'unchecked' : checked.ok ? 'ok' : `INVALID (${checked.why})`;
-      const hash = values.password === undefined ? 'unchecked' : verifyCallbackHash(fields, values.password) ? 'ok (order only)' : 'INVALID';
-      if (values.json) console.log(JSON.stringify({ signature, hash, fields }));
-      else console.log(`${new Date().toISOString()} ${fields.type}/${fields.status} payment ${fields.id} order ${fields.order_number} ${fields.order_amount} ${fields.order_currency} → ${fields.order_status}; signature ${signature}; hash ${hash}; answered ${status}`);
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'OK' : 'Not now');
+      const verdict = checkCallback(raw, Array.isArray(header) ? header[0] : header, { webhookSecret: values['webhook-secret'], password: values.password, status }, new Date());
+      const { signature, hash, answer, problems } = verdict;
+      if (values.json) console.log(JSON.stringify({ signature, hash, answer, ...(problems.length ? { problems } : {}), fields }));
+      else {
+        console.log(`${new Date().toISOString()} ${fields.type}/${fields.status} payment ${fields.id} order ${fields.order_number} ${fields.order_amount} ${fields.order_currency} → ${fields.order_status}; signature ${signature}; hash ${hash}; answered ${answer}`);
+        for (const p of problems) console.log(`  refused: ${p}`);
+      }
+      res.writeHead(answer, { 'content-type': 'text/plain' }).end(problems.length ? `Refused: ${problems.join('; ')}\n` : answer < 300 ? 'OK' : 'Not now');
     });
   });
   server.once('error', (e: NodeJS.ErrnoException) => {

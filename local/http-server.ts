@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ROUTES, routeKey, type RouteDefinition } from '../lib/routes';
 import { lambdaContext } from './lambda-context';
+import { redactText } from '../lambdas/observability/redact';
 import { verifyLocalOperatorToken } from '../lambdas/adapters/local/operator-auth';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
@@ -119,7 +120,7 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2 | s
   res.end(result.body === undefined ? '' : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
-const apiGatewayError = (res: ServerResponse, status: number, message: string) => {
+const gatewayAnswer = (res: ServerResponse, status: number, message: string) => {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ message }));
 };
@@ -131,11 +132,41 @@ const apiGatewayError = (res: ServerResponse, status: number, message: string) =
 export interface AppOptions {
   /** Verifies operator tokens on admin routes, as API Gateway's JWT authorizer does in the cloud. */
   readonly operatorKey?: Uint8Array;
+  /**
+   * Where a refused request (an answer of 400 or more) is reported with its reason: the route (never
+   * its raw path, which may hold a link token), the status and the error messages of the answer
+   * (rule messages, never values; anything shaped like a card number masked). The runner prints
+   * them; tests pass their own sink.
+   */
+  readonly logRefusal?: (line: string) => void;
+}
+
+/** The line a refused request is reported with. Reads the answer, never the request's body. */
+export function refusalLine(method: string, where: string, status: number, answer: { body?: string; contentType?: string } = {}): string {
+  let reason = '';
+  if (answer.body && /json/i.test(answer.contentType ?? 'application/json')) {
+    try {
+      const json = JSON.parse(answer.body) as { error_message?: string; message?: string; errors?: { error_message?: string }[] };
+      const details = (json.errors ?? []).map((e) => e.error_message).filter(Boolean);
+      reason = [json.error_message ?? json.message, ...details].filter(Boolean).join(' ');
+    } catch {
+      /* not JSON: the status says it */
+    }
+  } else if (answer.body) reason = 'an HTML page (the page shows what to correct)';
+  // Each part masked on its own: a card number in the path must not run on into the status.
+  return `refused ${method} ${redactText(where)} ${status}${reason ? `: ${redactText(reason)}` : ''}`.slice(0, 1000);
 }
 
 export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: AppOptions = {}): Server {
   const compiled = routes.map(compile);
+  const report = options.logRefusal ?? ((line: string) => console.log(line));
   return createServer(async (req, res) => {
+    // An unknown path is shown cut short and masked; a known route by its template (no token in the log).
+    const unknown = () => (req.url ?? '/').split('?')[0]!.slice(0, 200);
+    const apiGatewayError = (res: ServerResponse, status: number, message: string, where = unknown(), reason = message) => {
+      report(refusalLine(req.method ?? '?', where, status, { body: JSON.stringify({ message: reason }) }));
+      gatewayAnswer(res, status, message);
+    };
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       // One spelling per path: percent-encoding normalized to upper-case hex (as the route table has it).
@@ -153,25 +184,35 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: 
           break;
         }
       }
-      if (!found) return apiGatewayError(res, 404, 'Not Found');
+      if (!found) {
+        const methods = compiled.filter((c) => c.pattern.test(path)).map((c) => c.route.method);
+        // API Gateway's own answer; the log says what was wrong with the request.
+        return apiGatewayError(res, 404, 'Not Found', unknown(), methods.length ? `no route: this path takes ${methods.join(', ')}, not ${req.method}` : 'no route has this path');
+      }
       // A malformed escape in a path parameter (`%ZZ`, a cut UTF-8 sequence) is the client's error.
-      if (found.m.slice(1).some((p) => p !== undefined && !decodable(p))) return apiGatewayError(res, 400, 'Bad Request');
+      const where = `${found.c.route.id} (${routeKey(found.c.route)})`;
+      if (found.m.slice(1).some((p) => p !== undefined && !decodable(p))) return apiGatewayError(res, 400, 'Bad Request', where);
       const body = await readBody(req);
-      if (body === 'too-large') return apiGatewayError(res, 413, 'Request Entity Too Large');
+      if (body === 'too-large') return apiGatewayError(res, 413, 'Request Entity Too Large', where);
       const event = toEvent(req, body, found.c, found.m, url);
       if (found.c.route.auth === 'operator') {
         const bearer = /^Bearer (\S+)$/i.exec(event.headers.authorization ?? '')?.[1];
         const claims = bearer && options.operatorKey ? await verifyLocalOperatorToken(bearer, options.operatorKey) : undefined;
-        if (!claims) return apiGatewayError(res, 401, 'Unauthorized');
+        if (!claims) return apiGatewayError(res, 401, 'Unauthorized', where, bearer ? 'the operator token does not verify (expired, or not issued here)' : 'no operator token (Authorization: Bearer …)');
         (event.requestContext as { authorizer?: unknown }).authorizer = { jwt: { claims, scopes: null } };
       }
       found.c.handler ??= ((await import(resolve(PROJECT_ROOT, found.c.route.entry))) as { handler: Handler }).handler;
       const result = await found.c.handler(event, lambdaContext(found.c.route.id, found.c.route.timeoutSeconds ?? 10, found.c.route.memoryMb));
       send(res, result);
+      const status = typeof result === 'object' && result ? (result.statusCode ?? 200) : 200;
+      if (status >= 400 && typeof result === 'object') {
+        const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+        report(refusalLine(req.method ?? '?', where, status, { body: result.isBase64Encoded ? undefined : result.body, contentType: headers['content-type'] }));
+      }
     } catch (e) {
       // What a crashed Lambda looks like behind API Gateway.
       console.error('handler crashed', (e as Error).name);
-      if (!res.headersSent) apiGatewayError(res, 500, 'Internal Server Error');
+      if (!res.headersSent) gatewayAnswer(res, 500, 'Internal Server Error');
       else res.end();
     }
   });

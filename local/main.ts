@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { bannerLines } from './banner';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { LocalOperatorAuthenticator } from '../lambdas/adapters/local/operator-auth';
@@ -6,7 +8,7 @@ import { signFields } from '../lambdas/domain/hash';
 import { buildDeps, setDeps } from '../lambdas/container';
 import { readConfig } from '../lambdas/config';
 import { createMerchant, rotateWebhookSecret, showMerchant, webhookSecretOf, MerchantAdminError } from '../lambdas/use-cases/manage-merchants';
-import { localRoutes, routeKey } from '../lib/routes';
+import { localRoutes } from '../lib/routes';
 import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
 import { announceBackend, dataDirectory } from './local-store';
@@ -80,38 +82,20 @@ async function main(): Promise<void> {
   });
   if (backend.indexRepair) console.log(`${backend.indexRepair} (the last run was cut off mid-write; the indexes now match the items)`);
   if (backend.indexMigration) console.log(backend.indexMigration);
-  console.log(`Checkout is running at ${base} (data in ${dataDir})`);
-  console.log(`Routes: ${routes.map(routeKey).join(', ')}`);
-  console.log(
-    config.ACQUIRER === 's2s-card'
-      ? `Acquirer: S2S CARD gateway at ${config.S2S_CARD_URL}; its Notification URL must be ${publicBase}/acquirer/s2s-card/notify`
-      : 'Acquirer: the sandbox (test cards in docs/sandbox.md; no money moves)',
-  );
-  console.log(`Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.localEverySeconds !== undefined ? `${j.localEverySeconds} s` : `${j.everyMinutes} min`}`).join(', ')}`);
-  const { notificationUrl: _url, webhookSecret, ...rest } = demo;
-  const shownDemo = { ...rest, webhook_secret: webhookSecret };
-  console.log(`Demo merchant: ${JSON.stringify(shownDemo)}${demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`);
-  const role = (await (deps.operators as LocalOperatorAuthenticator).find(operator.username))?.role ?? 'none';
-  console.log(`Admin portal: ${base}/admin (operator ${JSON.stringify({ username: operator.username, password: operator.password, role })}${operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''}; more operators: npm run operator -- create NAME --role viewer|operator|admin)`);
-  const receiver = 'http://localhost:4000/callbacks';
-  console.log(
-    demo.notificationUrl
-      ? `Callbacks: the demo merchant's go to ${demo.notificationUrl}`
-      : `Callbacks: the demo merchant has no notification URL yet. To receive them here, run in another terminal ` +
-          `npm run -s receiver -- --webhook-secret ${demo.webhookSecret} --password ${demo.password}, then npm run -s merchant -- set ${demo.merchant_key} --notification-url ${receiver}`,
-  );
-  console.log('Create a checkout session:');
-  console.log(`curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`);
-  for (const line of runnerGuide(dataDir)) console.log(line);
-}
-
-/** The newcomer's next step (the README's), where the data lives and how to stop. */
-function runnerGuide(dataDir: string): string[] {
-  return [
-    'Next: open the redirect_url the curl answers and pay with 4111 1111 1111 1111, expiry 01/38, any CVV; the README goes on from there.',
-    `Data: ${dataDir} (kept across restarts; other tools use it with DATA_DIR=${dataDir}; delete it to start afresh).`,
-    'Stop: Ctrl-C (the data stays).',
-  ];
+  for (const line of bannerLines({
+    base,
+    dataDir,
+    customDataDir: resolve(process.env.DATA_DIR ?? '.data') !== resolve('.data'),
+    routes,
+    acquirer:
+      config.ACQUIRER === 's2s-card'
+        ? `Acquirer: S2S CARD gateway at ${config.S2S_CARD_URL}; its Notification URL must be ${publicBase}/acquirer/s2s-card/notify`
+        : 'Acquirer: the sandbox (test cards in docs/sandbox.md; no money moves)',
+    demo,
+    operator: { ...operator, role: (await (deps.operators as LocalOperatorAuthenticator).find(operator.username))?.role ?? 'none' },
+    curl: `curl -s ${base}/api/v1/session -H 'content-type: application/json' -d '${body}'`,
+    showRoutes: process.argv.includes('--routes'),
+  })) console.log(line);
 }
 
 interface SeededOperator {

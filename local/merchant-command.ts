@@ -1,4 +1,4 @@
-import { verifyAuditDays } from '../lambdas/use-cases/admin';
+import { auditMerchantChange, verifyAuditDays } from '../lambdas/use-cases/admin';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -55,15 +55,16 @@ Callbacks (the server-to-server notifications posted to the merchant's notificat
                                   state, next attempt or when it was delivered or given up, last
                                   error) and its delivery attempts (time, HTTP status, latency,
                                   error), as tables.
-  resend-callback PAYMENT_ID INDEX
-                                  Queue one callback (INDEX as listed by callbacks) to be sent
-                                  again. Prints {"payment_id","index","outcome"}; outcome is
+  resend-callback PAYMENT_ID NO  Queue one callback (its NO. as callbacks and the portal number
+                                  it, from 1) to be sent again. Prints
+                                  {"payment_id","index","number","outcome"}; outcome is
                                   queued, or already-queued when it is waiting to be sent anyway.
   dead-callbacks KEY              List the merchant's dead callbacks (still failing ${CALLBACK_POLICY.retryForMs / 3_600_000} hours
                                   after their first attempt), oldest first, at most ${DEAD_LIST_LIMIT}.
   resend-dead KEY                 Queue all the merchant's dead callbacks to be sent again. Prints
                                   {"merchant_key","queued","more"}; more: true asks for another run.
-  Resends are written to the audit log as done by cli:<your login>.
+  Resends, created merchants, settings changes and rotations are written to the audit log as
+  done by cli:<your login> (a rotation records only that it happened, never the secret).
 
 Audit log:
   verify-audit [DAY ...]          Walk each day's chain of audit entries (YYYY-MM-DD; default: the
@@ -292,9 +293,10 @@ export interface Command {
   readonly stage?: string;
 }
 
+/** A callback's number as people see it (1 = the first), to the index of the payment's sequence. */
 function callbackIndex(value: string): number {
-  if (!/^\d{1,6}$/.test(value)) throw new UsageError(`INDEX must be a whole number (a callback's index as callbacks lists it), not "${value}"`);
-  return Number(value);
+  if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw new UsageError(`NO must be a callback's number as callbacks lists it (1, 2, …), not "${value}"`);
+  return Number(value) - 1;
 }
 
 export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Command | 'help' {
@@ -358,7 +360,7 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
     }
     case 'resend-callback':
       atMost(2);
-      if (!first || second === undefined) throw new UsageError('resend-callback needs a payment id and a callback index: resend-callback PAYMENT_ID INDEX');
+      if (!first || second === undefined) throw new UsageError('resend-callback needs a payment id and a callback number: resend-callback PAYMENT_ID NO');
       noSettings();
       return { name, paymentId: first, index: callbackIndex(second), settings: {}, json, stage };
   }
@@ -393,7 +395,7 @@ async function resendOne(deps: DepsWithCallbacks, actor: string, paymentId: stri
   const callbacks = await callbacksOf(deps, paymentId);
   if (index >= callbacks.length) {
     throw new CommandFailure(
-      callbacks.length ? `payment ${paymentId} has no callback ${index}; its callbacks are 0 to ${callbacks.length - 1}` : `payment ${paymentId} has no callbacks yet`,
+      callbacks.length ? `payment ${paymentId} has no callback ${index + 1}; its callbacks are 1 to ${callbacks.length}` : `payment ${paymentId} has no callbacks yet`,
     );
   }
   return resendCallback(deps, actor, paymentId, index);
@@ -449,15 +451,15 @@ function when(c: CallbackView): string {
 function callbacksText(paymentId: string, callbacks: readonly CallbackView[]): string {
   if (!callbacks.length) return `Payment ${paymentId} has no callbacks yet.`;
   const summary = table(
-    ['INDEX', 'TYPE', 'STATUS', 'TRANS ID', 'STATE', 'ATTEMPTS', 'WHEN', 'LAST ERROR'],
-    callbacks.map((c) => [String(c.index), c.type, c.status, c.trans_id, c.state, String(c.attempt_count), when(c), cell(c.last_error)]),
+    ['NO.', 'TYPE', 'STATUS', 'TRANS ID', 'STATE', 'ATTEMPTS', 'WHEN', 'LAST ERROR'],
+    callbacks.map((c) => [String(c.number), c.type, c.status, c.trans_id, c.state, String(c.attempt_count), when(c), cell(c.last_error)]),
   );
   const attempts = callbacks
     .filter((c) => c.attempts.length)
     .map((c) => {
       const older = c.attempts.length < c.attempt_count ? ` (the last ${c.attempts.length} shown)` : '';
       const rows = c.attempts.map((a) => [a.at, a.httpStatus === undefined ? '-' : String(a.httpStatus), String(a.latencyMs), cell(a.url), cell(a.error)]);
-      return `Callback ${c.index} (${c.type} ${c.status}): ${counted(c.attempt_count, 'attempt')}${older}\n${table(['TIME', 'HTTP', 'LATENCY MS', 'URL', 'ERROR'], rows, '  ')}`;
+      return `Callback ${c.number} (${c.type} ${c.status}): ${counted(c.attempt_count, 'attempt')}${older}\n${table(['TIME', 'HTTP', 'LATENCY MS', 'URL', 'ERROR'], rows, '  ')}`;
     });
   return [`Payment ${paymentId}: ${counted(callbacks.length, 'callback')}`, summary, ...attempts].join('\n\n');
 }
@@ -465,10 +467,10 @@ function callbacksText(paymentId: string, callbacks: readonly CallbackView[]): s
 function deadText(listed: { merchant_key: string; callbacks: readonly DeadCallback[]; more: boolean }): string {
   const { merchant_key: key, callbacks, more } = listed;
   if (!callbacks.length) return `Merchant ${key} has no dead callbacks.`;
-  const rows = callbacks.map((c) => [c.dead_at ?? '-', c.payment_id, String(c.index), c.type, c.status, c.trans_id, String(c.attempt_count), cell(c.last_error)]);
+  const rows = callbacks.map((c) => [c.dead_at ?? '-', c.payment_id, String(c.number), c.type, c.status, c.trans_id, String(c.attempt_count), cell(c.last_error)]);
   return [
     `Merchant ${key}: ${more ? `more than ${DEAD_LIST_LIMIT} dead callbacks, the oldest ${DEAD_LIST_LIMIT} shown` : counted(callbacks.length, 'dead callback')}; resend-dead ${key} queues them all again.`,
-    table(['DEAD AT', 'PAYMENT', 'INDEX', 'TYPE', 'STATUS', 'TRANS ID', 'ATTEMPTS', 'LAST ERROR'], rows),
+    table(['DEAD AT', 'PAYMENT', 'NO.', 'TYPE', 'STATUS', 'TRANS ID', 'ATTEMPTS', 'LAST ERROR'], rows),
   ].join('\n\n');
 }
 
@@ -481,19 +483,33 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
   switch (command.name) {
     case 'create': {
       const { name, ...settings } = command.settings;
-      return asJson(await createMerchant(deps, { name: name as string, settings }));
+      const created = await createMerchant(deps, { name: name as string, settings });
+      const merchant = await deps.merchants.find(created.merchant_key);
+      if (merchant) await auditMerchantChange(deps, cliActor(env), 'merchant.create', undefined, merchant);
+      return asJson(created);
     }
     case 'show': {
       const settings = settingsView(await showMerchant(deps, key));
       const webhookSecret = await webhookSecretOf(deps, key);
       return asJson({ ...settings, ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) });
     }
-    case 'rotate-webhook-secret':
-      return asJson(await rotateWebhookSecret(deps, key));
-    case 'set':
-      return asJson(settingsView(await updateMerchantSettings(deps, key, command.settings)));
-    case 'rotate-password':
-      return asJson(await rotatePassword(deps, key));
+    // Changes are audited like the portal's, as done by cli:<login> (credentials never in an entry).
+    case 'rotate-webhook-secret': {
+      const rotated = await rotateWebhookSecret(deps, key);
+      await auditMerchantChange(deps, cliActor(env), 'merchant.rotate-webhook-secret', undefined, await showMerchant(deps, key));
+      return asJson(rotated);
+    }
+    case 'set': {
+      const before = await showMerchant(deps, key);
+      const after = await updateMerchantSettings(deps, key, command.settings);
+      await auditMerchantChange(deps, cliActor(env), 'merchant.settings', before, after);
+      return asJson(settingsView(after));
+    }
+    case 'rotate-password': {
+      const rotated = await rotatePassword(deps, key);
+      await auditMerchantChange(deps, cliActor(env), 'merchant.rotate-password', undefined, await showMerchant(deps, key));
+      return asJson(rotated);
+    }
     case 'callbacks': {
       const callbacks = await callbacksOf(deps, paymentId);
       return command.json ? asJson(callbacks) : callbacksText(paymentId, callbacks);

@@ -40,10 +40,42 @@ export function portalClient(hosted) {
     })(kids);
     return node;
   }
-  function say(text, kind) {
+  /** The status line; `details` lists one line each below it (what a bulk action did to each payment). */
+  function say(text, kind, details) {
     statusBox.textContent = text || '';
     statusBox.className = 'status' + (kind ? ' ' + kind : '');
+    if (details && details.length) statusBox.appendChild(el('ul', null, details.map(function (d) { return el('li', { text: d }); })));
   }
+  /**
+   * Asks before money moves: a modal dialog naming every payment and amount the action touches.
+   * Resolves true on the confirm button only; Cancel, Escape and closing answer false.
+   */
+  function confirmMoney(title, lines, confirmLabel, danger) {
+    return new Promise(function (resolve) {
+      var answered = false;
+      var id = 'confirm-' + Math.random().toString(36).slice(2);
+      var dialog = el('dialog', { class: 'confirm', 'aria-labelledby': id },
+        el('h2', { id: id, text: title }),
+        el('ul', null, lines.map(function (l) { return el('li', { text: l }); })),
+        el('div', { class: 'actions' },
+          el('button', { type: 'button', class: danger ? 'danger' : null, text: confirmLabel, onclick: function () { answered = true; dialog.close(); } }),
+          el('button', { type: 'button', class: 'secondary', text: 'Cancel', onclick: function () { dialog.close(); } })));
+      dialog.addEventListener('close', function () { dialog.remove(); resolve(answered); });
+      document.body.appendChild(dialog);
+      dialog.showModal();
+    });
+  }
+  /**
+   * What an operator typed ("1", "1.5", "1,50"), written with the payment's decimals for the
+   * confirmation; the API reads it the same way. Anything else is shown as typed (the API refuses it).
+   */
+  function typedAmount(typed, like) {
+    var decimals = (String(like).split('.')[1] || '').length;
+    var m = /^\s*(\d+)(?:[.,](\d*))?\s*$/.exec(typed);
+    if (!m || (m[2] || '').length > decimals) return typed.trim();
+    return String(Number(m[1])) + (decimals ? '.' + (m[2] || '').padEnd(decimals, '0') : '');
+  }
+  function paymentName(p) { return 'order ' + p.order_number + ' (payment ' + p.payment_id + ')'; }
   function heading(text) {
     var h = el('h1', { text: text, tabindex: '-1' });
     return h;
@@ -115,7 +147,19 @@ export function portalClient(hosted) {
       el('thead', null, el('tr', null, columns.map(function (c) { return el('th', { scope: 'col', text: c }); }))),
       el('tbody', null, rows.length ? rows : [el('tr', null, el('td', { colspan: String(columns.length), text: 'Nothing to show.' }))])));
   }
-  function when(iso) { return iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : ''; }
+  // Times in the operator's own time zone (the browser's), written alike everywhere; UTC on hover.
+  var CLOCK = new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+  function utc(iso) { return iso ? iso.replace('T', ' ').slice(0, 19) + ' UTC' : ''; }
+  function when(iso) {
+    if (!iso) return '';
+    var part = {};
+    CLOCK.formatToParts(new Date(iso)).forEach(function (x) { part[x.type] = x.value; });
+    return part.year + '-' + part.month + '-' + part.day + ' ' + part.hour + ':' + part.minute + ':' + part.second + ' ' + part.timeZoneName;
+  }
+  function timeCell(iso, cls) {
+    return el('td', { class: cls || 'time' }, iso ? el('time', { datetime: iso, title: utc(iso), text: when(iso) }) : null);
+  }
+  function merchantCell(p) { return p.merchant_name ? el('td', { title: p.merchant_key, text: p.merchant_name }) : cell(p.merchant_key, 'mono'); }
   function paymentLink(id) { return el('a', { href: '#/payments/' + encodeURIComponent(id), class: 'mono', text: id }); }
   function query(params) {
     return Object.keys(params).filter(function (k) { return params[k]; }).map(function (k) { return encodeURIComponent(k) + '=' + encodeURIComponent(params[k]); }).join('&');
@@ -191,10 +235,14 @@ export function portalClient(hosted) {
   }
 
   // Payments
+  var SEARCH_FIELDS = ['order', 'payment_id', 'email', 'last4', 'amount', 'status', 'merchant', 'from', 'to'];
   function paymentsView(params) {
     var inputs = {
       order: el('input', { name: 'order', value: params.order || '' }),
       payment_id: el('input', { name: 'payment_id', value: params.payment_id || '', class: 'mono' }),
+      email: el('input', { name: 'email', type: 'search', value: params.email || '' }),
+      last4: el('input', { name: 'last4', inputmode: 'numeric', maxlength: '4', value: params.last4 || '' }),
+      amount: el('input', { name: 'amount', inputmode: 'decimal', value: params.amount || '' }),
       status: el('select', { name: 'status' }, el('option', { value: '', text: 'Any' }), STATUSES.map(function (s) { return el('option', { value: s, text: s, selected: params.status === s }); })),
       merchant: el('input', { name: 'merchant', value: params.merchant || '' }),
       from: el('input', { name: 'from', type: 'date', value: params.from || '' }),
@@ -203,54 +251,99 @@ export function portalClient(hosted) {
     var form = el('form', { class: 'filters', role: 'search', onsubmit: function (e) {
       e.preventDefault();
       var next = {};
-      Object.keys(inputs).forEach(function (k) { next[k] = inputs[k].value.trim(); });
+      SEARCH_FIELDS.forEach(function (k) { next[k] = inputs[k].value.trim(); });
       location.hash = '#/payments?' + query(next);
     } },
-      field('Order number', inputs.order), field('Payment id', inputs.payment_id), field('Status', inputs.status),
-      field('Merchant key', inputs.merchant), field('From', inputs.from, 'UTC day'), field('To', inputs.to, 'UTC day'),
+      field('Order number', inputs.order, 'or part of it'), field('Payment id', inputs.payment_id, 'or its first characters'),
+      field('Customer e-mail', inputs.email, 'or part of it'), field('Card last four', inputs.last4), field('Amount', inputs.amount, 'e.g. 25 or 25.00'),
+      field('Status', inputs.status), field('Merchant', inputs.merchant, 'name or key'),
+      field('From', inputs.from, 'UTC day'), field('To', inputs.to, 'UTC day'),
       el('div', null, el('button', { type: 'submit', text: 'Search' })));
     var results = el('div', { 'aria-busy': 'true' });
     show('Payments', form, results);
-    api('GET', '/admin/api/payments?' + query(params)).then(function (r) {
+    var search = {};
+    SEARCH_FIELDS.concat(['cursor']).forEach(function (k) { if (params[k]) search[k] = params[k]; });
+    // The cursors of the pages before this one, so "Previous page" can go back ("-" is the first page).
+    var back = params.back ? params.back.split(',') : [];
+    api('GET', '/admin/api/payments?' + query(search)).then(function (r) {
       results.removeAttribute('aria-busy');
+      var pageNo = back.length + 1;
+      results.appendChild(el('p', { class: 'count', id: 'result-count', text: r.payments.length
+        ? 'Page ' + pageNo + ': ' + r.payments.length + (r.payments.length === 1 ? ' payment' : ' payments') + (r.cursor ? ', more on the next page.' : (pageNo > 1 ? ', the last page of this search.' : '.'))
+        : (r.cursor ? 'Page ' + pageNo + ': no match among the payments read so far; the next page reads on.' : 'No payments match this search.') }));
+      var columns = ['Created', 'Payment id', 'Merchant', 'Order', 'Amount', 'Status', 'Reason'];
       var rows = r.payments.map(function (p) {
-        return el('tr', null, cell(when(p.created_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number),
-          cell(p.amount + ' ' + p.currency, 'num'), el('td', null, el('span', { class: 'badge', text: p.status })), cell(p.reason));
+        var cells = [timeCell(p.created_at), el('td', null, paymentLink(p.payment_id)), merchantCell(p), cell(p.order_number),
+          cell(p.amount + ' ' + p.currency, 'num'), el('td', null, el('span', { class: 'badge', text: p.status })), cell(p.reason)];
+        // Each cell names its column, for the stacked layout of a phone.
+        cells.forEach(function (c, i) { c.setAttribute('data-label', columns[i]); });
+        return el('tr', null, cells);
       });
-      results.appendChild(table('Payments, newest first', ['Created', 'Payment id', 'Merchant', 'Order', 'Amount', 'Status', 'Reason'], rows));
-      var pager = el('div', { class: 'pager' });
-      if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'First page', onclick: function () { var p = Object.assign({}, params); delete p.cursor; location.hash = '#/payments?' + query(p); } }));
-      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Next page', onclick: function () { location.hash = '#/payments?' + query(Object.assign({}, params, { cursor: r.cursor })); } }));
+      var list = table('Payments, newest first', columns, rows);
+      list.querySelector('table').className = 'cards';
+      results.appendChild(list);
+      var pager = el('nav', { class: 'pager', 'aria-label': 'Pages' });
+      function go(cursor, stack) {
+        var p = Object.assign({}, search);
+        delete p.cursor;
+        if (cursor) p.cursor = cursor;
+        if (stack.length) p.back = stack.join(',');
+        location.hash = '#/payments?' + query(p);
+      }
+      if (back.length) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Previous page', onclick: function () {
+        var stack = back.slice(0, -1);
+        var prev = back[back.length - 1];
+        go(prev === '-' ? '' : prev, stack);
+      } }));
+      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Next page', onclick: function () {
+        go(r.cursor, back.concat([params.cursor || '-']));
+      } }));
       results.appendChild(pager);
     }).catch(fail);
   }
 
-  function amountInput(label, value) {
-    return field(label, el('input', { inputmode: 'decimal', value: value || '', placeholder: 'full amount' }));
+  function amountInput(label, value, hint) {
+    return field(label, el('input', { inputmode: 'decimal', value: value || '' }), hint);
   }
 
   function actionButtons(p, after) {
     var box = el('div', { class: 'actions' });
-    function run(action, amountField) {
+    function run(action, amountField, question) {
       var amount = amountField ? amountField.querySelector('input').value.trim() : '';
-      say('Working…');
-      Array.prototype.forEach.call(box.querySelectorAll('button'), function (b) { b.disabled = true; });
-      api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, amount ? { amount: amount } : {}).then(function (r) {
-        say(action + ': ' + r.outcome + (r.message ? ' – ' + r.message : '') + ' (status ' + r.status + ')', r.outcome === 'done' ? 'ok' : 'error');
-        after();
-      }).catch(function (e) { fail(e); after(); });
+      if (amountField && !amount) { say('Enter the amount to ' + action + '.', 'error'); amountField.querySelector('input').focus(); return; }
+      var shown = amount ? typedAmount(amount, p.amount) + ' ' + p.currency : p.amount + ' ' + p.currency;
+      var q = question(shown);
+      confirmMoney(q[0], q[1], q[2], q[3]).then(function (yes) {
+        if (!yes) { say(action + ' cancelled: nothing was sent.'); return; }
+        say('Working…');
+        Array.prototype.forEach.call(box.querySelectorAll('button'), function (b) { b.disabled = true; });
+        api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, amount ? { amount: amount } : {}).then(function (r) {
+          say(action + ' ' + shown + ': ' + r.outcome + (r.message ? ' – ' + r.message : '') + ' (status ' + r.status + ')', r.outcome === 'done' ? 'ok' : 'error');
+          after();
+        }).catch(function (e) { fail(e); after(); });
+      });
     }
+    var who = paymentName(p);
     if (p.actions.indexOf('capture') >= 0) {
-      var capAmount = amountInput('Capture amount (' + p.currency + ')', p.amount);
+      var capAmount = amountInput('Capture amount (' + p.currency + ')', p.amount, 'At most ' + p.amount);
       box.appendChild(capAmount);
-      box.appendChild(el('button', { type: 'button', text: 'Capture', onclick: function () { run('capture', capAmount); } }));
+      box.appendChild(el('button', { type: 'button', text: 'Capture', onclick: function () {
+        run('capture', capAmount, function (shown) { return ['Capture ' + shown + '?', ['Capture ' + shown + ' of the ' + p.amount + ' ' + p.currency + ' authorized for ' + who + '.', 'The rest of the authorization, if any, is released.'], 'Capture ' + shown]; });
+      } }));
     }
-    if (p.actions.indexOf('release') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Release', onclick: function () { run('release'); } }));
-    if (p.actions.indexOf('void') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Void', onclick: function () { run('void'); } }));
+    if (p.actions.indexOf('release') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Release', onclick: function () {
+      run('release', null, function (shown) { return ['Release ' + shown + '?', ['Release the whole authorization of ' + shown + ' for ' + who + '.', 'Nothing of it can be captured afterwards.'], 'Release ' + shown, true]; });
+    } }));
+    if (p.actions.indexOf('void') >= 0) box.appendChild(el('button', { type: 'button', class: 'danger', text: 'Void', onclick: function () {
+      var paid = (p.captured_amount || p.amount) + ' ' + p.currency;
+      run('void', null, function () { return ['Void ' + paid + '?', ['Void ' + who + ': the whole ' + paid + ' goes back to the customer.'], 'Void ' + paid, true]; });
+    } }));
     if (p.actions.indexOf('refund') >= 0) {
-      var refAmount = amountInput('Refund amount (' + p.currency + ')', '');
+      var refAmount = amountInput('Refund amount (' + p.currency + ')', p.left_to_refund, 'Left to refund: ' + p.left_to_refund);
       box.appendChild(refAmount);
-      box.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Refund', onclick: function () { run('refund', refAmount); } }));
+      box.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Refund', onclick: function () {
+        run('refund', refAmount, function (shown) { return ['Refund ' + shown + '?', ['Refund ' + shown + ' of ' + who + ' to the customer.', 'Left to refund now: ' + p.left_to_refund + ' ' + p.currency + '.'], 'Refund ' + shown, true]; });
+      } }));
     }
     if (!may(ROUTE.act)) return el('p', { text: 'Your role may look at payments but not act on them.' });
     return p.actions.length ? box : el('p', { text: 'No operator action applies to this payment now.' });
@@ -259,12 +352,23 @@ export function portalClient(hosted) {
   function auditTable(caption, entries, breaks) {
     var brokenAt = {};
     (breaks || []).forEach(function (b) { brokenAt[b.day + '#' + b.break.seq] = b.break; });
-    return table(caption, ['When', 'Who', 'Role', 'What', 'Target', 'Outcome', 'Before', 'After'], entries.map(function (a) {
+    return table(caption, ['When', 'Who', 'Role', 'What', 'Target', 'Outcome', 'Change'], entries.map(function (a) {
       var target = a.targetKind === 'payment' ? paymentLink(a.target) : el('a', { href: '#/merchants/' + encodeURIComponent(a.target.replace(/^merchant:/, '')), class: 'mono', text: a.target });
       var broken = brokenAt[String(a.at).slice(0, 10) + '#' + a.seq];
       return el('tr', broken ? { class: 'broken', 'data-chain': 'broken' } : null, cell(when(a.at) + (broken ? ' — chain broken here (' + broken.problem + ')' : '')), cell(a.actor), cell(a.actorRole), cell(a.action), el('td', null, target), cell(a.outcome + (a.detail ? ': ' + a.detail : '')),
-        cell(a.before ? JSON.stringify(a.before) : '', 'mono'), cell(a.after ? JSON.stringify(a.after) : '', 'mono'));
+        el('td', { class: 'diff' }, changeList(a.before, a.after)));
     }));
+  }
+  /** An entry's change as one line per field that differs: "field: before → after" (— for none). */
+  function changeList(before, after) {
+    var b = before || {};
+    var a = after || {};
+    function shown(v) { return v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v); }
+    var keys = Object.keys(b).concat(Object.keys(a).filter(function (k) { return !(k in b); }));
+    var lines = keys.filter(function (k) { return JSON.stringify(b[k]) !== JSON.stringify(a[k]); }).map(function (k) {
+      return el('li', null, el('span', { class: 'field', text: k + ': ' }), before ? el('del', { text: shown(b[k]) }) : null, before ? ' → ' : null, el('ins', { text: shown(a[k]) }));
+    });
+    return lines.length ? el('ul', null, lines) : (before || after ? 'no change' : '');
   }
 
   function chainAlert(breaks) {
@@ -289,7 +393,7 @@ export function portalClient(hosted) {
     return el('tr', { class: 'history' }, el('td', { colspan: String(CALLBACK_COLUMNS.length) }, el('details', null,
       el('summary', { text: 'Attempt history of callback ' + n + ' (' + plural(c.attempt_count, 'attempt', 'attempts') + ')' }),
       table('Delivery attempts of callback ' + n + kept, ['Time', 'HTTP status', 'Latency (ms)', 'Error', 'URL'], c.attempts.map(function (a) {
-        return el('tr', null, cell(when(a.at), 'time'), cell(a.httpStatus === undefined ? 'no answer' : String(a.httpStatus), 'num'), cell(String(a.latencyMs), 'num'), cell(a.error), cell(a.url, 'mono'));
+        return el('tr', null, timeCell(a.at), cell(a.httpStatus === undefined ? 'no answer' : String(a.httpStatus), 'num'), cell(String(a.latencyMs), 'num'), cell(a.error), cell(a.url, 'mono'));
       })))));
   }
 
@@ -322,7 +426,7 @@ export function portalClient(hosted) {
             : null;
           return [el('tr', null, cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status), el('td', null, el('span', { class: 'badge state-' + c.state, text: c.state })),
             cell(String(c.attempt_count), 'num'), cell(last ? when(last.at) : '', 'time'), cell(last && last.httpStatus !== undefined ? String(last.httpStatus) : (last ? 'no answer' : ''), 'num'),
-            cell(last ? String(last.latencyMs) : '', 'num'), cell(c.last_error || (last && last.error) || ''), cell(when(c.next_attempt_at), 'time'), el('td', null, action)), attemptHistoryRow(c)];
+            cell(last ? String(last.latencyMs) : '', 'num'), cell(c.last_error || (last && last.error) || ''), timeCell(c.next_attempt_at), el('td', null, action)), attemptHistoryRow(c)];
         });
         body.appendChild(table('Callbacks of this payment', CALLBACK_COLUMNS, rows));
         if (focus) title.focus();
@@ -355,7 +459,7 @@ export function portalClient(hosted) {
         body.removeAttribute('aria-busy');
         resendAll.hidden = !may(ROUTE.resendDead) || (!r.callbacks.length && !cursor);
         var rows = r.callbacks.map(function (c) {
-          return el('tr', null, cell(when(c.dead_at), 'time'), el('td', null, paymentLink(c.payment_id)), cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status),
+          return el('tr', null, timeCell(c.dead_at), el('td', null, paymentLink(c.payment_id)), cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status),
             cell(String(c.attempt_count), 'num'), cell(c.last_error));
         });
         body.appendChild(table('Dead callbacks, oldest first', ['Dead since', 'Payment id', 'No.', 'Type', 'Status', 'Attempts', 'Last error'], rows));
@@ -381,8 +485,8 @@ export function portalClient(hosted) {
         ['Captured', p.captured_amount], ['Refunded', p.refunded_amount], ['Void possible until', when(p.voidable_until)]].forEach(function (f) {
         if (f[1]) { facts.appendChild(el('dt', { text: f[0] })); facts.appendChild(el('dd', { text: f[1] })); }
       });
-      var tx = table('Transactions', ['When', 'Type', 'Status', 'Amount (minor units)', 'Transaction id', 'Reason', 'By'], r.transactions.map(function (t) {
-        return el('tr', null, cell(when(t.at)), cell(t.type), cell(t.status), cell(String(t.amountMinor), 'num'), cell(t.transId, 'mono'), cell(t.reason), cell(t.actor));
+      var tx = table('Transactions', ['When', 'Type', 'Status', 'Amount', 'Transaction id', 'Reason', 'By'], r.transactions.map(function (t) {
+        return el('tr', null, timeCell(t.at), cell(t.type), cell(t.status), cell(t.amount + ' ' + p.currency, 'num'), cell(t.transId, 'mono'), cell(t.reason), cell(t.actor));
       }));
       show('Payment ' + p.order_number, facts, el('h2', { text: 'Actions' }), actionButtons(p, function () { paymentView(id); }), tx, callbacksSection(p.payment_id), auditTable('Operator actions', r.audit));
     }).catch(fail);
@@ -395,34 +499,70 @@ export function portalClient(hosted) {
       // A viewer sees the queue; capturing and releasing are the operator role's.
       var acting = may(ROUTE.act) && may(ROUTE.bulk);
       var boxes = [];
+      var amounts = {};
+      var byId = {};
       var rows = r.payments.map(function (p) {
         var box = el('input', { type: 'checkbox', value: p.payment_id, 'aria-label': 'Select ' + p.order_number });
         boxes.push(box);
         var amount = el('input', { inputmode: 'decimal', value: p.amount, 'aria-label': 'Capture amount for ' + p.order_number });
+        amounts[p.payment_id] = amount;
+        byId[p.payment_id] = p;
         function act(action) {
-          say('Working…');
-          api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, action === 'capture' ? { amount: amount.value.trim() } : {}).then(function (res) {
-            queueView();
-            say(p.order_number + ' ' + action + ': ' + res.outcome + (res.message ? ' – ' + res.message : ''), res.outcome === 'done' ? 'ok' : 'error');
-          }).catch(fail);
+          var typed = amount.value.trim();
+          if (action === 'capture' && !typed) { say('Enter the amount to capture for ' + p.order_number + '.', 'error'); amount.focus(); return; }
+          var shown = (action === 'capture' ? typedAmount(typed, p.amount) : p.amount) + ' ' + p.currency;
+          var question = action === 'capture'
+            ? ['Capture ' + shown + '?', ['Capture ' + shown + ' of the ' + p.amount + ' ' + p.currency + ' authorized for ' + paymentName(p) + '.'], 'Capture ' + shown]
+            : ['Release ' + shown + '?', ['Release the whole authorization of ' + shown + ' for ' + paymentName(p) + '.'], 'Release ' + shown, true];
+          confirmMoney(question[0], question[1], question[2], question[3]).then(function (yes) {
+            if (!yes) { say(action + ' cancelled: nothing was sent.'); return; }
+            say('Working…');
+            api('POST', '/admin/api/payments/' + encodeURIComponent(p.payment_id) + '/' + action, action === 'capture' ? { amount: typed } : {}).then(function (res) {
+              queueView();
+              say(p.order_number + ' ' + action + ' ' + shown + ': ' + res.outcome + (res.message ? ' – ' + res.message : ''), res.outcome === 'done' ? 'ok' : 'error');
+            }).catch(fail);
+          });
         }
         if (!acting) {
-          return el('tr', null, cell(when(p.authorization_expires_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number), cell(p.amount + ' ' + p.currency, 'num'));
+          return el('tr', null, timeCell(p.authorization_expires_at), el('td', null, paymentLink(p.payment_id)), merchantCell(p), cell(p.order_number), cell(p.amount + ' ' + p.currency, 'num'));
         }
-        return el('tr', null, el('td', null, box), cell(when(p.authorization_expires_at)), el('td', null, paymentLink(p.payment_id)), cell(p.merchant_key, 'mono'), cell(p.order_number),
+        return el('tr', null, el('td', null, box), timeCell(p.authorization_expires_at), el('td', null, paymentLink(p.payment_id)), merchantCell(p), cell(p.order_number),
           cell(p.amount + ' ' + p.currency, 'num'), el('td', null, el('div', { class: 'actions' }, amount,
             el('button', { type: 'button', text: 'Capture', onclick: function () { act('capture'); } }),
             el('button', { type: 'button', class: 'danger', text: 'Release', onclick: function () { act('release'); } }))));
       });
+      /**
+       * Capture or release the ticked rows: a capture sends each row's own amount box. The dialog
+       * lists every payment and amount first; the result names each payment that was not done, and why.
+       */
       function bulk(action) {
         var ids = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
         if (!ids.length) { say('Select at least one payment.', 'error'); return; }
-        say('Working on ' + ids.length + ' payments…');
-        api('POST', '/admin/api/capture-queue/bulk', { action: action, payment_ids: ids }).then(function (res) {
-          var done = res.results.filter(function (x) { return x.outcome === 'done'; }).length;
-          queueView();
-          say(action + ': ' + done + ' of ' + res.results.length + ' done', done === res.results.length ? 'ok' : 'error');
-        }).catch(fail);
+        var sent = {};
+        var empty = ids.filter(function (id) { return !amounts[id].value.trim(); });
+        if (action === 'capture' && empty.length) { say('Enter the amount to capture for ' + byId[empty[0]].order_number + '.', 'error'); amounts[empty[0]].focus(); return; }
+        var lines = ids.map(function (id) {
+          var p = byId[id];
+          if (action === 'release') return p.order_number + ': release ' + p.amount + ' ' + p.currency + ' (payment ' + id + ')';
+          sent[id] = amounts[id].value.trim();
+          var shown = typedAmount(sent[id], p.amount);
+          return p.order_number + ': capture ' + shown + ' ' + p.currency + (shown === p.amount ? '' : ' of ' + p.amount) + ' (payment ' + id + ')';
+        });
+        var verb = action === 'capture' ? 'Capture' : 'Release';
+        var title = verb + ' ' + ids.length + (ids.length === 1 ? ' payment?' : ' payments?');
+        confirmMoney(title, lines, verb + ' ' + ids.length, action === 'release').then(function (yes) {
+          if (!yes) { say(action + ' cancelled: nothing was sent.'); return; }
+          say('Working on ' + ids.length + ' payments…');
+          api('POST', '/admin/api/capture-queue/bulk', action === 'capture' ? { action: action, payment_ids: ids, amounts: sent } : { action: action, payment_ids: ids }).then(function (res) {
+            var notDone = res.results.filter(function (x) { return x.outcome !== 'done'; });
+            queueView();
+            var summary = (action === 'capture' ? 'Captured ' : 'Released ') + (res.results.length - notDone.length) + ' of ' + res.results.length + '.';
+            say(notDone.length ? summary + ' Not done:' : summary, notDone.length ? 'error' : 'ok', notDone.map(function (x) {
+              var p = byId[x.payment_id];
+              return (p ? p.order_number + ' (payment ' + x.payment_id + ')' : 'payment ' + x.payment_id) + ': ' + x.outcome + (x.message ? ' – ' + x.message : '');
+            }));
+          }).catch(fail);
+        });
       }
       var selectAll = el('input', { type: 'checkbox', id: 'select-all', onchange: function () { boxes.forEach(function (b) { b.checked = selectAll.checked; }); } });
       var bulkBar = el('div', { class: 'actions' }, el('label', { for: 'select-all' }, selectAll, ' Select all'),
@@ -507,12 +647,23 @@ export function portalClient(hosted) {
 
   // Audit
   function auditView(params) {
-    show('Audit log');
-    api('GET', '/admin/api/audit?' + query(params)).then(function (r) {
+    var inputs = {
+      actor: el('input', { name: 'actor', value: params.actor || '' }),
+      action: el('input', { name: 'action', value: params.action || '' }),
+      target: el('input', { name: 'target', value: params.target || '', class: 'mono' })
+    };
+    var form = el('form', { class: 'filters', role: 'search', onsubmit: function (e) {
+      e.preventDefault();
+      location.hash = '#/audit?' + query({ actor: inputs.actor.value.trim(), action: inputs.action.value.trim(), target: inputs.target.value.trim() });
+    } }, field('Who', inputs.actor, 'user name or cli:login, or part of it'), field('Action', inputs.action, 'e.g. payment.refund or merchant.'),
+      field('Target', inputs.target, 'payment id or merchant:<key>'), el('div', null, el('button', { type: 'submit', text: 'Filter' })));
+    show('Audit log', form);
+    var filters = { actor: params.actor, action: params.action, target: params.target };
+    api('GET', '/admin/api/audit?' + query(Object.assign({}, filters, { cursor: params.cursor }))).then(function (r) {
       var pager = el('div', { class: 'pager' });
-      if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Newest', onclick: function () { location.hash = '#/audit'; } }));
-      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Older entries', onclick: function () { location.hash = '#/audit?' + query({ cursor: r.cursor }); } }));
-      show('Audit log', el('p', { text: 'Every operator action, newest first. Entries cannot be changed or removed; each day\'s entries form a hash chain that shows any change.' }), chainAlert(r.breaks), auditTable('Operator actions', r.entries, r.breaks), pager);
+      if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Newest', onclick: function () { location.hash = '#/audit?' + query(filters); } }));
+      if (r.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Older entries', onclick: function () { location.hash = '#/audit?' + query(Object.assign({}, filters, { cursor: r.cursor })); } }));
+      show('Audit log', el('p', { text: 'Every operator action, newest first. Entries cannot be changed or removed; each day\'s entries form a hash chain that shows any change.' }), form, chainAlert(r.breaks), auditTable('Operator actions', r.entries, r.breaks), pager);
     }).catch(fail);
   }
 

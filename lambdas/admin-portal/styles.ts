@@ -56,5 +56,18 @@ details td{white-space:nowrap}details td.mono{word-break:normal}
 section>.hint{margin:0 0 .5rem}
 .alert{border:2px solid #b00020;border-radius:.375rem;padding:.75rem;color:#b00020;background:#fff5f5}
 tr.broken>td{background:#fff0f0;color:#8a0018}
+dialog.confirm{max-width:min(36rem,calc(100vw - 2rem));border:1px solid var(--line);border-radius:.375rem;padding:1rem 1.25rem;color:var(--fg)}
+dialog.confirm::backdrop{background:rgba(0,0,0,.45)}
+dialog.confirm h2{margin-top:0}dialog.confirm ul{padding-left:1.2rem}
+.status ul{margin:.25rem 0 0;padding-left:1.2rem;font-weight:400}
+td.diff ul{margin:0;padding-left:1rem}td.diff del{color:var(--danger)}td.diff ins{color:var(--ok);text-decoration:none;font-weight:600}td.diff .field{font-family:ui-monospace,monospace;font-size:.85rem}
+p.count{margin:.5rem 0 0;color:var(--muted)}
+time[title]{text-decoration:underline dotted;text-underline-offset:2px}
+@media (max-width:40rem){table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)}
+table.cards,table.cards caption,table.cards tbody,table.cards tr,table.cards td{display:block;width:100%}
+table.cards tr{border-bottom:2px solid var(--line);padding:.25rem 0}
+table.cards td{display:flex;gap:.75rem;justify-content:space-between;border:0;text-align:right;padding:.2rem .5rem}
+table.cards td::before{content:attr(data-label);font-weight:600;text-align:left;flex:none}
+table.cards td.mono,table.cards td a.mono{word-break:break-all}}
 @media (max-width:40rem){th,td{padding:.3rem}.who{margin-left:0}dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dd{margin-bottom:.35rem}}
 `;

@@ -5,7 +5,10 @@ import type { Merchant } from '../ports/merchants';
 import { clientScript, navigateScript } from './script';
 import { safePrimary, styles } from './styles';
 import { esc, jsonForScript } from './html';
+import { brandMarks } from './brand-marks';
 import { en, type Texts } from './texts/en';
+
+export type { Texts };
 
 export interface RenderContext {
   readonly nonce: string;
@@ -29,10 +32,15 @@ export function displayAmount(amountMinor: number, currency: string, locale = 'e
   }
 }
 
+/** A card's expiry month as the language writes it ("01/38", "01.38"), from Intl. */
+export function monthOfYear(month: number, year: number, locale: string): string {
+  return new Intl.DateTimeFormat(locale, { month: '2-digit', year: '2-digit', timeZone: 'UTC' }).format(Date.UTC(year, month - 1, 1));
+}
+
 export function layout(ctx: RenderContext, merchant: Merchant | undefined, title: string, body: string, script = ''): string {
   const t = ctx.texts ?? en;
   return `<!doctype html>
-<html lang="${t.lang}">
+<html lang="${t.lang}" dir="${t.dir}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
@@ -54,7 +62,9 @@ ${script ? `<script nonce="${ctx.nonce}">${script}</script>` : ''}
 }
 
 function merchantHeader(merchant: Merchant, headingId = 'title'): string {
-  const logo = merchant.branding?.logoUrl ? `<img src="${esc(merchant.branding.logoUrl)}" alt="${esc(merchant.name)}">` : '';
+  // The name is the heading right beside it: the logo adds nothing for a screen reader, and a logo
+  // that fails to load shows nothing rather than its alt text above the same name.
+  const logo = merchant.branding?.logoUrl ? `<img src="${esc(merchant.branding.logoUrl)}" alt="">` : '';
   return `${logo}<h1 id="${headingId}">${esc(merchant.name)}</h1>`;
 }
 
@@ -83,8 +93,10 @@ function targetAttr(target: string | undefined): string {
 export function renderForm(view: Extract<LinkView, { kind: 'form' }>, ctx: RenderContext): string {
   const t = ctx.texts ?? en;
   const { payment, merchant } = view;
-  const amount = displayAmount(payment.order.amountMinor, payment.order.currency);
+  const amount = displayAmount(payment.order.amountMinor, payment.order.currency, t.lang);
   const problems = view.problems ?? {};
+  // Card digits read left to right in every language (a right-to-left page keeps them so).
+  const ltr = t.dir === 'rtl' ? ' dir="ltr"' : '';
   const msg = (key: string) => (problems[key as keyof typeof problems] ? t.errors[key] : undefined);
   const hasProblems = Object.keys(problems).length > 0;
   const firstProblem = ['number', 'expiry', 'cvv', 'holder', 'email', 'country'].find((k) => k in problems);
@@ -100,7 +112,7 @@ export function renderForm(view: Extract<LinkView, { kind: 'form' }>, ctx: Rende
   const savedCards = saved.length
     ? `<fieldset><legend>${esc(t.savedCardsLegend)}</legend>
 ${saved
-  .map((c, i) => `<label class="choice"><input type="radio" name="saved_card" value="${esc(c.token)}"${i === 0 ? ' checked' : ''}> ${esc(t.savedCardOption(c.brand.toUpperCase(), c.last4, `${String(c.expMonth).padStart(2, '0')}/${String(c.expYear).slice(-2)}`))}</label>`)
+  .map((c, i) => `<label class="choice"><input type="radio" name="saved_card" value="${esc(c.token)}"${i === 0 ? ' checked' : ''}> ${esc(t.savedCardOption(c.brand.toUpperCase(), c.last4, monthOfYear(c.expMonth, c.expYear, t.lang)))}</label>`)
   .join('\n')}
 <label class="choice"><input type="radio" name="saved_card" value="new"> ${esc(t.newCardOption)}</label>
 <p class="error" id="saved_card-error" aria-live="polite">${esc(msg('savedCard') ?? '')}</p>
@@ -111,7 +123,7 @@ ${saved
 <label for="country">${esc(t.country)}</label>
 <select id="country" name="country" autocomplete="country" required aria-describedby="country-error" aria-invalid="${msg('country') ? 'true' : 'false'}"${firstProblem === 'country' ? ' data-autofocus' : ''}>
 <option value="">${esc(t.countryPlaceholder)}</option>
-${countryList().map(([code, name]) => `<option value="${code}"${view.values?.country === code ? ' selected' : ''}>${esc(name)}</option>`).join('')}
+${countryList(t.lang).map(([code, name]) => `<option value="${code}"${view.values?.country === code ? ' selected' : ''}>${esc(name)}</option>`).join('')}
 </select>
 <p class="error" id="country-error" aria-live="polite">${esc(msg('country') ?? '')}</p>
 </div>`
@@ -137,11 +149,12 @@ ${alert}
 ${methods}
 ${savedCards}
 <fieldset id="card-fields"${payment.checkout.savedCards?.length ? ' data-saved="1"' : ''}><legend>${esc(t.cardLegend)}</legend>
-${field({ name: 'card_number', label: t.cardNumber, hint: t.cardNumberHint, error: msg('number'), attrs: 'type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" spellcheck="false"', autofocus: firstProblem === 'number' })}
+${brandMarks(esc(t.acceptedCards))}
+${field({ name: 'card_number', label: t.cardNumber, hint: t.cardNumberHint, error: msg('number'), attrs: `type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" spellcheck="false"${ltr}`, autofocus: firstProblem === 'number' })}
 <p class="brand" id="card-brand" aria-live="polite"></p>
 <div class="row">
-${field({ name: 'card_expiry', label: t.expiry, hint: t.expiryHint, error: msg('expiry'), value: view.values?.expiry, attrs: 'type="text" inputmode="numeric" autocomplete="cc-exp" required maxlength="7" placeholder="MM/YY"', autofocus: firstProblem === 'expiry' })}
-${field({ name: 'card_cvv', label: t.cvv, hint: t.cvvHint, error: msg('cvv'), attrs: 'type="password" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"', autofocus: firstProblem === 'cvv' })}
+${field({ name: 'card_expiry', label: t.expiry, hint: t.expiryHint, error: msg('expiry'), value: view.values?.expiry, attrs: `type="text" inputmode="numeric" autocomplete="cc-exp" required maxlength="7"${ltr}`, autofocus: firstProblem === 'expiry' })}
+${field({ name: 'card_cvv', label: t.cvv, hint: t.cvvHint, error: msg('cvv'), attrs: `type="password" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"${ltr}`, autofocus: firstProblem === 'cvv' })}
 </div>
 ${field({ name: 'card_holder', label: t.holder, hint: t.holderHint, error: msg('holder'), value: view.values?.holder, attrs: 'type="text" autocomplete="cc-name" required maxlength="32"', autofocus: firstProblem === 'holder' })}
 </fieldset>
@@ -171,7 +184,7 @@ export function renderState(view: Exclude<LinkView, { kind: 'form' }>, ctx: Rend
     : ctx.closeUrl
       ? `<a class="button secondary" href="${esc(ctx.closeUrl)}"${targetAttr('payment' in view ? view.payment.checkout.urlTarget : undefined)}>${esc(t.backToShop)}</a>`
       : '';
-  const amount = 'payment' in view ? `<p class="muted">${esc(view.payment.order.description)}: ${esc(displayAmount(view.payment.order.amountMinor, view.payment.order.currency))}</p>` : '';
+  const amount = 'payment' in view ? `<p class="muted">${esc(view.payment.order.description)}: ${esc(displayAmount(view.payment.order.amountMinor, view.payment.order.currency, t.lang))}</p>` : '';
   const body = `<header>${merchant ? merchantHeader(merchant, 'merchant') : ''}</header>
 <h1 id="title" tabindex="-1" data-state="${view.kind}">${esc(title)}</h1>
 ${amount}
@@ -180,13 +193,28 @@ ${link}`;
   return layout(ctx, merchant, title, body);
 }
 
-/** Sends the customer on in another browsing context (url_target); a button if scripts are off. */
+/**
+ * Sends the customer on in another browsing context (url_target); a button if scripts are off.
+ * After a payment the page says so first: with `_blank` the shop opens in a new window and this
+ * page stays behind, so it must not read as if nothing had happened.
+ */
 export function renderNavigation(nav: Navigation, ctx: RenderContext): string {
   const t = ctx.texts ?? en;
   const target = nav.target ?? '_self';
+  const paid = nav.why === 'success' && nav.payment && nav.merchant;
+  const continueLink = `<a class="button" id="continue" href="${esc(nav.url)}"${targetAttr(target)}>${esc(t.continueButton)}</a>`;
+  if (paid) {
+    const amount = displayAmount(nav.payment!.order.amountMinor, nav.payment!.order.currency, t.lang);
+    const body = `<header>${merchantHeader(nav.merchant!, 'merchant')}</header>
+<h1 id="title" class="done" data-state="success">${esc(t.successTitle)}</h1>
+<p>${esc(t.successBody(nav.merchant!.name, amount))}</p>
+<p>${esc(target === '_blank' ? t.successNewWindow : t.leavingBody)}</p>
+${continueLink}`;
+    return layout(ctx, nav.merchant, t.successTitle, body, navigateScript(nav.url, target));
+  }
   const body = `<h1 id="title">${esc(t.leavingTitle)}</h1>
 <p>${esc(t.leavingBody)}</p>
-<a class="button" id="continue" href="${esc(nav.url)}"${targetAttr(target)}>${esc(t.continueButton)}</a>`;
+${continueLink}`;
   return layout(ctx, undefined, t.leavingTitle, body, navigateScript(nav.url, target));
 }
 

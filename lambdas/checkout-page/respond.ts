@@ -5,6 +5,7 @@ import { returnUrl, type CheckoutResult } from '../use-cases/checkout';
 import type { LinkPayment, Payment } from '../domain/payment';
 import { renderForm, renderNavigation, renderState, type RenderContext } from './render';
 import { contentSecurityPolicy, htmlResponse, newNonce } from './headers';
+import { pageTexts } from './texts';
 
 export { contentSecurityPolicy, htmlResponse, newNonce };
 
@@ -20,9 +21,11 @@ async function closeUrlOf(secrets: MerchantSecrets, payment: LinkPayment, mercha
 /** Turns what the checkout use case decided into the HTTP answer. */
 export async function respond(
   result: CheckoutResult,
-  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean },
+  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean; acceptLanguage?: string },
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const nonce = newNonce();
+  // The session's language, else the browser's, else English (texts/index.ts).
+  const texts = pageTexts('payment' in result ? result.payment?.checkout.language : undefined, ctx.acceptLanguage);
   if (result.kind === 'navigate') {
     const target = result.target ?? '_self';
     if (target === '_self' || result.why === 'action') {
@@ -30,15 +33,17 @@ export async function respond(
     }
     // The page may be inside the merchant's frame (url_target _top or _parent): its framing rules apply.
     const framed = Boolean(result.merchant?.frameAncestors?.length);
-    return htmlResponse(200, renderNavigation(result, { nonce }), contentSecurityPolicy(nonce, undefined, result.merchant), framed);
+    return htmlResponse(200, renderNavigation(result, { nonce, texts }), contentSecurityPolicy(nonce, undefined, result.merchant), framed);
   }
   const payment = 'payment' in result ? result.payment : undefined;
   const merchant = 'merchant' in result ? result.merchant : undefined;
   const render: RenderContext = {
     nonce,
+    texts,
     action: ctx.action,
     sandbox: ctx.sandbox,
-    closeUrl: payment && merchant && result.kind !== 'paid' ? await closeUrlOf(ctx.secrets, payment, merchant) : undefined,
+    // A paid link leads back to the shop's success page (with the return parameters when they are on).
+    closeUrl: payment && merchant ? (result.kind === 'paid' ? await returnUrl({ secrets: ctx.secrets }, payment, merchant, payment.checkout.successUrl) : await closeUrlOf(ctx.secrets, payment, merchant)) : undefined,
   };
   const html = result.kind === 'form' ? renderForm(result, render) : renderState(result, render);
   const status = result.kind === 'form' && result.problems ? 400 : (STATUS_OF[result.kind] ?? 200);

@@ -6,8 +6,8 @@ import { EMAIL_PATTERN } from '../domain/contact';
  * The page's only script (inlined with the CSP nonce). It validates live with the same rules and
  * messages as the server, which stays authoritative, and collects the browser data 3-D Secure 2
  * needs. The page works without it. A field marked invalid is checked again as it is corrected, so
- * its message goes away while typing and not on the blur of a click on Pay (that layout shift would
- * make the click miss the button).
+ * its message goes away while typing; a field left by a press on Pay is checked by the submit, not
+ * its blur, and every message has its line reserved (styles.ts), so nothing moves under the pointer.
  */
 export const clientScript = () => `(function(){
 "use strict";
@@ -37,12 +37,22 @@ var rules={
 };
 function usingSavedCard(){var r=form.querySelector('input[name=saved_card]:checked');return r&&r.value!=='new'}
 function check(name){var el=form.elements[name];if(!el||!rules[name])return '';if(name.indexOf('card_')===0&&usingSavedCard()){show(el,'');return ''}var msg=rules[name](el.value);show(el,msg);return msg}
-function show(el,msg){var err=$(el.id+'-error');el.setAttribute('aria-invalid',msg?'true':'false');if(err)err.textContent=msg}
+function show(el,msg){var err=$(el.id+'-error');el.setAttribute('aria-invalid',msg?'true':'false');if(err)err.textContent=msg;if(el===number)brandLine()}
 var number=form.elements.card_number;
-if(number){number.addEventListener('input',function(){var d=digits(number.value).slice(0,19);var out=d.replace(/(\\d{4})(?=\\d)/g,'$1 ');if(out!==number.value)number.value=out;var b=brandOf(d);$('card-brand').textContent=b&&d.length>=4?texts.brand.replace('%s',b.toUpperCase()):''})}
+// Amex 4-6-5 and Diners 4-6-4, as printed on the card; every other brand in fours.
+function grouped(d,b){var g=b==='amex'?[4,6,5]:b==='diners'?[4,6,4]:0;if(!g)return d.replace(/(\\d{4})(?=\\d)/g,'$1 ');var out=[],i=0;for(var k=0;k<g.length&&i<d.length;k++){out.push(d.slice(i,i+g[k]));i+=g[k]}if(i<d.length)out.push(d.slice(i));return out.join(' ')}
+// The brand's mark is lit as the number is typed; its name is not announced beside an error about the number.
+function brandLine(){var d=digits(number.value),b=d.length>=2?brandOf(d):'',m=$('brand-marks');if(m){if(b)m.setAttribute('data-brand',b);else m.removeAttribute('data-brand');Array.prototype.forEach.call(m.children,function(li){if(li.getAttribute('data-mark')===b)li.setAttribute('data-on','');else li.removeAttribute('data-on')})}$('card-brand').textContent=b&&d.length>=4&&number.getAttribute('aria-invalid')!=='true'?texts.brand.replace('%s',b.toUpperCase()):''}
+if(number){number.addEventListener('input',function(){var d=digits(number.value).slice(0,19);var out=grouped(d,brandOf(d));if(out!==number.value)number.value=out;brandLine()})}
 var exp=form.elements.card_expiry;
-if(exp){exp.addEventListener('input',function(e){var d=exp.value.replace(/\\D/g,'').slice(0,4);if(e.inputType!=='deleteContentBackward'&&d.length>=2)exp.value=d.slice(0,2)+'/'+d.slice(2);})}
-Object.keys(rules).forEach(function(name){var el=form.elements[name];if(el){el.addEventListener('blur',function(){if(el.value)check(name)});el.addEventListener('change',function(){check(name)});el.addEventListener('input',function(){if(el.getAttribute('aria-invalid')==='true')check(name)})}});
+// MM/YY and MM/YYYY, typed or pasted, with or without the slash: a slash the customer typed is kept
+// where it is (1/38 stays 1/38), digits alone get one after the month (012038 -> 01/2038, 4 -> 04/).
+if(exp){exp.addEventListener('input',function(e){if(e.inputType&&e.inputType.indexOf('delete')===0)return;var v=exp.value,s=v.indexOf('/'),out;if(s>=0){out=v.slice(0,s).replace(/\\D/g,'').slice(0,2)+'/'+v.slice(s+1).replace(/\\D/g,'').slice(0,4)}else{var d=v.replace(/\\D/g,'').slice(0,6);out=d.length===1&&d>'1'?'0'+d+'/':d.length>=2?d.slice(0,2)+'/'+d.slice(2):d}if(out!==v)exp.value=out})}
+// A press on Pay blurs the field being left before the click lands: its check waits for the submit,
+// so no message appears above the button while the pointer is on it.
+var pressing=false,pay=$('pay-button');
+if(pay){pay.addEventListener('pointerdown',function(){pressing=true;setTimeout(function(){pressing=false},1000)})}
+Object.keys(rules).forEach(function(name){var el=form.elements[name];if(el){el.addEventListener('blur',function(e){if(el.value&&!pressing&&e.relatedTarget!==pay)check(name)});el.addEventListener('change',function(){if(!pressing)check(name)});el.addEventListener('input',function(){if(el.getAttribute('aria-invalid')==='true')check(name)})}});
 form.addEventListener('submit',function(e){
  var first=null,bad=0;
  Object.keys(rules).forEach(function(name){if(form.elements[name]&&check(name)){bad++;if(!first)first=form.elements[name]}});

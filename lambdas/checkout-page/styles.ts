@@ -1,3 +1,5 @@
+import { MIN_BUTTON_CONTRAST, contrastWithWhite } from '../domain/branding';
+
 /** The page's only stylesheet, inlined with the CSP nonce. Colours meet WCAG AA contrast. */
 export const styles = (primary: string) => `
 :root{--primary:${primary};--text:#1a1a1a;--muted:#4a4a4a;--error:#b00020;--border:#767676;--bg:#f4f5f7}
@@ -16,14 +18,16 @@ label{display:block;font-weight:500;margin:.75rem 0 .25rem}
 .hint{display:block;font-size:.875rem;color:var(--muted)}
 input,select{width:100%;font:inherit;padding:.625rem .75rem;border:1px solid var(--border);border-radius:.375rem;background:#fff;color:var(--text)}
 input:focus,select:focus,button:focus,a:focus{outline:3px solid var(--primary);outline-offset:2px}
-input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--error);border-width:2px}
+input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--error);box-shadow:inset 0 0 0 1px var(--error)}
 .row{display:flex;gap:.75rem}
 .row>div{flex:1;min-width:0}
-.error{color:var(--error);font-size:.875rem;margin:.25rem 0 0;min-height:0}
-.error:empty{display:none}
+.error{color:var(--error);font-size:.875rem;line-height:1.25rem;margin:.125rem 0 0;min-height:1.25rem}
 .alert{border:2px solid var(--error);border-radius:.375rem;padding:.75rem;margin-bottom:1rem;color:var(--error);background:#fff5f5}
 .alert:focus{outline:3px solid var(--error)}
 .brand{font-size:.875rem;color:var(--muted);min-height:1.3em;margin:.25rem 0 0}
+.marks{display:flex;flex-wrap:wrap;gap:.375rem;list-style:none;margin:0 0 .25rem;padding:0}
+.marks svg{display:block;width:2.25rem;height:1.5rem}
+.marks[data-brand] li{opacity:.3}.marks li[data-on]{opacity:1}
 .choice{display:flex;align-items:center;gap:.5rem;margin:.5rem 0;font-weight:400}
 .choice input{width:auto}
 button,.button{display:block;width:100%;font:inherit;font-weight:600;padding:.75rem 1rem;border:0;border-radius:.375rem;background:var(--primary);color:#fff;cursor:pointer;text-align:center;text-decoration:none;margin-top:1rem}
@@ -31,18 +35,17 @@ button[disabled]{opacity:.7;cursor:progress}
 .secondary{background:transparent;color:var(--primary);border:1px solid var(--primary)}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 footer{margin-top:1rem;font-size:.875rem;color:var(--muted);text-align:center}
+.done{font-size:1.25rem;font-weight:600;color:#0a6b2d}
 .sandbox{background:#fff8e1;border:1px solid #8a6d00;color:#5c4800;border-radius:.375rem;padding:.5rem .75rem;font-size:.875rem;margin-bottom:1rem}
 @media (max-width:360px){main{padding:.5rem}.panel{padding:.875rem}.row{flex-direction:column;gap:0}.amount{font-size:1.5rem}}
 `;
 
-/** A merchant colour is used only when it keeps white button text readable (contrast >= 4.5). */
+/**
+ * A merchant colour is used only when it keeps white button text readable. Settings refuse a
+ * lighter one when it is set; one stored before that rule still falls back here.
+ */
 export function safePrimary(color: string | undefined): string {
   const fallback = '#0b5cad';
   if (!color || !/^#[0-9a-fA-F]{6}$/.test(color)) return fallback;
-  const channel = (i: number) => {
-    const c = parseInt(color.slice(1 + i * 2, 3 + i * 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
-  return 1.05 / (luminance + 0.05) >= 4.5 ? color : fallback;
+  return contrastWithWhite(color) >= MIN_BUTTON_CONTRAST ? color : fallback;
 }

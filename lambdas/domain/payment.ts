@@ -56,6 +56,24 @@ export interface Customer {
  * card form; the session's e-mail, else the one typed on the page. A blank value is no value (as a
  * blank `customer.name` or `customer.email` in a session request is), and no key is left undefined.
  */
+/**
+ * What the session gave of the customer (its `given` flags): the details typed on the page in an
+ * earlier attempt are not the session's, so the next attempt may replace them.
+ */
+export function sessionCustomer(payment: Pick<LinkPayment, 'customer' | 'checkout'>): Customer {
+  const given = payment.checkout.given;
+  const customer = payment.customer ?? {};
+  if (!given) return customer;
+  return { ...(given.name && customer.name ? { name: customer.name } : {}), ...(given.email && customer.email ? { email: customer.email } : {}) };
+}
+
+/** The session's billing address without a country the page asked for. */
+export function sessionBillingAddress(payment: Pick<LinkPayment, 'billingAddress' | 'checkout'>): BillingAddress | undefined {
+  const given = payment.checkout.given;
+  if (!given) return payment.billingAddress ?? payment.checkout.billingAddress;
+  return given.country ? payment.checkout.billingAddress : payment.checkout.billingAddress && { ...payment.checkout.billingAddress, country: undefined };
+}
+
 export function customerAfterPay(customer: Customer, typed: { readonly holder?: string; readonly email?: string }): Customer {
   const name = customer.name?.trim() || typed.holder?.trim() || undefined;
   const email = customer.email?.trim() || typed.email?.trim() || undefined;
@@ -247,6 +265,13 @@ export interface Checkout {
   readonly expiryUrl?: string;
   readonly errorUrl?: string;
   readonly urlTarget?: string;
+  /**
+   * Which customer details the session itself gave: the others are the page's to ask, and stay
+   * editable on every attempt (what was typed before is filled in again). Absent on older links.
+   */
+  readonly given?: { readonly name: boolean; readonly email: boolean; readonly country: boolean };
+  /** ISO 639-1 code of the page's language, as the session gave it (lower case). */
+  readonly language?: string;
   readonly reqToken: boolean;
   /** What the page shows of the saved cards (checked at session creation). */
   readonly savedCards?: readonly SavedCard[];

@@ -3,13 +3,20 @@ import { RULE } from '../domain/validation';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
 import { bulkAction } from '../use-cases/admin';
 
-/** POST /admin/api/capture-queue/bulk with {"action": "capture"|"release", "payment_ids": [...]} */
+/**
+ * POST /admin/api/capture-queue/bulk with {"action": "capture"|"release", "payment_ids": [...],
+ * "amounts"?: {"<payment id>": "1.00"}}: a capture takes each payment's amount from `amounts`.
+ */
 export const handler = operatorEndpoint(
   async ({ deps, actor, body }) => {
     const action = body.action;
     if (action !== 'capture' && action !== 'release') throw invalidRequest([{ path: 'action', message: RULE.choice }]);
     const ids = Array.isArray(body.payment_ids) ? body.payment_ids.filter((i): i is string => typeof i === 'string') : [];
-    return { results: await bulkAction(deps, actor, action, ids) };
+    const amounts = body.amounts ?? {};
+    if (typeof amounts !== 'object' || Array.isArray(amounts) || amounts === null || Object.values(amounts).some((a) => typeof a !== 'string')) {
+      throw invalidRequest([{ path: 'amounts', message: 'Give an object of payment id to amount, e.g. {"<payment id>": "1.00"}.' }]);
+    }
+    return { results: await bulkAction(deps, actor, action, ids, amounts as Record<string, string>) };
   },
   { body: true },
 );

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import middy from '@middy/core';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { requestObservability } from '../middleware/observability';
 import { deps } from '../container';
 import { acceptNotification } from '../adapters/s2s-card/notifications';
 import { formFields } from '../middleware/page-chain';
@@ -30,7 +30,7 @@ export const handler: LambdaHandler = middy<APIGatewayProxyEventV2, APIGatewayPr
   }
   return text(200, 'OK');
 })
-  .use(injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }))
+  .use(requestObservability())
   .use({
     onError: async (request) => {
       logger.error('s2s-card callback failed', { errorName: (request.error as Error | undefined)?.name });

@@ -4,6 +4,7 @@ import { requestObservability } from './observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { logger } from '../observability/logger';
 import { renderError } from '../checkout-page/render';
+import { pageTexts } from '../checkout-page/texts';
 import { contentSecurityPolicy, htmlResponse, newNonce } from '../checkout-page/headers';
 import type { LambdaHandler } from './merchant-endpoint';
 
@@ -36,7 +37,7 @@ export function pageChain(core: (event: APIGatewayProxyEventV2) => Promise<APIGa
       onError: async (request) => {
         logger.error('page failed', { errorName: (request.error as Error | undefined)?.name, error: request.error as Error });
         const nonce = newNonce();
-        request.response = htmlResponse(500, renderError({ nonce }), contentSecurityPolicy(nonce), false);
+        request.response = htmlResponse(500, renderError({ nonce, texts: pageTexts(undefined, request.event?.headers?.['accept-language']) }), contentSecurityPolicy(nonce), false);
       },
     }) as unknown as LambdaHandler;
 }

@@ -1,6 +1,6 @@
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
-import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
-import { formatMinor, parseAmount } from '../domain/money';
+import { ApiError, ERRORS, invalidRequest, type FieldError } from '../domain/errors';
+import { currencyExponent, formatMinor, parseAmount } from '../domain/money';
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../domain/payment';
 import { refusalOf } from '../domain/state-machine';
 import { voidBlockedReason } from '../domain/void-window';
@@ -64,6 +64,7 @@ export function paymentSummary(p: Payment, now: Date) {
     authorization_expires_at: p.authorizationExpiresAt,
     captured_amount: p.capturedMinor !== undefined ? formatMinor(p.capturedMinor, p.order.currency) : undefined,
     refunded_amount: p.refundedMinor ? formatMinor(p.refundedMinor, p.order.currency) : undefined,
+    left_to_refund: p.status === 'settled' ? formatMinor(leftToRefundMinor(p), p.order.currency) : undefined,
     voidable_until: p.voidableUntil,
     capturing: p.operation?.kind === 'capture' ? { by: p.operation.actor, since: p.operation.startedAt } : undefined,
     actions: allowedActions(p, now),
@@ -71,10 +72,19 @@ export function paymentSummary(p: Payment, now: Date) {
 }
 
 export interface PaymentSearch {
+  /** A whole payment id (read directly), or its first characters (at least 4). */
   readonly paymentId?: string;
+  /** An order number; when no order has exactly this number, any order containing it (case-insensitive). */
   readonly order?: string;
   readonly status?: string;
+  /** A merchant key, or part of a merchant's name (case-insensitive). */
   readonly merchant?: string;
+  /** The customer's e-mail, or part of it (case-insensitive). */
+  readonly email?: string;
+  /** The card's last four digits. */
+  readonly last4?: string;
+  /** The order amount as operators write it ("25", "25.00", "25,5"). */
+  readonly amount?: string;
   /** YYYY-MM-DD, UTC, inclusive. */
   readonly from?: string;
   readonly to?: string;
@@ -83,43 +93,71 @@ export interface PaymentSearch {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 24 * 3600_000;
+const FULL_PAYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A summary with the merchant's name beside its key (the portal shows names). */
+export type PaymentListEntry = ReturnType<typeof paymentSummary> & { readonly merchant_name?: string };
 
 /**
  * Searches payments, every way through an index built for it, never by reading a day and filtering:
- * - by payment id: the payment itself;
+ * - by a whole payment id: the payment itself;
  * - by order number: the order index of the merchant (or of each merchant, when none is named),
  *   every payment of that number, newest first;
- * - else by day (newest first), merchant by merchant (the named one, or each by name), through the
- *   sharded search index, whose entries carry the status a status search filters on.
+ * - else by day (newest first), merchant by merchant (the named one, those whose name contains the
+ *   text, or each by name), through the sharded search index, whose entries carry the status a
+ *   status search filters on. The other criteria (part of an order number, the start of a payment
+ *   id, e-mail, last four, amount) are checked on the payments each index page names; a page is
+ *   filled from as many index pages as the read budget allows, so a rare match may need "Next page".
  * Paged with an opaque cursor; every page does a bounded number of index reads.
  */
-export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ payments: ReturnType<typeof paymentSummary>[]; cursor?: string }> {
+export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ payments: PaymentListEntry[]; cursor?: string }> {
   const now = deps.clock.now();
   if (q.status && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) throw invalidRequest([{ path: 'status', message: 'The value you selected is not a valid choice.' }]);
+  const problems: FieldError[] = [];
+  const last4 = q.last4?.trim();
+  if (last4 && !/^\d{4}$/.test(last4)) problems.push({ path: 'last4', message: 'Enter the last four digits of the card.' });
+  const idPart = q.paymentId?.trim().toLowerCase();
+  // The start of an id (hex and dashes, 4 or more) is searched for; anything else is read as a whole id.
+  const idPrefix = idPart && !FULL_PAYMENT_ID.test(idPart) && /^[0-9a-f-]+$/.test(idPart) ? idPart : undefined;
+  if (idPrefix && idPrefix.length < 4) problems.push({ path: 'payment_id', message: 'Enter a payment id or at least its first 4 characters.' });
+  const amount = (q.amount?.trim() ? /^(\d{1,15})(?:[.,](\d{1,3}))?$/.exec(q.amount.trim()) : undefined) ?? undefined;
+  if (q.amount?.trim() && !amount) problems.push({ path: 'amount', message: 'Enter an amount such as 25 or 25.00.' });
+  if (problems.length) throw invalidRequest(problems);
   const to = q.to && DAY.test(q.to) ? q.to : now.toISOString().slice(0, 10);
   const from = q.from && DAY.test(q.from) ? q.from : new Date(Date.parse(to) - 6 * DAY_MS).toISOString().slice(0, 10);
   const days = Math.floor((Date.parse(to) - Date.parse(from)) / DAY_MS) + 1;
-  if (q.paymentId) {
-    const p = await deps.store.findPayment(q.paymentId.trim());
-    return { payments: p && matches(p, q) ? [paymentSummary(p, now)] : [] };
+  const directory = await deps.merchants.list(ADMIN_LIMITS.merchantsPerSearch);
+  const names = new Map(directory.map((m) => [m.merchantKey, m.name]));
+  const listed = (p: Payment): PaymentListEntry => ({ ...paymentSummary(p, now), ...(names.has(p.merchantKey) ? { merchant_name: names.get(p.merchantKey) } : {}) });
+  const merchantText = q.merchant?.trim();
+  const merchants = !merchantText
+    ? directory.map((m) => m.merchantKey)
+    : names.has(merchantText)
+      ? [merchantText]
+      : directory.filter((m) => m.name.toLowerCase().includes(merchantText.toLowerCase())).map((m) => m.merchantKey);
+  if (idPart && !idPrefix) {
+    const p = await deps.store.findPayment(q.paymentId!.trim());
+    return { payments: p && matches(p, q) && (!merchantText || merchants.includes(p.merchantKey)) ? [listed(p)] : [] };
   }
+  if (merchantText && !merchants.length) return { payments: [] };
   if (!(days >= 1 && days <= ADMIN_LIMITS.maxDays)) {
     throw invalidRequest([{ path: 'from', message: `The date range should cover 1 to ${ADMIN_LIMITS.maxDays} days.` }]);
   }
-  const merchants = q.merchant?.trim() ? [q.merchant.trim()] : (await deps.merchants.list(ADMIN_LIMITS.merchantsPerSearch)).map((m) => m.merchantKey);
   const inRange = (p: Payment) => p.createdAt.slice(0, 10) >= from && p.createdAt.slice(0, 10) <= to;
 
   if (q.order?.trim()) {
     // An order number names a few payments: all of them, from the order index, at once.
     const perMerchant = await Promise.all(merchants.map((m) => deps.store.paymentsByOrder(m, q.order!.trim(), ADMIN_LIMITS.pageSize)));
-    const payments = perMerchant
+    const exact = perMerchant
       .flat()
-      .filter((p) => inRange(p) && matches(p, q))
+      .filter((p) => inRange(p) && matches(p, q) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email }))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       .slice(0, ADMIN_LIMITS.pageSize);
-    return { payments: payments.map((p) => paymentSummary(p, now)) };
+    if (exact.length) return { payments: exact.map(listed) };
   }
 
+  const partialOrder = q.order?.trim().toLowerCase();
+  const keep = (p: Payment) => (!partialOrder || p.order.number.toLowerCase().includes(partialOrder)) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email });
   let position = q.cursor ? searchPosition(q.cursor) : { day: 0, merchant: 0 };
   const found: Payment[] = [];
   for (let reads = 0; reads < ADMIN_LIMITS.maxQueriesPerSearch && position.day < days && found.length < ADMIN_LIMITS.pageSize; reads++) {
@@ -130,16 +168,31 @@ export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise
       position = { day: position.day + 1, merchant: 0 };
       continue;
     }
-    // Never more than the page still has room for: the cursor resumes right after the last payment shown.
+    // Never more than the page still has room for: the cursor resumes right after the last payment read.
     const page = await deps.store.paymentsOfDay({ merchantKey, day, status: q.status, limit: ADMIN_LIMITS.pageSize - found.length, cursor: position.page });
-    found.push(...page.payments);
+    found.push(...page.payments.filter(keep));
     position = page.cursor ? { ...position, page: page.cursor } : nextMerchant();
   }
   const more = position.day < days;
   return {
-    payments: found.map((p) => paymentSummary(p, now)),
+    payments: found.map(listed),
     ...(more ? { cursor: Buffer.from(JSON.stringify(position)).toString('base64url') } : {}),
   };
+}
+
+/** The criteria checked on the payments an index page names. */
+function wanted(p: Payment, c: { idPart?: string; last4?: string; amount?: RegExpExecArray; email?: string }): boolean {
+  if (c.idPart && !p.paymentId.toLowerCase().startsWith(c.idPart)) return false;
+  if (c.last4 && p.card?.mask.slice(-4) !== c.last4) return false;
+  const email = c.email?.trim().toLowerCase();
+  if (email && !(p.customer?.email ?? '').toLowerCase().includes(email)) return false;
+  if (c.amount) {
+    const exponent = currencyExponent(p.order.currency) ?? 2;
+    const [, whole = '0', fraction = ''] = c.amount;
+    if (fraction.length > exponent) return false;
+    if (Number(whole) * 10 ** exponent + Number(fraction.padEnd(exponent, '0') || '0') !== p.order.amountMinor) return false;
+  }
+  return true;
 }
 
 const BAD_CURSOR = () => invalidRequest([{ path: 'cursor', message: 'This value is not valid.' }]);
@@ -168,27 +221,32 @@ async function refusingBadCursor<T>(cursor: string | undefined, read: () => Prom
   }
 }
 
+/** A payment read directly or by its order number still meets the search's own criteria. */
 function matches(p: Payment, q: PaymentSearch): boolean {
-  return (!q.order || p.order.number === q.order.trim()) && (!q.status || p.status === q.status) && (!q.merchant || p.merchantKey === q.merchant.trim());
+  return (!q.order || p.order.number === q.order.trim()) && (!q.status || p.status === q.status);
 }
 
 export async function paymentDetail(deps: AdminDeps, paymentId: string) {
   const payment = await deps.store.findPayment(paymentId);
   if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
   const audit = await deps.audit.forTarget(paymentId, 100);
-  return { payment: paymentSummary(payment, deps.clock.now()), transactions: payment.transactions, audit };
+  // Amounts in decimals, like everywhere else in the portal (amountMinor stays for tools).
+  const transactions = payment.transactions.map((t) => ({ ...t, amount: formatMinor(t.amountMinor, payment.order.currency) }));
+  return { payment: paymentSummary(payment, deps.clock.now()), transactions, audit };
 }
 
 /** Pending authorizations, the soonest to expire first. */
 export async function captureQueue(deps: AdminDeps) {
   const now = deps.clock.now();
   const queued = await deps.store.due(QUEUES.capture, new Date('9999-12-31T00:00:00.000Z'), ADMIN_LIMITS.queueSize);
+  // Operators know merchants by name: the directory (by the lookup index) names them.
+  const names = new Map((await deps.merchants.list(ADMIN_LIMITS.merchantsPerSearch)).map((m) => [m.merchantKey, m.name]));
   const payments: Payment[] = [];
   for (let i = 0; i < queued.length; i += 100) payments.push(...(await deps.store.findPayments(queued.slice(i, i + 100).map((q) => q.paymentId))));
   return payments
     .filter((p) => p.status === 'pending')
     .sort((a, b) => (a.authorizationExpiresAt ?? '').localeCompare(b.authorizationExpiresAt ?? ''))
-    .map((p) => paymentSummary(p, now));
+    .map((p): PaymentListEntry => ({ ...paymentSummary(p, now), ...(names.has(p.merchantKey) ? { merchant_name: names.get(p.merchantKey) } : {}) }));
 }
 
 const snapshot = (p: Payment): Record<string, unknown> => ({
@@ -198,11 +256,33 @@ const snapshot = (p: Payment): Record<string, unknown> => ({
   ...(p.refundedMinor ? { refunded_amount: formatMinor(p.refundedMinor, p.order.currency) } : {}),
 });
 
-function actionAmount(amount: string | undefined, p: Payment): number {
-  if (amount === undefined || amount === '') return p.order.amountMinor;
-  const parsed = parseAmount(amount, p.order.currency);
-  if (typeof parsed === 'string') throw invalidRequest([{ path: 'amount', message: 'This value is not valid.' }]);
-  return parsed.amountMinor;
+/**
+ * An amount an operator typed, in the payment's currency. Operators write "100", "12.5" or "12,50"
+ * for 100.00, 12.50 and 12.50: the portal reads those as the merchant API never would (it keeps the
+ * platform's exact literal rules), and answers a malformed one with the form it wants.
+ */
+export function operatorAmount(typed: string, currency: string): { literal: string; amountMinor: number } {
+  const exponent = currencyExponent(currency) ?? 2;
+  const m = /^\s*(\d{1,15})(?:[.,](\d*))?\s*$/.exec(typed);
+  const example = exponent === 0 ? '1250' : `12.${'5'.padEnd(exponent, '0')}`;
+  const wrong = () => invalidRequest([{ path: 'amount', message: `Write the amount in ${currency} with ${exponent === 0 ? 'no decimals' : `up to ${exponent} decimals`}, e.g. ${example}.` }]);
+  if (!m || (m[2] ?? '').length > exponent || (exponent === 0 && m[2] !== undefined)) throw wrong();
+  const literal = exponent === 0 ? String(Number(m[1])) : `${String(Number(m[1]))}.${(m[2] ?? '').padEnd(exponent, '0')}`;
+  const parsed = parseAmount(literal, currency);
+  if (parsed === 'not-positive') throw invalidRequest([{ path: 'amount', message: 'The amount must be more than zero.' }]);
+  if (typeof parsed === 'string') throw wrong();
+  return { literal: parsed.literal, amountMinor: parsed.amountMinor };
+}
+
+/** What is still left to refund: captured (or paid) minus what refunds hold or took. */
+export const leftToRefundMinor = (p: Payment): number => Math.max(0, refundableMinor(p) - (p.refundHeldMinor ?? p.refundedMinor ?? 0));
+
+/** The refusals an operator reads, with the numbers that explain them (the merchant API keeps the catalog's words). */
+function operatorRefusal(e: ApiError, action: PaymentAction, p: Payment, amount: string | undefined): string {
+  const money = (minor: number) => `${formatMinor(minor, p.order.currency)} ${p.order.currency}`;
+  if (e.entry === ERRORS.REFUND_AMOUNT_TOO_BIG) return `Refund amount${amount ? ` ${amount}` : ''} is bigger than what is left to refund (${money(leftToRefundMinor(p))}).`;
+  if (e.entry === ERRORS.CAPTURE_AMOUNT_TOO_BIG && action === 'capture') return `Capture amount${amount ? ` ${amount}` : ''} is bigger than the authorized amount (${money(p.order.amountMinor)}).`;
+  return e.fieldErrors.length ? e.fieldErrors.map((f) => `${f.path}: ${f.message}`).join(' ') : e.message;
 }
 
 export interface ActionOutcome {
@@ -218,15 +298,17 @@ export interface ActionOutcome {
  * the capture job. Every attempt, done or refused, is written to the audit log with the state
  * before and after.
  */
-export async function operatorAction(deps: AdminDeps, actor: string, paymentId: string, action: PaymentAction, amount?: string): Promise<ActionOutcome> {
+export async function operatorAction(deps: AdminDeps, actor: string, paymentId: string, action: PaymentAction, typedAmount?: string): Promise<ActionOutcome> {
   const before = await deps.store.findPayment(paymentId);
   if (!before) throw new ApiError('PAYMENT_NOT_FOUND');
   let outcome: ActionOutcome['outcome'] = 'done';
   let message: string | undefined;
+  let amount: { literal: string; amountMinor: number } | undefined;
   try {
+    amount = typedAmount === undefined || typedAmount.trim() === '' ? undefined : operatorAmount(typedAmount, before.order.currency);
     switch (action) {
       case 'capture': {
-        const result: CaptureResult = await capture(deps, before, actionAmount(amount, before), `operator:${actor}`);
+        const result: CaptureResult = await capture(deps, before, amount?.amountMinor ?? before.order.amountMinor, `operator:${actor}`);
         if (result.kind === 'declined') [outcome, message] = ['failed', result.reason];
         if (result.kind === 'taken') [outcome, message] = ['refused', 'Someone else captured or released this payment first.'];
         if (result.kind === 'in-progress') message = CAPTURE_IN_PROGRESS_REASON;
@@ -244,25 +326,21 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
         break;
       }
       case 'refund':
-        await refundPayment(
-          deps,
-          before.merchantKey,
-          { payment_id: paymentId, amount: amount && amount !== '' ? amount : formatMinor(refundableMinor(before) - (before.refundHeldMinor ?? before.refundedMinor ?? 0), before.order.currency) },
-          { actor: `operator:${actor}` },
-        );
+        await refundPayment(deps, before.merchantKey, { payment_id: paymentId, amount: amount?.literal ?? formatMinor(leftToRefundMinor(before), before.order.currency) }, { actor: `operator:${actor}` });
         break;
     }
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     outcome = 'refused';
-    message = e.fieldErrors.length ? e.fieldErrors.map((f) => `${f.path}: ${f.message}`).join(' ') : e.message;
+    message = operatorRefusal(e, action, (await deps.store.findPayment(paymentId)) ?? before, amount?.literal ?? typedAmount);
   }
   const after = (await deps.store.findPayment(paymentId)) ?? before;
+  const audited = amount?.literal ?? (typedAmount?.trim() ? typedAmount.trim().slice(0, 40) : undefined);
   await deps.audit.append({
     id: deps.ids.transId(),
     at: deps.clock.now().toISOString(),
     actor,
-    action: `payment.${action}${amount ? ` ${amount}` : ''}`,
+    action: `payment.${action}${audited ? ` ${audited}` : ''}`,
     target: paymentId,
     targetKind: 'payment',
     before: snapshot(before),
@@ -273,15 +351,23 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
   return { payment_id: paymentId, action, outcome, status: after.status, ...(message ? { message } : {}) };
 }
 
-/** The same action on many payments (bounded), each with its own audit entry. */
-export async function bulkAction(deps: AdminDeps, actor: string, action: 'capture' | 'release', paymentIds: readonly string[]): Promise<ActionOutcome[]> {
+/**
+ * The same action on many payments (bounded), each with its own audit entry. A capture takes each
+ * payment's own amount from `amounts` (what the operator typed in its row); a payment without one
+ * is captured in full. Amounts for payments not selected, or with a release, are refused: an
+ * amount the request carries is never silently ignored.
+ */
+export async function bulkAction(deps: AdminDeps, actor: string, action: 'capture' | 'release', paymentIds: readonly string[], amounts: Readonly<Record<string, string>> = {}): Promise<ActionOutcome[]> {
   if (!paymentIds.length || paymentIds.length > ADMIN_LIMITS.bulkSize) {
     throw invalidRequest([{ path: 'payment_ids', message: `Select 1 to ${ADMIN_LIMITS.bulkSize} payments.` }]);
   }
+  const stray = Object.keys(amounts).filter((id) => !paymentIds.includes(id));
+  if (action === 'release' && Object.keys(amounts).length) throw invalidRequest([{ path: 'amounts', message: 'A release has no amount: it releases the whole authorization.' }]);
+  if (stray.length) throw invalidRequest([{ path: 'amounts', message: `Amounts for payments that are not selected: ${stray.slice(0, 5).join(', ')}.` }]);
   const results: ActionOutcome[] = [];
   for (const id of paymentIds) {
     try {
-      results.push(await operatorAction(deps, actor, id, action));
+      results.push(await operatorAction(deps, actor, id, action, amounts[id]));
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       results.push({ payment_id: id, action, outcome: 'refused', status: 'prepare', message: e.message });
@@ -370,22 +456,68 @@ export async function changeMerchantSettings(deps: AdminDeps, actor: string, mer
     if (e instanceof MerchantAdminError) throw invalidRequest([{ path: 'settings', message: e.message }]);
     throw e;
   });
+  await auditMerchantChange(deps, actor, 'merchant.settings', before, after);
+  return { merchant_key: merchantKey, settings: settingsOf(after) };
+}
+
+/**
+ * One audit entry for a change of a merchant, from the portal or the CLI (actor `cli:<login>`):
+ * its settings before and after. Credentials are never in an entry: a rotation records only that
+ * it happened.
+ */
+export async function auditMerchantChange(
+  deps: Pick<AdminDeps, 'audit' | 'ids' | 'clock'>,
+  actor: string,
+  action: 'merchant.settings' | 'merchant.create' | 'merchant.rotate-password' | 'merchant.rotate-webhook-secret',
+  before: Merchant | undefined,
+  after: Merchant,
+): Promise<void> {
   await deps.audit.append({
     id: deps.ids.transId(),
     at: deps.clock.now().toISOString(),
     actor,
-    action: 'merchant.settings',
-    target: `merchant:${merchantKey}`,
+    action,
+    target: `merchant:${after.merchantKey}`,
     targetKind: 'merchant',
-    before: settingsOf(before),
-    after: settingsOf(after),
+    ...(before ? { before: settingsOf(before) } : {}),
+    after: action === 'merchant.settings' || action === 'merchant.create' ? settingsOf(after) : { rotated: action === 'merchant.rotate-password' ? 'password' : 'webhook secret' },
     outcome: 'done',
   });
-  return { merchant_key: merchantKey, settings: settingsOf(after) };
 }
 
-export async function auditPage(deps: AdminDeps, cursor?: string): Promise<{ entries: AuditEntry[]; cursor?: string; breaks: DayBreak[] }> {
-  const page = await refusingBadCursor(cursor, () => deps.audit.list({ limit: ADMIN_LIMITS.pageSize, cursor, until: deps.clock.now(), days: 90 }));
+export interface AuditSearch {
+  readonly cursor?: string;
+  /** Who: an operator's user name or a `cli:` actor (or part of it, case-insensitive). */
+  readonly actor?: string;
+  /** The action or its start ("payment.", "payment.refund", "merchant.settings"). */
+  readonly action?: string;
+  /** A payment id, or `merchant:<key>`: read through the lookup index by target. */
+  readonly target?: string;
+}
+
+/** Pages of the day-ordered log one filtered audit search reads at most. */
+const AUDIT_PAGES_PER_SEARCH = 10;
+
+export async function auditPage(deps: AdminDeps, search: AuditSearch = {}): Promise<{ entries: AuditEntry[]; cursor?: string; breaks: DayBreak[] }> {
+  const actor = search.actor?.trim().toLowerCase();
+  const action = search.action?.trim();
+  const keep = (e: AuditEntry) => (!actor || e.actor.toLowerCase().includes(actor)) && (!action || e.action.startsWith(action));
+  let page: { entries: AuditEntry[]; cursor?: string };
+  if (search.target?.trim()) {
+    // By target: the target's own history from the lookup index, newest first (the last 100).
+    page = { entries: (await deps.audit.forTarget(search.target.trim(), 100)).filter(keep) };
+  } else {
+    // Newest first through the day partitions; with a filter, as many pages as the budget allows.
+    let cursor = search.cursor;
+    const entries: AuditEntry[] = [];
+    let reads = 0;
+    do {
+      const read = await refusingBadCursor(cursor, () => deps.audit.list({ limit: ADMIN_LIMITS.pageSize, cursor, until: deps.clock.now(), days: 90 }));
+      entries.push(...read.entries.filter(keep));
+      cursor = read.cursor;
+    } while ((actor || action) && cursor && entries.length < ADMIN_LIMITS.pageSize && ++reads < AUDIT_PAGES_PER_SEARCH);
+    page = { entries, ...(cursor ? { cursor } : {}) };
+  }
   // The chains of the days this page shows are checked whole: a break anywhere in them is shown.
   const days = [...new Set(page.entries.map((e) => e.at.slice(0, 10)))];
   return { ...page, breaks: (await verifyAuditDays(deps, days)).filter((d): d is DayBreak => d.break !== undefined) };

@@ -23,7 +23,10 @@ export const RESEND_DEAD_LIMIT = 200;
 
 /** One transaction's callback as the portal and the CLI show it. */
 export interface CallbackView {
+  /** Position in the payment's sequence, from 0 (the API's, in the resend route's path). */
   readonly index: number;
+  /** The callback's number as people see it everywhere (portal, CLI, audit): index + 1. */
+  readonly number: number;
   readonly trans_id: string;
   readonly type: string;
   readonly status: string;
@@ -49,6 +52,7 @@ export async function callbackLog(deps: Pick<CallbackLogDeps, 'store' | 'callbac
     const r = records.get(index);
     return {
       index,
+      number: index + 1,
       trans_id: tx.transId,
       type: tx.type,
       status: tx.status,
@@ -71,7 +75,7 @@ export type ResendOutcome = 'queued' | 'already-queued';
  * Queues one callback to be sent again (after the ones still due in order). Only a callback that has
  * been delivered, given up on or skipped can be resent; a pending one is on its way already.
  */
-export async function resendCallback(deps: CallbackLogDeps, actor: string, paymentId: string, index: number): Promise<{ payment_id: string; index: number; outcome: ResendOutcome }> {
+export async function resendCallback(deps: CallbackLogDeps, actor: string, paymentId: string, index: number): Promise<{ payment_id: string; index: number; number: number; outcome: ResendOutcome }> {
   const payment = await deps.store.findPayment(paymentId);
   if (!payment || !Number.isInteger(index) || index < 0 || index >= payment.transactions.length) throw new ApiError('PAYMENT_NOT_FOUND');
   const record = (await deps.callbacks.records(paymentId)).find((r) => r.index === index);
@@ -80,7 +84,7 @@ export async function resendCallback(deps: CallbackLogDeps, actor: string, payme
     id: deps.ids.transId(),
     at: deps.clock.now().toISOString(),
     actor,
-    action: `callback.resend ${index}`,
+    action: `callback.resend no. ${index + 1}`,
     target: paymentId,
     targetKind: 'payment',
     ...(record ? { before: { callback: record.state } } : {}),
@@ -88,13 +92,14 @@ export async function resendCallback(deps: CallbackLogDeps, actor: string, payme
     outcome: outcome === 'queued' ? 'done' : 'refused',
     ...(outcome === 'queued' ? {} : { detail: 'This callback is already waiting to be sent.' }),
   });
-  return { payment_id: paymentId, index, outcome };
+  return { payment_id: paymentId, index, number: index + 1, outcome };
 }
 
 /** A dead callback as the portal and the CLI list it: enough to find the payment and see why. */
 export const deadCallbackView = (r: CallbackRecord) => ({
   payment_id: r.paymentId,
   index: r.index,
+  number: r.index + 1,
   trans_id: r.transId,
   type: r.type,
   status: r.status,

@@ -6,7 +6,7 @@ import { containsCardNumber, expired, summarize, validateCard, type CardField, t
 import { isCountryCode, isEmail } from '../domain/contact';
 import { heldDeclineIndex } from '../domain/attempts';
 import { signFields } from '../domain/hash';
-import { customerAfterPay, hasLink, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
+import { customerAfterPay, hasLink, sessionBillingAddress, sessionCustomer, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, BrowserInfo } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
@@ -59,6 +59,8 @@ export interface Navigation {
   readonly why: 'success' | 'cancel' | 'expired' | 'error' | 'action';
   /** Whose page the customer leaves: a page shown inside the merchant's frame obeys its framing rules. */
   readonly merchant?: Merchant;
+  /** The payment the customer leaves (its language, and what a success screen names). */
+  readonly payment?: LinkPayment;
 }
 
 export type CheckoutResult = LinkView | Navigation;
@@ -96,12 +98,23 @@ function viewOf(payment: LinkPayment, merchant: Merchant, now: Date, extra: { pr
   if (Date.parse(payment.checkout.expiresAt) <= now.getTime()) return { kind: 'expired', payment, merchant };
   const methods = methodsOffered(payment.checkout.methods, merchant.preRouting, payment.order);
   const method = methods[0];
+  // Asked: what the session did not give, on every attempt (not only until the first one filled it).
+  const ask = method ? missingCustomerFields(method, sessionCustomer(payment), sessionBillingAddress(payment)) : [];
+  // After an attempt the name and the contact details typed are filled in again; card number, CVV
+  // and expiry never are.
+  const typedHolder = payment.attempt && payment.card && !payment.checkout.savedCards?.length ? payment.card.holder : undefined;
+  const values = {
+    ...(typedHolder ? { holder: typedHolder } : {}),
+    ...(ask.includes('email') && payment.customer?.email ? { email: payment.customer.email } : {}),
+    ...(ask.includes('country') && payment.billingAddress?.country ? { country: payment.billingAddress.country } : {}),
+  };
   return {
     kind: 'form',
     payment,
     merchant,
     methods,
-    ask: method ? missingCustomerFields(method, payment.customer, payment.billingAddress ?? payment.checkout.billingAddress) : [],
+    ask,
+    ...(Object.keys(values).length ? { values } : {}),
     attemptsLeft: maxDeclines(merchant) - (payment.declines ?? 0),
     ...(extra.problems ? { problems: extra.problems } : {}),
     ...(extra.declineReason ? { declineReason: extra.declineReason } : (payment.status === 'decline' && payment.reason ? { declineReason: payment.reason } : {})),
@@ -115,7 +128,7 @@ async function openLinkInner(deps: CheckoutDeps, token: string): Promise<Checkou
   telemetry.pageViewed();
   const view = viewOf(found.payment, found.merchant, deps.clock.now());
   if (view.kind === 'expired' && found.payment.checkout.expiryUrl) {
-    return { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant };
+    return { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant, payment: found.payment };
   }
   return view;
 }
@@ -170,7 +183,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
   const now = deps.clock.now();
   const view = viewOf(found.payment, found.merchant, now);
   if (view.kind !== 'form') return view.kind === 'expired' && found.payment.checkout.expiryUrl
-    ? { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant }
+    ? { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant, payment: found.payment }
     : view;
   const valid = validateForm(view, form, now);
   if (!valid.ok) {
@@ -188,7 +201,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
   if ('token' in valid.card && (!savedCard || savedCard.merchantKey !== payment.merchantKey)) return { ...view, problems: { method: 'method' } };
   // A link lives up to 12 hours: the saved card may have expired since the session was created.
   if (savedCard && expired(savedCard.card.expMonth, savedCard.card.expYear, now)) return { ...view, problems: { savedCard: 'savedCard' } };
-  const customer: Customer = customerAfterPay(payment.customer ?? {}, { holder: 'holder' in valid.card ? valid.card.holder : undefined, email: valid.email });
+  const customer: Customer = customerAfterPay(sessionCustomer(payment), { holder: 'holder' in valid.card ? valid.card.holder : undefined, email: valid.email });
   const typedBilling: BillingAddress | undefined = valid.country ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country } : undefined;
   let claimed: Payment;
   try {
@@ -289,7 +302,7 @@ async function leaveForCancelUrl(deps: Pick<CheckoutDeps, 'secrets'>, payment: L
   const cancel = payment.checkout.cancelUrl;
   if (!cancel) return undefined;
   const url = payment.status === 'decline' ? await returnUrl(deps, payment, merchant, cancel) : cancel;
-  return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'cancel', merchant };
+  return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'cancel', merchant, payment };
 }
 
 /**
@@ -354,7 +367,7 @@ export async function settleAttempt(
 
 function navigateError(payment: LinkPayment, merchant: Merchant): CheckoutResult {
   const url = payment.checkout.errorUrl ?? payment.checkout.cancelUrl;
-  if (url) return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'error', merchant };
+  if (url) return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'error', merchant, payment };
   return { kind: 'processing', payment, merchant };
 }
 
@@ -362,10 +375,10 @@ function navigateError(payment: LinkPayment, merchant: Merchant): CheckoutResult
 async function afterSettlement(deps: Pick<CheckoutDeps, 'secrets' | 'clock'>, payment: LinkPayment, merchant: Merchant): Promise<CheckoutResult> {
   const target = payment.checkout.urlTarget;
   if (PAID.includes(payment.status)) {
-    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.successUrl), target, why: 'success', merchant };
+    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.successUrl), target, why: 'success', merchant, payment };
   }
   if (payment.status === 'decline' && (payment.declines ?? 0) >= maxDeclines(merchant) && payment.checkout.cancelUrl) {
-    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.cancelUrl), target, why: 'cancel', merchant };
+    return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.cancelUrl), target, why: 'cancel', merchant, payment };
   }
   return viewOf(payment, merchant, deps.clock.now());
 }

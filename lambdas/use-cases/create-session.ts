@@ -45,6 +45,10 @@ const stringMap = (maxEntries: number, maxValue: number) =>
  * operation, methods, order.number, order.amount, order.currency, order.description, cancel_url,
  * success_url); the rest after them.
  */
+const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+/** An ISO 639-1 code (two letters, any case) that the runtime's language data knows. */
+export const isLanguageCode = (code: string): boolean => /^[A-Za-z]{2}$/.test(code) && LANGUAGE_NAMES.of(code.toLowerCase()) !== undefined;
+
 export const createSessionSchema = z.object({
   merchant_key: text({ max: 255 }),
   operation: z.enum(OPERATIONS, { error: (iss) => (iss.input === undefined || iss.input === '' ? RULE.blank : RULE.choice) }),
@@ -60,6 +64,8 @@ export const createSessionSchema = z.object({
   expiry_url: z.optional(httpUrl()),
   error_url: z.optional(httpUrl()),
   url_target: z.optional(z.string().check(z.refine((t) => ['_blank', '_self', '_parent', '_top'].includes(t) || FRAME_NAME.test(t), RULE.invalid))),
+  // The page's language (ISO 639-1). A language the page does not have yet falls back to the browser's.
+  language: z.optional(z.string().check(z.refine(isLanguageCode, RULE.invalid))),
   req_token: z.optional(z.boolean()),
   card_token: z.optional(
     z.array(z.string().check(z.length(64, RULE.exactly(64)), z.regex(/^[A-Za-z0-9]+$/, RULE.invalid))).check(z.maxLength(10, RULE.tooMany(10))),
@@ -112,9 +118,10 @@ export function normalizeLooseForms(body: unknown): unknown {
   const truthy = (v: unknown) => (v === 'true' || v === 'Y' || v === 'y' || v === '1' || v === 1 ? true : v === 'false' || v === 'N' || v === 'n' || v === '0' || v === 0 ? false : v);
   for (const key of ['recurring_init', 'req_token']) if (key in b) b[key] = truthy(b[key]);
   if (typeof b.card_token === 'string') b.card_token = b.card_token === '' ? undefined : [b.card_token];
-  for (const key of ['billing_address', 'card_token', 'methods', 'parameters', 'custom_data', 'schedule_id', 'url_target', 'session_expiry']) {
+  for (const key of ['billing_address', 'card_token', 'methods', 'parameters', 'custom_data', 'schedule_id', 'url_target', 'session_expiry', 'language']) {
     if (b[key] === null) delete b[key];
   }
+  if (b.language === '') delete b.language;
   if (b.customer === null) delete b.customer;
   // Shop modules send the fields they do not have as "": that is "not given", not "invalid".
   if (b.customer !== null && typeof b.customer === 'object' && !Array.isArray(b.customer)) {
@@ -268,12 +275,14 @@ export async function createSession(
     expiryUrl: r.expiry_url,
     errorUrl: r.error_url,
     urlTarget: r.url_target,
+    language: r.language?.toLowerCase(),
     // req_token is ignored when card_token is given (seed 2.1).
     reqToken: r.req_token === true && !cardTokens,
     savedCards,
     recurringInit,
     scheduleId: r.schedule_id,
     billingAddress: r.billing_address,
+    given: { name: Boolean(r.customer?.name), email: Boolean(r.customer?.email), country: Boolean(r.billing_address?.country) },
     parameters: r.parameters,
     customData: r.custom_data,
     expiresAt: new Date(now.getTime() + lifetimeMinutes * 60_000).toISOString(),

@@ -1,3 +1,4 @@
+import { MIN_BUTTON_CONTRAST, contrastWithWhite } from '../domain/branding';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../ports/clock';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets, type MerchantSettings } from '../ports/merchants';
@@ -81,6 +82,11 @@ export function settingsProblems(patch: Partial<MerchantSettings>, destinations:
   }
   const { primaryColor, logoUrl } = patch.branding ?? {};
   if (primaryColor !== undefined && !BRAND_COLOR.test(primaryColor)) problems.push('brand color must be #RRGGBB');
+  // The page's button text is white on this colour: a colour too light to read it on is refused
+  // here, where the merchant can choose another, instead of being replaced on the page unseen.
+  else if (primaryColor !== undefined && contrastWithWhite(primaryColor) < MIN_BUTTON_CONTRAST) {
+    problems.push(`brand color ${primaryColor} is too light: white text on it has a contrast of ${contrastWithWhite(primaryColor).toFixed(2)}:1, and the page needs at least ${MIN_BUTTON_CONTRAST}:1 (try a darker shade)`);
+  }
   if (logoUrl !== undefined && !(isHttpUrl(logoUrl) && logoUrl.startsWith('https:') && logoUrl.length <= urlMaxLength)) {
     // The page is served over https; an http logo would be mixed content.
     problems.push(`logo URL must be an https URL of at most ${urlMaxLength} characters`);

@@ -4,10 +4,11 @@ import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { SIGN_IN_LOCKOUT } from '../../lambdas/adapters/local/operator-auth';
 import { ERRORS } from '../../lambdas/domain/errors';
+import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { operatorToken, seedOperator, type OperatorCredentials } from '../support/admin';
 import { auditContext, launchBrowser, newPage, screenshot, seriousA11yViolations } from '../support/browser';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
-import { openSession, paidPayment, statusOf, type PaidPayment } from '../support/payments';
+import { openSession, paidPayment, statusOf, storedPayment, type PaidPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 import { startAll } from '../support/lifecycle';
 
@@ -43,7 +44,8 @@ beforeEach(() => clock.set(T0));
 
 const contexts: BrowserContext[] = [];
 async function open(options: BrowserContextOptions = {}): Promise<Page> {
-  const { context, page } = await newPage(browser, options);
+  // The portal writes times in the browser's time zone: UTC unless a test picks another.
+  const { context, page } = await newPage(browser, { timezoneId: 'UTC', ...options });
   contexts.push(context);
   page.setDefaultTimeout(10_000);
   return page;
@@ -57,6 +59,20 @@ const heading = (page: Page, name: string) => page.getByRole('heading', { level:
 const statusLine = (page: Page) => page.getByRole('status');
 /** The table row that shows this order number. */
 const rowOf = (page: Page, orderNumber: string) => page.locator('tbody tr', { has: page.getByRole('cell', { name: orderNumber, exact: true }) });
+
+/** The confirmation a money action opens: its title and one line per payment. */
+const confirmation = (page: Page) => page.getByRole('dialog');
+async function confirmationLines(page: Page): Promise<{ title: string; lines: string[] }> {
+  const dialog = confirmation(page);
+  await dialog.waitFor();
+  return { title: (await dialog.getByRole('heading').textContent()) ?? '', lines: await dialog.getByRole('listitem').allTextContents() };
+}
+/** Answers the open confirmation with its first (confirming) button, or Cancel. */
+async function answer(page: Page, confirm: boolean): Promise<void> {
+  const dialog = confirmation(page);
+  await (confirm ? dialog.getByRole('button').first() : dialog.getByRole('button', { name: 'Cancel' })).click();
+  await dialog.waitFor({ state: 'detached' });
+}
 
 /** Signs in through the form, with the mouse. */
 async function signIn(page: Page, who: OperatorCredentials = operator): Promise<void> {
@@ -80,8 +96,8 @@ async function visit(page: Page, route: string, title: string): Promise<void> {
   await heading(page, title).waitFor();
 }
 
-async function authorization(amount = '25.00'): Promise<PaidPayment> {
-  const paid = await paidPayment(service, dmsShop, { order: { amount } });
+async function authorization(amount = '25.00', card?: string): Promise<PaidPayment> {
+  const paid = await paidPayment(service, dmsShop, { order: { amount }, ...(card ? { card } : {}) });
   expect(paid.status.status).toBe('pending');
   return paid;
 }
@@ -203,7 +219,9 @@ describe('the capture queue', () => {
     await screenshot(page, 'admin-queue');
 
     await rowOf(page, first.order.number).getByRole('button', { name: 'Capture' }).click();
-    await statusLine(page).filter({ hasText: `${first.order.number} capture: done` }).waitFor();
+    expect(await confirmationLines(page)).toEqual({ title: 'Capture 10.00 USD?', lines: [`Capture 10.00 USD of the 10.00 USD authorized for order ${first.order.number} (payment ${first.paymentId}).`] });
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: `${first.order.number} capture 10.00 USD: done` }).waitFor();
     await rowOf(page, first.order.number).waitFor({ state: 'detached' });
     await rowOf(page, second.order.number).waitFor();
     await expect(statusOf(service, dmsShop, first.paymentId)).resolves.toMatchObject({ status: 'settled' });
@@ -232,13 +250,14 @@ describe('the capture queue', () => {
     await page.getByRole('checkbox', { name: `Select ${a.order.number}` }).check();
     await page.getByRole('checkbox', { name: `Select ${b.order.number}` }).check();
     await page.getByRole('button', { name: 'Capture selected' }).click();
-    await statusLine(page).filter({ hasText: 'capture: 2 of 2 done' }).waitFor();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Captured 2 of 2.' }).waitFor();
     await rowOf(page, a.order.number).waitFor({ state: 'detached' });
     await rowOf(page, b.order.number).waitFor({ state: 'detached' });
     await rowOf(page, untouched.order.number).waitFor();
     for (const p of [a, b]) await expect(statusOf(service, dmsShop, p.paymentId)).resolves.toMatchObject({ status: 'settled' });
     await expect(statusOf(service, dmsShop, untouched.paymentId)).resolves.toMatchObject({ status: 'pending' });
-    done.push(['payment.capture', a.paymentId], ['payment.capture', b.paymentId]);
+    done.push(['payment.capture 25.00', a.paymentId], ['payment.capture 25.00', b.paymentId]);
   });
 });
 
@@ -269,12 +288,14 @@ describe('a payment', () => {
 
     await page.getByLabel('Capture amount (USD)').fill('15.00');
     await page.getByRole('button', { name: 'Capture' }).click();
-    await statusLine(page).filter({ hasText: 'capture: done (status settled)' }).waitFor();
+    expect((await confirmationLines(page)).title).toBe('Capture 15.00 USD?');
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'capture 15.00 USD: done (status settled)' }).waitFor();
     const history = page.getByRole('table', { name: 'Transactions' });
     await history.getByRole('cell', { name: 'capture', exact: true }).waitFor();
     expect(await history.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)))).toEqual([
-      [expect.any(String), 'sale', 'success', '4000', expect.any(String), '', ''],
-      [expect.any(String), 'capture', 'success', '1500', expect.any(String), '', 'operator:olivia'],
+      [expect.any(String), 'sale', 'success', '40.00 USD', expect.any(String), '', ''],
+      [expect.any(String), 'capture', 'success', '15.00 USD', expect.any(String), '', 'operator:olivia'],
     ]);
     await expect(facts.textContent()).resolves.toContain('Captured15.00');
     const actions = page.getByRole('table', { name: 'Operator actions' });
@@ -284,6 +305,222 @@ describe('a payment', () => {
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
     done.push(['payment.capture 15.00', paid.paymentId]);
     await screenshot(page, 'admin-payment-detail');
+  });
+});
+
+describe('money actions: the amounts typed, asked first, every refusal explained', () => {
+  /** Everything the page POSTs to the admin API while `act` runs. */
+  async function postsDuring(page: Page, act: () => Promise<void>): Promise<{ url: string; body: unknown }[]> {
+    const posts: { url: string; body: unknown }[] = [];
+    const listen = (r: import('playwright-core').Request) => void (r.method() === 'POST' && posts.push({ url: new URL(r.url()).pathname, body: r.postDataJSON() }));
+    page.on('request', listen);
+    await act();
+    page.off('request', listen);
+    return posts;
+  }
+
+  it('bulk-captures each row\'s edited amount, after a confirmation listing every payment and amount', async () => {
+    const [edited, full] = [await authorization('30.00'), await authorization('30.00')];
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/queue', 'Capture queue');
+    await page.getByLabel(`Capture amount for ${edited.order.number}`).fill('1');
+    await page.getByRole('checkbox', { name: `Select ${edited.order.number}` }).check();
+    await page.getByRole('checkbox', { name: `Select ${full.order.number}` }).check();
+    await page.getByRole('button', { name: 'Capture selected' }).click();
+    const asked = await confirmationLines(page);
+    expect(asked.title).toBe('Capture 2 payments?');
+    expect(asked.lines.sort()).toEqual([
+      `${edited.order.number}: capture 1.00 USD of 30.00 (payment ${edited.paymentId})`,
+      `${full.order.number}: capture 30.00 USD (payment ${full.paymentId})`,
+    ].sort());
+    await screenshot(page, 'admin-bulk-confirmation');
+    const posts = await postsDuring(page, async () => {
+      await answer(page, true);
+      await statusLine(page).filter({ hasText: 'Captured 2 of 2.' }).waitFor();
+    });
+    expect(posts).toEqual([{ url: '/admin/api/capture-queue/bulk', body: { action: 'capture', payment_ids: expect.arrayContaining([edited.paymentId, full.paymentId]), amounts: { [edited.paymentId]: '1', [full.paymentId]: '30.00' } } }]);
+    expect((await storedPayment(service, edited.paymentId)).capturedMinor).toBe(100);
+    expect((await storedPayment(service, full.paymentId)).capturedMinor).toBe(3000);
+    await expect(statusOf(service, dmsShop, edited.paymentId)).resolves.toMatchObject({ status: 'settled' });
+  });
+
+  it('names each payment a bulk capture did not do, and why', async () => {
+    const [ok, tooMuch, declined] = [await authorization('30.00'), await authorization('30.00'), await authorization('30.00', '03/38')];
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/queue', 'Capture queue');
+    await page.getByLabel(`Capture amount for ${tooMuch.order.number}`).fill('31.00');
+    for (const p of [ok, tooMuch, declined]) await page.getByRole('checkbox', { name: `Select ${p.order.number}` }).check();
+    await page.getByRole('button', { name: 'Capture selected' }).click();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Captured 1 of 3. Not done:' }).waitFor();
+    const failures = await statusLine(page).getByRole('listitem').allTextContents();
+    expect(failures.sort()).toEqual([
+      `${tooMuch.order.number} (payment ${tooMuch.paymentId}): refused – Capture amount 31.00 is bigger than the authorized amount (30.00 USD).`,
+      `${declined.order.number} (payment ${declined.paymentId}): failed – ${SANDBOX_REASONS.captureDeclined}`,
+    ].sort());
+    await expect(statusOf(service, dmsShop, ok.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await expect(statusOf(service, dmsShop, tooMuch.paymentId)).resolves.toMatchObject({ status: 'pending' });
+  });
+
+  it('asks before a release, a bulk release and a void; Cancel sends nothing', async () => {
+    const [auth, other] = [await authorization('12.00'), await authorization('13.00')];
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/queue', 'Capture queue');
+    const cancelled = await postsDuring(page, async () => {
+      await rowOf(page, auth.order.number).getByRole('button', { name: 'Release' }).click();
+      expect(await confirmationLines(page)).toEqual({ title: 'Release 12.00 USD?', lines: [`Release the whole authorization of 12.00 USD for order ${auth.order.number} (payment ${auth.paymentId}).`] });
+      await answer(page, false);
+      await statusLine(page).filter({ hasText: 'release cancelled: nothing was sent.' }).waitFor();
+      await page.getByRole('checkbox', { name: `Select ${auth.order.number}` }).check();
+      await page.getByRole('checkbox', { name: `Select ${other.order.number}` }).check();
+      await page.getByRole('button', { name: 'Release selected' }).click();
+      const asked = await confirmationLines(page);
+      expect(asked.title).toBe('Release 2 payments?');
+      expect(asked.lines.sort()).toEqual([`${auth.order.number}: release 12.00 USD (payment ${auth.paymentId})`, `${other.order.number}: release 13.00 USD (payment ${other.paymentId})`].sort());
+      await page.keyboard.press('Escape');
+      await confirmation(page).waitFor({ state: 'detached' });
+    });
+    expect(cancelled).toEqual([]);
+    for (const p of [auth, other]) await expect(statusOf(service, dmsShop, p.paymentId)).resolves.toMatchObject({ status: 'pending' });
+
+    await visit(page, `#/payments/${auth.paymentId}`, `Payment ${auth.order.number}`);
+    await page.getByRole('button', { name: 'Release' }).click();
+    expect((await confirmationLines(page)).title).toBe('Release 12.00 USD?');
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'release 12.00 USD: done (status reversal)' }).waitFor();
+
+    const shop = await service.createMerchant({ name: 'Void Shop' });
+    const sale = await paidPayment(service, shop, { order: { amount: '20.00' } });
+    await visit(page, `#/payments/${sale.paymentId}`, `Payment ${sale.order.number}`);
+    await page.getByRole('button', { name: 'Void' }).click();
+    expect(await confirmationLines(page)).toEqual({ title: 'Void 20.00 USD?', lines: [`Void order ${sale.order.number} (payment ${sale.paymentId}): the whole 20.00 USD goes back to the customer.`] });
+    expect(await postsDuring(page, () => answer(page, false))).toEqual([]);
+    await expect(statusOf(service, shop, sale.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await page.getByRole('button', { name: 'Void' }).click();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'void 20.00 USD: done' }).waitFor();
+    await expect(statusOf(service, shop, sale.paymentId)).resolves.toMatchObject({ status: 'void' });
+  });
+
+  it('refunds only an amount it shows and asks about: what is left is filled in, an empty box sends nothing, too much says what is left', async () => {
+    const shop = await service.createMerchant({ name: 'Refund Shop' });
+    const sale = await paidPayment(service, shop, { order: { amount: '20.00' } });
+    const page = await open();
+    await signIn(page);
+    await visit(page, `#/payments/${sale.paymentId}`, `Payment ${sale.order.number}`);
+    const box = page.getByLabel('Refund amount (USD)');
+    expect(await box.inputValue()).toBe('20.00');
+    expect(await box.getAttribute('placeholder')).toBeNull();
+
+    await box.fill('');
+    expect(await postsDuring(page, async () => {
+      await page.getByRole('button', { name: 'Refund' }).click();
+      await statusLine(page).filter({ hasText: 'Enter the amount to refund.' }).waitFor();
+    })).toEqual([]);
+    expect(await confirmation(page).count()).toBe(0);
+
+    await box.fill('100');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    expect(await confirmationLines(page)).toEqual({ title: 'Refund 100.00 USD?', lines: [`Refund 100.00 USD of order ${sale.order.number} (payment ${sale.paymentId}) to the customer.`, 'Left to refund now: 20.00 USD.'] });
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Refund amount 100.00 is bigger than what is left to refund (20.00 USD).' }).waitFor();
+
+    await page.getByLabel('Refund amount (USD)').fill('7.50');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'refund 7.50 USD: done' }).waitFor();
+    await page.getByText('Left to refund: 12.50').waitFor();
+    expect(await page.getByLabel('Refund amount (USD)').inputValue()).toBe('12.50');
+    await page.getByLabel('Refund amount (USD)').fill('15.00');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Refund amount 15.00 is bigger than what is left to refund (12.50 USD).' }).waitFor();
+    await expect(statusOf(service, shop, sale.paymentId)).resolves.toMatchObject({ status: 'settled', refunded_amount: '7.50' });
+  });
+});
+
+describe('searching payments', () => {
+  it('finds by part of the order number, payment id start, e-mail, last four, amount and merchant name, shows merchants by name', async () => {
+    const shop = await service.createMerchant({ name: 'Searchable Teas' });
+    const stamp = String(Date.now() % 100000).padStart(5, '0');
+    const tea = await paidPayment(service, shop, { order: { number: `TEA-${stamp}-A`, amount: '17.25' }, extra: { customer: { name: 'Ana Lima', email: 'ana.tea@example.com' } } });
+    const other = await paidPayment(service, shop, { order: { number: `TEA-${stamp}-B`, amount: '8.00' }, extra: { customer: { name: 'Bo Berg', email: 'bo@example.org' } } });
+    const page = await open();
+    await signIn(page);
+    const search = async (fields: Record<string, string>) => {
+      await visit(page, '#/payments', 'Payments');
+      for (const [label, value] of Object.entries(fields)) await page.getByLabel(label).fill(value);
+      await page.getByRole('button', { name: 'Search' }).click();
+      await page.locator('#result-count').waitFor();
+      await page.waitForFunction(() => !document.querySelector('[aria-busy]'));
+      return page.locator('tbody tr td:nth-child(4)').allTextContents();
+    };
+    expect((await search({ 'Order number': `tea-${stamp}-`, Merchant: 'searchable' })).sort()).toEqual([tea.order.number, other.order.number].sort());
+    expect(await search({ 'Customer e-mail': 'ANA.TEA', Merchant: 'Searchable Teas' })).toEqual([tea.order.number]);
+    expect(await search({ 'Card last four': '1111', Amount: '8', Merchant: 'teas' })).toEqual([other.order.number]);
+    expect(await search({ 'Payment id': tea.paymentId.slice(0, 6), Merchant: 'teas' })).toEqual([tea.order.number]);
+    expect(await rowOf(page, tea.order.number).locator('td:nth-child(3)').textContent()).toBe('Searchable Teas');
+    expect(await rowOf(page, tea.order.number).locator('td:nth-child(3)').getAttribute('title')).toBe(shop.merchant_key);
+    await page.getByLabel('Card last four').fill('11');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await statusLine(page).filter({ hasText: 'last4: Enter the last four digits of the card.' }).waitFor();
+  });
+
+  it('pages forward and back', async () => {
+    const shop = await service.createMerchant({ name: 'Paging Shop' });
+    const made: string[] = [];
+    for (let i = 0; i < 27; i++) {
+      clock.set(new Date(T0.getTime() - (i + 1) * 1000));
+      made.push((await openSession(service, shop)).order.number);
+    }
+    clock.set(T0);
+    const page = await open();
+    await signIn(page);
+    await visit(page, `#/payments?merchant=${encodeURIComponent('Paging Shop')}`, 'Payments');
+    await page.locator('#result-count').filter({ hasText: 'Page 1: 25 payments, more on the next page.' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Previous page' }).count()).toBe(0);
+    const firstPage = await page.locator('tbody tr td:nth-child(4)').allTextContents();
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.locator('#result-count').filter({ hasText: 'Page 2: 2 payments, the last page of this search.' }).waitFor();
+    const secondPage = await page.locator('tbody tr td:nth-child(4)').allTextContents();
+    expect([...firstPage, ...secondPage]).toEqual(made);
+    expect(await page.getByRole('button', { name: 'Next page' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.locator('#result-count').filter({ hasText: 'Page 1: 25 payments' }).waitFor();
+    expect(await page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(firstPage);
+  });
+
+  it('shows times in the operator\'s time zone, with UTC on hover', async () => {
+    const paid = await authorization('31.00');
+    const page = await open({ timezoneId: 'Europe/Berlin' });
+    await signIn(page);
+    await visit(page, `#/payments?order=${encodeURIComponent(paid.order.number)}`, 'Payments');
+    const created = rowOf(page, paid.order.number).locator('time').first();
+    await created.waitFor();
+    // T0 is 09:00 UTC in June: 11:00 in Berlin (summer time).
+    expect(await created.textContent()).toBe('2030-06-03 11:00:00 GMT+2');
+    expect(await created.getAttribute('title')).toBe('2030-06-03 09:00:00 UTC');
+    expect(await created.getAttribute('datetime')).toBe(T0.toISOString());
+  });
+
+  it('is usable on a 390 px phone: each payment a card of labelled lines, nothing wider than the screen', async () => {
+    const paid = await authorization('12.34');
+    const page = await open({ viewport: { width: 390, height: 844 } });
+    await signIn(page);
+    await visit(page, `#/payments?order=${encodeURIComponent(paid.order.number)}`, 'Payments');
+    // On a phone a cell's name starts with its column's label: the row is found by its payment link.
+    const row = page.locator('tbody tr', { has: page.getByRole('link', { name: paid.paymentId }) });
+    await row.waitFor();
+    expect(await pageOverflows(page)).toBe(false);
+    // The cells stack: the row is one column of "label value" lines.
+    const lines = await row.locator('td').evaluateAll((tds) => tds.map((td) => [getComputedStyle(td, '::before').content, Math.round(td.getBoundingClientRect().width)]));
+    expect(lines.map((l) => l[0])).toEqual(['"Created"', '"Payment id"', '"Merchant"', '"Order"', '"Amount"', '"Status"', '"Reason"']);
+    const widths = new Set(lines.map((l) => l[1]));
+    expect(widths.size).toBe(1);
+    await screenshot(page, 'admin-payments-phone');
   });
 });
 
@@ -354,7 +591,7 @@ describe('callbacks', () => {
     await callbacks.getByRole('cell', { name: 'pending', exact: true }).waitFor();
     expect(await callbacks.getByRole('button').count()).toBe(0);
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Callbacks');
-    done.push(['callback.resend 0', paid.paymentId]);
+    done.push(['callback.resend no. 1', paid.paymentId]);
 
     await runCallbackJob(service.deps);
     const again = receiver.received.filter((c) => c.fields.id === paid.paymentId);
@@ -415,6 +652,14 @@ describe('merchant settings', () => {
     await statusLine(page).filter({ hasText: 'auto capture delay must be a whole number of minutes from 0 to 10080' }).waitFor();
     expect(await service.deps.merchants.find(plainShop.merchant_key)).toMatchObject({ dms: false });
 
+    // A brand colour too light for the page's white button text is refused when set, not dropped later.
+    await delay.fill('15');
+    await page.getByLabel('Brand colour').fill('#ffcc00');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await statusLine(page).filter({ hasText: 'brand color #ffcc00 is too light: white text on it has a contrast of 1.51:1, and the page needs at least 4.5:1 (try a darker shade)' }).waitFor();
+    expect((await service.deps.merchants.find(plainShop.merchant_key))?.branding).toBeUndefined();
+    await page.getByLabel('Brand colour').fill('');
+
     await delay.fill('15');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await statusLine(page).filter({ hasText: 'Settings saved.' }).waitFor();
@@ -445,11 +690,42 @@ describe('the audit log', () => {
     await table.locator('tbody tr').first().waitFor();
     const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((r) => [...r.children].map((c) => c.textContent ?? '')));
     for (const [action, target] of done) {
-      expect(rows).toContainEqual(['2030-06-03 09:00:00 UTC', 'olivia', 'admin', action, target, 'done', expect.any(String), expect.any(String)]);
+      expect(rows).toContainEqual(['2030-06-03 09:00:00 UTC', 'olivia', 'admin', action, target, 'done', expect.any(String)]);
     }
-    const capture = rows.find((r) => r[3] === 'payment.capture 15.00');
-    expect(capture?.slice(6)).toEqual(['{"status":"pending"}', '{"status":"settled","captured_amount":"15.00"}']);
+    // Each entry as a diff: one line per field that changed, before → after.
+    const capture = table.locator('tbody tr', { has: page.getByRole('cell', { name: 'payment.capture 15.00', exact: true }) });
+    expect(await capture.locator('td.diff li').allTextContents()).toEqual(['status: pending → settled', 'captured_amount: — → 15.00']);
+    expect(await capture.locator('td.diff del').allTextContents()).toEqual(['pending', '—']);
+    expect(await capture.locator('td.diff ins').allTextContents()).toEqual(['settled', '15.00']);
     await screenshot(page, 'admin-audit');
+  });
+
+  it('filters by who, action and target', async () => {
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/audit', 'Audit log');
+    const table = page.getByRole('table', { name: 'Operator actions' });
+    await table.locator('tbody tr').first().waitFor();
+    const column = (n: number) => table.locator(`tbody tr td:nth-child(${n})`).allTextContents();
+
+    await page.getByRole('textbox', { name: 'Action' }).fill('payment.refund');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL((url) => url.hash.includes('action=payment.refund'));
+    await table.getByRole('cell', { name: /^payment\.refund/ }).first().waitFor();
+    const actions = await column(4);
+    expect(actions.length).toBeGreaterThanOrEqual(3);
+    expect(actions.filter((a) => !a.startsWith('payment.refund'))).toEqual([]);
+
+    const [, target] = done.find(([a]) => a === 'merchant.settings')!;
+    await visit(page, `#/audit?target=${encodeURIComponent(target)}`, 'Audit log');
+    await table.locator('tbody tr').first().waitFor();
+    expect(new Set(await column(5))).toEqual(new Set([target]));
+
+    await visit(page, '#/audit?actor=nobody-like-this', 'Audit log');
+    await table.getByRole('cell', { name: 'Nothing to show.' }).waitFor();
+    await visit(page, '#/audit?actor=OLIV', 'Audit log');
+    await table.locator('tbody tr').first().waitFor();
+    expect(new Set(await column(2))).toEqual(new Set(['olivia']));
   });
 });
 
@@ -514,7 +790,9 @@ describe('roles', () => {
     await signIn(page, clerk);
     await visit(page, `#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`);
     await page.getByRole('button', { name: 'Capture' }).click();
-    await statusLine(page).filter({ hasText: 'capture: done (status settled)' }).waitFor();
+    expect((await confirmationLines(page)).title).toBe('Capture 13.00 USD?');
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'capture 13.00 USD: done (status settled)' }).waitFor();
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'settled' });
     const actions = page.getByRole('table', { name: 'Operator actions' });
     await actions.getByRole('cell', { name: 'oscar', exact: true }).waitFor();

@@ -95,7 +95,9 @@ describe('without JavaScript', () => {
 
     const go = page.getByRole('link', { name: 'Continue' });
     await go.waitFor();
-    expect(await page.locator('h1').textContent()).toBe('Returning to the shop');
+    // Paid: the page says so before the customer goes on.
+    expect(await page.locator('h1#title').textContent()).toBe('Payment successful');
+    await page.getByText('If nothing happens, use the button below.').waitFor();
     await screenshot(page, 'navigation-no-js');
     await go.click();
     await topLandsOn('/success');

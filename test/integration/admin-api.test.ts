@@ -3,7 +3,7 @@ import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { AuditEntry } from '../../lambdas/ports/operators';
-import { ADMIN_LIMITS } from '../../lambdas/use-cases/admin';
+import { ADMIN_LIMITS, type ActionOutcome } from '../../lambdas/use-cases/admin';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { ROUTES } from '../../lib/routes';
 import { adminApi, adminRequest, operatorToken, seedOperator, signIn, signInRequest, type AdminApi, type AdminPayment } from '../support/admin';
@@ -192,6 +192,42 @@ describe('payments search (GET /admin/api/payments)', () => {
     expect([res.status, res.json]).toEqual([400, invalid('status: The value you selected is not a valid choice.')]);
   });
 
+  it('finds payments by part of the order number, the start of the payment id, e-mail, last four, amount and merchant name', async () => {
+    clock.set('2030-05-20T10:00:00.000Z');
+    const shop = await service.createMerchant({ name: 'Findable Books' });
+    const a = await paidPayment(service, shop, { order: { number: 'INV-2030-0042', amount: '12.50' }, extra: { customer: { name: 'Ana Lima', email: 'ana.lima@example.com' } } });
+    const b = await paidPayment(service, shop, { order: { number: 'INV-2030-0043', amount: '99.00' }, extra: { customer: { name: 'Bo Berg', email: 'bo@example.org' } } });
+    clock.set(T0);
+    const found = async (params: Record<string, string>) =>
+      (await allPages({ from: '2030-05-20', to: '2030-05-20', ...params })).flat().map((p) => p.order_number).sort();
+    expect(await found({ order: 'inv-2030-004' })).toEqual(['INV-2030-0042', 'INV-2030-0043']);
+    expect(await found({ order: 'INV-2030-0043' })).toEqual(['INV-2030-0043']);
+    expect(await found({ payment_id: a.paymentId.slice(0, 8), merchant: shop.merchant_key })).toEqual(['INV-2030-0042']);
+    expect(await found({ email: 'ANA.LIMA@' })).toEqual(['INV-2030-0042']);
+    expect(await found({ email: 'example.org', merchant: 'findable' })).toEqual(['INV-2030-0043']);
+    expect(await found({ last4: '1111', merchant: 'Findable Books' })).toEqual(['INV-2030-0042', 'INV-2030-0043']);
+    expect(await found({ amount: '12.5', merchant: 'findable' })).toEqual(['INV-2030-0042']);
+    expect(await found({ amount: '99', merchant: 'findable' })).toEqual(['INV-2030-0043']);
+    expect(await found({ merchant: 'no such shop' })).toEqual([]);
+    const listed = (await api.searchPayments({ from: '2030-05-20', to: '2030-05-20', merchant: 'findable' })).json.payments;
+    expect(listed.map((p) => (p as { merchant_name?: string }).merchant_name)).toEqual(['Findable Books', 'Findable Books']);
+    expect(b.paymentId).not.toBe(a.paymentId);
+  });
+
+  it.each([
+    ['last four that are not four digits', { last4: '11' }, 'last4: Enter the last four digits of the card.'],
+    ['an amount that is not a number', { amount: 'ten' }, 'amount: Enter an amount such as 25 or 25.00.'],
+    ['a payment id start shorter than 4', { payment_id: 'ab' }, 'payment_id: Enter a payment id or at least its first 4 characters.'],
+  ])('refuses %s with 400', async (_case, params, error) => {
+    const res = await api.searchPayments(params as Record<string, string>);
+    expect([res.status, res.json]).toEqual([400, invalid(error)]);
+  });
+
+  it('shows transaction amounts in decimals', async () => {
+    const paid = await sale();
+    expect((await detail(paid.paymentId)).transactions.map((t) => (t as { amount?: string }).amount)).toEqual(['25.00']);
+  });
+
   it('searches a range of UTC days, newest first; by default the last 7 days', async () => {
     const shop = await service.createMerchant({ name: 'Calendar Shop' });
     const days = ['2030-04-20', '2030-04-21', '2030-04-22', '2030-04-28'];
@@ -294,7 +330,8 @@ describe('operator actions (POST /admin/api/payments/{id}/{action})', () => {
   it('refuses a capture over the authorized amount (208004), leaves the payment pending, and audits the refusal', async () => {
     const paid = await authorization();
     const res = await api.act(paid.paymentId, 'capture', { amount: '25.01' });
-    expect([res.status, res.json]).toEqual([200, { payment_id: paid.paymentId, action: 'capture', outcome: 'refused', status: 'pending', message: ERRORS.CAPTURE_AMOUNT_TOO_BIG.message }]);
+    const tooBig = 'Capture amount 25.01 is bigger than the authorized amount (25.00 USD).';
+    expect([res.status, res.json]).toEqual([200, { payment_id: paid.paymentId, action: 'capture', outcome: 'refused', status: 'pending', message: tooBig }]);
     expect(ERRORS.CAPTURE_AMOUNT_TOO_BIG.code).toBe(208004);
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'pending' });
     expect((await detail(paid.paymentId)).audit).toEqual([
@@ -302,13 +339,13 @@ describe('operator actions (POST /admin/api/payments/{id}/{action})', () => {
         actor: 'alice',
         action: 'payment.capture 25.01',
         outcome: 'refused',
-        detail: ERRORS.CAPTURE_AMOUNT_TOO_BIG.message,
+        detail: tooBig,
         before: { status: 'pending' },
         after: { status: 'pending' },
       }),
     ]);
     const bad = await api.act(paid.paymentId, 'capture', { amount: 'ten' });
-    expect(bad.json).toMatchObject({ outcome: 'refused', message: 'amount: This value is not valid.' });
+    expect(bad.json).toMatchObject({ outcome: 'refused', message: 'amount: Write the amount in USD with up to 2 decimals, e.g. 12.50.' });
   });
 
   it('reports a capture the acquirer declines (03/38) as failed; the payment stays pending', async () => {
@@ -355,7 +392,7 @@ describe('operator actions (POST /admin/api/payments/{id}/{action})', () => {
     // A payment with refunds can no longer be voided.
     expect((await detail(settled.paymentId)).payment).toMatchObject({ refunded_amount: '5.00', actions: ['refund'] });
     clock.advance(60_000);
-    expect((await api.act(settled.paymentId, 'refund', { amount: '20.01' })).json).toMatchObject({ outcome: 'refused', message: ERRORS.REFUND_AMOUNT_TOO_BIG.message });
+    expect((await api.act(settled.paymentId, 'refund', { amount: '20.01' })).json).toMatchObject({ outcome: 'refused', message: 'Refund amount 20.01 is bigger than what is left to refund (20.00 USD).' });
     clock.advance(60_000);
     expect((await api.act(settled.paymentId, 'refund')).json).toMatchObject({ outcome: 'done', status: 'refund' });
     await expect(statusOf(service, smsShop, settled.paymentId)).resolves.toMatchObject({ status: 'refund', refunded_amount: '25.00' });
@@ -364,6 +401,20 @@ describe('operator actions (POST /admin/api/payments/{id}/{action})', () => {
       ['payment.refund 20.01', 'refused', { status: 'settled', refunded_amount: '5.00' }, { status: 'settled', refunded_amount: '5.00' }],
       ['payment.refund 5.00', 'done', { status: 'settled' }, { status: 'settled', refunded_amount: '5.00' }],
     ]);
+  });
+
+  it('reads amounts as operators type them, and says what is left when a refund is too big', async () => {
+    const settled = await sale();
+    expect((await detail(settled.paymentId)).payment.left_to_refund).toBe('25.00');
+    expect((await api.act(settled.paymentId, 'refund', { amount: '100' })).json).toMatchObject({ outcome: 'refused', status: 'settled', message: 'Refund amount 100.00 is bigger than what is left to refund (25.00 USD).' });
+    expect((await api.act(settled.paymentId, 'refund', { amount: '12,5' })).json).toMatchObject({ outcome: 'done', status: 'settled' });
+    expect((await detail(settled.paymentId)).payment).toMatchObject({ refunded_amount: '12.50', left_to_refund: '12.50' });
+    expect((await api.act(settled.paymentId, 'refund', { amount: '15.00' })).json).toMatchObject({ outcome: 'refused', message: 'Refund amount 15.00 is bigger than what is left to refund (12.50 USD).' });
+    expect((await api.act(settled.paymentId, 'refund', { amount: '0' })).json).toMatchObject({ outcome: 'refused', message: 'amount: The amount must be more than zero.' });
+    expect((await api.act(settled.paymentId, 'refund', { amount: '1.234' })).json).toMatchObject({ outcome: 'refused', message: 'amount: Write the amount in USD with up to 2 decimals, e.g. 12.50.' });
+    // Each audited with the amount as read (the entries share a timestamp, so compared as a set).
+    expect((await detail(settled.paymentId)).audit.map((a) => a.action).sort()).toEqual(['payment.refund 0', 'payment.refund 1.234', 'payment.refund 100.00', 'payment.refund 12.50', 'payment.refund 15.00']);
+    await expect(statusOf(service, smsShop, settled.paymentId)).resolves.toMatchObject({ status: 'settled', refunded_amount: '12.50' });
   });
 
   it('answers an unknown action with 400 and an unknown payment with 404', async () => {
@@ -406,6 +457,37 @@ describe('capture queue (GET /admin/api/capture-queue, POST /admin/api/capture-q
     expect(ids.filter((id) => queued.includes(id))).toEqual([]);
     for (const p of paid) await expect(statusOf(service, dmsShop, p.paymentId)).resolves.toMatchObject({ status: 'settled' });
     for (const id of ids) expect((await detail(id)).audit).toEqual([expect.objectContaining({ actor: 'alice', action: 'payment.capture' })]);
+  });
+
+  it('captures each payment\'s own amount from `amounts`; one without an amount in full', async () => {
+    const [part, whole] = [await authorization(), await authorization()];
+    const res = await adminRequest<{ results: ActionOutcome[] }>(service, 'POST', '/admin/api/capture-queue/bulk', token, { action: 'capture', payment_ids: [part.paymentId, whole.paymentId], amounts: { [part.paymentId]: '1' } });
+    expect(res.json.results.map((r) => [r.payment_id, r.outcome, r.status])).toEqual([[part.paymentId, 'done', 'settled'], [whole.paymentId, 'done', 'settled']]);
+    expect((await storedPayment(service, part.paymentId)).capturedMinor).toBe(100);
+    expect((await storedPayment(service, whole.paymentId)).capturedMinor).toBe(2500);
+    expect((await detail(part.paymentId)).audit).toEqual([expect.objectContaining({ action: 'payment.capture 1.00', outcome: 'done' })]);
+  });
+
+  it('names why each payment of a bulk capture was not done', async () => {
+    const [tooMuch, declined] = [await authorization(), await authorization('03/38')];
+    const res = await adminRequest<{ results: ActionOutcome[] }>(service, 'POST', '/admin/api/capture-queue/bulk', token, { action: 'capture', payment_ids: [tooMuch.paymentId, declined.paymentId], amounts: { [tooMuch.paymentId]: '25.01' } });
+    expect(res.json.results).toEqual([
+      { payment_id: tooMuch.paymentId, action: 'capture', outcome: 'refused', status: 'pending', message: 'Capture amount 25.01 is bigger than the authorized amount (25.00 USD).' },
+      { payment_id: declined.paymentId, action: 'capture', outcome: 'failed', status: 'pending', message: SANDBOX_REASONS.captureDeclined },
+    ]);
+  });
+
+  it.each([
+    ['an amount for a payment not selected', 'capture', { other: '1.00' }, 'amounts: Amounts for payments that are not selected: other.'],
+    ['an amount with a release', 'release', { SELF: '1.00' }, 'amounts: A release has no amount: it releases the whole authorization.'],
+    ['amounts that are not an object', 'capture', ['1.00'], 'amounts: Give an object of payment id to amount, e.g. {"<payment id>": "1.00"}.'],
+    ['an amount that is not a string', 'capture', { SELF: 1 }, 'amounts: Give an object of payment id to amount, e.g. {"<payment id>": "1.00"}.'],
+  ])('refuses %s with 400 and moves nothing', async (_case, action, amounts, error) => {
+    const paid = await authorization();
+    const withSelf = Array.isArray(amounts) ? amounts : Object.fromEntries(Object.entries(amounts).map(([k, v]) => [k === 'SELF' ? paid.paymentId : k, v]));
+    const res = await adminRequest(service, 'POST', '/admin/api/capture-queue/bulk', token, { action, payment_ids: [paid.paymentId], amounts: withSelf });
+    expect([res.status, res.json]).toEqual([400, invalid(error)]);
+    await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'pending' });
   });
 
   it('releases several at once', async () => {
@@ -499,6 +581,7 @@ describe('merchant settings (GET and PUT /admin/api/merchants/{key})', () => {
     ['an unknown method', { methods: ['bitcoin'] }, 'settings: methods must be a list without repeats of: card (unknown: bitcoin)'],
     ['no methods', { methods: [] }, 'settings: methods must be a list without repeats of: card'],
     ['a brand colour that is not #RRGGBB', { branding: { primary_color: 'red' } }, 'settings: brand color must be #RRGGBB'],
+    ['a brand colour too light for the white button text', { branding: { primary_color: '#ffcc00' } }, 'settings: brand color #ffcc00 is too light: white text on it has a contrast of 1.51:1, and the page needs at least 4.5:1 (try a darker shade)'],
     ['an http logo', { branding: { logo_url: 'http://shop.example/logo.png' } }, 'settings: logo URL must be an https URL of at most 1024 characters'],
     ['branding that is not an object', { branding: 'blue' }, NOT_VALID('branding')],
     ['a framing origin that is not an origin', { frame_ancestors: ['*'] }, 'settings: frame ancestors must be 1-10 origins like https://shop.example or https://*.shop.example (not an origin: *)'],

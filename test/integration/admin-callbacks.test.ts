@@ -85,7 +85,7 @@ describe('the delivery log (GET /admin/api/payments/{paymentId}/callbacks)', () 
     const first = clock.now().toISOString();
 
     expect(await callbacksOf(paid.paymentId)).toEqual([
-      { index: 0, trans_id: expect.any(String), type: 'sale', status: 'success', date: expect.any(String), state: 'not-sent', attempt_count: 0, attempts: [], resendable: false },
+      { index: 0, number: 1, trans_id: expect.any(String), type: 'sale', status: 'success', date: expect.any(String), state: 'not-sent', attempt_count: 0, attempts: [], resendable: false },
     ]);
 
     await deliver();
@@ -105,6 +105,7 @@ describe('the delivery log (GET /admin/api/payments/{paymentId}/callbacks)', () 
     const [delivered] = await callbacksOf(paid.paymentId);
     expect(delivered).toEqual({
       index: 0,
+      number: 1,
       trans_id: (await transactionsOf(service, paid.paymentId))[0]?.transId,
       type: 'sale',
       status: 'success',
@@ -141,10 +142,10 @@ describe('resending one callback (POST /admin/api/payments/{paymentId}/callbacks
     clock.advance(60_000);
     const resentAt = clock.now().toISOString();
     const res = await api.resendCallback(paid.paymentId, 0);
-    expect([res.status, res.json]).toEqual([200, { payment_id: paid.paymentId, index: 0, outcome: 'queued' }]);
+    expect([res.status, res.json]).toEqual([200, { payment_id: paid.paymentId, index: 0, number: 1, outcome: 'queued' }]);
     expect(await callbacksOf(paid.paymentId)).toEqual([expect.objectContaining({ state: 'pending', attempt_count: 1, resendable: false })]);
     // Asked twice before the job ran: still one delivery.
-    expect((await api.resendCallback(paid.paymentId, 0)).json).toEqual({ payment_id: paid.paymentId, index: 0, outcome: 'already-queued' });
+    expect((await api.resendCallback(paid.paymentId, 0)).json).toEqual({ payment_id: paid.paymentId, index: 0, number: 1, outcome: 'already-queued' });
 
     await deliver();
     const [original, again] = receivedFor(receiver, paid.paymentId);
@@ -162,14 +163,14 @@ describe('resending one callback (POST /admin/api/payments/{paymentId}/callbacks
           at: resentAt,
           actor: 'olga',
           actorRole: 'operator',
-          action: 'callback.resend 0',
+          action: 'callback.resend no. 1',
           target: paid.paymentId,
           targetKind: 'payment',
           before: { callback: 'delivered' },
           after: { callback: 'pending', trans_id: expect.any(String), type: 'sale' },
           outcome: 'done',
         },
-        expect.objectContaining({ actor: 'olga', action: 'callback.resend 0', before: { callback: 'pending' }, outcome: 'refused', detail: 'This callback is already waiting to be sent.' }),
+        expect.objectContaining({ actor: 'olga', action: 'callback.resend no. 1', before: { callback: 'pending' }, outcome: 'refused', detail: 'This callback is already waiting to be sent.' }),
       ]),
     );
     expect(audit).toHaveLength(2);
@@ -224,7 +225,7 @@ describe('dead callbacks (GET /admin/api/merchants/{merchantKey}/callbacks/dead,
       200,
       {
         merchant_key: shop.merchant_key,
-        callbacks: [{ payment_id: paid.paymentId, index: 0, trans_id: dead.trans_id, type: 'sale', status: 'success', dead_at: dead.dead_at, attempt_count: 2, last_error: 'HTTP 500' }],
+        callbacks: [{ payment_id: paid.paymentId, index: 0, number: 1, trans_id: dead.trans_id, type: 'sale', status: 'success', dead_at: dead.dead_at, attempt_count: 2, last_error: 'HTTP 500' }],
       },
     ]);
     expect((await api.deadCallbacks(otherShop.merchant_key)).json).toEqual({ merchant_key: otherShop.merchant_key, callbacks: [] });

@@ -70,7 +70,7 @@ const submit = async (url: string, form: Record<string, string>): Promise<PageAn
     await fetch(url, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': USER_AGENT, 'accept-language': 'de-DE,de;q=0.9' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': USER_AGENT, 'accept-language': 'en-GB,en;q=0.9' },
       body: new URLSearchParams(form).toString(),
     }),
   );
@@ -108,14 +108,19 @@ function countingAuthorize(calls: AuthorizeRequest[]): (real: Acquirer) => Acqui
     });
 }
 
-/** Follows a 3-D Secure or bank page as the customer would: open it, answer it, come back. */
-async function answerChallenge(challengeUrl: string, form: Record<string, string>): Promise<PageAnswer> {
+/** Opens a 3-D Secure or bank page and posts one answer on it: the page's own answer, not followed. */
+async function postAnswer(challengeUrl: string, form: Record<string, string>): Promise<PageAnswer> {
   const page = await get(challengeUrl);
   expect(page.status).toBe(200);
   // The page carries where to come back (from its own address, never from storage) in a hidden field.
   const back = /name="return" value="([^"]+)"/.exec(page.html)?.[1];
   expect(back).toBe(new URL(challengeUrl).searchParams.get('return'));
-  const answered = await submit(new URL(new URL(challengeUrl).pathname, challengeUrl).toString(), { ...form, return: back ?? '' });
+  return submit(new URL(new URL(challengeUrl).pathname, challengeUrl).toString(), { ...form, return: back ?? '' });
+}
+
+/** Follows a 3-D Secure or bank page as the customer would: open it, answer it, come back. */
+async function answerChallenge(challengeUrl: string, form: Record<string, string>): Promise<PageAnswer> {
+  const answered = await postAnswer(challengeUrl, form);
   expect(answered.status).toBe(303);
   return get(new URL(answered.location ?? '', challengeUrl).toString());
 }
@@ -302,7 +307,7 @@ describe('what is stored of the card and the browser', () => {
     const calls: AuthorizeRequest[] = [];
     const paid = await withAcquirer(countingAuthorize(calls), () => submit(link.url, { method, card_number, card_expiry, card_cvv, card_holder } as Record<string, string>));
     expect(paid.status).toBe(303);
-    expect(calls[0]?.browser).toMatchObject({ language: 'de-DE', userAgent: USER_AGENT });
+    expect(calls[0]?.browser).toMatchObject({ language: 'en-GB', userAgent: USER_AGENT });
     expect(calls[0]?.browser?.screenWidth).toBeUndefined();
   });
 });
@@ -334,10 +339,18 @@ describe('challenges', () => {
     expect(payment.transactions.map((t) => `${t.type}:${t.status}`)).toEqual([`${flow}:success`, 'sale:success']);
   });
 
-  it('declines a 3-D Secure answered with a wrong code, and the link takes another attempt', async () => {
+  it('asks again after a wrong one-time code; the third wrong code declines, and the link takes another attempt', async () => {
     const link = await checkout();
     const paid = await submit(link.url, cardForm('05/38'));
-    const back = await answerChallenge(new URL(paid.location ?? '', link.url).toString(), { code: '000000', decision: 'confirm' });
+    const challengeUrl = new URL(paid.location ?? '', link.url).toString();
+    for (const left of [2, 1]) {
+      const again = await postAnswer(challengeUrl, { code: '000000', decision: 'confirm' });
+      expect(again.status).toBe(400);
+      expect(again.html).toContain(`This code is not right. Check it and enter it again (${left} ${left === 1 ? 'try' : 'tries'} left).`);
+      expect(again.html).toContain('id="code"');
+      await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: '3ds' });
+    }
+    const back = await answerChallenge(challengeUrl, { code: '000000', decision: 'confirm' });
     expect(back.status).toBe(200);
     expect(back.html).toContain('3-D Secure authentication failed.');
     // Not final while the link takes another attempt: the status reads prepare (attempts.ts).
@@ -346,6 +359,15 @@ describe('challenges', () => {
     expect((await submit(link.url, cardForm('01/38'))).status).toBe(303);
     expect((await storedPayment(link.paymentId)).attempt).toBe(2);
   });
+});
+
+it('pays after a mistyped one-time code corrected on the same page', async () => {
+  const link = await checkout();
+  const paid = await submit(link.url, cardForm('05/38'));
+  const challengeUrl = new URL(paid.location ?? '', link.url).toString();
+  expect((await postAnswer(challengeUrl, { code: '123465', decision: 'confirm' })).status).toBe(400);
+  expect((await answerChallenge(challengeUrl, { code: '123456', decision: 'confirm' })).status).toBe(303);
+  await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
 });
 
 describe('declines', () => {

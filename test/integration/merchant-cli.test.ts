@@ -140,7 +140,7 @@ describe('the merchant CLI on the local store', () => {
     const [help, bad] = await Promise.all([merchant('--help'), merchant('set', 'some-key', '--dms', 'maybe')]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: npm run -s merchant -- <command> [options]');
-    for (const command of ['callbacks PAYMENT_ID', 'resend-callback PAYMENT_ID INDEX', 'dead-callbacks KEY', 'resend-dead KEY', '--json']) expect(help.stdout).toContain(command);
+    for (const command of ['callbacks PAYMENT_ID', 'resend-callback PAYMENT_ID NO', 'dead-callbacks KEY', 'resend-dead KEY', '--json']) expect(help.stdout).toContain(command);
     expect(bad).toMatchObject({ code: 2, stdout: '' });
     expect(bad.stderr).toContain('--dms must be on or off, not "maybe"');
   });
@@ -221,10 +221,11 @@ describe('merchant CLI usage', () => {
     [['callbacks'], 'callbacks needs a payment id: callbacks PAYMENT_ID'],
     [['callbacks', 'p', 'extra'], 'unexpected arguments: extra'],
     [['callbacks', 'p', '--dms', 'on'], 'callbacks takes no settings (--dms)'],
-    [['resend-callback'], 'resend-callback needs a payment id and a callback index: resend-callback PAYMENT_ID INDEX'],
-    [['resend-callback', 'p'], 'resend-callback needs a payment id and a callback index: resend-callback PAYMENT_ID INDEX'],
-    [['resend-callback', 'p', 'first'], 'INDEX must be a whole number (a callback\'s index as callbacks lists it), not "first"'],
-    [['resend-callback', 'p', '1.5'], 'INDEX must be a whole number (a callback\'s index as callbacks lists it), not "1.5"'],
+    [['resend-callback'], 'resend-callback needs a payment id and a callback number: resend-callback PAYMENT_ID NO'],
+    [['resend-callback', 'p'], 'resend-callback needs a payment id and a callback number: resend-callback PAYMENT_ID NO'],
+    [['resend-callback', 'p', 'first'], 'NO must be a callback\'s number as callbacks lists it (1, 2, …), not "first"'],
+    [['resend-callback', 'p', '1.5'], 'NO must be a callback\'s number as callbacks lists it (1, 2, …), not "1.5"'],
+    [['resend-callback', 'p', '0'], 'NO must be a callback\'s number as callbacks lists it (1, 2, …), not "0"'],
     [['resend-callback', 'p', '-1'], "Unknown option '-1'"],
     [['resend-callback', 'p', '0', 'extra'], 'unexpected arguments: extra'],
     [['dead-callbacks'], 'dead-callbacks needs a merchant key: dead-callbacks KEY'],
@@ -290,6 +291,24 @@ describe('callbacks through the merchant CLI', () => {
   let paymentId: string;
   let transId: string;
 
+  it('audits settings changes and rotations made with the CLI as cli:<login>, never with a secret', async () => {
+    const set = await cli('set', shop.merchant_key, '--max-declines', '4');
+    expect(set.code).toBe(0);
+    const rotated = await cli('rotate-password', shop.merchant_key);
+    expect(rotated.code).toBe(0);
+    const newPassword = (JSON.parse(rotated.stdout) as { password: string }).password;
+    const entries = await service.deps.audit.forTarget(`merchant:${shop.merchant_key}`, 10);
+    const settings = entries.find((e) => e.action === 'merchant.settings');
+    expect(settings).toMatchObject({ actor: cliActor(), outcome: 'done', before: expect.objectContaining({ maxDeclines: 3 }), after: expect.objectContaining({ maxDeclines: 4 }) });
+    expect(settings?.actorRole).toBeUndefined();
+    const rotation = entries.find((e) => e.action === 'merchant.rotate-password');
+    expect(rotation).toMatchObject({ actor: cliActor(), after: { rotated: 'password' } });
+    expect(JSON.stringify(entries)).not.toContain(newPassword);
+    // Put back for the tests below.
+    expect((await cli('set', shop.merchant_key, '--max-declines', '3')).code).toBe(0);
+    shop = { ...shop, password: newPassword };
+  });
+
   it('callbacks shows a callback that failed once and then got through: both attempts, HTTP 500 then 200', async () => {
     receiver.script(500);
     paymentId = (await paidPayment(service, shop)).paymentId;
@@ -302,6 +321,7 @@ describe('callbacks through the merchant CLI', () => {
     expect(asJson).toEqual([
       {
         index: 0,
+        number: 1,
         trans_id: expect.any(String),
         type: 'sale',
         status: 'success',
@@ -321,11 +341,11 @@ describe('callbacks through the merchant CLI', () => {
     expect(table).toMatchObject({ code: 0, stderr: '' });
     const [title, , header, row, , attemptsTitle, attemptsHeader, failed, delivered, ...rest] = lines(table.stdout);
     expect(title).toBe(`Payment ${paymentId}: 1 callback`);
-    expect(header).toMatch(/^INDEX +TYPE +STATUS +TRANS ID +STATE +ATTEMPTS +WHEN +LAST ERROR$/);
-    expect(row).toMatch(new RegExp(`^0 +sale +success +${transId} +delivered +2 +delivered ${deliveredAt} +-$`));
+    expect(header).toMatch(/^NO\. +TYPE +STATUS +TRANS ID +STATE +ATTEMPTS +WHEN +LAST ERROR$/);
+    expect(row).toMatch(new RegExp(`^1 +sale +success +${transId} +delivered +2 +delivered ${deliveredAt} +-$`));
     expectAligned(header!, 'STATE', row!, 'delivered');
     expectAligned(header!, 'WHEN', row!, `delivered ${deliveredAt}`);
-    expect(attemptsTitle).toBe('Callback 0 (sale success): 2 attempts');
+    expect(attemptsTitle).toBe('Callback 1 (sale success): 2 attempts');
     expect(attemptsHeader).toMatch(/^ {2}TIME +HTTP +LATENCY MS +URL +ERROR$/);
     expect(failed).toMatch(new RegExp(`^  ${failedAt} +500 +\\d+ +${receiver.url} +HTTP 500$`));
     expect(delivered).toMatch(new RegExp(`^  ${deliveredAt} +200 +\\d+ +${receiver.url} +-$`));
@@ -336,12 +356,12 @@ describe('callbacks through the merchant CLI', () => {
 
   it('resend-callback queues the callback again, once, and the next job run sends it again', async () => {
     const sentBefore = receiver.received.length;
-    const resend = await cli('resend-callback', paymentId, '0');
+    const resend = await cli('resend-callback', paymentId, '1');
     expect(resend).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(resend.stdout)).toEqual({ payment_id: paymentId, index: 0, outcome: 'queued' });
-    const again = await cli('resend-callback', paymentId, '0');
+    expect(JSON.parse(resend.stdout)).toEqual({ payment_id: paymentId, index: 0, number: 1, outcome: 'queued' });
+    const again = await cli('resend-callback', paymentId, '1');
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toEqual({ payment_id: paymentId, index: 0, outcome: 'already-queued' });
+    expect(JSON.parse(again.stdout)).toEqual({ payment_id: paymentId, index: 0, number: 1, outcome: 'already-queued' });
     expect(await callbacksOf(paymentId)).toMatchObject([{ state: 'pending', next_attempt_at: expect.any(String), attempt_count: 2, resendable: false }]);
 
     expect(await nextRun()).toMatchObject({ delivered: 1 });
@@ -355,8 +375,8 @@ describe('callbacks through the merchant CLI', () => {
 
     expect(await service.deps.audit.forTarget(paymentId, 10)).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ actor: cliActor(), action: 'callback.resend 0', targetKind: 'payment', outcome: 'done' }),
-        expect.objectContaining({ actor: cliActor(), action: 'callback.resend 0', targetKind: 'payment', outcome: 'refused' }),
+        expect.objectContaining({ actor: cliActor(), action: 'callback.resend no. 1', targetKind: 'payment', outcome: 'done' }),
+        expect.objectContaining({ actor: cliActor(), action: 'callback.resend no. 1', targetKind: 'payment', outcome: 'refused' }),
       ]),
     );
     expect(cliActor()).toMatch(/^cli:[^:]+$/);
@@ -375,15 +395,15 @@ describe('callbacks through the merchant CLI', () => {
     const listed = JSON.parse(asJson.stdout) as { merchant_key: string; callbacks: DeadCallback[]; more: boolean };
     expect(listed).toEqual({
       merchant_key: shop.merchant_key,
-      callbacks: dead.map((id) => ({ payment_id: id, index: 0, trans_id: expect.any(String), type: 'sale', status: 'success', dead_at: deadAt, attempt_count: 2, last_error: 'HTTP 500' })),
+      callbacks: dead.map((id) => ({ payment_id: id, index: 0, number: 1, trans_id: expect.any(String), type: 'sale', status: 'success', dead_at: deadAt, attempt_count: 2, last_error: 'HTTP 500' })),
       more: false,
     });
     expect(table).toMatchObject({ code: 0, stderr: '' });
     const [title, , header, ...rows] = lines(table.stdout);
     expect(title).toBe(`Merchant ${shop.merchant_key}: 2 dead callbacks; resend-dead ${shop.merchant_key} queues them all again.`);
-    expect(header).toMatch(/^DEAD AT +PAYMENT +INDEX +TYPE +STATUS +TRANS ID +ATTEMPTS +LAST ERROR$/);
-    expect(rows).toEqual(dead.map((id) => expect.stringMatching(new RegExp(`^${deadAt} +${id} +0 +sale +success +\\S+ +2 +HTTP 500$`))));
-    expect(lines((await cli('callbacks', dead[0]!)).stdout)[3]).toMatch(new RegExp(`^0 +sale +success +\\S+ +dead +2 +dead ${deadAt} +HTTP 500$`));
+    expect(header).toMatch(/^DEAD AT +PAYMENT +NO\. +TYPE +STATUS +TRANS ID +ATTEMPTS +LAST ERROR$/);
+    expect(rows).toEqual(dead.map((id) => expect.stringMatching(new RegExp(`^${deadAt} +${id} +1 +sale +success +\\S+ +2 +HTTP 500$`))));
+    expect(lines((await cli('callbacks', dead[0]!)).stdout)[3]).toMatch(new RegExp(`^1 +sale +success +\\S+ +dead +2 +dead ${deadAt} +HTTP 500$`));
 
     receiver.fallback = 200;
     const sentBefore = receiver.received.length;
@@ -417,7 +437,7 @@ describe('callbacks through the merchant CLI', () => {
   it('an unknown payment or merchant, or a callback index the payment does not have, is an error: exit 1 with a message', async () => {
     const runs = await Promise.all([
       cli('callbacks', 'no-such-payment'),
-      cli('resend-callback', 'no-such-payment', '0'),
+      cli('resend-callback', 'no-such-payment', '1'),
       cli('resend-callback', paymentId, '7'),
       cli('dead-callbacks', 'no-such-merchant'),
       cli('resend-dead', 'no-such-merchant'),
@@ -425,7 +445,7 @@ describe('callbacks through the merchant CLI', () => {
     const messages = [
       'payment no-such-payment not found',
       'payment no-such-payment not found',
-      `payment ${paymentId} has no callback 7; its callbacks are 0 to 0`,
+      `payment ${paymentId} has no callback 7; its callbacks are 1 to 1`,
       'merchant no-such-merchant not found',
       'merchant no-such-merchant not found',
     ];
@@ -438,7 +458,7 @@ describe('callbacks through the merchant CLI', () => {
   it('a callback index that is not a number is bad usage: exit 2', async () => {
     const run = await cli('resend-callback', paymentId, 'last');
     expect(run).toMatchObject({ code: 2, stdout: '' });
-    expect(run.stderr).toContain('INDEX must be a whole number');
+    expect(run.stderr).toContain("NO must be a callback's number");
   });
 });
 

@@ -96,6 +96,7 @@ export interface AdminPayment {
   readonly authorization_expires_at?: string;
   readonly captured_amount?: string;
   readonly refunded_amount?: string;
+  readonly left_to_refund?: string;
   readonly actions: PaymentAction[];
 }
 

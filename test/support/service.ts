@@ -41,6 +41,8 @@ export interface TestService {
    * close() fails the test file if any call would have been refused.
    */
   readonly tableAccess: TableAccessRecorder;
+  /** The lines the runner would print for each refused request (local/http-server.ts), in order. */
+  readonly refusals: readonly string[];
   close(): Promise<void>;
 }
 
@@ -51,9 +53,10 @@ export interface TestService {
  */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const backend = await startLocalBackend();
+  const refusals: string[] = [];
   // Listening first: the links the service hands out are built on its address (PUBLIC_BASE_URL), as in the runner.
   // The routes of the configured acquirer, as the runner serves them (the sandbox unless the test says otherwise).
-  const app: Server = createApp(localRoutes(options.env?.ACQUIRER === 's2s-card' ? 's2s-card' : 'sandbox'), { operatorKey: backend.operatorKey });
+  const app: Server = createApp(localRoutes(options.env?.ACQUIRER === 's2s-card' ? 's2s-card' : 'sandbox'), { operatorKey: backend.operatorKey, logRefusal: (line) => refusals.push(line) });
   attributeRequests(app);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -78,6 +81,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     baseUrl,
     deps,
     backend,
+    refusals,
     createMerchant: (input = {}) => createMerchant(deps, { name: input.name ?? 'Test Shop', settings: input.settings }),
     post: (path, body) => postJson(baseUrl, path, body),
     signedPost: (path, body, password) => postJson(baseUrl, path, signBody(path, body, password)),

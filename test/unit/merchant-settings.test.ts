@@ -59,7 +59,7 @@ describe('settingsProblems', () => {
     ['an http notification URL (off AWS)', { notificationUrl: 'http://shop.example:8080/cb' }],
     ['card as the method', { methods: ['card'] }],
     ['1 to 10 declines', { maxDeclines: 10 }],
-    ['a colour and an https logo', { branding: { primaryColor: '#a0B1c2', logoUrl: 'https://cdn.example/l.png' } }],
+    ['a colour and an https logo', { branding: { primaryColor: '#2a3B5c', logoUrl: 'https://cdn.example/l.png' } }],
     ['https, wildcard and localhost frame ancestors', { frameAncestors: ['https://shop.example:8443', 'https://*.shop.example', 'http://localhost:3000'] }],
     ['clearing optional settings', { notificationUrl: undefined, methods: undefined, frameAncestors: undefined, autoCaptureDelayMinutes: undefined }],
   ])('accepts %s', (_name, patch) => {
@@ -86,6 +86,8 @@ describe('settingsProblems', () => {
     ['0 declines', { maxDeclines: 0 }, 'max declines must be a whole number from 1 to 10'],
     ['11 declines', { maxDeclines: 11 }, 'max declines must be a whole number from 1 to 10'],
     ['a short colour', { branding: { primaryColor: '#abc' } }, 'brand color must be #RRGGBB'],
+    ['a colour white text cannot be read on', { branding: { primaryColor: '#ffcc00' } }, 'brand color #ffcc00 is too light: white text on it has a contrast of 1.51:1, and the page needs at least 4.5:1 (try a darker shade)'],
+    ['a colour just under the contrast the button needs', { branding: { primaryColor: '#808080' } }, 'brand color #808080 is too light: white text on it has a contrast of 3.95:1, and the page needs at least 4.5:1 (try a darker shade)'],
     ['an http logo', { branding: { logoUrl: 'http://cdn.example/l.png' } }, 'logo URL must be an https URL of at most 1024 characters'],
     ['a frame ancestor with a CSP directive', { frameAncestors: ["https://a.example 'unsafe-inline'"] }, "frame ancestors must be 1-10 origins like https://shop.example or https://*.shop.example (not an origin: https://a.example 'unsafe-inline')"],
     ['an http frame ancestor on the internet', { frameAncestors: ['http://shop.example'] }, 'frame ancestors must be 1-10 origins like https://shop.example or https://*.shop.example (not an origin: http://shop.example)'],

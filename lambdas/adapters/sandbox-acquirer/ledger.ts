@@ -54,7 +54,14 @@ export interface LedgerEntry {
   /** Authorizations that asked the customer to confirm: which page, kept once answered or closed. */
   readonly challenge?: '3ds' | 'redirect';
   /** A challenge not answered yet, with what its answer will do. */
-  readonly pending?: { readonly flow: '3ds' | 'redirect'; readonly then: 'approve' | 'decline'; readonly capture: boolean; readonly storeCredential: boolean };
+  readonly pending?: {
+    readonly flow: '3ds' | 'redirect';
+    readonly then: 'approve' | 'decline';
+    readonly capture: boolean;
+    readonly storeCredential: boolean;
+    /** Wrong one-time codes typed so far: the page asks again until SANDBOX_CODE_TRIES are used. */
+    readonly wrongCodes?: number;
+  };
   /**
    * Made final by `close`: `abandoned` = a challenge closed unanswered, `barred` = a key closed
    * before any request with it arrived (a late request is declined).

@@ -60,3 +60,5 @@ export function planFollowUp(kind: FollowUpKind, card: Pick<CardSummary, 'mask' 
 
 /** The code the simulated 3-D Secure page asks for. */
 export const SANDBOX_OTP = '123456';
+/** One-time codes a customer may type on the 3-D Secure page: a wrong one asks again, the last wrong one declines. */
+export const SANDBOX_CODE_TRIES = 3;

@@ -4,7 +4,7 @@ import { isKnownCurrency } from '../../domain/money';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
 import { isConditionFailure } from '../dynamodb/client';
 import { ledgerKey, readLedgerItem, type CardFacts, type LateRequest, type LedgerEntry, type LedgerItem, type LedgerOperation } from './ledger';
-import { SANDBOX_OTP, SANDBOX_REASONS, planAuthorization, planFollowUp, planRecurring } from './rules';
+import { SANDBOX_CODE_TRIES, SANDBOX_OTP, SANDBOX_REASONS, planAuthorization, planFollowUp, planRecurring } from './rules';
 
 export { sandboxLedger, ledgerRecords, type CardFacts, type LedgerOperation, type LedgerOutcome, type SandboxLedgerRecord } from './ledger';
 
@@ -46,8 +46,12 @@ export interface ChallengeView {
 
 /** What became of the customer's answer on the challenge page. */
 export interface ChallengeAnswer {
-  /** approved / declined = this answer decided it; finished = answered before; closed = refused, it was closed. */
-  readonly result: 'approved' | 'declined' | 'finished' | 'closed';
+  /**
+   * approved / declined = this answer decided it; retry = a wrong one-time code, the challenge is
+   * still open (`codeTriesLeft`); finished = answered before; closed = refused, it was closed.
+   */
+  readonly result: 'approved' | 'declined' | 'retry' | 'finished' | 'closed';
+  readonly codeTriesLeft?: number;
   readonly flow: '3ds' | 'redirect';
   readonly paymentId: string;
 }
@@ -273,6 +277,25 @@ export class SandboxAcquirer implements Acquirer {
     const paymentId = ref.paymentId;
     const pending = entry.pending;
     if (!pending) return { result: entry.closed ? 'closed' : 'finished', flow, paymentId };
+    // A mistyped code is asked again, as issuers do; only the last allowed wrong code declines.
+    const wrongCodes = pending.wrongCodes ?? 0;
+    if (answer.confirm && pending.flow === '3ds' && answer.code !== SANDBOX_OTP && wrongCodes + 1 < SANDBOX_CODE_TRIES) {
+      try {
+        await this.update(
+          ref.paymentId,
+          'SET #e.#k.pending.wrongCodes = :n',
+          'attribute_exists(#e.#k.pending) AND (attribute_not_exists(#e.#k.pending.wrongCodes) OR #e.#k.pending.wrongCodes = :was)',
+          { '#k': canonical(ref.idempotencyKey) },
+          { ':n': wrongCodes + 1, ':was': wrongCodes },
+        );
+        return { result: 'retry', flow, paymentId, codeTriesLeft: SANDBOX_CODE_TRIES - wrongCodes - 1 };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        // Answered, closed or mistyped in another tab a moment before: decide on what is there now.
+        const now = await this.entry(ref);
+        return now ? this.answerEntry(ref, now, flow, answer) : { result: 'finished', flow, paymentId };
+      }
+    }
     const passed = answer.confirm && pending.then === 'approve' && (pending.flow === 'redirect' || answer.code === SANDBOX_OTP);
     const outcome: AcquirerOutcome = passed
       ? await this.approved(entry.acquirerRef, entry.card, pending.storeCredential)

@@ -1,11 +1,13 @@
 import { CARD_MESSAGES } from '../../domain/card';
 
 /**
- * Every English text of the hosted page. A second language is a copy of this file with the same
- * keys (the type below makes a missing key a compile error).
+ * Every English text of the hosted page and the sandbox's pages. Each other language is a file of
+ * its own with the same keys, typed `Texts` (a missing key is a compile error, and
+ * test/unit/page-languages.test.ts compares the keys of every file with these).
  */
 export const en = {
   lang: 'en',
+  dir: 'ltr' as 'ltr' | 'rtl',
   title: (merchant: string) => `Pay ${merchant}`,
   amountLabel: 'Amount to pay',
   orderLabel: 'Order',
@@ -15,13 +17,14 @@ export const en = {
   methodLegend: 'Payment method',
   methods: { card: 'Card' } as Record<string, string>,
   cardLegend: 'Card details',
+  acceptedCards: 'Cards accepted',
   savedCardsLegend: 'Saved cards',
   savedCardOption: (brand: string, last4: string, expiry: string) => `${brand} ending in ${last4}, expires ${expiry}`,
   newCardOption: 'Use another card',
   cardNumber: 'Card number',
   cardNumberHint: '14 to 19 digits',
   expiry: 'Expiry date',
-  expiryHint: 'MM/YY',
+  expiryHint: 'MM/YY or MM/YYYY',
   cvv: 'Security code',
   cvvHint: '3 or 4 digits',
   holder: 'Name on card',
@@ -59,6 +62,9 @@ export const en = {
   actionButton: 'Continue to confirmation',
   leavingTitle: 'Returning to the shop',
   leavingBody: 'If nothing happens, use the button below.',
+  successTitle: 'Payment successful',
+  successBody: (merchant: string, amount: string) => `You paid ${amount} to ${merchant}.`,
+  successNewWindow: 'The shop opens in a new window. You can close this page.',
   continueButton: 'Continue',
   errorTitle: 'Something went wrong',
   // The failure may come after the acquirer was asked, so the page cannot promise there was no charge.
@@ -69,14 +75,16 @@ export const en = {
   challenge: {
     title3ds: '3-D Secure verification',
     titleRedirect: 'Sandbox bank',
+    payment: (merchant: string, amount: string, last4: string) => `${merchant}: ${amount}, card ending in ${last4}`,
     body3ds: (code: string) => `This is a simulated issuer page. Enter the one-time code ${code} to confirm the payment.`,
     bodyRedirect: 'This is a simulated bank page. Confirm or refuse the payment.',
     code: 'One-time code',
+    wrongCode: (left: number) => `This code is not right. Check it and enter it again (${left} ${left === 1 ? 'try' : 'tries'} left).`,
     confirm: 'Confirm payment',
     refuse: 'Cancel payment',
     done: 'This confirmation is already finished.',
     closed: 'This confirmation is closed: it was not completed in time and can no longer be answered.',
   },
-} as const;
+};
 
 export type Texts = typeof en;

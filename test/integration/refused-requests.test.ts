@@ -1,0 +1,61 @@
+import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { validSessionBody } from '../support/fixtures';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * The local runner reports every refused request with its reason, as an integrator needs it when a
+ * call fails: the route (never a link token from the path), the status and the answer's messages,
+ * never the request's body (card data typed on the page or sent to the API stays out of the log).
+ */
+let service: TestService;
+let shop: MerchantCredentials;
+
+beforeAll(async () => {
+  service = await startTestService();
+  shop = await service.createMerchant({ name: 'Log Shop' });
+});
+afterAll(() => service.close());
+
+const last = () => service.refusals.at(-1) ?? '';
+
+describe('refused requests in the runner\'s log', () => {
+  it('names an unknown path, and a known path asked with the wrong method', async () => {
+    await service.request({ method: 'GET', path: '/api/v1/sessions' });
+    expect(last()).toBe('refused GET /api/v1/sessions 404: no route has this path');
+    await service.request({ method: 'GET', path: '/api/v1/session' });
+    expect(last()).toBe('refused GET /api/v1/session 404: no route: this path takes POST, not GET');
+  });
+
+  it('gives a validation refusal with its field messages, by route', async () => {
+    const res = await service.signedPost('/api/v1/session', validSessionBody(shop.merchant_key, { language: 'xx' }), shop.password);
+    expect(res.status).toBe(400);
+    expect(last()).toBe('refused POST CreateSession (POST /api/v1/session) 400: Request data is invalid. language: This value is not valid.');
+  });
+
+  it('says why an operator request was refused', async () => {
+    await service.request({ method: 'GET', path: '/admin/api/payments', headers: {} });
+    expect(last()).toBe('refused GET AdminPayments (GET /admin/api/payments) 401: no operator token (Authorization: Bearer …)');
+  });
+
+  it('never logs the card data of a refused page post, nor the link token of its path', async () => {
+    const session = await service.signedPost<{ redirect_url: string }>('/api/v1/session', validSessionBody(shop.merchant_key), shop.password);
+    const path = new URL(session.json.redirect_url).pathname;
+    const token = path.split('/').at(-1)!;
+    const res = await service.request({
+      method: 'POST',
+      path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ card_number: '4111 1111 1111 1112', card_expiry: '01/38', card_cvv: '987', card_holder: 'John Doe' }).toString(),
+    });
+    expect(res.status).toBe(400);
+    const line = last();
+    expect(line).toBe('refused POST CheckoutPay (POST /auth/{token}) 400: an HTML page (the page shows what to correct)');
+    const all = service.refusals.join('\n');
+    for (const secret of [token, '4111', '987']) expect(all).not.toContain(secret);
+  });
+
+  it('masks anything shaped like a card number in an unknown path', async () => {
+    await service.request({ method: 'GET', path: '/pay/4111111111111111' });
+    expect(last()).toBe('refused GET /pay/411111******1111 404: no route has this path');
+  });
+});
