@@ -342,10 +342,12 @@ export const OPERATIONS: readonly Operation[] = [
     name: 'answer: POST /sandbox/challenge/{key}',
     flow: THREE_DS_FLOW,
     perform: async (ctx) => {
+      // The page carries where to come back in a hidden field (from its own address); the form posts it.
+      const page = new URL(need(ctx.next, 'challenge'), 'http://localhost');
       const answered = await ctx.service.request({
-        path: need(ctx.next, 'challenge'),
+        path: page.pathname,
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ code: '123456', decision: 'confirm' }).toString(),
+        body: new URLSearchParams({ code: '123456', decision: 'confirm', return: page.searchParams.get('return') ?? '' }).toString(),
       });
       ctx.next = pathOf(expectAnswer('challenge answer', answered, 303, /\/auth\/[^/]+\/complete$/));
     },
