@@ -17,8 +17,8 @@ interface RouteFields {
   readonly access: {
     /** The item kinds, actions and indexes its code uses (lib/table-access.ts); nothing else is granted. */
     readonly table: TableAccess;
-    /** Reads merchant signing passwords from Secrets Manager. */
-    readonly merchantSecrets: boolean;
+    /** Reads merchant signing passwords from Secrets Manager; 'write' also creates and rotates them. */
+    readonly merchantSecrets: boolean | 'write';
     /**
      * Needs the acquirer's credentials without touching its records (the S2S CARD redirect page);
      * a function that touches them (lib/table-access.ts acquirer blocks) gets them anyway.
@@ -246,6 +246,30 @@ export const ROUTES: readonly RouteDefinition[] = [
     role: 'viewer',
   },
   {
+    // Before the payment detail: the local runner takes the first route that matches, API Gateway the most specific.
+    id: 'AdminPaymentsCount',
+    method: 'GET',
+    path: '/admin/api/payments/count',
+    entry: 'lambdas/handlers/admin-payments-count.ts',
+    // The search index counted (Select COUNT), or the payments it names read and checked.
+    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, { indexes: ['search', 'lookup'] }), merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+    role: 'viewer',
+    timeoutSeconds: 29,
+  },
+  {
+    id: 'AdminPaymentsExport',
+    method: 'GET',
+    path: '/admin/api/payments/export',
+    entry: 'lambdas/handlers/admin-payments-export.ts',
+    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, { indexes: ['search', 'lookup'] }), merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+    role: 'viewer',
+    timeoutSeconds: 29,
+  },
+  {
     id: 'AdminPaymentDetail',
     method: 'GET',
     path: '/admin/api/payments/{paymentId}',
@@ -320,6 +344,17 @@ export const ROUTES: readonly RouteDefinition[] = [
     role: 'viewer',
   },
   {
+    id: 'AdminMerchantCreate',
+    method: 'POST',
+    path: '/admin/api/merchants',
+    entry: 'lambdas/handlers/admin-merchant-create.ts',
+    // A conditional put of the new merchant (read back for its audit entry); its secret created.
+    access: { table: tableAccess({ items: { MERCHANT: ['GetItem', 'PutItem'] } }, ACCESS.auditAppend), merchantSecrets: 'write' },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+    role: 'admin',
+  },
+  {
     id: 'AdminMerchantDetail',
     method: 'GET',
     path: '/admin/api/merchants/{merchantKey}',
@@ -335,6 +370,26 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/admin/api/merchants/{merchantKey}',
     entry: 'lambdas/handlers/admin-merchant-update.ts',
     access: { table: tableAccess({ items: { MERCHANT: ['GetItem', 'PutItem'] } }, ACCESS.auditAppend), merchantSecrets: false },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+    role: 'admin',
+  },
+  {
+    id: 'AdminMerchantPassword',
+    method: 'POST',
+    path: '/admin/api/merchants/{merchantKey}/password',
+    entry: 'lambdas/handlers/admin-merchant-password.ts',
+    access: { table: tableAccess(ACCESS.merchantSettingsRead, ACCESS.auditAppend), merchantSecrets: 'write' },
+    throttle: ADMIN_THROTTLE,
+    auth: 'operator',
+    role: 'admin',
+  },
+  {
+    id: 'AdminMerchantWebhookSecret',
+    method: 'POST',
+    path: '/admin/api/merchants/{merchantKey}/webhook-secret',
+    entry: 'lambdas/handlers/admin-merchant-webhook-secret.ts',
+    access: { table: tableAccess(ACCESS.merchantSettingsRead, ACCESS.auditAppend), merchantSecrets: 'write' },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'admin',

@@ -1,4 +1,4 @@
-import { auditMerchantChange, verifyAuditDays } from '../lambdas/use-cases/admin';
+import { auditMerchantChange, createMerchantAudited, rotatePasswordAudited, rotateWebhookSecretAudited, verifyAuditDays } from '../lambdas/use-cases/admin';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,9 +12,6 @@ import type { Merchant, MerchantSettings } from '../lambdas/ports/merchants';
 import { callbackLog, deadCallbacks, deadCallbackView, resendCallback, resendDeadCallbacks, type CallbackView } from '../lambdas/use-cases/callback-log';
 import {
   MerchantAdminError,
-  createMerchant,
-  rotatePassword,
-  rotateWebhookSecret,
   webhookSecretOf,
   settingsProblems,
   showMerchant,
@@ -483,10 +480,7 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
   switch (command.name) {
     case 'create': {
       const { name, ...settings } = command.settings;
-      const created = await createMerchant(deps, { name: name as string, settings });
-      const merchant = await deps.merchants.find(created.merchant_key);
-      if (merchant) await auditMerchantChange(deps, cliActor(env), 'merchant.create', undefined, merchant);
-      return asJson(created);
+      return asJson(await createMerchantAudited(deps, cliActor(env), { name: name as string, settings }));
     }
     case 'show': {
       const settings = settingsView(await showMerchant(deps, key));
@@ -495,9 +489,8 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
     }
     // Changes are audited like the portal's, as done by cli:<login> (credentials never in an entry).
     case 'rotate-webhook-secret': {
-      const rotated = await rotateWebhookSecret(deps, key);
-      await auditMerchantChange(deps, cliActor(env), 'merchant.rotate-webhook-secret', undefined, await showMerchant(deps, key));
-      return asJson(rotated);
+      await showMerchant(deps, key);
+      return asJson(await rotateWebhookSecretAudited(deps, cliActor(env), key));
     }
     case 'set': {
       const before = await showMerchant(deps, key);
@@ -506,9 +499,8 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
       return asJson(settingsView(after));
     }
     case 'rotate-password': {
-      const rotated = await rotatePassword(deps, key);
-      await auditMerchantChange(deps, cliActor(env), 'merchant.rotate-password', undefined, await showMerchant(deps, key));
-      return asJson(rotated);
+      await showMerchant(deps, key);
+      return asJson(await rotatePasswordAudited(deps, cliActor(env), key));
     }
     case 'callbacks': {
       const callbacks = await callbacksOf(deps, paymentId);

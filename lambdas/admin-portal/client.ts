@@ -17,7 +17,11 @@ export function portalClient(hosted) {
     bulk: 'POST /admin/api/capture-queue/bulk',
     resend: 'POST /admin/api/payments/{paymentId}/callbacks/{index}/resend',
     resendDead: 'POST /admin/api/merchants/{merchantKey}/callbacks/resend-dead',
-    settings: 'PUT /admin/api/merchants/{merchantKey}'
+    settings: 'PUT /admin/api/merchants/{merchantKey}',
+    createMerchant: 'POST /admin/api/merchants',
+    rotatePassword: 'POST /admin/api/merchants/{merchantKey}/password',
+    rotateWebhookSecret: 'POST /admin/api/merchants/{merchantKey}/webhook-secret',
+    exportPayments: 'GET /admin/api/payments/export'
   };
 
   function el(tag, attrs) {
@@ -109,13 +113,18 @@ export function portalClient(hosted) {
     if (body.errors && body.errors.length) return body.errors.map(function (e) { return e.error_message; }).join(' ');
     return body.error_message || body.message || 'The request failed.';
   }
+  // Each route() starts a new view; a read made for an earlier one is dropped when it comes back,
+  // so a slow answer never paints over the page the operator has moved on to.
+  var generation = 0;
   function api(method, path, body) {
+    var asked = generation;
     var headers = { accept: 'application/json' };
     if (token()) headers.authorization = 'Bearer ' + token();
     if (body !== undefined) headers['content-type'] = 'application/json';
     return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' }).then(function (res) {
       return res.json().catch(function () { return {}; }).then(function (json) {
         if (res.status === 401 && !(method === 'POST' && path === '/admin/api/session')) { signOut('Your session has ended. Sign in again.'); throw new Error('signed out'); }
+        if (method === 'GET' && asked !== generation) return new Promise(function () {});
         if (!res.ok) { var err = new Error(problemText(json)); err.body = json; throw err; }
         return json;
       });
@@ -299,7 +308,79 @@ export function portalClient(hosted) {
         go(r.cursor, back.concat([params.cursor || '-']));
       } }));
       results.appendChild(pager);
+      var total = el('p', { class: 'count', id: 'result-total', 'aria-live': 'polite' });
+      results.insertBefore(total, list);
+      if (r.payments.length || r.cursor) countMatches(search, total); else total.remove();
+      if (may(ROUTE.exportPayments) && (r.payments.length || r.cursor)) {
+        var exporting = el('button', { type: 'button', class: 'secondary', text: 'Download CSV', onclick: function () { exportMatches(search, exporting); } });
+        pager.appendChild(exporting);
+      }
     }).catch(fail);
+  }
+
+  /**
+   * The search's total: the count endpoint does a bounded part per request and says where to go
+   * on; asked again until it is complete, the running total shown meanwhile.
+   */
+  function countMatches(search, line) {
+    var params = Object.assign({}, search);
+    delete params.cursor;
+    line.textContent = 'Counting the payments that match…';
+    function step(cursor, requests) {
+      api('GET', '/admin/api/payments/count?' + query(Object.assign({}, params, cursor ? { cursor: cursor } : {}))).then(function (c) {
+        if (c.complete) { line.textContent = plural(c.total, 'payment matches', 'payments match') + ' this search in all.'; return; }
+        line.textContent = 'Counting… ' + c.total.toLocaleString('en') + ' so far.';
+        if (requests < 200) step(c.cursor, requests + 1); else line.textContent = 'More than ' + c.total.toLocaleString('en') + ' payments match this search.';
+      }).catch(function (e) { line.textContent = ''; fail(e); });
+    }
+    step('', 1);
+  }
+
+  /**
+   * The search as a CSV file: part after part (each a bounded read on the server, the next named by
+   * X-Next-Cursor), joined into one file the browser saves. Nothing is kept but the parts so far.
+   */
+  function exportMatches(search, button) {
+    var params = Object.assign({}, search);
+    delete params.cursor;
+    var parts = [];
+    var rows = 0;
+    var asked = generation;
+    button.disabled = true;
+    say('Exporting…');
+    function step(cursor) {
+      fetch('/admin/api/payments/export?' + query(Object.assign({}, params, cursor ? { cursor: cursor } : {})), {
+        headers: { accept: 'text/csv', authorization: 'Bearer ' + token() }, credentials: 'omit'
+      }).then(function (res) {
+        if (res.status === 401) { signOut('Your session has ended. Sign in again.'); throw new Error('signed out'); }
+        if (!res.ok) return res.json().catch(function () { return {}; }).then(function (json) { throw new Error(problemText(json)); });
+        return res.text().then(function (text) {
+          if (asked !== generation) return;
+          parts.push(text);
+          rows += Number(res.headers.get('x-export-rows') || 0);
+          var next = res.headers.get('x-next-cursor');
+          if (next) { say('Exporting… ' + plural(rows, 'payment', 'payments') + ' so far.'); return step(next); }
+          var name = 'payments-' + (params.from || 'recent') + (params.to ? '-to-' + params.to : '') + '.csv';
+          var url = URL.createObjectURL(new Blob(parts, { type: 'text/csv;charset=utf-8' }));
+          var link = el('a', { href: url, download: name, hidden: true });
+          document.body.appendChild(link);
+          link.click();
+          link.remove();
+          setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+          button.disabled = false;
+          say('Exported ' + plural(rows, 'payment', 'payments') + ' to ' + name + '.', 'ok');
+        });
+      }).catch(function (e) { button.disabled = false; fail(e); });
+    }
+    step('');
+  }
+
+  /** New credentials, shown once: each in a read-only field to select and copy. */
+  function credentialsPanel(title, values) {
+    var id = 'credentials-' + Math.random().toString(36).slice(2);
+    return el('section', { class: 'credentials', 'aria-labelledby': id }, el('h2', { id: id, tabindex: '-1', text: title }),
+      el('p', { class: 'hint', text: 'Copy these now and hand them to the merchant over a safe channel: they are not shown again.' }),
+      values.map(function (v) { return field(v[0], el('input', { readonly: true, class: 'mono', value: v[1], spellcheck: 'false', autocomplete: 'off' })); }));
   }
 
   function amountInput(label, value, hint) {
@@ -581,8 +662,71 @@ export function portalClient(hosted) {
       show('Merchants', table('Merchants by name', ['Name', 'Merchant key', 'DMS', 'Auto capture', 'Return parameters'], r.merchants.map(function (m) {
         return el('tr', null, el('td', null, el('a', { href: '#/merchants/' + encodeURIComponent(m.merchant_key), text: m.name })), cell(m.merchant_key, 'mono'),
           cell(m.dms ? 'on' : 'off'), cell(m.autoCaptureDelayMinutes === undefined ? 'manual' : m.autoCaptureDelayMinutes + ' min'), cell(m.returnParams ? 'on' : 'off'));
-      })));
+      })), may(ROUTE.createMerchant) ? newMerchantForm() : null);
     }).catch(fail);
+  }
+
+  /** An admin creates a merchant: its key, signing password and webhook secret are shown once. */
+  function newMerchantForm() {
+    var name = el('input', { name: 'name', required: true, maxlength: '64', autocomplete: 'off' });
+    var key = el('input', { name: 'merchant_key', class: 'mono', maxlength: '64', autocomplete: 'off' });
+    var dms = el('input', { name: 'dms', type: 'checkbox' });
+    var out = el('div');
+    var form = el('form', { class: 'settings', novalidate: true, onsubmit: function (e) {
+      e.preventDefault();
+      if (!name.value.trim()) { say('Enter the merchant\'s name.', 'error'); name.focus(); return; }
+      var body = { name: name.value.trim(), dms: dms.checked };
+      if (key.value.trim()) body.merchant_key = key.value.trim();
+      say('Creating the merchant…');
+      api('POST', '/admin/api/merchants', body).then(function (c) {
+        form.reset();
+        out.textContent = '';
+        var panel = credentialsPanel('Merchant ' + body.name + ' created', [['Merchant key', c.merchant_key], ['Signing password', c.password], ['Webhook secret', c.webhook_secret]]);
+        panel.appendChild(el('p', null, el('a', { href: '#/merchants/' + encodeURIComponent(c.merchant_key), text: 'Open the settings of ' + body.name })));
+        out.appendChild(panel);
+        say('Merchant ' + body.name + ' created.', 'ok');
+        panel.querySelector('h2').focus();
+      }).catch(fail);
+    } },
+      field('Name', name), field('Merchant key', key, 'Optional: letters, digits and hyphens; a random one when empty'),
+      field('Two-stage payments (DMS)', dms, 'Payments are authorized, then captured'),
+      el('div', null, el('button', { type: 'submit', text: 'Create merchant' })));
+    return el('section', { 'aria-labelledby': 'new-merchant-title' }, el('h2', { id: 'new-merchant-title', text: 'New merchant' }), form, out);
+  }
+
+  /**
+   * An admin rotates the merchant's signing password or webhook secret, after confirming; the new
+   * value is shown once.
+   */
+  function credentialsSection(key, name) {
+    var out = el('div');
+    function rotate(what) {
+      var password = what === 'password';
+      var lines = password
+        ? ['The new password works at once. The current one stops working within minutes (when the service\'s cached copy expires): the merchant must switch to the new one now.']
+        : ['Callbacks are signed with the new secret at once. The current secret keeps signing beside it for 24 hours, so the merchant\'s receiver can switch without missing a callback.'];
+      var label = password ? 'Rotate signing password' : 'Rotate webhook secret';
+      confirmMoney(label + ' of ' + name + '?', lines, label, true).then(function (yes) {
+        if (!yes) { say('Nothing was changed.'); return; }
+        say('Rotating…');
+        api('POST', '/admin/api/merchants/' + encodeURIComponent(key) + '/' + (password ? 'password' : 'webhook-secret'), {}).then(function (r) {
+          out.textContent = '';
+          var panel = password
+            ? credentialsPanel('New signing password', [['Signing password', r.password]])
+            : credentialsPanel('New webhook secret', [['Webhook secret', r.webhook_secret]]);
+          if (r.previous_valid_until) panel.appendChild(el('p', { class: 'hint', text: 'The previous secret signs too until ' + when(r.previous_valid_until) + '.' }));
+          out.appendChild(panel);
+          say(password ? 'Signing password rotated.' : 'Webhook secret rotated.', 'ok');
+          panel.querySelector('h2').focus();
+        }).catch(fail);
+      });
+    }
+    var buttons = el('div', { class: 'actions' },
+      may(ROUTE.rotatePassword) ? el('button', { type: 'button', class: 'danger', text: 'Rotate signing password', onclick: function () { rotate('password'); } }) : null,
+      may(ROUTE.rotateWebhookSecret) ? el('button', { type: 'button', class: 'danger', text: 'Rotate webhook secret', onclick: function () { rotate('webhook'); } }) : null);
+    return el('section', { 'aria-labelledby': 'credentials-title' }, el('h2', { id: 'credentials-title', text: 'Credentials' }),
+      el('p', { class: 'hint', text: 'The signing password checks the merchant\'s requests; the webhook secret signs the callbacks it receives. Neither is shown after it is made.' }),
+      buttons, out);
   }
 
   function merchantView(key) {
@@ -641,7 +785,8 @@ export function portalClient(hosted) {
         field('Pre-routing rules', f.rules, 'JSON list of {"currency", "min_amount_minor", "max_amount_minor", "methods"}'),
         editable ? el('div', null, el('button', { type: 'submit', text: 'Save settings' })) : el('p', { class: 'hint', text: 'Only an admin can change these settings.' }));
       if (!editable) Object.keys(f).forEach(function (k) { f[k].disabled = true; });
-      show('Merchant ' + (s.name || key), el('p', { class: 'mono', text: key }), form, deadCallbacksSection(key), auditTable('Settings changes', r.audit));
+      var rotating = may(ROUTE.rotatePassword) || may(ROUTE.rotateWebhookSecret);
+      show('Merchant ' + (s.name || key), el('p', { class: 'mono', text: key }), form, rotating ? credentialsSection(key, s.name || key) : null, deadCallbacksSection(key), auditTable('Settings changes', r.audit));
     }).catch(fail);
   }
 
@@ -670,6 +815,7 @@ export function portalClient(hosted) {
   function route() {
     // Only '#/…' is a route; any other fragment (the skip link's '#main') is not a page to show.
     if (location.hash && location.hash.indexOf('#/') !== 0) return;
+    generation++;
     // A tab signed in before its session was read (a reload meanwhile): read it first.
     if (token() && !session()) {
       var kept = token();

@@ -62,6 +62,8 @@ dialog.confirm h2{margin-top:0}dialog.confirm ul{padding-left:1.2rem}
 .status ul{margin:.25rem 0 0;padding-left:1.2rem;font-weight:400}
 td.diff ul{margin:0;padding-left:1rem}td.diff del{color:var(--danger)}td.diff ins{color:var(--ok);text-decoration:none;font-weight:600}td.diff .field{font-family:ui-monospace,monospace;font-size:.85rem}
 p.count{margin:.5rem 0 0;color:var(--muted)}
+section.credentials{background:#fff;border:1px solid var(--line);border-left:4px solid var(--ok);border-radius:.375rem;padding:.75rem 1rem;margin:1rem 0}
+section.credentials input{font-family:ui-monospace,Menlo,Consolas,monospace}
 time[title]{text-decoration:underline dotted;text-underline-offset:2px}
 @media (max-width:40rem){table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0,0,0,0)}
 table.cards,table.cards caption,table.cards tbody,table.cards tr,table.cards td{display:block;width:100%}

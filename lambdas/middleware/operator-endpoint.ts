@@ -90,7 +90,10 @@ function hostOf(origin: string): string | undefined {
  * Bearer tokens are never sent by a browser on its own, so a cross-site request cannot act as an
  * operator (CSRF); the Origin check is defence in depth.
  */
-export function operatorEndpoint(run: (request: OperatorRequest) => Promise<unknown>, options: { body?: boolean } = {}): LambdaHandler {
+export function operatorEndpoint<T>(
+  run: (request: OperatorRequest) => Promise<T>,
+  options: { body?: boolean; respond?: (out: T) => APIGatewayProxyStructuredResultV2 } = {},
+): LambdaHandler {
   const core = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const { actor, role } = authorize(event);
     const origin = event.headers?.origin;
@@ -101,7 +104,7 @@ export function operatorEndpoint(run: (request: OperatorRequest) => Promise<unkn
     const base = processDeps();
     const deps: Deps = { ...base, audit: auditOfRole(base.audit, role) };
     const out = await run({ event, deps, actor, role, body: (options.body ? event.body : {}) as unknown as Record<string, unknown> });
-    return jsonResponse(200, out);
+    return options.respond ? options.respond(out) : jsonResponse(200, out);
   };
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
     .use(requestObservability())

@@ -108,6 +108,8 @@ export interface PaymentStore {
   findPayments(paymentIds: readonly string[]): Promise<Payment[]>;
   /** A merchant's payments created on a UTC day (of one status, if given), newest first, one page at a time. */
   paymentsOfDay(query: DaySearch): Promise<{ payments: Payment[]; cursor?: string }>;
+  /** How many payments a merchant created on a UTC day (of one status, if given): the index counted, no payment read. */
+  countPaymentsOfDay(query: Omit<DaySearch, 'limit' | 'cursor'>): Promise<number>;
   /**
    * Every payment in a work queue whose time has come, in batches (each about `pageSize` per shard,
    * soonest due first within a batch), until none is left: what a draining job reads.

@@ -14,9 +14,19 @@ import { CAPTURE_IN_PROGRESS_REASON, capture, release, type CaptureResult } from
 import { QUEUES } from './record-outcome';
 import { refundPayment, refundableMinor } from './refund-payment';
 import { voidPayment } from './void-payment';
-import { MerchantAdminError, settingsProblems, updateMerchantSettings } from './manage-merchants';
+import {
+  MerchantAdminError,
+  createMerchant,
+  rotatePassword,
+  rotateWebhookSecret,
+  settingsProblems,
+  updateMerchantSettings,
+  type ManageMerchantsDeps,
+  type MerchantCredentials,
+} from './manage-merchants';
 import type { DestinationPolicy } from '../domain/notification-url';
 import { firstBreak, type ChainBreak } from '../domain/audit-chain';
+import { inParallel } from '../domain/parallel';
 
 export interface AdminDeps {
   readonly store: PaymentStore;
@@ -91,6 +101,12 @@ export interface PaymentSearch {
   readonly cursor?: string;
 }
 
+/** A search as the admin API's query string spells it (snake_case). */
+export function paymentSearchOf(q: Readonly<Record<string, string | undefined>> | undefined): PaymentSearch {
+  const { payment_id: paymentId, order, status, merchant, email, last4, amount, from, to, cursor } = q ?? {};
+  return { paymentId, order, status, merchant, email, last4, amount, from, to, cursor };
+}
+
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 24 * 3600_000;
 const FULL_PAYMENT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -111,6 +127,124 @@ export type PaymentListEntry = ReturnType<typeof paymentSummary> & { readonly me
  * Paged with an opaque cursor; every page does a bounded number of index reads.
  */
 export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ payments: PaymentListEntry[]; cursor?: string }> {
+  const plan = await planSearch(deps, q);
+  if (plan.fixed) return { payments: plan.fixed.map(plan.listed) };
+  const read = await readOn(deps, plan, q.cursor ? searchPosition(q.cursor) : START, ADMIN_LIMITS.pageSize, ADMIN_LIMITS.maxQueriesPerSearch, ADMIN_LIMITS.pageSize);
+  return { payments: read.found.map(plan.listed), ...(read.more ? { cursor: cursorOf(read.position) } : {}) };
+}
+
+/** Limits of one count or export request; the portal asks again with the cursor until it is done. */
+export const BULK_LIMITS = {
+  /** Merchant days counted per request, from the index alone (a status filter included). */
+  countDaysPerRequest: 64,
+  /** Merchant days counted at once. */
+  countConcurrency: 4,
+  /** Index pages read per request when a criterion needs the payments themselves. */
+  readsPerRequest: 40,
+  /** Payments an index page names when counting or exporting. */
+  pageSize: 100,
+  /** Rows of one export part (well under Lambda's 6 MB answer). */
+  exportRows: 1000,
+} as const;
+
+/**
+ * How many payments match a search. Criteria the search index answers (merchant, days, status)
+ * are counted there without reading a payment; the others read the payments page by page. One
+ * request does a bounded amount of work: `complete` is false and `cursor` resumes the count.
+ */
+export async function countPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ total: number; complete: boolean; cursor?: string }> {
+  const plan = await planSearch(deps, q);
+  if (plan.fixed) return { total: plan.fixed.length, complete: true };
+  const resume = q.cursor ? countPosition(q.cursor) : { ...START, counted: 0 };
+  let total = resume.counted;
+  let position: Position = { day: resume.day, merchant: resume.merchant, ...(resume.page !== undefined ? { page: resume.page } : {}) };
+  if (plan.indexOnly) {
+    // Merchant days in order, a few at once; a day is counted whole, so the position is a day and merchant.
+    const batch: Position[] = [];
+    for (let p = position; p.day < plan.days && batch.length < BULK_LIMITS.countDaysPerRequest; p = nextOf(plan, p)) batch.push(p);
+    const counts = await inParallel(batch, BULK_LIMITS.countConcurrency, (p) =>
+      plan.merchants[p.merchant] === undefined ? Promise.resolve(0) : deps.store.countPaymentsOfDay({ merchantKey: plan.merchants[p.merchant]!, day: dayOf(plan, p), status: q.status }),
+    );
+    total += counts.reduce((a, b) => a + b, 0);
+    position = batch.length ? nextOf(plan, batch[batch.length - 1]!) : position;
+  } else {
+    const read = await readOn(deps, plan, position, Number.POSITIVE_INFINITY, BULK_LIMITS.readsPerRequest, BULK_LIMITS.pageSize);
+    total += read.found.length;
+    position = read.position;
+  }
+  const complete = position.day >= plan.days;
+  return { total, complete, ...(complete ? {} : { cursor: cursorOf({ ...position, counted: total }) }) };
+}
+
+/** The columns of an export, in order. */
+export const EXPORT_COLUMNS = [
+  'created_at', 'payment_id', 'merchant_key', 'merchant_name', 'order_number', 'amount', 'currency', 'status', 'reason',
+  'captured_amount', 'refunded_amount', 'card_brand', 'card_mask', 'customer_email', 'updated_at',
+] as const;
+
+/**
+ * One part of a search's CSV export: the rows of up to `exportRows` matching payments, newest first,
+ * read page by page through the index (a part never holds more), and the cursor of the next part.
+ * The first part starts with a byte-order mark and the header row; the parts concatenated are one
+ * RFC 4180 file. Card numbers appear only masked, as stored.
+ */
+export async function exportPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ csv: string; rows: number; cursor?: string }> {
+  const plan = await planSearch(deps, q);
+  const first = !q.cursor;
+  const head = first ? `\uFEFF${csvLine([...EXPORT_COLUMNS])}` : '';
+  if (plan.fixed) return { csv: head + plan.fixed.map((p) => csvLine(exportRow(plan.listed(p)))).join(''), rows: plan.fixed.length };
+  const read = await readOn(deps, plan, q.cursor ? searchPosition(q.cursor) : START, BULK_LIMITS.exportRows, BULK_LIMITS.readsPerRequest, BULK_LIMITS.pageSize);
+  return {
+    csv: head + read.found.map((p) => csvLine(exportRow(plan.listed(p)))).join(''),
+    rows: read.found.length,
+    ...(read.more ? { cursor: cursorOf(read.position) } : {}),
+  };
+}
+
+function exportRow(e: PaymentListEntry): string[] {
+  return [
+    e.created_at, e.payment_id, e.merchant_key, e.merchant_name ?? '', e.order_number, e.amount, e.currency, e.status, e.reason ?? '',
+    e.captured_amount ?? '', e.refunded_amount ?? '', e.card?.brand ?? '', e.card?.mask ?? '', e.customer?.email ?? '', e.updated_at,
+  ];
+}
+
+/**
+ * One CSV line (RFC 4180, CRLF). A cell a spreadsheet would run as a formula (starting with =, +,
+ * -, @, a tab or a carriage return: order numbers and e-mails come from outside) is prefixed with
+ * an apostrophe, so it is shown as text.
+ */
+export function csvLine(cells: readonly string[]): string {
+  return `${cells
+    .map((raw) => {
+      const cell = /^[=+\-@\t\r]/.test(raw) ? `'${raw}` : raw;
+      return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+    })
+    .join(',')}\r\n`;
+}
+
+interface Position {
+  readonly day: number;
+  readonly merchant: number;
+  readonly page?: string;
+}
+const START: Position = { day: 0, merchant: 0 };
+
+/** What a search reads, decided once: the merchants, the days, the checks on each payment. */
+interface SearchPlan {
+  readonly listed: (p: Payment) => PaymentListEntry;
+  /** The whole answer when the search names its payments (a whole id, an exact order number). */
+  readonly fixed?: Payment[];
+  readonly merchants: readonly string[];
+  readonly to: string;
+  readonly days: number;
+  readonly status?: string;
+  /** Checks the index cannot make. */
+  readonly keep: (p: Payment) => boolean;
+  /** True when the index alone answers every criterion (merchant, days, status). */
+  readonly indexOnly: boolean;
+}
+
+async function planSearch(deps: AdminDeps, q: PaymentSearch): Promise<SearchPlan> {
   const now = deps.clock.now();
   if (q.status && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) throw invalidRequest([{ path: 'status', message: 'The value you selected is not a valid choice.' }]);
   const problems: FieldError[] = [];
@@ -135,16 +269,18 @@ export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise
     : names.has(merchantText)
       ? [merchantText]
       : directory.filter((m) => m.name.toLowerCase().includes(merchantText.toLowerCase())).map((m) => m.merchantKey);
+  const partialOrder = q.order?.trim().toLowerCase();
+  const keep = (p: Payment) => (!partialOrder || p.order.number.toLowerCase().includes(partialOrder)) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email });
+  const base = { listed, merchants, to, days, keep, indexOnly: !partialOrder && !idPrefix && !last4 && !amount && !q.email?.trim(), ...(q.status ? { status: q.status } : {}) };
   if (idPart && !idPrefix) {
     const p = await deps.store.findPayment(q.paymentId!.trim());
-    return { payments: p && matches(p, q) && (!merchantText || merchants.includes(p.merchantKey)) ? [listed(p)] : [] };
+    return { ...base, fixed: p && matches(p, q) && (!merchantText || merchants.includes(p.merchantKey)) ? [p] : [] };
   }
-  if (merchantText && !merchants.length) return { payments: [] };
+  if (merchantText && !merchants.length) return { ...base, fixed: [] };
   if (!(days >= 1 && days <= ADMIN_LIMITS.maxDays)) {
     throw invalidRequest([{ path: 'from', message: `The date range should cover 1 to ${ADMIN_LIMITS.maxDays} days.` }]);
   }
   const inRange = (p: Payment) => p.createdAt.slice(0, 10) >= from && p.createdAt.slice(0, 10) <= to;
-
   if (q.order?.trim()) {
     // An order number names a few payments: all of them, from the order index, at once.
     const perMerchant = await Promise.all(merchants.map((m) => deps.store.paymentsByOrder(m, q.order!.trim(), ADMIN_LIMITS.pageSize)));
@@ -153,31 +289,45 @@ export async function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise
       .filter((p) => inRange(p) && matches(p, q) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email }))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       .slice(0, ADMIN_LIMITS.pageSize);
-    if (exact.length) return { payments: exact.map(listed) };
+    if (exact.length) return { ...base, fixed: exact };
   }
+  return base;
+}
 
-  const partialOrder = q.order?.trim().toLowerCase();
-  const keep = (p: Payment) => (!partialOrder || p.order.number.toLowerCase().includes(partialOrder)) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email });
-  let position = q.cursor ? searchPosition(q.cursor) : { day: 0, merchant: 0 };
+const dayOf = (plan: SearchPlan, p: Position): string => new Date(Date.parse(plan.to) - p.day * DAY_MS).toISOString().slice(0, 10);
+const nextOf = (plan: SearchPlan, p: Position): Position =>
+  p.merchant + 1 < plan.merchants.length ? { day: p.day, merchant: p.merchant + 1 } : { day: p.day + 1, merchant: 0 };
+
+/**
+ * Reads on from a position, day by day (newest first) and merchant by merchant, through the sharded
+ * search index, keeping the payments that pass the plan's checks, until `want` are found, `maxReads`
+ * index pages are read or the days end. Never reads more than still fits: the position it returns
+ * resumes right after the last payment read.
+ */
+async function readOn(deps: AdminDeps, plan: SearchPlan, start: Position, want: number, maxReads: number, pageLimit: number): Promise<{ found: Payment[]; position: Position; more: boolean }> {
+  let position = start;
   const found: Payment[] = [];
-  for (let reads = 0; reads < ADMIN_LIMITS.maxQueriesPerSearch && position.day < days && found.length < ADMIN_LIMITS.pageSize; reads++) {
-    const day = new Date(Date.parse(to) - position.day * DAY_MS).toISOString().slice(0, 10);
-    const merchantKey = merchants[position.merchant];
-    const nextMerchant = () => (position.merchant + 1 < merchants.length ? { day: position.day, merchant: position.merchant + 1 } : { day: position.day + 1, merchant: 0 });
+  for (let reads = 0; reads < maxReads && position.day < plan.days && found.length < want; reads++) {
+    const merchantKey = plan.merchants[position.merchant];
     if (merchantKey === undefined) {
       position = { day: position.day + 1, merchant: 0 };
       continue;
     }
-    // Never more than the page still has room for: the cursor resumes right after the last payment read.
-    const page = await deps.store.paymentsOfDay({ merchantKey, day, status: q.status, limit: ADMIN_LIMITS.pageSize - found.length, cursor: position.page });
-    found.push(...page.payments.filter(keep));
-    position = page.cursor ? { ...position, page: page.cursor } : nextMerchant();
+    const page = await deps.store.paymentsOfDay({ merchantKey, day: dayOf(plan, position), status: plan.status, limit: Math.min(pageLimit, want - found.length), cursor: position.page });
+    found.push(...page.payments.filter(plan.keep));
+    position = page.cursor ? { ...position, page: page.cursor } : nextOf(plan, position);
   }
-  const more = position.day < days;
-  return {
-    payments: found.map(listed),
-    ...(more ? { cursor: Buffer.from(JSON.stringify(position)).toString('base64url') } : {}),
-  };
+  return { found, position, more: position.day < plan.days };
+}
+
+const cursorOf = (position: Position & { counted?: number }): string => Buffer.from(JSON.stringify(position)).toString('base64url');
+
+/** A count's cursor: a search position and what was counted before it. */
+function countPosition(cursor: string): Position & { counted: number } {
+  const position = searchPosition(cursor);
+  const counted = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { counted?: unknown }).counted;
+  if (!Number.isSafeInteger(counted) || (counted as number) < 0) throw BAD_CURSOR();
+  return { ...position, counted: counted as number };
 }
 
 /** The criteria checked on the payments an index page names. */
@@ -458,6 +608,43 @@ export async function changeMerchantSettings(deps: AdminDeps, actor: string, mer
   });
   await auditMerchantChange(deps, actor, 'merchant.settings', before, after);
   return { merchant_key: merchantKey, settings: settingsOf(after) };
+}
+
+type MerchantAdminDeps = ManageMerchantsDeps & Pick<AdminDeps, 'audit' | 'ids'>;
+
+/**
+ * A new merchant, from the portal (an admin) or the CLI (`cli:<login>`): its settings in the table
+ * (a conditional put: an existing key is refused, never overwritten), its signing password and
+ * webhook secret in the secret store, and an audit entry without them. The credentials are in the
+ * answer only; whoever created the merchant hands them over. Refusals are MerchantAdminErrors.
+ */
+export async function createMerchantAudited(
+  deps: MerchantAdminDeps,
+  actor: string,
+  input: { name: string; merchantKey?: string; settings?: Partial<MerchantSettings> },
+): Promise<MerchantCredentials> {
+  const created = await createMerchant(deps, input);
+  const merchant = await deps.merchants.find(created.merchant_key);
+  if (merchant) await auditMerchantChange(deps, actor, 'merchant.create', undefined, merchant);
+  return created;
+}
+
+/** A new signing password for a merchant, audited (the entry says only that it was rotated). */
+export async function rotatePasswordAudited(deps: MerchantAdminDeps, actor: string, merchantKey: string): Promise<MerchantCredentials> {
+  const merchant = await deps.merchants.find(merchantKey);
+  if (!merchant) throw new ApiError('MERCHANT_NOT_FOUND');
+  const rotated = await rotatePassword(deps, merchantKey);
+  await auditMerchantChange(deps, actor, 'merchant.rotate-password', undefined, merchant);
+  return rotated;
+}
+
+/** A new webhook secret (the previous one signs beside it for a day), audited without either. */
+export async function rotateWebhookSecretAudited(deps: MerchantAdminDeps, actor: string, merchantKey: string): Promise<Awaited<ReturnType<typeof rotateWebhookSecret>>> {
+  const merchant = await deps.merchants.find(merchantKey);
+  if (!merchant) throw new ApiError('MERCHANT_NOT_FOUND');
+  const rotated = await rotateWebhookSecret(deps, merchantKey);
+  await auditMerchantChange(deps, actor, 'merchant.rotate-webhook-secret', undefined, merchant);
+  return rotated;
 }
 
 /**

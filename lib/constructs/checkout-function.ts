@@ -20,7 +20,8 @@ export const DEFAULT_TIMEOUT_SECONDS = 10;
 /** What a route or a job declares it touches; nothing else is granted. */
 export interface FunctionAccess {
   readonly table: TableAccess;
-  readonly merchantSecrets: boolean;
+  /** Reads the merchants' secrets (true), or also creates and rotates them ('write': the portal's merchant administration). */
+  readonly merchantSecrets: boolean | 'write';
   /** Needs the acquirer's credentials without touching its records (lib/routes.ts). */
   readonly acquirerCredentials?: true;
 }
@@ -139,7 +140,8 @@ export class CheckoutFunction extends Construct {
     this.logGroup.grantWrite(this.role);
     // Only the stage's acquirer's item kinds: a sandbox stage grants nothing on the connector's records and back.
     settings.table.grantAccess(this.role, accessForAcquirer(access.table, acquirer.name));
-    if (access.merchantSecrets) settings.merchantSecrets.grantRead(this.role);
+    if (access.merchantSecrets === 'write') settings.merchantSecrets.grantWrite(this.role);
+    else if (access.merchantSecrets) settings.merchantSecrets.grantRead(this.role);
     if (usesAcquirer && acquirer.secret) acquirer.secret.grantRead(this.role);
     if (egress) {
       // Lambda's own ENI management in the VPC (CreateNetworkInterface and friends work on `*` only).

@@ -8,9 +8,10 @@ export interface MerchantSecretsProps {
 }
 
 /**
- * The merchants' signing passwords in Secrets Manager. The merchant CLI creates one secret per
- * merchant under `prefix`; the stack creates none (they are encrypted with the AWS-managed key, so
- * no KMS grant is needed either) and only hands out read access.
+ * The merchants' signing passwords in Secrets Manager. The merchant CLI or an admin in the portal
+ * creates one secret per merchant under `prefix`; the stack creates none (they are encrypted with
+ * the AWS-managed key, so no KMS grant is needed either). It hands out read access, and write
+ * access to the portal's merchant administration routes only.
  */
 export class MerchantSecrets extends Construct {
   readonly prefix: string;
@@ -30,15 +31,25 @@ export class MerchantSecrets extends Construct {
 
   /** GetSecretValue on merchant secrets only; `role` is the function role that holds the grant. */
   grantRead(role: iam.IRole): void {
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.secretArnPattern] }),
-    );
+    this.grant(role, ['secretsmanager:GetSecretValue']);
+  }
+
+  /**
+   * Reading, creating and rotating merchant secrets (the portal's merchant administration): a new
+   * merchant's secret is created, a rotation puts a new version. Never delete.
+   */
+  grantWrite(role: iam.IRole): void {
+    this.grant(role, ['secretsmanager:CreateSecret', 'secretsmanager:GetSecretValue', 'secretsmanager:PutSecretValue']);
+  }
+
+  private grant(role: iam.IRole, actions: string[]): void {
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [this.secretArnPattern] }));
     // cdk-nag names a wildcard finding after the flattened resource; the stack is environment
     // agnostic, so the ARN always flattens to these pseudo parameters.
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.prefix}*]`,
       reason:
-        'Merchant secrets are created at run time by the merchant CLI, one per merchant, and Secrets Manager ' +
+        'Merchant secrets are created at run time (merchant CLI, admin portal), one per merchant, and Secrets Manager ' +
         'appends a random suffix to each name, so the merchant prefix wildcard is the narrowest possible grant.',
     });
   }

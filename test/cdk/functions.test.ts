@@ -67,10 +67,9 @@ function expectedPermissions(stage: Stage, access: FunctionAccess, ids: Function
     'Allow xray:PutTelemetryRecords *',
     ...tablePolicy(accessForAcquirer(access.table, acquirerOf(stage)), `\${${ids.table}.Arn}`).flatMap(permissionLines),
     ...(access.merchantSecrets
-      ? [
-          'Allow secretsmanager:GetSecretValue ' +
-            `arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${merchantSecretPrefix(stage)}*`,
-        ]
+      ? (access.merchantSecrets === 'write' ? ['CreateSecret', 'GetSecretValue', 'PutSecretValue'] : ['GetSecretValue']).map(
+          (action) => `Allow secretsmanager:${action} arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${merchantSecretPrefix(stage)}*`,
+        )
       : []),
     ...extra.map((p) => `Allow ${p}`),
   ].sort();
@@ -221,7 +220,9 @@ describe.each(STAGES)('functions (%s)', (stage) => {
           expect(`${action} ${kind}: ${itemDecision(synthesized, ids, `dynamodb:${action}`, kind) === 'allowed'}`).toBe(`${action} ${kind}: ${declared}`);
         }
       }
-      expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:') && p.includes(merchantSecretPrefix(stage)))).toBe(f.declared.access.merchantSecrets);
+      expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:') && p.includes(merchantSecretPrefix(stage)))).toBe(Boolean(f.declared.access.merchantSecrets));
+      // Only the merchant administration may create or change a merchant's secret.
+      expect(grantedPermissions(synthesized, ids.role).some((p) => /^Allow secretsmanager:(CreateSecret|PutSecretValue) /.test(p))).toBe(f.declared.access.merchantSecrets === 'write');
       expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:') && !p.includes(merchantSecretPrefix(stage)))).toBe(usesGateway(stage, f.declared.access));
     });
 

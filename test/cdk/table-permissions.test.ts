@@ -11,14 +11,14 @@ import { flatten, logicalId, resourcesOfType, stageRoutes, synthesize, type Synt
 /**
  * Least privilege on the table, read from the synthesized template's policies with an IAM
  * evaluator (test/support/iam-policy.ts), for every function of the stack:
- * - the audit log: only the five operator routes that record an action may put an AUDIT# item,
+ * - the audit log: only the operator routes that record an action may put an AUDIT# item,
  *   and no function may update or delete one;
  * - public routes (merchant API, checkout page, sandbox pages, the portal page) cannot write a
  *   merchant's settings or touch an operator, and read a merchant's settings by key only;
  * - no function may Scan or write in batches, and none may delete an item but the stream
  *   dispatcher, a payment's (the details of a link DynamoDB's TTL removed).
  */
-const AUDIT_WRITERS = ['AdminCallbackResend', 'AdminCaptureBulk', 'AdminDeadCallbacksResend', 'AdminMerchantUpdate', 'AdminPaymentAction'];
+const AUDIT_WRITERS = ['AdminCallbackResend', 'AdminCaptureBulk', 'AdminDeadCallbacksResend', 'AdminMerchantCreate', 'AdminMerchantPassword', 'AdminMerchantUpdate', 'AdminMerchantWebhookSecret', 'AdminPaymentAction'];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan'];
 

@@ -481,6 +481,7 @@ describe('searching payments', () => {
     await signIn(page);
     await visit(page, `#/payments?merchant=${encodeURIComponent('Paging Shop')}`, 'Payments');
     await page.locator('#result-count').filter({ hasText: 'Page 1: 25 payments, more on the next page.' }).waitFor();
+    await page.locator('#result-total').filter({ hasText: '27 payments match this search in all.' }).waitFor();
     expect(await page.getByRole('button', { name: 'Previous page' }).count()).toBe(0);
     const firstPage = await page.locator('tbody tr td:nth-child(4)').allTextContents();
     await page.getByRole('button', { name: 'Next page' }).click();
@@ -521,6 +522,34 @@ describe('searching payments', () => {
     const widths = new Set(lines.map((l) => l[1]));
     expect(widths.size).toBe(1);
     await screenshot(page, 'admin-payments-phone');
+  });
+});
+
+describe('the total and the CSV file of a search', () => {
+  it('counts every match over a month of days and downloads all of them as one file, formulas defused', async () => {
+    const shop = await service.createMerchant({ name: 'Export Shop' });
+    const made: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      clock.set(new Date(T0.getTime() - i * 23 * 3600_000));
+      const number = i % 10 === 0 ? `@SUM(${i}+1)` : `EXP-${T0.getTime() % 100000}-${i}`;
+      made.push((await openSession(service, shop, { order: { number, amount: `${i + 1}.25` } })).order.number);
+    }
+    clock.set(T0);
+    const page = await open();
+    await signIn(page);
+    await visit(page, `#/payments?merchant=${encodeURIComponent('Export Shop')}&from=2030-05-04&to=2030-06-03`, 'Payments');
+    await page.locator('#result-total').filter({ hasText: '30 payments match this search in all.' }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('payments-2030-05-04-to-2030-06-03.csv');
+    await statusLine(page).filter({ hasText: 'Exported 30 payments to payments-2030-05-04-to-2030-06-03.csv.' }).waitFor();
+    const path = await download.path();
+    const text = (await import('node:fs')).readFileSync(path, 'utf8');
+    const lines = text.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+    expect(lines[0]).toBe('created_at,payment_id,merchant_key,merchant_name,order_number,amount,currency,status,reason,captured_amount,refunded_amount,card_brand,card_mask,customer_email,updated_at');
+    expect(lines).toHaveLength(31);
+    const orders = lines.slice(1).map((l) => l.split(',')[4]);
+    expect(orders).toEqual(made.map((n) => (n.startsWith('@') ? `'${n}` : n)));
+    expect(lines[1]!.split(',')[5]).toBe('1.25');
   });
 });
 
@@ -711,7 +740,11 @@ describe('the audit log', () => {
     await page.getByRole('textbox', { name: 'Action' }).fill('payment.refund');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL((url) => url.hash.includes('action=payment.refund'));
-    await table.getByRole('cell', { name: /^payment\.refund/ }).first().waitFor();
+    // The unfiltered table stays until the filtered one replaces it: wait for the replacement.
+    await page.waitForFunction(() => {
+      const cells = [...document.querySelectorAll('table tbody tr td:nth-child(4)')];
+      return cells.length > 0 && cells.every((c) => (c.textContent ?? '').startsWith('payment.refund'));
+    });
     const actions = await column(4);
     expect(actions.length).toBeGreaterThanOrEqual(3);
     expect(actions.filter((a) => !a.startsWith('payment.refund'))).toEqual([]);
@@ -769,7 +802,11 @@ describe('roles', () => {
     await page.getByText('Only an admin can change these settings.').waitFor();
     expect(await page.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
     expect(await page.getByLabel('Two-stage payments (DMS)').isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: /^Rotate/ }).count()).toBe(0);
     await screenshot(page, 'admin-viewer-merchant');
+    await visit(page, '#/merchants', 'Merchants');
+    await page.getByRole('table', { name: 'Merchants by name' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Create merchant' }).count()).toBe(0);
 
     // The page offers no capture; a capture sent with the viewer's own token anyway is refused.
     const forged = await page.evaluate(async (id) => {
@@ -801,6 +838,7 @@ describe('roles', () => {
     await visit(page, `#/merchants/${dmsShop.merchant_key}`, 'Merchant Queue Shop');
     await page.getByText('Only an admin can change these settings.').waitFor();
     expect(await page.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: /^Rotate/ }).count()).toBe(0);
   });
 
   it('an admin may edit merchant settings', async () => {
@@ -864,10 +902,15 @@ describe('keyboard use', () => {
   it('labels every form field of every page', async () => {
     const page = await open();
     await signIn(page);
-    const pages: [string, string][] = [['#/payments', 'Payments'], ['#/queue', 'Capture queue'], [`#/merchants/${dmsShop.merchant_key}`, 'Merchant Queue Shop']];
-    for (const [route, title] of pages) {
+    // Each page once its answer is shown (a hash change is no new load: no load state to wait for).
+    const pages: [string, string, string][] = [
+      ['#/payments', 'Payments', 'Payments, newest first'],
+      ['#/queue', 'Capture queue', 'Authorizations waiting for capture'],
+      [`#/merchants/${dmsShop.merchant_key}`, 'Merchant Queue Shop', 'Settings changes'],
+    ];
+    for (const [route, title, table] of pages) {
       await visit(page, route, title);
-      await page.waitForLoadState('networkidle');
+      await page.getByRole('table', { name: table }).waitFor();
       const unlabelled = await page.locator('input, select, textarea').evaluateAll((fields) =>
         fields.filter((f) => !((f as HTMLInputElement).labels?.length || f.getAttribute('aria-label'))).map((f) => f.outerHTML),
       );
@@ -955,5 +998,85 @@ describe('accessibility (axe-core: no serious or critical violations)', () => {
     await visit(page, `#/merchants/${shop.merchant_key}`, 'Merchant Audited Dead Shop');
     await page.getByRole('link', { name: paid.paymentId }).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+});
+
+describe('merchant administration (admin role)', () => {
+  it('creates a merchant whose credentials, shown once, work at once; the audit log records it without them', async () => {
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/merchants', 'Merchants');
+    await page.getByRole('heading', { name: 'New merchant' }).waitFor();
+    await page.getByRole('button', { name: 'Create merchant' }).click();
+    await statusLine(page).filter({ hasText: "Enter the merchant's name." }).waitFor();
+    await page.getByRole('textbox', { name: 'Name' }).fill('Portal Made Shop');
+    await page.getByRole('checkbox', { name: 'Two-stage payments (DMS)' }).check();
+    await page.getByRole('button', { name: 'Create merchant' }).click();
+    const panel = page.getByRole('region', { name: 'Merchant Portal Made Shop created' });
+    await panel.waitFor();
+    await expect(panel.getByRole('heading').evaluate((h) => h === document.activeElement)).resolves.toBe(true);
+    const merchantKey = await panel.getByLabel('Merchant key').inputValue();
+    const password = await panel.getByLabel('Signing password').inputValue();
+    const webhookSecret = await panel.getByLabel('Webhook secret').inputValue();
+    expect(await service.deps.merchants.find(merchantKey)).toMatchObject({ name: 'Portal Made Shop', dms: true });
+    const paid = await paidPayment(service, { merchant_key: merchantKey, password });
+    expect(paid.status.status).toBe('pending');
+    expect(await service.deps.secrets.webhookSecretsOf(merchantKey, clock.now())).toEqual([webhookSecret]);
+    await screenshot(page, 'admin-merchant-created');
+
+    // The same key again is refused, and names the field.
+    await page.getByRole('textbox', { name: 'Name' }).fill('Copy Shop');
+    await page.locator('form input[name=merchant_key]').fill(merchantKey);
+    await page.getByRole('button', { name: 'Create merchant' }).click();
+    await statusLine(page).filter({ hasText: `merchant_key: merchant ${merchantKey} already exists` }).waitFor();
+    expect((await service.deps.merchants.find(merchantKey))?.name).toBe('Portal Made Shop');
+
+    await panel.getByRole('link', { name: 'Open the settings of Portal Made Shop' }).click();
+    await heading(page, 'Merchant Portal Made Shop').waitFor();
+    const changes = page.getByRole('table', { name: 'Settings changes' });
+    await changes.getByRole('cell', { name: 'merchant.create', exact: true }).waitFor();
+    expect(await changes.textContent()).not.toContain(password);
+    expect(await changes.textContent()).not.toContain(webhookSecret);
+  });
+
+  it('rotates the signing password and the webhook secret after asking; the new values work, the old secret signs a day more', async () => {
+    const shop = await service.createMerchant({ name: 'Rotating Shop' });
+    const [oldSecret] = await service.deps.secrets.webhookSecretsOf(shop.merchant_key, clock.now());
+    const page = await open();
+    await signIn(page);
+    await visit(page, `#/merchants/${shop.merchant_key}`, 'Merchant Rotating Shop');
+
+    await page.getByRole('button', { name: 'Rotate signing password' }).click();
+    expect((await confirmationLines(page)).title).toBe('Rotate signing password of Rotating Shop?');
+    await answer(page, false);
+    await statusLine(page).filter({ hasText: 'Nothing was changed.' }).waitFor();
+    expect(await service.deps.secrets.passwordOf(shop.merchant_key)).toBe(shop.password);
+
+    await page.getByRole('button', { name: 'Rotate signing password' }).click();
+    await answer(page, true);
+    const passwordPanel = page.getByRole('region', { name: 'New signing password' });
+    await passwordPanel.waitFor();
+    const password = await passwordPanel.getByLabel('Signing password').inputValue();
+    expect(password).not.toBe(shop.password);
+    expect(password).toMatch(/^[0-9a-f]{32}$/);
+    expect((await paidPayment(service, { merchant_key: shop.merchant_key, password })).status.status).toBe('settled');
+
+    await page.getByRole('button', { name: 'Rotate webhook secret' }).click();
+    expect((await confirmationLines(page)).lines[0]).toContain('keeps signing beside it for 24 hours');
+    await answer(page, true);
+    const secretPanel = page.getByRole('region', { name: 'New webhook secret' });
+    await secretPanel.waitFor();
+    const secret = await secretPanel.getByLabel('Webhook secret').inputValue();
+    await secretPanel.getByText('The previous secret signs too until 2030-06-04 09:00:00 UTC.').waitFor();
+    expect(await service.deps.secrets.webhookSecretsOf(shop.merchant_key, clock.now())).toEqual([secret, oldSecret]);
+
+    await page.reload();
+    await heading(page, 'Merchant Rotating Shop').waitFor();
+    const changes = page.getByRole('table', { name: 'Settings changes' });
+    await changes.getByRole('cell', { name: 'merchant.rotate-webhook-secret', exact: true }).waitFor();
+    expect(await changes.getByRole('cell', { name: 'merchant.rotate-password', exact: true }).count()).toBe(1);
+    // Shown once: a reload shows neither value.
+    expect(await page.content()).not.toContain(password);
+    expect(await page.content()).not.toContain(secret);
   });
 });

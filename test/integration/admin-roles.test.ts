@@ -19,6 +19,8 @@ import { startTestService, type TestService } from '../support/service';
 const MATRIX: Readonly<Record<string, OperatorRole>> = {
   'GET /admin/api/session': 'viewer',
   'GET /admin/api/payments': 'viewer',
+  'GET /admin/api/payments/count': 'viewer',
+  'GET /admin/api/payments/export': 'viewer',
   'GET /admin/api/payments/{paymentId}': 'viewer',
   'GET /admin/api/payments/{paymentId}/callbacks': 'viewer',
   'GET /admin/api/capture-queue': 'viewer',
@@ -31,6 +33,9 @@ const MATRIX: Readonly<Record<string, OperatorRole>> = {
   'POST /admin/api/capture-queue/bulk': 'operator',
   'POST /admin/api/merchants/{merchantKey}/callbacks/resend-dead': 'operator',
   'PUT /admin/api/merchants/{merchantKey}': 'admin',
+  'POST /admin/api/merchants': 'admin',
+  'POST /admin/api/merchants/{merchantKey}/password': 'admin',
+  'POST /admin/api/merchants/{merchantKey}/webhook-secret': 'admin',
 };
 
 const T0 = new Date('2030-08-05T08:00:00.000Z');
@@ -64,6 +69,8 @@ function requestFor(key: string): { path: string; body?: unknown } {
   if (route.method === 'GET') return { path };
   if (key === 'POST /admin/api/capture-queue/bulk') return { path, body: { action: 'capture', payment_ids: ['no-such-payment'] } };
   if (key === 'PUT /admin/api/merchants/{merchantKey}') return { path, body: { dms: true } };
+  // Refused for its settings (an unknown method): nothing is created by the walk.
+  if (key === 'POST /admin/api/merchants') return { path, body: { name: 'Walked', methods: ['no-such-method'] } };
   return { path, body: {} };
 }
 

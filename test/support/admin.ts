@@ -128,6 +128,12 @@ export function adminApi(service: TestService, token: string) {
   const get = <T>(path: string) => adminRequest<T>(service, 'GET', path, token);
   return {
     searchPayments: (params: Record<string, string | undefined> = {}) => get<{ payments: AdminPayment[]; cursor?: string }>(`/admin/api/payments${query(params)}`),
+    countPayments: (params: Record<string, string | undefined> = {}) => get<{ total: number; complete: boolean; cursor?: string }>(`/admin/api/payments/count${query(params)}`),
+    exportPayments: (params: Record<string, string | undefined> = {}) => get<undefined>(`/admin/api/payments/export${query(params)}`),
+    createMerchant: (body: unknown) => adminRequest<{ merchant_key: string; password: string; webhook_secret: string }>(service, 'POST', '/admin/api/merchants', token, body),
+    rotatePassword: (merchantKey: string) => adminRequest<{ merchant_key: string; password: string }>(service, 'POST', `/admin/api/merchants/${encodeURIComponent(merchantKey)}/password`, token, {}),
+    rotateWebhookSecret: (merchantKey: string) =>
+      adminRequest<{ merchant_key: string; webhook_secret: string; previous_valid_until?: string }>(service, 'POST', `/admin/api/merchants/${encodeURIComponent(merchantKey)}/webhook-secret`, token, {}),
     payment: (paymentId: string) => get<PaymentDetailAnswer>(`/admin/api/payments/${encodeURIComponent(paymentId)}`),
     act: (paymentId: string, action: PaymentAction | string, body: Record<string, unknown> = {}) =>
       adminRequest<ActionOutcome>(service, 'POST', `/admin/api/payments/${encodeURIComponent(paymentId)}/${action}`, token, body),

@@ -408,6 +408,33 @@ export class DynamoPaymentStore implements PaymentStore {
     return { payments, ...(more ? { cursor } : {}) };
   }
 
+  async countPaymentsOfDay(query: Omit<DaySearch, 'limit' | 'cursor'>): Promise<number> {
+    const { merchantKey, day, status } = query;
+    const shards = Array.from({ length: SHARDS.search }, (_, shard) => shard);
+    // Select COUNT over the keys-only entries: a page of up to 1 MB of them per read, nothing else fetched.
+    const counts = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
+      let count = 0;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: SEARCH_INDEX,
+            KeyConditionExpression: 'searchPk = :pk',
+            Select: 'COUNT',
+            ...(status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
+            ExpressionAttributeValues: { ':pk': key.search(merchantKey, day, shard), ...(status ? { ':status': status } : {}) },
+            ExclusiveStartKey: start,
+          }),
+        );
+        count += out.Count ?? 0;
+        start = out.LastEvaluatedKey;
+      } while (start);
+      return count;
+    });
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
   async *dueBatches(queue: string, until: Date, pageSize: number, part?: ShardPart): AsyncGenerator<QueuedPayment[]> {
     // One reader per shard, each paging through its due entries in order; a round reads a page of
     // every shard not yet exhausted, at once, and hands over what they found, soonest due first.

@@ -1,0 +1,25 @@
+import { JSON_HEADERS } from '../middleware/error-envelope';
+import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { exportPayments, paymentSearchOf } from '../use-cases/admin';
+
+/**
+ * GET /admin/api/payments/export with the search's parameters: one part of the search's CSV file
+ * (text/csv). `X-Next-Cursor` names the next part; the request again with `cursor` set to it reads
+ * on, until an answer carries none. Parts joined in order are the whole file.
+ */
+export const handler = operatorEndpoint(
+  ({ event, deps }) => exportPayments(deps, paymentSearchOf(event.queryStringParameters)),
+  {
+    respond: (part) => ({
+      statusCode: 200,
+      headers: {
+        ...JSON_HEADERS,
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': 'attachment; filename="payments.csv"',
+        'x-export-rows': String(part.rows),
+        ...(part.cursor ? { 'x-next-cursor': part.cursor } : {}),
+      },
+      body: part.csv,
+    }),
+  },
+);

@@ -1,0 +1,132 @@
+import { ERRORS } from '../../lambdas/domain/errors';
+import { ManualClock } from '../../lambdas/ports/clock';
+import { adminApi, adminRequest, seedOperator, signIn, type AdminApi } from '../support/admin';
+import { paidPayment } from '../support/payments';
+import { startTestService, type TestService } from '../support/service';
+
+/**
+ * Merchants created, and their signing password and webhook secret rotated, by an admin through
+ * the admin API (the portal's buttons), over real HTTP: the credentials are in the answer only,
+ * work at once, and every change is in the audit log without them.
+ */
+const T0 = new Date('2030-10-01T10:00:00.000Z');
+const clock = new ManualClock(T0);
+let service: TestService;
+let admin: AdminApi;
+let adminToken: string;
+
+const invalid = (...errors: string[]) => ({ error_code: 0, error_message: 'Request data is invalid.', errors: errors.map((e) => ({ error_code: 100000, error_message: e })) });
+
+beforeAll(async () => {
+  service = await startTestService({ clock });
+  adminToken = await signIn(service, await seedOperator(service, 'ada', 'ada-long-password', 'admin'));
+  admin = adminApi(service, adminToken);
+});
+afterAll(() => service.close());
+beforeEach(() => clock.set(T0));
+
+describe('POST /admin/api/merchants', () => {
+  it('creates a merchant with its settings: 201 with key, password and webhook secret, no-store; they work at once', async () => {
+    const res = await admin.createMerchant({ name: '  Fresh Shop ', dms: true, auto_capture_delay_minutes: 30 });
+    expect(res.status).toBe(201);
+    expect(res.headers['cache-control']).toBe('no-store');
+    const { merchant_key: key, password, webhook_secret: secret } = res.json;
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(password).toMatch(/^[0-9a-f]{32}$/);
+    expect(secret).toEqual(expect.any(String));
+    expect(await service.deps.merchants.find(key)).toMatchObject({ name: 'Fresh Shop', dms: true, autoCaptureDelayMinutes: 30 });
+    expect((await paidPayment(service, { merchant_key: key, password })).status.status).toBe('pending');
+    expect(await service.deps.secrets.webhookSecretsOf(key, clock.now())).toEqual([secret]);
+  });
+
+  it('takes a merchant key of its own, and refuses it when taken, without touching the merchant that has it', async () => {
+    const first = await admin.createMerchant({ name: 'Keyed Shop', merchant_key: 'keyed-shop-1' });
+    expect([first.status, first.json.merchant_key]).toEqual([201, 'keyed-shop-1']);
+    const again = await admin.createMerchant({ name: 'Impostor', merchant_key: 'keyed-shop-1' });
+    expect([again.status, again.json]).toEqual([400, invalid('merchant_key: merchant keyed-shop-1 already exists')]);
+    expect((await service.deps.merchants.find('keyed-shop-1'))?.name).toBe('Keyed Shop');
+    expect(await service.deps.secrets.passwordOf('keyed-shop-1')).toBe(first.json.password);
+  });
+
+  it.each([
+    ['no name', { dms: true }, 'name: This value should not be blank.'],
+    ['a blank name', { name: '   ' }, 'name: This value should not be blank.'],
+    ['a key with a slash', { name: 'x', merchant_key: 'a/b' }, 'merchant_key: merchant key must be 1-64 letters, digits or hyphens'],
+    ['a key that is not text', { name: 'x', merchant_key: 7 }, 'merchant_key: This value is not valid.'],
+    ['an unknown payment method', { name: 'x', methods: ['cheque'] }, 'settings: methods must be a list without repeats of: card (unknown: cheque)'],
+    ['a colour too light', { name: 'x', branding: { primary_color: '#ffffff' } }, expect.stringMatching(/^settings: brand color #ffffff is too light/)],
+  ])('refuses %s with 400 and creates nothing', async (_case, body, message) => {
+    const before = (await service.deps.merchants.list(200)).length;
+    const res = await admin.createMerchant(body);
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: message }] });
+    expect((await service.deps.merchants.list(200)).length).toBe(before);
+  });
+
+  it('refuses a cross-origin request before anything is created', async () => {
+    const res = await service.request({
+      method: 'POST',
+      path: '/admin/api/merchants',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', origin: 'https://evil.example' },
+      body: JSON.stringify({ name: 'Forged Shop' }),
+    });
+    expect(res.status).toBe(401);
+    expect((await service.deps.merchants.list(200)).map((m) => m.name)).not.toContain('Forged Shop');
+  });
+});
+
+describe('rotating credentials', () => {
+  it('a new signing password works at once; the answer is the only place it is shown', async () => {
+    const shop = await service.createMerchant({ name: 'Password Shop' });
+    const res = await admin.rotatePassword(shop.merchant_key);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.json).toEqual({ merchant_key: shop.merchant_key, password: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(res.json.password).not.toBe(shop.password);
+    expect((await paidPayment(service, { merchant_key: shop.merchant_key, password: res.json.password })).status.status).toBe('settled');
+  });
+
+  it('a new webhook secret signs at once, the previous one beside it for 24 hours', async () => {
+    const shop = await service.createMerchant({ name: 'Secret Shop' });
+    const [before] = await service.deps.secrets.webhookSecretsOf(shop.merchant_key, clock.now());
+    const res = await admin.rotateWebhookSecret(shop.merchant_key);
+    expect(res.json).toEqual({ merchant_key: shop.merchant_key, webhook_secret: expect.any(String), previous_valid_until: '2030-10-02T10:00:00.000Z' });
+    expect(await service.deps.secrets.webhookSecretsOf(shop.merchant_key, clock.now())).toEqual([res.json.webhook_secret, before]);
+    clock.set('2030-10-02T10:00:01.000Z');
+    expect(await service.deps.secrets.webhookSecretsOf(shop.merchant_key, clock.now())).toEqual([res.json.webhook_secret]);
+  });
+
+  it('an unknown merchant is 404 (the catalog envelope), and nothing is stored for it', async () => {
+    for (const res of [await admin.rotatePassword('no-such-merchant'), await admin.rotateWebhookSecret('no-such-merchant')]) {
+      expect([res.status, res.json]).toEqual([404, { error_code: ERRORS.MERCHANT_NOT_FOUND.code, error_message: ERRORS.MERCHANT_NOT_FOUND.message, errors: [] }]);
+    }
+    expect(await service.deps.secrets.passwordOf('no-such-merchant')).toBeUndefined();
+  });
+
+  it('needs a JSON body from the same origin (no cross-site rotation)', async () => {
+    const shop = await service.createMerchant({ name: 'Guarded Shop' });
+    const res = await adminRequest(service, 'POST', `/admin/api/merchants/${shop.merchant_key}/password`, adminToken);
+    expect(res.status).toBe(400);
+    expect(await service.deps.secrets.passwordOf(shop.merchant_key)).toBe(shop.password);
+  });
+});
+
+describe('the audit log', () => {
+  it('records each creation and rotation by the admin, with the settings but never a credential', async () => {
+    const created = await admin.createMerchant({ name: 'Audited Shop' });
+    const key = created.json.merchant_key;
+    clock.set('2030-10-01T10:01:00.000Z');
+    const password = (await admin.rotatePassword(key)).json.password;
+    clock.set('2030-10-01T10:02:00.000Z');
+    const secret = (await admin.rotateWebhookSecret(key)).json.webhook_secret;
+    const entries = (await admin.merchant(key)).json.audit;
+    expect(entries.map((e) => [e.actor, e.actorRole, e.action, e.target, e.outcome])).toEqual([
+      ['ada', 'admin', 'merchant.rotate-webhook-secret', `merchant:${key}`, 'done'],
+      ['ada', 'admin', 'merchant.rotate-password', `merchant:${key}`, 'done'],
+      ['ada', 'admin', 'merchant.create', `merchant:${key}`, 'done'],
+    ]);
+    expect(entries[2]!.after).toMatchObject({ name: 'Audited Shop' });
+    const logged = JSON.stringify(entries);
+    for (const value of [created.json.password, created.json.webhook_secret, password, secret]) expect(logged).not.toContain(value);
+  });
+});
