@@ -1,4 +1,4 @@
-import { Annotations, Aws, CfnOutput, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, NestedStack, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -149,6 +149,8 @@ export class CheckoutStack extends Stack {
   readonly alarmTopic: AlarmTopic;
   /** The alarms and the dashboard. */
   readonly monitoring: Monitoring;
+  /** The nested stack that holds the monitoring (its template has its own 500-resource budget). */
+  readonly observability: NestedStack;
   readonly acquirer: AcquirerChoice;
   /** The S2S CARD gateway's credentials ({"clientKey","password"}), set by an operator after the first deploy. */
   readonly acquirerSecret?: secretsmanager.Secret;
@@ -280,7 +282,10 @@ export class CheckoutStack extends Stack {
     }
     const otherFunctions = new Map<string, CheckoutFunction>(this.jobFunctions);
     if (this.callbackDelivery) otherFunctions.set('CallbackDispatcher', this.callbackDelivery.dispatcher);
-    this.monitoring = new Monitoring(this, 'Monitoring', {
+    // The alarms (four per route, two per function) and the dashboard live in a nested stack of
+    // their own: CloudFormation allows 500 resources per stack, and every route adds eleven.
+    this.observability = new NestedStack(this, 'Observability', { description: `Alarms and dashboard of ${stackName(stage)}` });
+    this.monitoring = new Monitoring(this.observability, 'Monitoring', {
       stage,
       name: stackName(stage),
       topic: this.alarmTopic.topic,
@@ -293,7 +298,7 @@ export class CheckoutStack extends Stack {
       metricMerchants,
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topic.topicArn, description: 'Subscribe the team here: every alarm of the stage notifies this topic' });
-    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName, description: 'The CloudWatch dashboard of the stage' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboardName, description: 'The CloudWatch dashboard of the stage' });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (no trailing slash)' });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });

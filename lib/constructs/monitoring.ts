@@ -74,9 +74,12 @@ const FIVE_MINUTES = Duration.minutes(5);
 export class Monitoring extends Construct {
   readonly alarms: readonly MonitoredAlarm[];
   readonly dashboard: cloudwatch.Dashboard;
+  /** Known at synth (no output of the nested stack needed to name it). */
+  readonly dashboardName: string;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
+    this.dashboardName = props.name;
     const { stage, api } = props;
     const alarms: MonitoredAlarm[] = [];
     const add = (kind: AlarmKind, target: string, description: string, options: Omit<cloudwatch.AlarmProps, 'alarmName' | 'alarmDescription'>) => {

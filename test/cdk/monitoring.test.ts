@@ -23,7 +23,7 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
   let alarms: Record<string, Resource>;
   beforeAll(() => {
     s = synthesize(stage);
-    alarms = resourcesOfType(s.template, 'AWS::CloudWatch::Alarm');
+    alarms = resourcesOfType(s.monitoring, 'AWS::CloudWatch::Alarm');
   });
   const byName = (name: string): Resource => {
     const found = Object.values(alarms).find((a) => a.Properties.AlarmName === `${stackName(stage)}-${name}`);
@@ -152,7 +152,7 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
   });
 
   test('the dashboard shows traffic, latency, errors, approval rate, backlog and callbacks', () => {
-    const dashboards = resourcesOfType(s.template, 'AWS::CloudWatch::Dashboard');
+    const dashboards = resourcesOfType(s.monitoring, 'AWS::CloudWatch::Dashboard');
     expect(Object.keys(dashboards)).toEqual([logicalId(s.stack.monitoring.dashboard)]);
     const dashboard = Object.values(dashboards)[0]!;
     expect(dashboard.Properties.DashboardName).toBe(stackName(stage));
@@ -174,8 +174,8 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
 
 describe('merchants with their own approval-rate stream', () => {
   test('context metricMerchants (per stage or for all) gives each named merchant a metric stream and an alarm', () => {
-    const { template, stack } = synthesize('prod', { context: { metricMerchants: { prod: ['big-shop', 'other-shop'] } } });
-    const alarms = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).filter((a) => String(a.Properties.AlarmName).includes('MerchantApprovalRateDrop'));
+    const { template, stack, monitoring } = synthesize('prod', { context: { metricMerchants: { prod: ['big-shop', 'other-shop'] } } });
+    const alarms = Object.values(resourcesOfType(monitoring, 'AWS::CloudWatch::Alarm')).filter((a) => String(a.Properties.AlarmName).includes('MerchantApprovalRateDrop'));
     expect(alarms.map((a) => a.Properties.AlarmName).sort()).toEqual(['Checkout-prod-MerchantApprovalRateDrop-big-shop', 'Checkout-prod-MerchantApprovalRateDrop-other-shop']);
     const rate = (alarms[0]!.Properties.Metrics as { Id: string; MetricStat?: { Metric: { Dimensions: unknown[] } } }[]).find((m) => m.Id === 'rate')!;
     expect(rate.MetricStat!.Metric.Dimensions).toContainEqual({ Name: 'merchant', Value: expect.stringMatching(/-shop$/) });

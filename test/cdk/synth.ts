@@ -15,7 +15,30 @@ import { ACCESS, NO_TABLE_ACCESS, tableAccess, type TableAccess } from '../../li
 export interface Synthesized {
   readonly stack: CheckoutStack;
   readonly template: Template;
+  /**
+   * The nested stack of alarms and the dashboard, each parameter the parent passes replaced by the
+   * parent's value for it, so a test names the parent's resources as it would in the parent.
+   */
+  readonly monitoring: Template;
   readonly nag: AwsSolutionsChecks;
+}
+
+/** A nested stack's template with `{ Ref: parameter }` replaced by what the parent passes for it. */
+function nestedAsSeenByParent(parent: Template, nested: Template): Template {
+  const stacks = Object.values(parent.findResources('AWS::CloudFormation::Stack')) as { Properties: { Parameters?: Record<string, unknown> } }[];
+  if (stacks.length !== 1) throw new Error(`expected one nested stack, found ${stacks.length}`);
+  const passed = stacks[0]!.Properties.Parameters ?? {};
+  const replace = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(replace);
+    if (value && typeof value === 'object') {
+      const ref = (value as { Ref?: unknown }).Ref;
+      if (typeof ref === 'string' && Object.keys(value).length === 1 && ref in passed) return passed[ref];
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replace(v)]));
+    }
+    return value;
+  };
+  const json = nested.toJSON() as { Parameters?: unknown; Resources: unknown };
+  return Template.fromJSON({ ...json, Resources: replace(json.Resources) } as Record<string, unknown>);
 }
 
 /** The context `cdk synth` sees (cdk.json), so feature flags in tests match the deployed template. */
@@ -73,7 +96,8 @@ export function synthesize(stage: Stage, options: { routes?: readonly RouteDefin
   const nag = new AwsSolutionsChecks(app);
   Validations.of(app).addPlugins(nag);
   const stack = new CheckoutStack(app, stackName(stage), { stage, routes, jobs });
-  const synthesized = { stack, template: Template.fromStack(stack), nag };
+  const template = Template.fromStack(stack);
+  const synthesized = { stack, template, monitoring: nestedAsSeenByParent(template, Template.fromStack(stack.observability)), nag };
   cache.set(key, synthesized);
   return synthesized;
 }
