@@ -19,7 +19,7 @@ import { acquirerFromContext, type AcquirerChoice } from './acquirer';
 import { StaticEgress } from './constructs/static-egress';
 import type { FunctionAcquirer } from './constructs/checkout-function';
 import { merchantSecretPrefix, stackName, type Stage } from './naming';
-import { deployedRoutes, ROUTES, type RouteDefinition } from './routes';
+import { deployedRoutes, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, type RouteDefinition } from './routes';
 import { TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from './table-schema';
 
 export interface CheckoutStackProps extends StackProps {
@@ -140,6 +140,8 @@ export class CheckoutStack extends Stack {
   readonly jobs: ScheduledJobs;
   /** Each route's function (with its role and log group) by route id, for wiring alarms to it. */
   readonly functions: ReadonlyMap<string, CheckoutFunction>;
+  /** The `$default` route's function: the 404 and 405 answers to requests no route takes (lib/routes.ts FALLBACK_ROUTE). */
+  readonly fallbackFunction: CheckoutFunction;
   /** Each scheduled job's function by job id. */
   readonly jobFunctions: ReadonlyMap<string, CheckoutFunction>;
   readonly authorizationValidityDays: number;
@@ -272,6 +274,15 @@ export class CheckoutStack extends Stack {
       functions.set(route.id, routeFunction);
     }
     this.functions = functions;
+    this.fallbackFunction = new CheckoutFunction(this, FALLBACK_ROUTE.id, {
+      settings: functionSettings,
+      purpose: `${FALLBACK_ROUTE_KEY}: requests no route takes`,
+      entry: FALLBACK_ROUTE.entry,
+      access: FALLBACK_ROUTE.access,
+      memoryMb: FALLBACK_ROUTE.memoryMb,
+      timeoutSeconds: FALLBACK_ROUTE.timeoutSeconds,
+    });
+    this.api.addFallbackRoute(FALLBACK_ROUTE, this.fallbackFunction.function);
 
     this.jobs = new ScheduledJobs(this, 'Jobs', { jobs, settings: functionSettings, removalPolicy });
     this.jobFunctions = this.jobs.functions;
@@ -282,6 +293,7 @@ export class CheckoutStack extends Stack {
     }
     const otherFunctions = new Map<string, CheckoutFunction>(this.jobFunctions);
     if (this.callbackDelivery) otherFunctions.set('CallbackDispatcher', this.callbackDelivery.dispatcher);
+    otherFunctions.set(FALLBACK_ROUTE.id, this.fallbackFunction);
     // The alarms (four per route, two per function) and the dashboard live in a nested stack of
     // their own: CloudFormation allows 500 resources per stack, and every route adds eleven.
     this.observability = new NestedStack(this, 'Observability', { description: `Alarms and dashboard of ${stackName(stage)}` });

@@ -1,6 +1,7 @@
 /**
  * The one route table. The CDK stack makes one Lambda and one HTTP API route of each entry; the
- * local runner serves the same handlers at the same paths. Nothing else lists routes.
+ * local runner serves the same handlers at the same paths. Nothing else lists routes: FALLBACK_ROUTE
+ * (below) answers whatever none of them takes, from this table.
  */
 import type { AcquirerName } from './acquirer';
 import type { OperatorRole } from './operator-roles';
@@ -25,6 +26,12 @@ interface RouteFields {
      */
     readonly acquirerCredentials?: true;
   };
+  /**
+   * A path parameter that stands for a few spellings of one literal segment: the only values
+   * (decoded) its handler serves, answering any other as a path no route has. The fallback
+   * (FALLBACK_ROUTE) reads it to tell a wrong method (405) from an unknown path (404).
+   */
+  readonly servedValues?: { readonly [parameter: string]: readonly string[] };
   /** Exists only on stages whose acquirer this is (its own pages and callbacks). */
   readonly acquirer?: AcquirerName;
   /** Route-level throttling in the cloud (requests per second, burst). */
@@ -135,6 +142,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     id: 'RecurringPaymentCyrillic',
     method: 'POST',
     path: '/api/v1/payment/{alias}',
+    servedValues: { alias: ['re\u0441urring'] },
     entry: 'lambdas/handlers/recurring-payment.ts',
     access: { table: RECURRING_CHARGE, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
@@ -442,3 +450,90 @@ export const localRoutes = (acquirer: AcquirerName, routes: readonly RouteDefini
 
 /** `POST /api/v1/session` — the API Gateway route key of a route. */
 export const routeKey = (r: Pick<RouteDefinition, 'method' | 'path'>): string => `${r.method} ${r.path}`;
+
+/** API Gateway's route key for every request no other route takes. */
+export const FALLBACK_ROUTE_KEY = '$default';
+
+/**
+ * The function behind the `$default` route: the answer to every request no entry of ROUTES takes,
+ * an unknown path (404) or a known path with another method (405 with `Allow`), in the error
+ * envelope (ADR 0024). It is no method and path, so it is not in ROUTES; the stack gives it its
+ * own function and route, the local runner hands it what it cannot match. Open to everyone (no
+ * authorizer, also under /admin): it reads nothing and says only what the route table says.
+ */
+export interface FallbackRouteDefinition {
+  readonly id: string;
+  readonly entry: string;
+  readonly access: RouteFields['access'];
+  readonly throttle: RouteFields['throttle'];
+  readonly memoryMb?: number;
+  readonly timeoutSeconds?: number;
+}
+
+export const FALLBACK_ROUTE: FallbackRouteDefinition = {
+  id: 'NotFound',
+  entry: 'lambdas/handlers/not-found.ts',
+  access: { table: NO_TABLE_ACCESS, merchantSecrets: false },
+  // A wrong path is an integration mistake, never a payment flow; each answer costs an invocation,
+  // so scanners and retry loops are held to a modest rate (above it API Gateway answers 429).
+  throttle: { rateLimit: 20, burstLimit: 40 },
+};
+
+/** One spelling per path: percent-encoding normalized to upper-case hex (as the route table has it); a malformed escape stays as sent. */
+export function canonicalPath(path: string): string {
+  try {
+    return encodeURI(decodeURI(path));
+  } catch {
+    return path;
+  }
+}
+
+/** A route path as a matcher of canonical paths: literal segments as written, `{name}` any one segment (captured). */
+export function pathPattern(path: string): { readonly pattern: RegExp; readonly params: readonly string[] } {
+  const params: string[] = [];
+  const source = path
+    .split('/')
+    .map((segment) => {
+      const m = /^\{(\w+)\}$/.exec(segment);
+      if (!m) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      params.push(m[1] as string);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}$`), params };
+}
+
+const decoded = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+};
+
+/** Literal segments before parameters, segment by segment: the order API Gateway prefers routes in. */
+const specificity = (path: string): number[] => path.split('/').map((segment) => (/^\{\w+\}$/.test(segment) ? 1 : 0));
+const bySpecificity = (a: Pick<RouteDefinition, 'path'>, b: Pick<RouteDefinition, 'path'>): number => {
+  const [x, y] = [specificity(a.path), specificity(b.path)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+};
+
+/**
+ * The routes whose path takes `path` (a canonical path, canonicalPath), by any method, the most
+ * specific first; a parameter with `servedValues` takes only those values.
+ */
+export function routesAtPath<R extends Pick<RouteDefinition, 'path' | 'servedValues'>>(routes: readonly R[], path: string): R[] {
+  return routes
+    .filter((route) => {
+      const { pattern, params } = pathPattern(route.path);
+      const m = pattern.exec(path);
+      if (!m) return false;
+      return params.every((name, i) => {
+        const values = route.servedValues?.[name];
+        const value = decoded(m[i + 1] ?? '');
+        return values === undefined || (value !== undefined && values.includes(value));
+      });
+    })
+    .sort(bySpecificity);
+}

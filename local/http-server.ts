@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ROUTES, routeKey, type RouteDefinition } from '../lib/routes';
+import { canonicalPath, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, pathPattern, ROUTES, routeKey, type FallbackRouteDefinition, type RouteDefinition } from '../lib/routes';
 import { lambdaContext } from './lambda-context';
 import { redactText } from '../lambdas/observability/redact';
 import { verifyLocalOperatorToken } from '../lambdas/adapters/local/operator-auth';
@@ -16,22 +16,16 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 interface CompiledRoute {
   readonly route: RouteDefinition;
   readonly pattern: RegExp;
-  readonly params: string[];
+  readonly params: readonly string[];
   handler?: Handler;
 }
 
-function compile(route: RouteDefinition): CompiledRoute {
-  const params: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((segment) => {
-      const m = /^\{(\w+)\}$/.exec(segment);
-      if (!m) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      params.push(m[1] as string);
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), params };
+const compile = (route: RouteDefinition): CompiledRoute => ({ route, ...pathPattern(route.path) });
+
+/** What an event is built for: a route's key and its path parameters, or the fallback's `$default`. */
+interface EventTarget {
+  readonly routeKey: string;
+  readonly params: readonly string[];
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
@@ -57,7 +51,7 @@ const decodable = (s: string): boolean => {
 const TEXTUAL = /^(text\/|application\/(json|x-www-form-urlencoded|javascript|xml))/;
 
 /** Builds the API Gateway HTTP API (payload 2.0) event the Lambda would receive. */
-export function toEvent(req: IncomingMessage, body: Buffer, compiled: CompiledRoute, match: RegExpExecArray, url: URL): APIGatewayProxyEventV2 {
+export function toEvent(req: IncomingMessage, body: Buffer, target: EventTarget, match: RegExpExecArray | undefined, url: URL): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {
     if (v !== undefined && k !== 'cookie') headers[k] = Array.isArray(v) ? v.join(',') : v;
@@ -68,21 +62,21 @@ export function toEvent(req: IncomingMessage, body: Buffer, compiled: CompiledRo
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = query[k] === undefined ? v : `${query[k]},${v}`;
   const pathParameters: Record<string, string> = {};
-  compiled.params.forEach((name, i) => {
-    pathParameters[name] = decodeURIComponent(match[i + 1] ?? '');
+  target.params.forEach((name, i) => {
+    pathParameters[name] = decodeURIComponent(match?.[i + 1] ?? '');
   });
   const contentType = headers['content-type'] ?? '';
   const textual = body.length === 0 || TEXTUAL.test(contentType) || contentType === '';
   const now = Date.now();
   return {
     version: '2.0',
-    routeKey: routeKey(compiled.route),
+    routeKey: target.routeKey,
     rawPath: url.pathname,
     rawQueryString: url.search.replace(/^\?/, ''),
     headers,
     ...(cookies ? { cookies } : {}),
     ...(Object.keys(query).length ? { queryStringParameters: query } : {}),
-    ...(compiled.params.length ? { pathParameters } : {}),
+    ...(target.params.length ? { pathParameters } : {}),
     requestContext: {
       accountId: 'local',
       apiId: 'local',
@@ -97,7 +91,7 @@ export function toEvent(req: IncomingMessage, body: Buffer, compiled: CompiledRo
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: randomUUID(),
-      routeKey: routeKey(compiled.route),
+      routeKey: target.routeKey,
       stage: '$default',
       time: new Date(now).toUTCString(),
       timeEpoch: now,
@@ -125,10 +119,6 @@ const gatewayAnswer = (res: ServerResponse, status: number, message: string) => 
   res.end(JSON.stringify({ message }));
 };
 
-/**
- * Serves the route table the way API Gateway would: one handler per route, payload format 2.0,
- * API Gateway's own answers for unknown routes and oversized bodies.
- */
 export interface AppOptions {
   /** Verifies operator tokens on admin routes, as API Gateway's JWT authorizer does in the cloud. */
   readonly operatorKey?: Uint8Array;
@@ -157,25 +147,35 @@ export function refusalLine(method: string, where: string, status: number, answe
   return `refused ${method} ${redactText(where)} ${status}${reason ? `: ${redactText(reason)}` : ''}`.slice(0, 1000);
 }
 
+/**
+ * Serves the route table the way API Gateway would: one handler per route, payload format 2.0, the
+ * fallback function (lib/routes.ts FALLBACK_ROUTE) for whatever no route takes, as the `$default`
+ * route does, and API Gateway's own answers where it answers itself (oversized bodies, a missing
+ * operator token, a malformed escape in a path parameter).
+ */
 export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: AppOptions = {}): Server {
   const compiled = routes.map(compile);
+  const fallback: { readonly route: FallbackRouteDefinition; handler?: Handler } = { route: FALLBACK_ROUTE };
   const report = options.logRefusal ?? ((line: string) => console.log(line));
+  const load = async (entry: string) => ((await import(resolve(PROJECT_ROOT, entry))) as { handler: Handler }).handler;
   return createServer(async (req, res) => {
-    // An unknown path is shown cut short and masked; a known route by its template (no token in the log).
-    const unknown = () => (req.url ?? '/').split('?')[0]!.slice(0, 200);
-    const apiGatewayError = (res: ServerResponse, status: number, message: string, where = unknown(), reason = message) => {
+    const apiGatewayError = (res: ServerResponse, status: number, message: string, where: string, reason = message) => {
       report(refusalLine(req.method ?? '?', where, status, { body: JSON.stringify({ message: reason }) }));
       gatewayAnswer(res, status, message);
     };
+    /** Invokes a function as its Lambda would be, sends its answer and reports a refusal by `where` (a route, never a raw path). */
+    const invoke = async (handler: Handler, event: APIGatewayProxyEventV2, fn: { id: string; timeoutSeconds?: number; memoryMb?: number }, where: string) => {
+      const result = await handler(event, lambdaContext(fn.id, fn.timeoutSeconds ?? 10, fn.memoryMb));
+      send(res, result);
+      const status = typeof result === 'object' && result ? (result.statusCode ?? 200) : 200;
+      if (status >= 400 && typeof result === 'object') {
+        const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+        report(refusalLine(req.method ?? '?', where, status, { body: result.isBase64Encoded ? undefined : result.body, contentType: headers['content-type'] }));
+      }
+    };
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
-      // One spelling per path: percent-encoding normalized to upper-case hex (as the route table has it).
-      let path = url.pathname;
-      try {
-        path = encodeURI(decodeURI(url.pathname));
-      } catch {
-        /* a malformed escape is matched as sent */
-      }
+      const path = canonicalPath(url.pathname);
       let found: { c: CompiledRoute; m: RegExpExecArray } | undefined;
       for (const c of compiled) {
         const m = c.route.method === req.method ? c.pattern.exec(path) : null;
@@ -185,30 +185,28 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: 
         }
       }
       if (!found) {
-        const methods = compiled.filter((c) => c.pattern.test(path)).map((c) => c.route.method);
-        // API Gateway's own answer; the log says what was wrong with the request.
-        return apiGatewayError(res, 404, 'Not Found', unknown(), methods.length ? `no route: this path takes ${methods.join(', ')}, not ${req.method}` : 'no route has this path');
+        // API Gateway's `$default` route: the fallback function answers what no route takes (404,
+        // or 405 naming the methods the path takes), its message the reason in the log.
+        const where = `${fallback.route.id} (${FALLBACK_ROUTE_KEY})`;
+        const body = await readBody(req);
+        if (body === 'too-large') return apiGatewayError(res, 413, 'Request Entity Too Large', where);
+        fallback.handler ??= await load(fallback.route.entry);
+        return await invoke(fallback.handler, toEvent(req, body, { routeKey: FALLBACK_ROUTE_KEY, params: [] }, undefined, url), fallback.route, where);
       }
       // A malformed escape in a path parameter (`%ZZ`, a cut UTF-8 sequence) is the client's error.
       const where = `${found.c.route.id} (${routeKey(found.c.route)})`;
       if (found.m.slice(1).some((p) => p !== undefined && !decodable(p))) return apiGatewayError(res, 400, 'Bad Request', where);
       const body = await readBody(req);
       if (body === 'too-large') return apiGatewayError(res, 413, 'Request Entity Too Large', where);
-      const event = toEvent(req, body, found.c, found.m, url);
+      const event = toEvent(req, body, { routeKey: routeKey(found.c.route), params: found.c.params }, found.m, url);
       if (found.c.route.auth === 'operator') {
         const bearer = /^Bearer (\S+)$/i.exec(event.headers.authorization ?? '')?.[1];
         const claims = bearer && options.operatorKey ? await verifyLocalOperatorToken(bearer, options.operatorKey) : undefined;
         if (!claims) return apiGatewayError(res, 401, 'Unauthorized', where, bearer ? 'the operator token does not verify (expired, or not issued here)' : 'no operator token (Authorization: Bearer …)');
         (event.requestContext as { authorizer?: unknown }).authorizer = { jwt: { claims, scopes: null } };
       }
-      found.c.handler ??= ((await import(resolve(PROJECT_ROOT, found.c.route.entry))) as { handler: Handler }).handler;
-      const result = await found.c.handler(event, lambdaContext(found.c.route.id, found.c.route.timeoutSeconds ?? 10, found.c.route.memoryMb));
-      send(res, result);
-      const status = typeof result === 'object' && result ? (result.statusCode ?? 200) : 200;
-      if (status >= 400 && typeof result === 'object') {
-        const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
-        report(refusalLine(req.method ?? '?', where, status, { body: result.isBase64Encoded ? undefined : result.body, contentType: headers['content-type'] }));
-      }
+      found.c.handler ??= await load(found.c.route.entry);
+      await invoke(found.c.handler, event, found.c.route, where);
     } catch (e) {
       // What a crashed Lambda looks like behind API Gateway.
       console.error('handler crashed', (e as Error).name);

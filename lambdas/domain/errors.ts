@@ -118,6 +118,22 @@ export const ERRORS = {
     message: 'Your role does not allow this.',
     when: 'Admin portal: the operator is signed in, but the route needs a stronger role (viewer < operator < admin; lib/routes.ts), or the operator has no role.',
   },
+  ROUTE_NOT_FOUND: {
+    code: 404000,
+    httpStatus: 404,
+    message: 'No route: <METHOD> <path> does not exist.',
+    when:
+      'No route of the API has this path, whatever the method (paths are case-sensitive; none ends with `/`). The path is shown percent-encoded ' +
+      'and cut after 100 characters, anything shaped like a card number masked; never the query string. A HEAD request gets the status without a body.',
+  },
+  METHOD_NOT_ALLOWED: {
+    code: 405000,
+    httpStatus: 405,
+    message: 'Method <METHOD> is not allowed on <path>; use <methods>.',
+    when:
+      'The path exists, but not with this method; the `Allow` header lists the methods it takes. A path with a token or an id in it is named by ' +
+      'its template (`/auth/{token}`). No route takes HEAD: it gets this without a body. OPTIONS gets 204 with `Allow` instead.',
+  },
   INTERNAL: {
     code: 500000,
     httpStatus: 500,

@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
 import { chargeRecurring, recurringHashFields, validateRecurring } from '../use-cases/recurring-payment';
+import { routeNotFound } from '../domain/unknown-route';
+import { jsonResponse } from '../middleware/error-envelope';
 
 const charge = merchantApi<ReturnType<typeof validateRecurring>>()
   .use(validateBody(validateRecurring))
@@ -22,12 +24,14 @@ function spelledRecurring(alias: string | undefined): boolean {
 
 /**
  * POST /api/v1/payment/recurring, and its Cyrillic-spelled twin reached through
- * /api/v1/payment/{alias}: any other {alias} is answered as API Gateway answers unknown routes.
+ * /api/v1/payment/{alias} (the route's `servedValues`): any other {alias} is answered as a path no
+ * route has, as the fallback answers one (lambdas/handlers/not-found.ts).
  */
 export const handler = Object.assign(
   async (event: APIGatewayProxyEventV2, context: Context) => {
     if (!spelledRecurring(event.pathParameters?.alias)) {
-      return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Not Found' }) };
+      const error = routeNotFound(event.requestContext?.http?.method ?? 'POST', event.rawPath ?? '/');
+      return jsonResponse(error.httpStatus, error.toEnvelope());
     }
     return charge(event, context);
   },

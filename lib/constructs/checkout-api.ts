@@ -1,4 +1,4 @@
-import { Lazy, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
@@ -6,7 +6,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { routeKey, type RouteDefinition } from '../routes';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { FALLBACK_ROUTE_KEY, routeKey, type FallbackRouteDefinition, type RouteDefinition } from '../routes';
 
 export interface CheckoutApiProps {
   readonly apiName: string;
@@ -21,8 +22,8 @@ export interface CheckoutApiProps {
 }
 
 /**
- * Applies to any route without its own settings (today only unmatched requests, which API Gateway
- * answers with 404): a ceiling well below the account limit so one noisy client cannot use it up.
+ * Applies to any route without its own settings (none today: every route, `$default` included,
+ * has its own): a ceiling well below the account limit so one noisy client cannot use it up.
  */
 export const DEFAULT_ROUTE_THROTTLE = { rateLimit: 50, burstLimit: 100 } as const;
 
@@ -49,6 +50,28 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 );
 
 /**
+ * HttpLambdaIntegration scopes API Gateway's permission to any stage and method of the route's
+ * path; `$default` has no path, which would let every route of the API invoke the function. This
+ * one lets the `$default` route alone invoke it (source ARN `<api id>/<any stage>/$default`).
+ */
+class DefaultRouteLambdaIntegration extends HttpLambdaIntegration {
+  constructor(
+    private readonly integrationId: string,
+    private readonly fn: lambda.IFunction,
+  ) {
+    super(integrationId, fn);
+  }
+
+  protected override completeBind(options: apigw.HttpRouteIntegrationBindOptions): void {
+    this.fn.addPermission(`${this.integrationId}-Permission`, {
+      scope: options.scope,
+      principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: Stack.of(options.route).formatArn({ service: 'execute-api', resource: options.route.httpApi.apiId, resourceName: `*/${FALLBACK_ROUTE_KEY}` }),
+    });
+  }
+}
+
+/**
  * The HTTP API, served at the host root by the `$default` stage. Each route gets its own Lambda
  * integration and its own throttle.
  */
@@ -61,6 +84,8 @@ export class CheckoutApi extends Construct {
   private readonly domainHost?: string;
   /** Routes by route id. */
   readonly routes = new Map<string, apigw.HttpRoute>();
+  /** The `$default` route, once added (addFallbackRoute). */
+  fallbackRoute?: apigw.HttpRoute;
   private readonly routeSettings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number; DetailedMetricsEnabled: boolean }> = {};
 
   constructor(scope: Construct, id: string, props: CheckoutApiProps) {
@@ -139,6 +164,35 @@ export class CheckoutApi extends Construct {
       });
     }
     this.routes.set(route.id, httpRoute);
+    return httpRoute;
+  }
+
+  /**
+   * The `$default` route: every request no other route takes goes to `handler` (the error envelope's
+   * 404 or 405) instead of API Gateway's own `{"message":"Not Found"}`. Never behind an authorizer:
+   * an unknown path is 404 for anyone, under /admin too.
+   */
+  addFallbackRoute(fallback: FallbackRouteDefinition, handler: lambda.IFunction): apigw.HttpRoute {
+    if (this.fallbackRoute) throw new Error('The API has its $default route already');
+    const httpRoute = new apigw.HttpRoute(this.httpApi, 'DefaultRoute', {
+      httpApi: this.httpApi,
+      routeKey: apigw.HttpRouteKey.DEFAULT,
+      integration: new DefaultRouteLambdaIntegration(`${fallback.id}Integration`, handler),
+    });
+    this.routeSettings[FALLBACK_ROUTE_KEY] = {
+      ThrottlingRateLimit: fallback.throttle.rateLimit,
+      ThrottlingBurstLimit: fallback.throttle.burstLimit,
+      DetailedMetricsEnabled: true,
+    };
+    this.stage.node.addDependency(httpRoute);
+    Validations.of(httpRoute).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'The $default route answers requests no other route takes (an unknown path or method) with a 404 or 405 error envelope. ' +
+        'Its function reads no table and no secret and says only what the route table says, so an unknown path answers the ' +
+        'same for everyone; an authorizer would turn a mistyped admin path into a 401 instead.',
+    });
+    this.fallbackRoute = httpRoute;
     return httpRoute;
   }
 }

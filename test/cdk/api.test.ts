@@ -3,7 +3,7 @@ import { CheckoutStack } from '../../lib/checkout-stack';
 import { DEFAULT_ROUTE_THROTTLE } from '../../lib/constructs/checkout-api';
 import { STAGES } from '../../lib/naming';
 import { OPERATOR_ROLES } from '../../lib/operator-roles';
-import { deployedRoutes, ROUTES as ALL_ROUTES, routeKey, type RouteDefinition } from '../../lib/routes';
+import { deployedRoutes, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES as ALL_ROUTES, routeKey, type RouteDefinition } from '../../lib/routes';
 import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, testApp, type Resource, type Synthesized, stageRoutes } from './synth';
 
 /** The routes the stack deploys: all but the local runner's sign-in. */
@@ -20,6 +20,12 @@ const routeResource = ({ template }: Synthesized, route: RouteDefinition): [stri
       ([, r]) => r.Properties.RouteKey === routeKey(route),
     ),
     `route ${routeKey(route)}`,
+  );
+
+const fallbackRoute = ({ template }: Synthesized): [string, Resource] =>
+  onlyEntry(
+    Object.entries(resourcesOfType(template, 'AWS::ApiGatewayV2::Route')).filter(([, r]) => r.Properties.RouteKey === FALLBACK_ROUTE_KEY),
+    'route $default',
   );
 
 const theStage = ({ template }: Synthesized): [string, Resource] =>
@@ -70,9 +76,9 @@ describe.each(STAGES)('the HTTP API (%s)', (stage) => {
     expect(Object.values(format)).not.toContain('$context.path');
   });
 
-  test('has exactly one route per route table entry, but none for the local runner\'s sign-in', () => {
+  test('has exactly one route per route table entry and the $default route, but none for the local runner\'s sign-in', () => {
     const keys = Object.values(resourcesOfType(synthesized.template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
-    expect(keys.sort()).toEqual(ROUTES.map(routeKey).sort());
+    expect(keys.sort()).toEqual([...ROUTES.map(routeKey), FALLBACK_ROUTE_KEY].sort());
     expect(ALL_ROUTES.filter((r) => r.localOnly).map(routeKey)).toEqual(['POST /admin/api/session']);
     expect(keys).not.toContain('POST /admin/api/session');
   });
@@ -87,8 +93,49 @@ describe.each(STAGES)('the HTTP API (%s)', (stage) => {
   });
 
   test('gives every route its own integration', () => {
-    const targets = ROUTES.map((r) => flatten(routeResource(synthesized, r)[1].Properties.Target));
-    expect(new Set(targets).size).toBe(ROUTES.length);
+    const targets = [...ROUTES.map((r) => flatten(routeResource(synthesized, r)[1].Properties.Target)), flatten(fallbackRoute(synthesized)[1].Properties.Target)];
+    expect(new Set(targets).size).toBe(ROUTES.length + 1);
+  });
+
+  describe('the $default route (requests no route takes)', () => {
+    test('invokes the fallback function, its own, with the 2.0 payload', () => {
+      const [, httpRoute] = fallbackRoute(synthesized);
+      const integrationId = flatten(httpRoute.Properties.Target).replace(/^integrations\/\$\{(.+)\}$/, '$1');
+      const integration = resource(synthesized.template, integrationId).Properties;
+      expect(integration).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      expect(integration.IntegrationUri).toEqual({ 'Fn::GetAtt': [logicalId(synthesized.stack.fallbackFunction.function), 'Arn'] });
+      expect(resource(synthesized.template, logicalId(synthesized.stack.fallbackFunction.function)).Properties.Description).toBe(`$default: requests no route takes (${stage})`);
+    });
+
+    test('is open at the gateway: no authorizer, so an unknown path is 404 for anyone, under /admin too', () => {
+      const { Properties } = fallbackRoute(synthesized)[1];
+      expect(Properties.AuthorizationType).toBe('NONE');
+      expect(Properties.AuthorizerId).toBeUndefined();
+    });
+
+    test('API Gateway may invoke its function from the $default route only', () => {
+      const functionId = logicalId(synthesized.stack.fallbackFunction.function);
+      const permissions = Object.values(resourcesOfType(synthesized.template, 'AWS::Lambda::Permission')).filter(
+        (p) => flatten(p.Properties.FunctionName) === `\${${functionId}.Arn}`,
+      );
+      expect(permissions).toHaveLength(1);
+      expect(permissions[0]!.Properties.Principal).toBe('apigateway.amazonaws.com');
+      expect(flatten(permissions[0]!.Properties.SourceArn)).toBe(
+        `arn:\${AWS::Partition}:execute-api:\${AWS::Region}:\${AWS::AccountId}:\${${logicalId(synthesized.stack.api.httpApi)}}/*/$default`,
+      );
+    });
+
+    test('is throttled as FALLBACK_ROUTE says, and created before the stage that names it', () => {
+      const [, stageResource] = theStage(synthesized);
+      expect(stageResource.Properties.RouteSettings[FALLBACK_ROUTE_KEY]).toEqual({
+        ThrottlingRateLimit: FALLBACK_ROUTE.throttle.rateLimit,
+        ThrottlingBurstLimit: FALLBACK_ROUTE.throttle.burstLimit,
+        DetailedMetricsEnabled: true,
+      });
+      expect(FALLBACK_ROUTE.throttle.rateLimit).toBeLessThanOrEqual(DEFAULT_ROUTE_THROTTLE.rateLimit);
+      expect(stageResource.DependsOn).toContain(fallbackRoute(synthesized)[0]);
+      expect(synthesized.stack.api.fallbackRoute).toBeDefined();
+    });
   });
 
   test.each(ROUTES.map((r) => [routeKey(r), r] as const))('API Gateway may invoke the function of %s on that route only', (_key, route) => {
@@ -113,7 +160,10 @@ describe.each(STAGES)('the HTTP API (%s)', (stage) => {
     });
     expect(RouteSettings).toEqual(
       Object.fromEntries(
-        ROUTES.map((r) => [routeKey(r), { ThrottlingRateLimit: r.throttle.rateLimit, ThrottlingBurstLimit: r.throttle.burstLimit, DetailedMetricsEnabled: true }]),
+        [...ROUTES.map((r) => [routeKey(r), r] as const), [FALLBACK_ROUTE_KEY, FALLBACK_ROUTE] as const].map(([key, r]) => [
+          key,
+          { ThrottlingRateLimit: r.throttle.rateLimit, ThrottlingBurstLimit: r.throttle.burstLimit, DetailedMetricsEnabled: true },
+        ]),
       ),
     );
   });
@@ -142,9 +192,9 @@ describe.each(STAGES)('the HTTP API (%s)', (stage) => {
     // their own functions (checked per route above).
   });
 
-  test('every route key is plain ASCII API Gateway syntax (no percent-encoding)', () => {
+  test('every route key is plain ASCII API Gateway syntax (no percent-encoding), or $default', () => {
     for (const key of Object.values(resourcesOfType(synthesized.template, 'AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey)) {
-      expect(key).toMatch(/^(GET|POST|PUT) (\/([A-Za-z0-9._-]+|\{[A-Za-z][A-Za-z0-9]*\}))+$/);
+      expect(key).toMatch(/^((GET|POST|PUT) (\/([A-Za-z0-9._-]+|\{[A-Za-z][A-Za-z0-9]*\}))+|\$default)$/);
     }
   });
 });

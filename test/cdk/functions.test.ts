@@ -1,6 +1,7 @@
 import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../../lib/checkout-stack';
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
 import { JOBS } from '../../lib/jobs';
+import { FALLBACK_ROUTE } from '../../lib/routes';
 import { merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
 import { accessForAcquirer, callsAcquirer, tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
@@ -42,6 +43,7 @@ function idsOf({ stack }: Synthesized, fn: CheckoutFunction | undefined): Functi
 const secretIdOf = ({ stack }: Synthesized) => (stack.acquirerSecret ? logicalId(stack.acquirerSecret) : '');
 const routeIds = (s: Synthesized, id: string) => idsOf(s, s.stack.functions.get(id));
 const jobIds = (s: Synthesized, id: string) => idsOf(s, s.stack.jobFunctions.get(id));
+const fallbackIds = (s: Synthesized) => idsOf(s, s.stack.fallbackFunction);
 const deadLetterQueueArn = ({ stack }: Synthesized) => `\${${logicalId(stack.jobs.deadLetterQueue)}.Arn}`;
 
 /** One line per effect, action and resource of a statement, with its condition: however CDK grouped statements, the same lines. */
@@ -134,15 +136,15 @@ describe.each(STAGES)('functions (%s)', (stage) => {
     synthesized = synthesize(stage);
   });
 
-  test('there is one function and one role per route and per job, plus the callback dispatcher (test/cdk/callbacks.test.ts), and no other', () => {
-    synthesized.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + JOBS.length + 1);
+  test('there is one function and one role per route and per job, plus the $default route\'s and the callback dispatcher (test/cdk/callbacks.test.ts), and no other', () => {
+    synthesized.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + JOBS.length + 2);
     // On prod (S2S CARD) also the egress VPC's flow log delivery role.
-    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length + JOBS.length + 1 + (acquirerOf(stage) === 's2s-card' ? 1 : 0));
+    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length + JOBS.length + 2 + (acquirerOf(stage) === 's2s-card' ? 1 : 0));
     expect(synthesized.stack.callbackDelivery?.dispatcher).toBeDefined();
     expect([...synthesized.stack.functions.keys()].sort()).toEqual(ROUTES.map((r) => r.id).sort());
     expect([...synthesized.stack.jobFunctions.keys()].sort()).toEqual(JOBS.map((j) => j.id).sort());
-    const functionIds = new Set([...ROUTES.map((r) => routeIds(synthesized, r.id).fn), ...JOBS.map((j) => jobIds(synthesized, j.id).fn)]);
-    expect(functionIds.size).toBe(ROUTES.length + JOBS.length);
+    const functionIds = new Set([...ROUTES.map((r) => routeIds(synthesized, r.id).fn), ...JOBS.map((j) => jobIds(synthesized, j.id).fn), fallbackIds(synthesized).fn]);
+    expect(functionIds.size).toBe(ROUTES.length + JOBS.length + 1);
   });
 
   const functions = [
@@ -161,6 +163,15 @@ describe.each(STAGES)('functions (%s)', (stage) => {
             }
           : {},
     })),
+    {
+      name: `the $default route's ${FALLBACK_ROUTE.id}`,
+      declared: FALLBACK_ROUTE,
+      ids: fallbackIds,
+      memoryMb: FALLBACK_ROUTE.memoryMb ?? 256,
+      timeoutSeconds: FALLBACK_ROUTE.timeoutSeconds ?? 10,
+      extraPermissions: (): string[] => [],
+      extraEnvironment: (): Record<string, unknown> => ({}),
+    },
     ...JOBS.map((job) => ({
       name: `job ${job.id}`,
       declared: job,
@@ -258,7 +269,7 @@ describe.each(STAGES)('functions (%s)', (stage) => {
   });
 
   test("no function may call Cognito: operators sign in on Cognito's own pages", () => {
-    const all = [...ROUTES.map((r) => routeIds(synthesized, r.id)), ...JOBS.map((j) => jobIds(synthesized, j.id))];
+    const all = [...ROUTES.map((r) => routeIds(synthesized, r.id)), ...JOBS.map((j) => jobIds(synthesized, j.id)), fallbackIds(synthesized)];
     for (const ids of all) expect(grantedPermissions(synthesized, ids.role).filter((p) => p.startsWith('cognito'))).toEqual([]);
   });
 });

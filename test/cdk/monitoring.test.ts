@@ -6,7 +6,7 @@ import { ALARM_LIMITS, p99ThresholdMs } from '../../lib/constructs/monitoring';
 import { ALARM_KINDS, runbookAnchor, type AlarmKind } from '../../lib/constructs/monitoring-metrics';
 import { JOBS } from '../../lib/jobs';
 import { stackName, STAGES, type Stage } from '../../lib/naming';
-import { deployedRoutes, routeKey } from '../../lib/routes';
+import { deployedRoutes, FALLBACK_ROUTE, routeKey } from '../../lib/routes';
 import { TABLE_SCHEMA } from '../../lib/table-schema';
 import { logicalId, resource, resourcesOfType, synthesize, testApp, type Resource, type Synthesized } from './synth';
 
@@ -79,9 +79,14 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
     expect(p99ThresholdMs({ timeoutSeconds: 4 })).toBe(2000);
   });
 
-  test('FunctionErrors and FunctionThrottles: one of each for every function (routes, jobs, the stream dispatcher)', () => {
-    const functions = [...[...s.stack.functions].map(([id, f]) => [id, f] as const), ...[...s.stack.jobFunctions], ['CallbackDispatcher', s.stack.callbackDelivery!.dispatcher] as const];
-    expect(functions).toHaveLength(deployedRoutes().length + JOBS.length + 1);
+  test('FunctionErrors and FunctionThrottles: one of each for every function (routes, the $default route\'s, jobs, the stream dispatcher)', () => {
+    const functions = [
+      ...[...s.stack.functions].map(([id, f]) => [id, f] as const),
+      [FALLBACK_ROUTE.id, s.stack.fallbackFunction] as const,
+      ...[...s.stack.jobFunctions],
+      ['CallbackDispatcher', s.stack.callbackDelivery!.dispatcher] as const,
+    ];
+    expect(functions).toHaveLength(deployedRoutes().length + JOBS.length + 2);
     for (const [name, fn] of functions) {
       const dims = [{ Name: 'FunctionName', Value: { Ref: logicalId(fn.function) } }];
       expect(byName(`FunctionErrors-${name}`).Properties).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Statistic: 'Sum', Threshold: ALARM_LIMITS.functionErrors, Dimensions: dims });

@@ -42,6 +42,8 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
     expect(stack.operators.userPool.userPoolId).toBeDefined();
     expect([...stack.api.routes.keys()].sort()).toEqual(stageRoutes(stage).map((r) => r.id).sort());
     for (const route of stageRoutes(stage)) expect(stack.functions.get(route.id)?.function.runtime.name).toBe('nodejs24.x');
+    expect(stack.fallbackFunction.function.runtime.name).toBe('nodejs24.x');
+    expect(stack.api.fallbackRoute).toBeDefined();
     for (const job of JOBS) expect(stack.jobFunctions.get(job.id)?.function.runtime.name).toBe('nodejs24.x');
   });
 

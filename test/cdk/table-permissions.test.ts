@@ -2,7 +2,7 @@ import { OUTBOX_INDEX } from '../../lambdas/adapters/dynamodb/keys';
 import { CALLBACK_RELAY_JOB_ID } from '../../lib/checkout-stack';
 import { JOBS } from '../../lib/jobs';
 import { STAGES } from '../../lib/naming';
-import { ROUTES, type RouteDefinition } from '../../lib/routes';
+import { FALLBACK_ROUTE, ROUTES, type RouteDefinition } from '../../lib/routes';
 import type { PolicyStatementJson } from '../../lib/table-access';
 import { ITEM_KINDS, TABLE_SCHEMA, type ItemKind } from '../../lib/table-schema';
 import { evaluate, type Decision } from '../support/iam-policy';
@@ -32,10 +32,11 @@ describe.each(STAGES)('table permissions (%s)', (stage) => {
   });
   const tableArn = () => `\${${logicalId(s.stack.table.table)}.Arn}`;
 
-  /** Every function of the stack (routes, jobs, the stream dispatcher) by name, with its role's statements. */
+  /** Every function of the stack (routes, the $default route's, jobs, the stream dispatcher) by name, with its role's statements. */
   function functions(): [string, PolicyStatementJson[]][] {
     const all: [string, { role: unknown }][] = [
       ...[...s.stack.functions.entries()],
+      [FALLBACK_ROUTE.id, s.stack.fallbackFunction],
       ...[...s.stack.jobFunctions.entries()],
       ['CallbacksDispatcher', s.stack.callbackDelivery!.dispatcher],
     ];
@@ -84,6 +85,16 @@ describe.each(STAGES)('table permissions (%s)', (stage) => {
     for (const action of WRITE_ACTIONS) expect(`${action} AUDIT#: ${onItem(st, action, 'AUDIT')}`).toMatch(/: (not-allowed|denied-explicitly)$/);
   });
 
+  test('the $default route\'s function, open to anyone, may do nothing at all on the table', () => {
+    const st = statementsOf(FALLBACK_ROUTE.id);
+    const resources = [tableArn(), ...TABLE_SCHEMA.globalSecondaryIndexes.map((i) => `${tableArn()}/index/${i.indexName}`)];
+    for (const action of [...WRITE_ACTIONS, ...READ_ACTIONS, 'dynamodb:ConditionCheckItem']) {
+      for (const kind of Object.keys(ITEM_KINDS) as ItemKind[]) expect(`${action} ${kind}: ${onItem(st, action, kind)}`).toBe(`${action} ${kind}: not-allowed`);
+      for (const resource of resources) expect(`${action} ${resource}: ${evaluate(st, { action, resource, context: {} })}`).toBe(`${action} ${resource}: not-allowed`);
+    }
+    expect(st.filter((statement) => statement.Action.some((a) => !/^(logs|xray):/.test(a)))).toEqual([]);
+  });
+
   test('public routes read a merchant only where the page or charge needs its settings', () => {
     const readers = publicRoutes.filter((r) => onItem(statementsOf(r.id), 'dynamodb:GetItem', 'MERCHANT') === 'allowed').map((r) => r.id).sort();
     const pages = stage === 'prod' ? [] : ['SandboxChallengeAnswer', 'SandboxChallengePage'];
@@ -109,6 +120,7 @@ describe.each(STAGES)('table permissions (%s)', (stage) => {
   test('each function queries only the indexes it declares; only the relay reads the outbox', () => {
     const declared = new Map<string, readonly string[]>([
       ...deployed(ROUTES).map((r) => [r.id, r.access.table.indexes] as const),
+      [FALLBACK_ROUTE.id, FALLBACK_ROUTE.access.table.indexes],
       ...JOBS.map((j) => [j.id, j.access.table.indexes] as const),
       ['CallbacksDispatcher', []],
     ]);

@@ -28,7 +28,9 @@ const TODAY = '2030-05-06';
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 const UNAUTHORIZED = { message: 'Unauthorized' };
-const NOT_FOUND = { message: 'Not Found' };
+/** The `$default` route's answer to a path the admin API has, asked with another method. */
+const notAllowed = (method: string, path: string, allowed: string) => ({ error_code: ERRORS.METHOD_NOT_ALLOWED.code, error_message: `Method ${method} is not allowed on ${path}; use ${allowed}.`, errors: [] });
+const NO_ROUTE = ERRORS.ROUTE_NOT_FOUND.code;
 /** The catalog envelope of a refusal, optionally with the message the use case gave it. */
 const refusal = (name: ErrorName, message: string = ERRORS[name].message) => ({ error_code: ERRORS[name].code, error_message: message, errors: [] });
 const invalid = (...errors: string[]) => ({ error_code: 0, error_message: 'Request data is invalid.', errors: errors.map((e) => ({ error_code: 100000, error_message: e })) });
@@ -698,9 +700,13 @@ describe('the audit log (GET /admin/api/audit)', () => {
     await api.act(paid.paymentId, 'release');
     const [entry] = (await detail(paid.paymentId)).audit;
     if (!entry) throw new Error('no audit entry');
-    for (const [method, path] of [['PUT', '/admin/api/audit'], ['POST', '/admin/api/audit'], ['DELETE', `/admin/api/audit/${entry.id}`], ['PUT', `/admin/api/audit/${entry.id}`]] as const) {
-      const res = await service.request({ method, path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
-      expect([method, path, res.status, res.json]).toEqual([method, path, 404, NOT_FOUND]);
+    for (const method of ['PUT', 'POST', 'DELETE'] as const) {
+      const res = await service.request({ method, path: '/admin/api/audit', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      expect([method, res.status, res.json, res.headers.allow]).toEqual([method, 405, notAllowed(method, '/admin/api/audit', 'GET'), 'GET']);
+    }
+    for (const method of ['DELETE', 'PUT'] as const) {
+      const res = await service.request({ method, path: `/admin/api/audit/${entry.id}`, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+      expect([method, res.status, (res.json as { error_code: number }).error_code]).toEqual([method, 404, NO_ROUTE]);
     }
 
     const forged = { ...entry, actor: 'mallory', outcome: 'refused' as const };

@@ -8,7 +8,7 @@ import { signBody } from '../support/sign';
 
 /**
  * Whatever arrives at the merchant API, the answer is a 4xx with the documented envelope, never a
- * 5xx, and nothing is stored. (Only unknown routes get API Gateway's own {"message":"Not Found"}.)
+ * 5xx, and nothing is stored; unknown routes too (the `$default` route's 404 and 405).
  */
 const SESSION = '/api/v1/session';
 const STATUS = '/api/v1/payment/status';
@@ -223,21 +223,23 @@ describe('hostile requests to the merchant API', () => {
   });
 });
 
-describe('unknown routes get the gateway answer, not the envelope', () => {
+describe('unknown routes get the envelope too, and store nothing', () => {
   it.each([
-    ['GET', SESSION],
-    ['PUT', SESSION],
-    ['DELETE', STATUS],
-    ['POST', '/api/v1/sessions'],
-    ['POST', `${SESSION}/`],
-    ['POST', '/API/V1/SESSION'],
-    ['POST', '/api/v2/session'],
-    ['POST', '/api/v1/%2e%2e/session'],
-    ['POST', '/'],
-  ])('%s %s is 404 {"message":"Not Found"}', async (method, path) => {
+    ['GET', SESSION, 405, 'Method GET is not allowed on /api/v1/session; use POST.'],
+    ['PUT', SESSION, 405, 'Method PUT is not allowed on /api/v1/session; use POST.'],
+    ['DELETE', STATUS, 405, 'Method DELETE is not allowed on /api/v1/payment/status; use POST.'],
+    ['POST', '/api/v1/sessions', 404, 'No route: POST /api/v1/sessions does not exist.'],
+    ['POST', `${SESSION}/`, 404, 'No route: POST /api/v1/session/ does not exist.'],
+    ['POST', '/API/V1/SESSION', 404, 'No route: POST /API/V1/SESSION does not exist.'],
+    ['POST', '/api/v2/session', 404, 'No route: POST /api/v2/session does not exist.'],
+    // Dot segments are resolved before routing (as a URL is): /api/session.
+    ['POST', '/api/v1/%2e%2e/session', 404, 'No route: POST /api/session does not exist.'],
+    ['POST', '/', 404, 'No route: POST / does not exist.'],
+  ])('%s %s is %d', async (method, path, status, message) => {
+    const before = (await payments()).length;
     const res = await service.request({ method, path, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : json(session()) });
-    expect(res.status).toBe(404);
-    expect(res.json).toEqual({ message: 'Not Found' });
+    expect([res.status, res.json]).toEqual([status, { error_code: status * 1000, error_message: message, errors: [] }]);
+    expect((await payments()).length).toBe(before);
   });
 });
 

@@ -19,11 +19,19 @@ afterAll(() => service.close());
 const last = () => service.refusals.at(-1) ?? '';
 
 describe('refused requests in the runner\'s log', () => {
-  it('names an unknown path, and a known path asked with the wrong method', async () => {
+  it('names an unknown path, and a known path asked with the wrong method, as the fallback answered them', async () => {
     await service.request({ method: 'GET', path: '/api/v1/sessions' });
-    expect(last()).toBe('refused GET /api/v1/sessions 404: no route has this path');
+    expect(last()).toBe('refused GET NotFound ($default) 404: No route: GET /api/v1/sessions does not exist.');
     await service.request({ method: 'GET', path: '/api/v1/session' });
-    expect(last()).toBe('refused GET /api/v1/session 404: no route: this path takes POST, not GET');
+    expect(last()).toBe('refused GET NotFound ($default) 405: Method GET is not allowed on /api/v1/session; use POST.');
+  });
+
+  it('names a path with a link token by its template when the method is wrong', async () => {
+    const session = await service.signedPost<{ redirect_url: string }>('/api/v1/session', validSessionBody(shop.merchant_key), shop.password);
+    const path = new URL(session.json.redirect_url).pathname;
+    await service.request({ method: 'PUT', path, headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(last()).toBe('refused PUT NotFound ($default) 405: Method PUT is not allowed on /auth/{token}; use GET or POST.');
+    expect(service.refusals.join('\n')).not.toContain(path.split('/').at(-1)!);
   });
 
   it('gives a validation refusal with its field messages, by route', async () => {
@@ -56,6 +64,6 @@ describe('refused requests in the runner\'s log', () => {
 
   it('masks anything shaped like a card number in an unknown path', async () => {
     await service.request({ method: 'GET', path: '/pay/4111111111111111' });
-    expect(last()).toBe('refused GET /pay/411111******1111 404: no route has this path');
+    expect(last()).toBe('refused GET NotFound ($default) 404: No route: GET /pay/411111******1111 does not exist.');
   });
 });

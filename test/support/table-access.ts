@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { CALLBACK_DISPATCHER, JOBS } from '../../lib/jobs';
-import { ROUTES, type RouteDefinition } from '../../lib/routes';
+import { canonicalPath, FALLBACK_ROUTE, ROUTES, type RouteDefinition } from '../../lib/routes';
 import { tablePolicy, type TableAccess } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
 import { evaluate, type Decision } from './iam-policy';
@@ -18,11 +18,12 @@ import { evaluate, type Decision } from './iam-policy';
  * function (fixtures, use cases called directly, the merchant CLI) are not checked.
  */
 
-/** The function ids whose declaration is known: route ids, job ids, and the stream dispatcher. */
+/** The function ids whose declaration is known: route ids, the fallback's, job ids, and the stream dispatcher. */
 export const CALLBACK_DISPATCHER_ID = 'CallbacksDispatcher';
 
 export function declaredAccess(functionId: string): TableAccess | undefined {
   if (functionId === CALLBACK_DISPATCHER_ID) return CALLBACK_DISPATCHER.access.table;
+  if (functionId === FALLBACK_ROUTE.id) return FALLBACK_ROUTE.access.table;
   return (ROUTES.find((r) => r.id === functionId) ?? JOBS.find((j) => j.id === functionId))?.access.table;
 }
 
@@ -161,12 +162,7 @@ export function recordTableAccess(client: { middlewareStack: unknown }): TableAc
 
 /** The route the local runner would hand a request to (lib/routes.ts order; local/http-server.ts matching). */
 export function routeFor(method: string | undefined, url: string | undefined): RouteDefinition | undefined {
-  let path = new URL(url ?? '/', 'http://localhost').pathname;
-  try {
-    path = encodeURI(decodeURI(path));
-  } catch {
-    /* matched as sent */
-  }
+  const path = canonicalPath(new URL(url ?? '/', 'http://localhost').pathname);
   return ROUTES.find((r) => {
     if (r.method !== method) return false;
     const pattern = r.path
@@ -177,15 +173,13 @@ export function routeFor(method: string | undefined, url: string | undefined): R
   });
 }
 
-/** Handles each request of `server` as the function of its route. */
+/** Handles each request of `server` as the function of its route, or as the fallback's when no route takes it. */
 export function attributeRequests(server: Server): void {
   const listeners = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const route = routeFor(req.method, req.url);
-    const handle = () => listeners.forEach((l) => l(req, res));
-    if (route) current.run(route.id, handle);
-    else handle();
+    current.run(route?.id ?? FALLBACK_ROUTE.id, () => listeners.forEach((l) => l(req, res)));
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { CALLBACK_DISPATCHER, JOBS } from '../../lib/jobs';
-import { ROUTES } from '../../lib/routes';
+import { FALLBACK_ROUTE, ROUTES } from '../../lib/routes';
 
 // As in Lambda, where the tracer exists (it traces only under X-Ray: here it stays off); metrics
 // kept off so the flushes print nothing. Set before the handlers are loaded.
@@ -9,10 +9,10 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 const { metrics, tracer } = require('../../lambdas/observability/telemetry') as typeof import('../../lambdas/observability/telemetry');
 
 /**
- * Every function the stack deploys (each route's, each job's, the stream dispatcher's) runs the
- * Powertools middlewares: the tracer's handler subsegment and the metrics flush, whether the
- * invocation succeeds or fails. Invoked here without configuration, most fail at once, which is
- * when the flush matters as much.
+ * Every function the stack deploys (each route's, the $default route's, each job's, the stream
+ * dispatcher's) runs the Powertools middlewares: the tracer's handler subsegment and the metrics
+ * flush, whether the invocation succeeds or fails. Invoked here without configuration, most fail at
+ * once, which is when the flush matters as much.
  */
 const context = {
   functionName: 'test-function',
@@ -20,7 +20,7 @@ const context = {
   getRemainingTimeInMillis: () => 30_000,
 } as unknown as Context;
 
-const entries = [...new Set([...ROUTES.map((r) => r.entry), ...JOBS.map((j) => j.entry), CALLBACK_DISPATCHER.entry])];
+const entries = [...new Set([...ROUTES.map((r) => r.entry), FALLBACK_ROUTE.entry, ...JOBS.map((j) => j.entry), CALLBACK_DISPATCHER.entry])];
 
 const eventFor = (entry: string) =>
   entry.includes('callback-dispatch')

@@ -1,7 +1,7 @@
 import { key } from '../../lambdas/adapters/dynamodb/keys';
 import { ledgerKey } from '../../lambdas/adapters/sandbox-acquirer/ledger';
 import { JOBS } from '../../lib/jobs';
-import { ROUTES } from '../../lib/routes';
+import { FALLBACK_ROUTE, ROUTES } from '../../lib/routes';
 import { tableAccess, tablePolicy, writesTable } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
 import { evaluate, stringLike } from '../support/iam-policy';
@@ -140,7 +140,7 @@ describe('the declarations of lib/routes.ts and lib/jobs.ts', () => {
   });
 
   test('name only kinds the table has; no deployed function deletes or condition-checks (no code of theirs does)', () => {
-    for (const { access } of [...ROUTES.filter((r) => !r.localOnly), ...JOBS]) {
+    for (const { access } of [...ROUTES.filter((r) => !r.localOnly), FALLBACK_ROUTE, ...JOBS]) {
       for (const [kind, actions] of Object.entries(access.table.items)) {
         expect(Object.keys(ITEM_KINDS)).toContain(kind);
         expect(actions).not.toContain('DeleteItem');
