@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { ROUTES } from '../../lib/routes';
+import { FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES } from '../../lib/routes';
 import { backendEnvironment } from '../../local/backend';
 import { startTestService } from '../support/service';
 import { JOBS } from '../../lib/jobs';
@@ -29,6 +29,8 @@ async function bundleRows(phase: (what: string) => void): Promise<{ rows: Bundle
   const createSession = ROUTES.find((r) => r.id === 'CreateSession');
   const specs: BundleSpec[] = [
     ...ROUTES.map((r): BundleSpec => ({ name: r.id, kind: 'handler', entry: projectPath(r.entry) })),
+    // The $default route: every request no route takes (a mistyped path answers as fast as a real one).
+    { name: `${FALLBACK_ROUTE.id} (${FALLBACK_ROUTE_KEY})`, kind: 'handler', entry: projectPath(FALLBACK_ROUTE.entry) },
     // Background functions: every Lambda is measured, but no customer waits on these cold starts.
     ...JOBS.map((j): BundleSpec => ({ name: `job ${j.id}`, kind: 'reference', entry: projectPath(j.entry), note: `scheduled job (${j.description}); no customer waits on it.` })),
     {
