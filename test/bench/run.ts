@@ -30,7 +30,12 @@ async function bundleRows(phase: (what: string) => void): Promise<{ rows: Bundle
   const specs: BundleSpec[] = [
     ...ROUTES.map((r): BundleSpec => ({ name: r.id, kind: 'handler', entry: projectPath(r.entry) })),
     // The $default route: every request no route takes (a mistyped path answers as fast as a real one).
-    { name: `${FALLBACK_ROUTE.id} (${FALLBACK_ROUTE_KEY})`, kind: 'handler', entry: projectPath(FALLBACK_ROUTE.entry) },
+    {
+      name: `${FALLBACK_ROUTE.id} (${FALLBACK_ROUTE_KEY})`,
+      kind: 'handler',
+      entry: projectPath(FALLBACK_ROUTE.entry),
+      note: 'the function of the `$default` route (lib/routes.ts FALLBACK_ROUTE): the 404/405 envelope for any path or method no route takes; no table, no secret, no AWS SDK client.',
+    },
     // Background functions: every Lambda is measured, but no customer waits on these cold starts.
     ...JOBS.map((j): BundleSpec => ({ name: `job ${j.id}`, kind: 'reference', entry: projectPath(j.entry), note: `scheduled job (${j.description}); no customer waits on it.` })),
     {
