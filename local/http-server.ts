@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { canonicalPath, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, pathPattern, ROUTES, routeKey, type FallbackRouteDefinition, type RouteDefinition } from '../lib/routes';
-import { lambdaContext } from './lambda-context';
+import { inInvocation, lambdaContext } from './lambda-context';
 import { redactText } from '../lambdas/observability/redact';
 import { verifyLocalOperatorToken } from '../lambdas/adapters/local/operator-auth';
 
@@ -165,7 +165,8 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: 
     };
     /** Invokes a function as its Lambda would be, sends its answer and reports a refusal by `where` (a route, never a raw path). */
     const invoke = async (handler: Handler, event: APIGatewayProxyEventV2, fn: { id: string; timeoutSeconds?: number; memoryMb?: number }, where: string) => {
-      const result = await handler(event, lambdaContext(fn.id, fn.timeoutSeconds ?? 10, fn.memoryMb));
+      const context = lambdaContext(fn.id, fn.timeoutSeconds ?? 10, fn.memoryMb);
+      const result = await inInvocation(context, () => handler(event, context));
       send(res, result);
       const status = typeof result === 'object' && result ? (result.statusCode ?? 200) : 200;
       if (status >= 400 && typeof result === 'object') {

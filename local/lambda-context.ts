@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { InvokeStoreBase } from '@aws/lambda-invoke-store';
 import type { Context } from 'aws-lambda';
 
 /** The Lambda context a local invocation gets: the function's name, memory and deadline. */
@@ -18,4 +20,54 @@ export function lambdaContext(functionId: string, timeoutSeconds: number, memory
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+/** How many invocations one local process runs at once, as a Lambda environment with concurrency would. */
+const LOCAL_CONCURRENCY = 64;
+
+/** The multi-concurrency InvokeStore of Lambda's runtime: one context per invocation, kept across awaits. */
+class LocalInvokeStore extends InvokeStoreBase {
+  private readonly als = new AsyncLocalStorage<Record<string | symbol, unknown>>();
+  getContext() {
+    return this.als.getStore();
+  }
+  hasContext() {
+    return this.als.getStore() !== undefined;
+  }
+  get<T = unknown>(key: string | symbol): T | undefined {
+    return this.als.getStore()?.[key] as T | undefined;
+  }
+  set<T = unknown>(key: string | symbol, value: T): void {
+    if (this.isProtectedKey(key)) throw new Error(`Cannot modify protected Lambda context field: ${String(key)}`);
+    const store = this.als.getStore();
+    if (!store) throw new Error('No context available');
+    store[key] = value;
+  }
+  run<T>(context: Record<string | symbol, unknown>, fn: () => T): T {
+    return this.als.run(context, fn);
+  }
+}
+let store: LocalInvokeStore | undefined;
+let running = 0;
+
+/**
+ * Runs one invocation the way Lambda runs concurrent invocations in one execution environment:
+ * inside its own InvokeStore context, so Powertools keeps the Lambda context, the keys a request
+ * appended (payment_id, merchant_key) and its metrics per invocation. The local runner serves every
+ * function in one process, many requests at once; without this one request's log line could carry
+ * another's function name or payment. The store is put where Lambda's runtime puts it
+ * (`globalThis.awslambda.InvokeStore`, replacing a single-invocation one a library may have made
+ * at import), and AWS_LAMBDA_MAX_CONCURRENCY, which tells Powertools to use it, is set only while an
+ * invocation runs: code loaded later elsewhere (a test file's fresh context, a child process) never
+ * finds the variable without the store.
+ */
+export async function inInvocation<T>(context: Context, run: () => T | Promise<T>): Promise<T> {
+  const runtime = ((globalThis as { awslambda?: { InvokeStore?: unknown } }).awslambda ??= {});
+  if (!(runtime.InvokeStore instanceof LocalInvokeStore)) runtime.InvokeStore = store ??= new LocalInvokeStore();
+  if (running++ === 0) process.env.AWS_LAMBDA_MAX_CONCURRENCY = String(LOCAL_CONCURRENCY);
+  try {
+    return await (runtime.InvokeStore as LocalInvokeStore).run({ [InvokeStoreBase.PROTECTED_KEYS.REQUEST_ID]: context.awsRequestId }, run);
+  } finally {
+    if (--running === 0) delete process.env.AWS_LAMBDA_MAX_CONCURRENCY;
+  }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { JOBS, type JobDefinition } from '../lib/jobs';
-import { lambdaContext } from './lambda-context';
+import { inInvocation, lambdaContext } from './lambda-context';
 
 type JobHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
@@ -38,7 +38,8 @@ export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1)
         handler = ((await import(resolve(PROJECT_ROOT, job.entry))) as { handler: JobHandler }).handler;
         handlers.set(job.id, handler);
       }
-      return await handler(scheduledEvent(job), lambdaContext(job.id, job.timeoutSeconds));
+      const context = lambdaContext(job.id, job.timeoutSeconds);
+      return await inInvocation(context, () => handler(scheduledEvent(job), context));
     } catch (e) {
       console.error(`job ${job.id} failed: ${(e as Error).name}`);
       return undefined;

@@ -15,7 +15,7 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'false';
 process.env.LOG_LEVEL = 'INFO';
 process.env.STAGE = 'dev';
 const { startTestService } = require('../support/service') as typeof import('../support/service');
-const { openSession, submitPage, TEST_PAN } = require('../support/payments') as typeof import('../support/payments');
+const { openSession, statusOf, submitPage, TEST_PAN } = require('../support/payments') as typeof import('../support/payments');
 const { METRICS, METRIC_NAMESPACE } = require('../../lambdas/observability/telemetry') as typeof import('../../lambdas/observability/telemetry');
 
 const OPERATIONS = readFileSync(join(__dirname, '../../docs/operations.md'), 'utf8');
@@ -122,6 +122,34 @@ it('a paid checkout emits, request by request, exactly the documented metrics, a
   }
   // Nothing the handlers wrote holds the card number.
   expect(JSON.stringify([...created, ...viewed, ...paid])).not.toContain(TEST_PAN);
+});
+
+it('requests served at once by the local runner each log their own function, payment and merchant, and emit their own metrics', async () => {
+  const other = await service.createMerchant({ name: 'Other Metrics Shop' });
+  const sessions = await Promise.all([shop, other, shop, other].map((m) => openSession(service, m).then((s) => ({ merchant: m, session: s }))));
+  // Sessions created, payment pages viewed and statuses read, all interleaved.
+  const lines = await during(() =>
+    Promise.all(
+      sessions.flatMap(({ merchant, session }) => [
+        openSession(service, merchant),
+        service.request({ path: session.path, method: 'GET' }),
+        statusOf(service, merchant, session.paymentId),
+      ]),
+    ),
+  );
+  const requestLines = lines.filter((l) => l.message === 'request');
+  expect(requestLines).toHaveLength(12);
+  const functionOf: Record<string, string> = { 'POST /api/v1/session': 'local-CreateSession', 'GET /auth/{token}': 'local-CheckoutPage', 'POST /api/v1/payment/status': 'local-PaymentStatus' };
+  for (const line of requestLines) expect([line.routeKey, line.function_name]).toEqual([line.routeKey, functionOf[line.routeKey as string]]);
+  // Each payment's lines name its own merchant; the pages and statuses name their own payment.
+  const merchantOf = new Map(sessions.map(({ merchant, session }) => [session.paymentId, merchant.merchant_key]));
+  for (const line of requestLines.filter((l) => l.routeKey !== 'POST /api/v1/session')) {
+    expect(merchantOf.get(line.payment_id as string)).toBe(line.merchant_key);
+  }
+  expect(new Set(requestLines.map((l) => l.function_request_id)).size).toBe(12);
+  // One metrics line per request with its own counts: four sessions, four page views.
+  const counted = (name: string) => emfOf(lines).reduce((n, e) => n + (typeof e[name] === 'number' ? (e[name] as number) : 0), 0);
+  expect([counted('SessionsCreated'), counted('PageViews')]).toEqual([4, 4]);
 });
 
 it('a merchant named in METRIC_MERCHANTS gets its own approval-rate stream; no other metric has the dimension', async () => {

@@ -6,7 +6,9 @@ import { resolve } from 'node:path';
 export const PROJECT_ROOT = resolve(__dirname, '../..');
 
 const childEnv = (env: Record<string, string | undefined>): NodeJS.ProcessEnv => {
-  const merged: NodeJS.ProcessEnv = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env };
+  // AWS_LAMBDA_MAX_CONCURRENCY belongs to this process's in-process invocations while they run
+  // (local/lambda-context.ts puts the store it needs beside it); a child has no such store.
+  const merged: NodeJS.ProcessEnv = { ...process.env, AWS_LAMBDA_MAX_CONCURRENCY: undefined, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   return merged;
 };
