@@ -1,41 +1,15 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { cards, fillCard, launchBrowser, newPage, screenshot } from '../support/browser';
-import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
-import { startTestService, type TestService } from '../support/service';
+import type { Page } from 'playwright-core';
+import { cards, fillCard, screenshot } from '../support/browser';
+import { checkoutHarness } from '../support/checkout-harness';
+import { statusOf } from '../support/merchant-site';
 
 /**
  * The rough edges of the hosted page a customer hits first, in a real browser: expiry dates typed
  * as MM/YY, MM/YYYY or M/YY (with and without JavaScript), and a click on Pay that must land where
  * the pointer is even when leaving the last field shows an error.
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
-let shop: MerchantCredentials;
-
-beforeAll(async () => {
-  [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
-  shop = await service.createMerchant({ name: 'Corner Shop' });
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close()]);
-  await service?.close();
-});
-
-const contexts: BrowserContext[] = [];
-async function open(options: Parameters<typeof newPage>[1] = {}): Promise<Page> {
-  const { context, page } = await newPage(browser, options);
-  contexts.push(context);
-  page.setDefaultTimeout(10_000);
-  return page;
-}
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-});
-
-const checkout = (overrides: Record<string, unknown> = {}) => createCheckout(service, shop, { ...site.urls(), ...overrides });
-const landOn = (page: Page, path: string) => page.waitForURL((url) => url.origin === site.origin && url.pathname === path);
+const h = checkoutHarness({ shop: { name: 'Corner Shop' } });
+const { open, checkout, landOn } = h;
 
 describe('expiry dates (docs/sandbox.md: MM/YY or MM/YYYY)', () => {
   it.each([
@@ -61,7 +35,7 @@ describe('expiry dates (docs/sandbox.md: MM/YY or MM/YYYY)', () => {
       await page.locator('#confirm').click();
     }
     await landOn(page, '/success');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
   });
 
   it('keeps a pasted 01/2038 as it is', async () => {
@@ -89,7 +63,7 @@ describe('expiry dates (docs/sandbox.md: MM/YY or MM/YYYY)', () => {
     await fillCard(page, { ...cards.approved, expiry });
     await page.locator('#pay-button').click();
     await landOn(page, '/success');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
   });
 
   it('still refuses an expired MM/YYYY (01/2020) live and on the server', async () => {
@@ -104,7 +78,7 @@ describe('expiry dates (docs/sandbox.md: MM/YY or MM/YYYY)', () => {
     await fillCard(off, { ...cards.approved, expiry: '01/2020' });
     await off.locator('#pay-button').click();
     await off.locator('#card_expiry-error').filter({ hasText: 'expired' }).waitFor();
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
   });
 });
 
@@ -134,7 +108,7 @@ describe('no layout shift under the pointer', () => {
     // The click landed on the button: the submit checked the form and names the field.
     await page.locator('#card_holder-error').filter({ hasText: /./ }).waitFor();
     expect(await page.locator('#error-summary').isVisible()).toBe(true);
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
   });
 
   it('reserves the line of every field error: a one-line error leaves the button where it was', async () => {

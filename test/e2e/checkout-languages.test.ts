@@ -1,10 +1,9 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { PAGE_LANGUAGES } from '../../lambdas/checkout-page/texts';
 import { displayAmount } from '../../lambdas/checkout-page/render';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { auditContext, cards, fillCard, launchBrowser, newPage, payWith, seriousA11yViolations } from '../support/browser';
-import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
-import { startTestService, type TestService } from '../support/service';
+import { cards, fillCard, payWith, seriousA11yViolations } from '../support/browser';
+import { checkoutHarness } from '../support/checkout-harness';
+import { statusOf } from '../support/merchant-site';
 
 /**
  * The page in the customer's language, in Chromium: every language with its <html lang dir>, its
@@ -13,41 +12,11 @@ import { startTestService, type TestService } from '../support/service';
  * right; the browser's language used when the session names none; the sandbox's 3-D Secure page
  * in the session's language too.
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
-let shop: MerchantCredentials;
-
-beforeAll(async () => {
-  [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
-  shop = await service.createMerchant({ name: 'Atelier Lumière' });
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close()]);
-  await service?.close();
-});
-
-const contexts: BrowserContext[] = [];
-async function open(options: Parameters<typeof newPage>[1] = {}): Promise<Page> {
-  const { context, page } = await newPage(browser, options);
-  contexts.push(context);
-  page.setDefaultTimeout(10_000);
-  return page;
-}
-/** A page whose context bypasses CSP, only so that axe-core can be injected. */
-async function audited(locale?: string): Promise<Page> {
-  const context = await auditContext(browser, locale ? { locale } : {});
-  contexts.push(context);
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  return page;
-}
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-});
-
 const ORDER = { number: 'lang-order', amount: '1234.50', currency: 'EUR', description: 'Teapot' };
-const checkout = (overrides: Record<string, unknown> = {}) => createCheckout(service, shop, { ...site.urls(), order: { ...ORDER, number: `lang-${Math.random().toString(36).slice(2, 10)}` }, ...overrides });
+const h = checkoutHarness({ shop: { name: 'Atelier Lumière' }, session: () => ({ order: { ...ORDER, number: `lang-${Math.random().toString(36).slice(2, 10)}` } }) });
+const { open, checkout } = h;
+/** A page whose context bypasses CSP, only so that axe-core can be injected. */
+const audited = (locale?: string) => h.audited(locale ? { locale } : {});
 const htmlAttributes = (page: Page) => page.evaluate(() => [document.documentElement.lang, document.documentElement.dir]);
 
 describe.each(Object.values(PAGE_LANGUAGES).map((t) => [t.lang, t] as const))('the page in %s', (lang, t) => {
@@ -84,8 +53,8 @@ describe('right to left (Arabic)', () => {
     await fillCard(page, cards.approved);
     expect(await page.locator('#card_number').inputValue()).toBe('4111 1111 1111 1111');
     await page.locator('#pay-button').click();
-    await page.waitForURL((url) => url.origin === site.origin && url.pathname === '/success');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await page.waitForURL((url) => url.origin === h.site.origin && url.pathname === '/success');
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
   });
 });
 
@@ -124,6 +93,6 @@ describe('the sandbox pages', () => {
     expect(await seriousA11yViolations(page)).toEqual([]);
     await page.locator('#code').fill('123456');
     await page.locator('#confirm').click();
-    await page.waitForURL((url) => url.origin === site.origin && url.pathname === '/success');
+    await page.waitForURL((url) => url.origin === h.site.origin && url.pathname === '/success');
   });
 });

@@ -1,46 +1,19 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ManualClock } from '../../lambdas/ports/clock';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { auditContext, cards, fillCard, launchBrowser, newPage, payWith, screenshot, seriousA11yViolations } from '../support/browser';
-import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
-import { startTestService, type TestService } from '../support/service';
-import { startAll } from '../support/lifecycle';
+import { cards, fillCard, payWith, screenshot, seriousA11yViolations } from '../support/browser';
+import { checkoutHarness } from '../support/checkout-harness';
+import { statusOf } from '../support/merchant-site';
 
 /**
  * The hosted page's rules in a real browser: field rules (protocol.md §6) live and on the server,
  * the fields asked only when the session lacks them, expiry, paid links, small screens, security
  * headers and accessibility.
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
-let shop: MerchantCredentials;
 /** The service's clock: the expiry tests move it instead of waiting. */
 const clock = new ManualClock(new Date());
-
-beforeAll(async () => {
-  [browser, service, site] = await startAll([launchBrowser(), startTestService({ clock }), startMerchantSite()]);
-  shop = await service.createMerchant({ name: 'Gift Shop', settings: { returnParams: true } });
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close()]);
-  await service?.close();
-});
-
-const contexts: BrowserContext[] = [];
-async function open(options: Parameters<typeof newPage>[1] = {}): Promise<Page> {
-  const { context, page } = await newPage(browser, options);
-  contexts.push(context);
-  page.setDefaultTimeout(10_000);
-  return page;
-}
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-});
-
-/** A session without expiry_url, so an expired link shows its own page. */
-const checkout = (overrides: Record<string, unknown> = {}) => createCheckout(service, shop, { ...site.urls(), expiry_url: undefined, ...overrides });
-const landOn = (page: Page, path: string) => page.waitForURL((url) => url.origin === site.origin && url.pathname === path);
+/** Sessions without expiry_url, so an expired link shows its own page. */
+const h = checkoutHarness({ shop: { name: 'Gift Shop', settings: { returnParams: true } }, service: { clock }, session: { expiry_url: undefined } });
+const { open, checkout, landOn } = h;
 const stateTitle = (page: Page) => page.locator('h1#title').textContent();
 
 describe('card number check', () => {
@@ -88,7 +61,7 @@ describe('card number check', () => {
     expect(html).not.toContain('987');
     expect(await page.locator('#card_number').inputValue()).toBe('');
     await screenshot(page, 'form-errors-server');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
   });
 
   it('pays without JavaScript: the form posts and the browser follows the redirect to success_url', async () => {
@@ -108,7 +81,7 @@ describe('card number check', () => {
     await page.locator('#code').fill('123456');
     await page.locator('#confirm').click();
     await landOn(page, '/success');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
   });
 });
 
@@ -130,9 +103,9 @@ describe('customer details', () => {
     await page.locator('#country').selectOption('DE');
     await page.locator('#pay-button').click();
     await landOn(page, '/success');
-    const status = (await statusOf(service, shop, link.paymentId)) as { status: string; customer?: { email?: string } };
+    const status = (await statusOf(h.service, h.shop, link.paymentId)) as { status: string; customer?: { email?: string } };
     expect(status).toMatchObject({ status: 'settled', customer: { email: 'jane@example.com' } });
-    const stored = await service.deps.store.findPayment(link.paymentId);
+    const stored = await h.service.deps.store.findPayment(link.paymentId);
     expect(stored?.billingAddress?.country).toBe('DE');
   });
 
@@ -160,7 +133,7 @@ describe('customer details', () => {
     await payWith(page, cards.approved);
     await page.locator('#email-error').waitFor();
     expect(await page.locator('#email-error').textContent()).toBe('Enter a valid e-mail address');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
   });
 });
 
@@ -178,7 +151,7 @@ describe('links that cannot take a payment', () => {
 
   it('sends an expired link to expiry_url', async () => {
     const page = await open();
-    const link = await checkout({ session_expiry: 1, expiry_url: site.urls().expiry_url });
+    const link = await checkout({ session_expiry: 1, expiry_url: h.site.urls().expiry_url });
     clock.advance(61_000);
     await page.goto(link.url);
     await landOn(page, '/expired');
@@ -186,12 +159,12 @@ describe('links that cannot take a payment', () => {
 
   it('sends a form submitted after expiry to expiry_url, without charging', async () => {
     const page = await open();
-    const link = await checkout({ session_expiry: 1, expiry_url: site.urls().expiry_url });
+    const link = await checkout({ session_expiry: 1, expiry_url: h.site.urls().expiry_url });
     await page.goto(link.url);
     clock.advance(61_000);
     await payWith(page, cards.approved);
     await landOn(page, '/expired');
-    const stored = await service.deps.store.findPayment(link.paymentId);
+    const stored = await h.service.deps.store.findPayment(link.paymentId);
     expect(stored?.transactions).toEqual([]);
   });
 
@@ -242,7 +215,7 @@ describe('security headers', () => {
     expect(csp).toContain(`style-src 'nonce-${nonce}'`);
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).toContain(`form-action 'self' ${site.origin}`);
+    expect(csp).toContain(`form-action 'self' ${h.site.origin}`);
     expect(first?.headers()['x-frame-options']).toBe('DENY');
     expect(first?.headers()['cache-control']).toBe('no-store');
 
@@ -259,13 +232,9 @@ describe('security headers', () => {
 
 describe('accessibility (axe-core: no serious or critical violations)', () => {
   // Audit pages run in a context that bypasses CSP, only so that axe-core can be injected.
-  let audit: BrowserContext;
   let page: Page;
   beforeEach(async () => {
-    audit = await auditContext(browser);
-    contexts.push(audit);
-    page = await audit.newPage();
-    page.setDefaultTimeout(10_000);
+    page = await h.audited();
   });
   const expectAccessible = async () => expect(await seriousA11yViolations(page)).toEqual([]);
 

@@ -1,8 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { auditContext, cards, fillCard, launchBrowser, newPage, payWith, screenshot, seriousA11yViolations } from '../support/browser';
-import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
-import { startTestService, type TestService } from '../support/service';
+import type { Page } from 'playwright-core';
+import { cards, fillCard, payWith, screenshot, seriousA11yViolations } from '../support/browser';
+import { checkoutHarness } from '../support/checkout-harness';
+import { statusOf } from '../support/merchant-site';
 
 /**
  * What makes the page trustworthy and clear to a customer, in Chromium: the accepted brands' marks
@@ -11,33 +10,8 @@ import { startTestService, type TestService } from '../support/service';
  * screen when the shop opens in a new window; the way back from a paid link; the name and contact
  * details kept (and still editable) after a decline, never the card; a broken logo not shown.
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
-let shop: MerchantCredentials;
-
-beforeAll(async () => {
-  [browser, service, site] = await Promise.all([launchBrowser(), startTestService(), startMerchantSite()]);
-  shop = await service.createMerchant({ name: 'Corner Shop', settings: { returnParams: true } });
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close()]);
-  await service?.close();
-});
-
-const contexts: BrowserContext[] = [];
-async function open(options: Parameters<typeof newPage>[1] = {}): Promise<Page> {
-  const { context, page } = await newPage(browser, options);
-  contexts.push(context);
-  page.setDefaultTimeout(10_000);
-  return page;
-}
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-});
-
-const checkout = (overrides: Record<string, unknown> = {}, merchant = shop) => createCheckout(service, merchant, { ...site.urls(), ...overrides });
-const onSite = (page: Page, path: string) => page.waitForURL((url) => url.origin === site.origin && url.pathname === path);
+const h = checkoutHarness({ shop: { name: 'Corner Shop', settings: { returnParams: true } } });
+const { open, checkout, landOn: onSite } = h;
 const lit = (page: Page) => page.locator('#brand-marks li[data-on] svg').getAttribute('aria-label');
 
 describe('card brands', () => {
@@ -93,12 +67,12 @@ describe('the 3-D Secure and bank pages', () => {
     await page.locator('#confirm').click();
     await page.getByRole('alert').filter({ hasText: 'This code is not right. Check it and enter it again (2 tries left).' }).waitFor();
     expect(await page.locator('#code').getAttribute('aria-invalid')).toBe('true');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: '3ds' });
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: '3ds' });
     await screenshot(page, 'challenge-wrong-code');
     await page.locator('#code').fill('123456');
     await page.locator('#confirm').click();
     await onSite(page, '/success');
-    await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
+    await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
   });
 
   it('the bank page names them too', async () => {
@@ -110,9 +84,7 @@ describe('the 3-D Secure and bank pages', () => {
   });
 
   it('stay accessible with the wrong-code message shown', async () => {
-    const context = await auditContext(browser);
-    contexts.push(context);
-    const page = await context.newPage();
+    const page = await h.audited();
     await page.goto((await checkout()).url);
     await payWith(page, cards.threeDsPasses);
     await page.waitForURL('**/sandbox/challenge/**');
@@ -176,7 +148,7 @@ describe('after a decline', () => {
     await fillCard(page, { ...cards.approved, holder: 'Ana Lima Souza' });
     await page.locator('#pay-button').click();
     await onSite(page, '/success');
-    const stored = await service.deps.store.findPayment(link.paymentId);
+    const stored = await h.service.deps.store.findPayment(link.paymentId);
     expect(stored?.customer).toEqual({ name: 'Ana Lima Souza', email: 'ana.lima@example.com' });
     expect(stored?.billingAddress?.country).toBe('ES');
   });
@@ -184,7 +156,7 @@ describe('after a decline', () => {
 
 describe('the merchant\'s logo', () => {
   it('is not shown, nor its alt text, when it fails to load; the name stays as the heading', async () => {
-    const merchant = await service.createMerchant({ name: 'Logo Shop', settings: { branding: { logoUrl: 'https://logo.invalid/missing.png' } } });
+    const merchant = await h.service.createMerchant({ name: 'Logo Shop', settings: { branding: { logoUrl: 'https://logo.invalid/missing.png' } } });
     const page = await open();
     await page.goto((await checkout({}, merchant)).url);
     const logo = page.locator('header img');

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } fro
 import type { AuditEntry, AuditLog } from '../../ports/operators';
 import { LOOKUP_INDEX, key, withoutStorageAttributes } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
-import { isConditionFailure, itemsByKey } from './client';
+import { isConditionFailure, itemsByKey, partitionItems } from './client';
 import { GENESIS, entryHash } from '../../domain/audit-chain';
 
 const DAY_MS = 24 * 3600_000;
@@ -78,22 +78,7 @@ export class DynamoAuditLog implements AuditLog {
   }
 
   async day(day: string): Promise<AuditEntry[]> {
-    const entries: AuditEntry[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': key.audit(day, '').pk },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      entries.push(...(out.Items ?? []).map((i) => withoutStorageAttributes<AuditEntry>(i)));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return entries;
+    return (await partitionItems(this.db, this.tableName, key.audit(day, '').pk)).map((i) => withoutStorageAttributes<AuditEntry>(i));
   }
 
   async list(options: { limit: number; cursor?: string; until: Date; days: number }): Promise<{ entries: AuditEntry[]; cursor?: string }> {

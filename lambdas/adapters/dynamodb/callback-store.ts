@@ -8,7 +8,7 @@ import { STREAM_LEASE_TAG, joinedPayment, outboxEntry, shardsOf } from './paymen
 import type { ShardPart } from '../../ports/payments';
 import { inParallel } from '../../domain/parallel';
 import { decodeCursor, encodeCursor } from './cursor';
-import { isConditionFailure, itemsByKey } from './client';
+import { isConditionFailure, itemsByKey, partitionItems } from './client';
 
 const RECORD_STORAGE = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk'] as const;
 /** How many shard queries run at once when the relay reads the outbox. */
@@ -148,23 +148,8 @@ export class DynamoCallbackStore implements CallbackStore {
   }
 
   /** Every item of a payment's partition, consistently: state, details, delivery records. */
-  private async partition(paymentId: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': key.payment(paymentId).pk },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
+  private partition(paymentId: string): Promise<Record<string, unknown>[]> {
+    return partitionItems(this.db, this.tableName, key.payment(paymentId).pk);
   }
 
   /** Nothing left: the payment leaves the outbox, unless a transaction or resend arrived meanwhile. */

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { traced } from '../../observability/telemetry';
 
 export interface DynamoOptions {
@@ -41,4 +41,12 @@ export async function itemsByKey(db: DynamoDBDocumentClient, tableName: string, 
     }
   }
   return keys.map((k) => found.get(id(k))).filter((i): i is Record<string, unknown> => i !== undefined);
+}
+
+/** Every item of one partition of the table, read consistently, page after page. */
+export async function partitionItems(db: DynamoDBDocumentClient, tableName: string, pk: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  const pages = paginateQuery({ client: db }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true });
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
 }
