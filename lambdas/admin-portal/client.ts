@@ -116,17 +116,22 @@ export function portalClient(hosted) {
   // Each route() starts a new view; a read made for an earlier one is dropped when it comes back,
   // so a slow answer never paints over the page the operator has moved on to.
   var generation = 0;
-  function api(method, path, body) {
+  /**
+   * One call of the admin API with the operator's token: the JSON answer, or with `csv` the text and
+   * headers of a CSV answer. A refusal throws its text; a 401 signs the operator out.
+   */
+  function api(method, path, body, csv) {
     var asked = generation;
-    var headers = { accept: 'application/json' };
+    var headers = { accept: csv ? 'text/csv' : 'application/json' };
     if (token()) headers.authorization = 'Bearer ' + token();
     if (body !== undefined) headers['content-type'] = 'application/json';
     return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit' }).then(function (res) {
-      return res.json().catch(function () { return {}; }).then(function (json) {
+      var read = csv && res.ok ? res.text() : res.json().catch(function () { return {}; });
+      return read.then(function (answer) {
         if (res.status === 401 && !(method === 'POST' && path === '/admin/api/session')) { signOut('Your session has ended. Sign in again.'); throw new Error('signed out'); }
         if (method === 'GET' && asked !== generation) return new Promise(function () {});
-        if (!res.ok) { var err = new Error(problemText(json)); err.body = json; throw err; }
-        return json;
+        if (!res.ok) { var err = new Error(problemText(answer)); err.body = answer; throw err; }
+        return csv ? { text: answer, headers: res.headers } : answer;
       });
     });
   }
@@ -345,31 +350,24 @@ export function portalClient(hosted) {
     delete params.cursor;
     var parts = [];
     var rows = 0;
-    var asked = generation;
     button.disabled = true;
     say('Exporting…');
     function step(cursor) {
-      fetch('/admin/api/payments/export?' + query(Object.assign({}, params, cursor ? { cursor: cursor } : {})), {
-        headers: { accept: 'text/csv', authorization: 'Bearer ' + token() }, credentials: 'omit'
-      }).then(function (res) {
-        if (res.status === 401) { signOut('Your session has ended. Sign in again.'); throw new Error('signed out'); }
-        if (!res.ok) return res.json().catch(function () { return {}; }).then(function (json) { throw new Error(problemText(json)); });
-        return res.text().then(function (text) {
-          if (asked !== generation) return;
-          parts.push(text);
-          rows += Number(res.headers.get('x-export-rows') || 0);
-          var next = res.headers.get('x-next-cursor');
-          if (next) { say('Exporting… ' + plural(rows, 'payment', 'payments') + ' so far.'); return step(next); }
-          var name = 'payments-' + (params.from || 'recent') + (params.to ? '-to-' + params.to : '') + '.csv';
-          var url = URL.createObjectURL(new Blob(parts, { type: 'text/csv;charset=utf-8' }));
-          var link = el('a', { href: url, download: name, hidden: true });
-          document.body.appendChild(link);
-          link.click();
-          link.remove();
-          setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
-          button.disabled = false;
-          say('Exported ' + plural(rows, 'payment', 'payments') + ' to ' + name + '.', 'ok');
-        });
+      // A part for a page the operator has left never comes back: the export ends with the page.
+      api('GET', '/admin/api/payments/export?' + query(Object.assign({}, params, cursor ? { cursor: cursor } : {})), undefined, true).then(function (part) {
+        parts.push(part.text);
+        rows += Number(part.headers.get('x-export-rows') || 0);
+        var next = part.headers.get('x-next-cursor');
+        if (next) { say('Exporting… ' + plural(rows, 'payment', 'payments') + ' so far.'); return step(next); }
+        var name = 'payments-' + (params.from || 'recent') + (params.to ? '-to-' + params.to : '') + '.csv';
+        var url = URL.createObjectURL(new Blob(parts, { type: 'text/csv;charset=utf-8' }));
+        var link = el('a', { href: url, download: name, hidden: true });
+        document.body.appendChild(link);
+        link.click();
+        link.remove();
+        setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+        button.disabled = false;
+        say('Exported ' + plural(rows, 'payment', 'payments') + ' to ' + name + '.', 'ok');
       }).catch(function (e) { button.disabled = false; fail(e); });
     }
     step('');

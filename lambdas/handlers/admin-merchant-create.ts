@@ -20,7 +20,7 @@ export const handler = operatorEndpoint(
     try {
       return await createMerchantAudited(deps, actor, { name: (name ?? '').trim(), settings, ...(merchantKey?.trim() ? { merchantKey: merchantKey.trim() } : {}) });
     } catch (e) {
-      if (e instanceof MerchantAdminError) throw invalidRequest([{ path: /merchant key|already exists/.test(e.message) ? 'merchant_key' : 'settings', message: e.message }]);
+      if (e instanceof MerchantAdminError) throw invalidRequest([{ path: e.field ?? 'settings', message: e.message }]);
       throw e;
     }
   },

@@ -324,8 +324,9 @@ const cursorOf = (position: Position & { counted?: number }): string => Buffer.f
 
 /** A count's cursor: a search position and what was counted before it. */
 function countPosition(cursor: string): Position & { counted: number } {
-  const position = searchPosition(cursor);
-  const counted = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { counted?: unknown }).counted;
+  const fields = cursorFields(cursor);
+  const position = positionFrom(fields);
+  const { counted } = fields;
   if (!Number.isSafeInteger(counted) || (counted as number) < 0) throw BAD_CURSOR();
   return { ...position, counted: counted as number };
 }
@@ -349,16 +350,22 @@ const BAD_CURSOR = () => invalidRequest([{ path: 'cursor', message: 'This value 
 
 /** Where a search resumes. Cursors are opaque; one that was not made by us is refused, never a 500. */
 function searchPosition(cursor: string): { day: number; merchant: number; page?: string } {
-  let position: unknown;
-  try {
-    position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw BAD_CURSOR();
-  }
-  const { day, merchant, page } = (position ?? {}) as { day?: unknown; merchant?: unknown; page?: unknown };
+  return positionFrom(cursorFields(cursor));
+}
+
+function positionFrom({ day, merchant, page }: Record<string, unknown>): { day: number; merchant: number; page?: string } {
   const index = (n: unknown) => Number.isInteger(n) && (n as number) >= 0;
   if (!index(day) || !index(merchant) || (page !== undefined && typeof page !== 'string')) throw BAD_CURSOR();
   return { day: day as number, merchant: merchant as number, ...(page !== undefined ? { page: page as string } : {}) };
+}
+
+/** What a cursor we made holds; anything that is not base64url JSON is refused. */
+function cursorFields(cursor: string): Record<string, unknown> {
+  try {
+    return (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) ?? {}) as Record<string, unknown>;
+  } catch {
+    throw BAD_CURSOR();
+  }
 }
 
 /** A read resuming from a tampered cursor fails in the store (bad JSON, a bad date, a key of another shape): refused. */

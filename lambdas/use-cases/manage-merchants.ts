@@ -28,6 +28,10 @@ export interface MerchantCredentials {
 
 export class MerchantAdminError extends Error {
   override readonly name = 'MerchantAdminError';
+  /** The request field the refusal is about (the admin API's field path), when it is one. */
+  constructor(message: string, readonly field?: 'merchant_key') {
+    super(message);
+  }
 }
 
 export const generatePassword = (): string => randomBytes(16).toString('hex');
@@ -113,13 +117,13 @@ export async function createMerchant(
   input: { name: string; merchantKey?: string; password?: string; settings?: Partial<MerchantSettings> },
 ): Promise<MerchantCredentials> {
   const merchantKey = input.merchantKey ?? randomUUID();
-  if (!MERCHANT_KEY_PATTERN.test(merchantKey)) throw new MerchantAdminError('merchant key must be 1-64 letters, digits or hyphens');
+  if (!MERCHANT_KEY_PATTERN.test(merchantKey)) throw new MerchantAdminError('merchant key must be 1-64 letters, digits or hyphens', 'merchant_key');
   const password = input.password ?? generatePassword();
   if (password.length < 16) throw new MerchantAdminError('password must have at least 16 characters');
   assertValidSettings({ ...input.settings, name: input.name }, policyOf(deps));
   const now = deps.clock.now().toISOString();
   const merchant: Merchant = { ...DEFAULT_SETTINGS, ...input.settings, name: input.name, merchantKey, createdAt: now, updatedAt: now };
-  if (!(await deps.merchants.create(merchant))) throw new MerchantAdminError(`merchant ${merchantKey} already exists`);
+  if (!(await deps.merchants.create(merchant))) throw new MerchantAdminError(`merchant ${merchantKey} already exists`, 'merchant_key');
   await deps.secrets.put(merchantKey, password);
   const webhookSecret = newWebhookSecret();
   await deps.secrets.putWebhookSecret(merchantKey, webhookSecret, deps.clock.now());

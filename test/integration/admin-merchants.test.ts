@@ -48,6 +48,15 @@ describe('POST /admin/api/merchants', () => {
     expect(await service.deps.secrets.passwordOf('keyed-shop-1')).toBe(first.json.password);
   });
 
+  it('twenty admins creating the same key at once: one merchant, one password, the others refused', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => admin.createMerchant({ name: `Racer ${i}`, merchant_key: 'raced-key' })));
+    const created = answers.filter((a) => a.status === 201);
+    expect(created).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 400).map((a) => a.json)).toEqual(Array(19).fill(invalid('merchant_key: merchant raced-key already exists')));
+    expect(await service.deps.secrets.passwordOf('raced-key')).toBe(created[0]!.json.password);
+    expect((await admin.merchant('raced-key')).json.audit.filter((e) => e.action === 'merchant.create')).toHaveLength(1);
+  });
+
   it.each([
     ['no name', { dms: true }, 'name: This value should not be blank.'],
     ['a blank name', { name: '   ' }, 'name: This value should not be blank.'],
