@@ -26,13 +26,15 @@ export interface GatewayTransaction {
   readonly expMonth: number;
   readonly expYear: number;
   readonly termUrl?: string;
+  /** When the gateway created it (`YYYY-MM-DD hh:mm:ss`). */
+  readonly date: string;
   capturedMinor: number;
   refundedMinor: number;
   declineReason?: string;
   recurringToken?: string;
   cardToken?: string;
   /** Every money operation the gateway carried out on it, in order. */
-  readonly operations: { action: string; result: 'SUCCESS' | 'DECLINED'; amountMinor: number }[];
+  readonly operations: { action: string; result: 'SUCCESS' | 'DECLINED'; amountMinor: number; date?: string }[];
 }
 
 export interface Callback {
@@ -250,6 +252,7 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
       expMonth: card.expMonth,
       expYear: card.expYear,
       termUrl: fields.term_url_3ds,
+      date: transDate(),
       capturedMinor: 0,
       refundedMinor: 0,
       operations: [],
@@ -299,20 +302,20 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
         const captured = amount ?? t.amountMinor;
         if (captured > t.amountMinor) return error(208004, 'Capture amount exceeds the authorized amount.');
         if (t.expYear === TEST_YEAR && t.expMonth === 3) {
-          t.operations.push({ action: 'CAPTURE', result: 'DECLINED', amountMinor: captured });
+          t.operations.push({ action: 'CAPTURE', result: 'DECLINED', amountMinor: captured, date: transDate() });
           notify(t, 'CAPTURE', 'DECLINED', { decline_reason: 'Capture declined by processing.' });
           return answer('DECLINED', { decline_reason: 'Capture declined by processing.' });
         }
         t.status = 'SETTLED';
         t.capturedMinor = captured;
-        t.operations.push({ action: 'CAPTURE', result: 'SUCCESS', amountMinor: captured });
+        t.operations.push({ action: 'CAPTURE', result: 'SUCCESS', amountMinor: captured, date: transDate() });
         notify(t, 'CAPTURE', 'SUCCESS');
         return answer('SUCCESS');
       }
       case 'VOID': {
         if (t.status !== 'SETTLED' || t.refundedMinor > 0) return error(208005, 'Void is allowed only for a SETTLED payment without refunds.');
         t.status = 'VOID';
-        t.operations.push({ action: 'VOID', result: 'SUCCESS', amountMinor: t.capturedMinor });
+        t.operations.push({ action: 'VOID', result: 'SUCCESS', amountMinor: t.capturedMinor, date: transDate() });
         notify(t, 'VOID', 'SUCCESS');
         return answer('SUCCESS');
       }
@@ -320,13 +323,13 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
         if (t.status === 'PENDING') {
           if (amount !== undefined && amount !== t.amountMinor) return error(208009, 'Partial reversal is not allowed.');
           t.status = 'REVERSAL';
-          t.operations.push({ action: 'REVERSAL', result: 'SUCCESS', amountMinor: t.amountMinor });
+          t.operations.push({ action: 'REVERSAL', result: 'SUCCESS', amountMinor: t.amountMinor, date: transDate() });
         } else if (t.status === 'SETTLED') {
           const refund = amount ?? t.capturedMinor - t.refundedMinor;
           if (refund > t.capturedMinor - t.refundedMinor) return error(208006, 'Refund amount exceeds the payment amount.');
           t.refundedMinor += refund;
           if (t.refundedMinor === t.capturedMinor) t.status = 'REFUND';
-          t.operations.push({ action: 'REFUND', result: 'SUCCESS', amountMinor: refund });
+          t.operations.push({ action: 'REFUND', result: 'SUCCESS', amountMinor: refund, date: transDate() });
         } else {
           return error(208005, 'Refund is allowed only for a SETTLED or PENDING payment.');
         }
@@ -352,6 +355,29 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
     };
   }
 
+  /**
+   * GET_TRANS_DETAILS: the status answer plus the payer, amount, masked card and `transactions[]`,
+   * the payment's whole history (the guide: lowercase `success|waiting|fail`; items carry date,
+   * type and amount, no id of their own).
+   */
+  function details(t: GatewayTransaction) {
+    const first = t.status === 'PREPARE' || t.status === '3DS' || t.status === 'REDIRECT' ? 'waiting' : t.status === 'DECLINED' && !t.operations.length ? 'fail' : 'success';
+    const types: Record<string, string> = { CAPTURE: 'capture', VOID: 'void', REFUND: 'refund', REVERSAL: 'reversal' };
+    return {
+      ...status(t, 'GET_TRANS_DETAILS'),
+      name: 'FAKE PAYER',
+      mail: t.party.email,
+      ip: '127.0.0.1',
+      amount: wireAmount(t.amountMinor, t.currency),
+      currency: t.currency,
+      card: maskOf(t.party.digits),
+      transactions: [
+        { date: t.date, type: t.auth ? 'auth' : 'sale', status: first, amount: wireAmount(t.amountMinor, t.currency) },
+        ...t.operations.map((o) => ({ date: o.date ?? t.date, type: types[o.action] ?? o.action.toLowerCase(), status: o.result === 'SUCCESS' ? 'success' : 'fail', amount: wireAmount(o.amountMinor, t.currency) })),
+      ],
+    };
+  }
+
   function handle(fields: Record<string, string>): unknown {
     if (fields.client_key !== clientKey) return error(204002, 'Enabled merchant mappings or MIDs not found.');
     switch (fields.action) {
@@ -365,6 +391,10 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
       case 'GET_TRANS_STATUS': {
         const found = byTransId(fields);
         return 'error' in found ? found.error : status(found, 'GET_TRANS_STATUS');
+      }
+      case 'GET_TRANS_DETAILS': {
+        const found = byTransId(fields);
+        return 'error' in found ? found.error : details(found);
       }
       case 'GET_TRANS_STATUS_BY_ORDER': {
         const t = gateway.byOrder(str(fields.order_id));
