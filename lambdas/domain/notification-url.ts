@@ -63,11 +63,17 @@ export function addressKind(ip: string): AddressKind {
     return addressKind(v4);
   }
   const first = g[0]!;
+  // Forms that carry an IPv4 address a relay or translator would reach for us: judged as that address
+  // (its loopback too is not ours to reach, so anything short of public is refused).
+  const embedded = (hi: number, lo: number) => (addressKind([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.')) === 'public' ? 'public' : 'not-public');
+  if (first === 0x2002) return embedded(g[1]!, g[2]!); // 6to4 2002:AABB:CCDD::/48
+  if (first === 0x0064 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return embedded(g[6]!, g[7]!); // NAT64 64:ff9b::/96
+  if (first === 0x0064 && g[1] === 0xff9b) return 'not-public'; // local-use NAT64 64:ff9b:1::/48 (RFC 8215) and the rest of 64:ff9b::/32
+  if (first === 0x2001 && g[1] === 0x0000) return 'not-public'; // Teredo 2001::/32: the server and client addresses inside are not what we would reach
   if ((first & 0xfe00) === 0xfc00) return 'not-public'; // unique local fc00::/7
   if ((first & 0xffc0) === 0xfe80) return 'not-public'; // link-local fe80::/10
   if ((first & 0xff00) === 0xff00) return 'not-public'; // multicast
   if (first === 0x2001 && g[1] === 0x0db8) return 'not-public'; // documentation
-  if (first === 0x0064 && g[1] === 0xff9b) return 'not-public'; // NAT64 of any IPv4
   return 'public';
 }
 
@@ -94,8 +100,11 @@ export function notificationUrlProblem(value: string, policy: DestinationPolicy 
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'it must be an http(s) URL';
   if (policy.httpsOnly && url.protocol !== 'https:') return 'it must be an https URL';
   if (url.username || url.password) return 'it must not carry credentials';
-  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  const host = url.hostname.toLowerCase();
   const ip = host.replace(/^\[|\]$/g, '');
+  // `localhost.` or `shop.example..` name what their dotless form names to a resolver, but slip past
+  // the suffix checks below: a name with an empty label (a trailing, leading or doubled dot) is refused.
+  if (!isIP(ip) && host.split('.').some((label) => label === '')) return 'it must be a public host name (no empty labels or trailing dots)';
   if (isIP(ip)) return addressAllowed(ip, policy) ? undefined : 'it points to a private, loopback or reserved address';
   if (host === 'localhost') return policy.allowLoopback ? undefined : 'it points to this machine (localhost)';
   if (!host.includes('.') || INTERNAL_SUFFIXES.some((s) => host.endsWith(s))) return 'it must be a public host name';
