@@ -22,7 +22,8 @@ export function bannerLines(b: {
   showRoutes: boolean;
 }): string[] {
   const env = b.customDataDir ? `DATA_DIR=${b.dataDir} ` : '';
-  const receiver = 'http://localhost:4000/callbacks';
+  // The receiver listens on 127.0.0.1 (not whatever `localhost` resolves to first, ::1 on some machines).
+  const receiver = 'http://127.0.0.1:4000/callbacks';
   return [
     `Checkout is running at ${b.base} (data in ${b.dataDir})`,
     b.acquirer,

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { checkCallback } from './receiver-check';
+import { checkCallback, RECEIVER_DEFAULT_HOST } from './receiver-check';
 
 /**
  * `npm run receiver`: a merchant's callback endpoint for trying callbacks on one machine. It prints
@@ -8,11 +8,15 @@ import { checkCallback } from './receiver-check';
  * secret — the check to fulfil orders on — and whether the legacy hash verifies with the password
  * (which only proves which order a message is about: the customer holds that hash too). It answers
  * 200 (or the status given with --status, to watch the retries); a callback whose signature or hash
- * does not verify with what it was given is answered 401, saying which secret or password it expected.
+ * does not verify with what it was given is answered 401, saying which check failed (never any
+ * character of the secret or password: whoever posts reads the answer). It listens on 127.0.0.1
+ * unless --host names another address, as anyone who can reach it can post to it.
  */
-const USAGE = `Usage: npm run -s receiver -- [--port 4000] [--webhook-secret SECRET] [--password PASSWORD] [--status 200] [--json]
+const USAGE = `Usage: npm run -s receiver -- [--port 4000] [--host 127.0.0.1] [--webhook-secret SECRET] [--password PASSWORD] [--status 200] [--json]
 
-  --port N          Listen on http://localhost:N/callbacks (default 4000).
+  --port N          Listen on http://127.0.0.1:N/callbacks (default 4000).
+  --host ADDRESS    The address to listen on (default 127.0.0.1, this machine only); e.g. 0.0.0.0
+                    to take callbacks from a service on another machine or in a container.
   --webhook-secret S
                     The merchant's webhook secret (npm run -s merchant -- show KEY): each callback's
                     X-Checkout-Signature is checked with it, and its age (at most 5 minutes).
@@ -21,12 +25,12 @@ const USAGE = `Usage: npm run -s receiver -- [--port 4000] [--webhook-secret SEC
                     it. The hash proves which order a message is about, not its outcome.
   --status CODE     Answer every callback that verifies with this HTTP status (default 200);
                     anything but 2xx makes the service retry. A callback whose signature or hash
-                    does not verify is answered 401, with the reason.
+                    does not verify is answered 401, with the check that failed.
   --json            Print one JSON object per callback instead of a line of text.`;
 
 function main(): void {
   const { values } = parseArgs({
-    options: { port: { type: 'string', default: '4000' }, 'webhook-secret': { type: 'string' }, password: { type: 'string' }, status: { type: 'string', default: '200' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    options: { port: { type: 'string', default: '4000' }, host: { type: 'string', default: RECEIVER_DEFAULT_HOST }, 'webhook-secret': { type: 'string' }, password: { type: 'string' }, status: { type: 'string', default: '200' }, json: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
   });
   if (values.help) {
     console.log(USAGE);
@@ -56,10 +60,11 @@ function main(): void {
     });
   });
   server.once('error', (e: NodeJS.ErrnoException) => {
-    console.error(e.code === 'EADDRINUSE' ? `Port ${port} is in use: pick another with --port.` : `Cannot listen on port ${port}: ${e.message}`);
+    console.error(e.code === 'EADDRINUSE' ? `Port ${port} is in use: pick another with --port.` : `Cannot listen on ${values.host} port ${port}: ${e.message}`);
     process.exit(1);
   });
-  server.listen(port, () => console.log(`Receiving callbacks at http://localhost:${port}/callbacks`));
+  const host = values.host;
+  server.listen(port, host, () => console.log(`Receiving callbacks at http://${host.includes(':') ? `[${host}]` : host}:${port}/callbacks`));
   const stop = () => server.close(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -1,6 +1,9 @@
 import { verifyCallbackHash } from '../lambdas/domain/callback';
 import { verifySignatureHeader } from '../lambdas/domain/webhook-signature';
 
+/** Where `npm run receiver` listens unless --host says otherwise: this machine only. */
+export const RECEIVER_DEFAULT_HOST = '127.0.0.1';
+
 /** What `npm run receiver` was started with. */
 export interface ReceiverOptions {
   readonly webhookSecret?: string;
@@ -14,18 +17,18 @@ export interface ReceiverVerdict {
   readonly answer: number;
   readonly signature: string;
   readonly hash: string;
-  /** Why the callback was refused, naming the secret or password it was checked with (never a whole one). */
+  /**
+   * Why the callback was refused: which check failed and what to do. Sent in the 401 to whoever
+   * posted, so it names no character of the secret or password (nor its length).
+   */
   readonly problems: readonly string[];
 }
-
-/** The start of a credential, enough to tell two apart and never enough to use one. */
-export const hint = (credential: string): string => `${credential.slice(0, Math.min(8, Math.floor(credential.length / 4)))}… (${credential.length} characters)`;
 
 /**
  * How the receiver answers one callback. A receiver acts like a merchant's endpoint should: a
  * callback whose signature (or, when only a password was given, whose hash) does not verify is
- * refused with 401, so the service retries it and the mistake shows; the reason says which secret
- * or password it expected, so a rotated or mixed-up one is found at once.
+ * refused with 401, so the service retries it and the mistake shows; the reason says which check
+ * failed (signature or hash) and where the current secret is shown, never any of the secret itself.
  */
 export function checkCallback(raw: string, signatureHeader: string | undefined, options: ReceiverOptions, now: Date): ReceiverVerdict {
   const fields = Object.fromEntries(new URLSearchParams(raw));
@@ -38,7 +41,7 @@ export function checkCallback(raw: string, signatureHeader: string | undefined, 
       problems.push(
         checked.why === 'stale'
           ? 'the X-Checkout-Signature is older than 5 minutes (a replay, or this machine\'s clock is off)'
-          : `the X-Checkout-Signature does not verify with the webhook secret this receiver was given (--webhook-secret ${hint(options.webhookSecret)}): use the merchant's current one, npm run -s merchant -- show KEY`,
+          : `the X-Checkout-Signature does not verify with the webhook secret this receiver was given (--webhook-secret): use the merchant's current one, npm run -s merchant -- show KEY`,
       );
     }
   }
@@ -46,7 +49,7 @@ export function checkCallback(raw: string, signatureHeader: string | undefined, 
   if (options.password !== undefined) {
     const ok = verifyCallbackHash(fields, options.password);
     hash = ok ? 'ok (order only)' : 'INVALID';
-    if (!ok) problems.push(`the hash does not verify with the password this receiver was given (--password ${hint(options.password)}): use the merchant's current signing password`);
+    if (!ok) problems.push(`the hash does not verify with the password this receiver was given (--password): use the merchant's current signing password`);
   }
   return { answer: problems.length ? 401 : options.status, signature, hash, problems };
 }

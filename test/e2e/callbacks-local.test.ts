@@ -130,7 +130,7 @@ afterAll(async () => {
 
 it('a payment on the page produces one verified sale callback, a void one void callback; callbacks wait out a receiver outage, in order', async () => {
   let receiver = await startReceiver();
-  const set = await runTs('local/merchant-cli.ts', ['set', merchant.merchant_key, '--notification-url', `http://localhost:${receiverPort}/callbacks`], { DATA_DIR: dataDir });
+  const set = await runTs('local/merchant-cli.ts', ['set', merchant.merchant_key, '--notification-url', `http://127.0.0.1:${receiverPort}/callbacks`], { DATA_DIR: dataDir });
   expect(set.stderr).toBe('');
   expect(set.code).toBe(0);
 
