@@ -397,7 +397,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/admin/api/merchants/{merchantKey}/webhook-secret',
     entry: 'lambdas/handlers/admin-merchant-webhook-secret.ts',
-    access: { table: tableAccess(ACCESS.merchantSettingsRead, ACCESS.auditAppend), merchantSecrets: 'write' },
+    access: { table: tableAccess(ACCESS.merchantSettingsRead, ACCESS.webhookSecretRotation, ACCESS.auditAppend), merchantSecrets: 'write' },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'admin',

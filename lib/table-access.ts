@@ -64,6 +64,8 @@ export const ACCESS = {
   paymentChange: { items: { PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } },
   /** A merchant's settings read by key (merchantOf / merchants.find): never written by this. */
   merchantSettingsRead: { items: { MERCHANT: ['GetItem'] } },
+  /** A webhook secret rotation noted on the merchant (one attribute, markWebhookSecretRotated), so callbacks sign with it at once. */
+  webhookSecretRotation: { items: { MERCHANT: ['UpdateItem'] } },
   /** The merchants by name: keys from the lookup index, then the merchants by key. */
   merchantList: { items: { MERCHANT: ['BatchGetItem'] }, indexes: ['lookup'] },
   /** Payments found through a keys-only index (search, order number, dead callbacks), read by key (state and details items). */

@@ -23,6 +23,11 @@ export interface Merchant extends MerchantSettings {
   readonly merchantKey: string;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /**
+   * When the webhook secret was last rotated: read with the merchant before each callback, so a
+   * cached secret older than it is read again and a rotated secret signs at once.
+   */
+  readonly webhookSecretRotatedAt?: string;
 }
 
 export const DEFAULT_SETTINGS: MerchantSettings = { name: 'Merchant', dms: false, returnParams: false, maxDeclines: 3 };
@@ -34,6 +39,8 @@ export interface MerchantDirectory {
   create(merchant: Merchant): Promise<boolean>;
   /** Every merchant by name, at most `limit`. */
   list(limit?: number): Promise<Merchant[]>;
+  /** Records a webhook secret rotation on the merchant (Merchant.webhookSecretRotatedAt), nothing else. */
+  markWebhookSecretRotated(merchantKey: string, at: Date): Promise<void>;
 }
 
 /** The merchants' signing passwords. */
@@ -50,8 +57,10 @@ export interface MerchantSecrets {
   /**
    * The secrets that sign callbacks (X-Checkout-Signature): the current one first, then the
    * previous one while its rotation grace lasts. Empty when the merchant has none yet.
+   * `rotatedAt` is the merchant's Merchant.webhookSecretRotatedAt when the caller has read it: a
+   * cache may answer only from what it read under the same rotation.
    */
-  webhookSecretsOf(merchantKey: string, now: Date): Promise<readonly string[]>;
+  webhookSecretsOf(merchantKey: string, now: Date, rotatedAt?: string): Promise<readonly string[]>;
   /** Makes `secret` the current webhook secret; the previous one keeps signing until `previousUntil`. */
   putWebhookSecret(merchantKey: string, secret: string, previousUntil: Date): Promise<void>;
 }

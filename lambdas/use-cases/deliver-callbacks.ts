@@ -116,7 +116,8 @@ async function deliverClaimed(
   if (password) {
     const body = encodeForm(callbackFields(payment, tx, password));
     // The legacy hash says which order this is about; the signature proves the message is ours.
-    const secrets = await deps.secrets.webhookSecretsOf(payment.merchantKey, now);
+    // Under the merchant's last rotation, as read above: a secret rotated a moment ago signs already.
+    const secrets = await deps.secrets.webhookSecretsOf(payment.merchantKey, now, merchant?.webhookSecretRotatedAt);
     const headers: Record<string, string> = secrets.length ? { [SIGNATURE_HEADER]: signatureHeader(body, deps.clock.now(), secrets) } : {};
     result = await deps.transport.post(url, body, deps.callbackPolicy.timeoutMs, headers);
   } else {

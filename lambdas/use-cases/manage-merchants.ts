@@ -141,6 +141,9 @@ export async function rotateWebhookSecret(deps: ManageMerchantsDeps, merchantKey
   const secret = newWebhookSecret();
   const until = new Date(deps.clock.now().getTime() + WEBHOOK_ROTATION_GRACE_MS);
   await deps.secrets.putWebhookSecret(merchantKey, secret, until);
+  // After the secret is stored: a delivery that reads the merchant's new rotation time reads the new
+  // secret too, in whichever function's cache the old one sits (deliver-callbacks.ts).
+  await deps.merchants.markWebhookSecretRotated(merchantKey, deps.clock.now());
   return { merchant_key: merchantKey, webhook_secret: secret, ...(had ? { previous_valid_until: until.toISOString() } : {}) };
 }
 

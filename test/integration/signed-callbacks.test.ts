@@ -3,6 +3,7 @@ import { verifySignatureHeader, WEBHOOK_ROTATION_GRACE_MS } from '../../lambdas/
 import { ManualClock } from '../../lambdas/ports/clock';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import { rotateWebhookSecret, webhookSecretOf } from '../../lambdas/use-cases/manage-merchants';
+import { CachedMerchantSecrets, SecretsManagerMerchantSecrets } from '../../lambdas/adapters/secrets-manager/merchant-secrets';
 import { receivingMerchants } from '../support/callback-receiver';
 import { closePage, openSession, submitPage } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
@@ -90,4 +91,24 @@ it('rotation: the new secret signs at once, the previous one beside it for a day
   expect(after!.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
   expect(verifySignatureHeader(after!.signature, after!.raw, rotated.webhook_secret, clock.now()).ok).toBe(true);
   expect(verifySignatureHeader(after!.signature, after!.raw, shop.webhook_secret!, clock.now()).ok).toBe(false);
+});
+
+it('a secret rotated by another function (its own cache) signs the next callback at once, whatever this one cached', async () => {
+  const { shop, receiver } = await merchant();
+  // This process delivers and caches the secret it signs with...
+  const first = await openSession(service, shop);
+  await submitPage(service, first, { card: '01/38' });
+  await runCallbackJob(service.deps);
+  const [before] = await receiver.waitFor(1);
+  expect(verifySignatureHeader(before!.signature, before!.raw, shop.webhook_secret!, clock.now()).ok).toBe(true);
+
+  // ... while the portal's function, with a cache of its own, rotates it. No time passes.
+  const portal = { ...service.deps, secrets: new CachedMerchantSecrets(new SecretsManagerMerchantSecrets(service.deps.secretsClient, service.deps.config.MERCHANT_SECRET_PREFIX), clock, 300_000) };
+  const rotated = await rotateWebhookSecret(portal, shop.merchant_key);
+
+  const second = await openSession(service, shop);
+  await submitPage(service, second, { card: '01/38' });
+  await runCallbackJob(service.deps);
+  const [, after] = await receiver.waitFor(2);
+  expect(verifySignatureHeader(after!.signature, after!.raw, rotated.webhook_secret, clock.now()).ok).toBe(true);
 });

@@ -121,6 +121,7 @@ function world(merchant: Partial<Merchant> = {}, captureOutcome: FollowUpOutcome
     save: async () => undefined,
     create: async () => true,
     list: async () => [settings],
+    markWebhookSecretRotated: async () => undefined,
   };
   const captures: number[] = [];
   const refuse = () => Promise.reject(new Error('not used by the job'));

@@ -27,6 +27,11 @@ class MemoryDirectory implements MerchantDirectory {
   async list(limit = 100) {
     return [...this.items.values()].sort((a, b) => a.name.localeCompare(b.name)).slice(0, limit);
   }
+  async markWebhookSecretRotated(key: string, at: Date) {
+    const m = this.items.get(key);
+    if (!m) throw new Error('ConditionalCheckFailed');
+    this.items.set(key, { ...m, webhookSecretRotatedAt: at.toISOString() });
+  }
 }
 
 class MemorySecrets implements MerchantSecrets {

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Merchant, MerchantDirectory } from '../../ports/merchants';
 import { LOOKUP_INDEX, key, withoutStorageAttributes } from './keys';
 import { isConditionFailure, itemsByKey } from './client';
@@ -46,6 +46,19 @@ export class DynamoMerchantDirectory implements MerchantDirectory {
         TableName: this.tableName,
         Item: this.toItem(merchant),
         ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+  }
+
+  /** One attribute set in place, so a settings change saved at the same moment cannot drop it. */
+  async markWebhookSecretRotated(merchantKey: string, at: Date): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: key.merchant(merchantKey),
+        UpdateExpression: 'SET webhookSecretRotatedAt = :at',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':at': at.toISOString() },
       }),
     );
   }

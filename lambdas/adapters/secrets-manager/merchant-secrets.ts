@@ -102,7 +102,7 @@ export class CachedMerchantSecrets implements MerchantSecrets {
   private readonly entries = new Map<string, { password: string | undefined; until: number }>();
   private readonly refreshedAt = new Map<string, number>();
   private readonly refreshIntervalMs = 30_000;
-  private readonly webhookEntries = new Map<string, { secrets: readonly string[]; until: number }>();
+  private readonly webhookEntries = new Map<string, { secrets: readonly string[]; until: number; rotatedAt: string | undefined }>();
 
   constructor(
     private readonly inner: MerchantSecrets,
@@ -143,21 +143,22 @@ export class CachedMerchantSecrets implements MerchantSecrets {
   }
 
   /**
-   * Cached for at most WEBHOOK_SECRET_TTL_MS (else every callback would cost a Secrets Manager call):
-   * a rotated secret signs this container's callbacks within a minute, and a previous one may sign
-   * them beside the current one a minute past its end, which no receiver minds.
+   * Cached for at most WEBHOOK_SECRET_TTL_MS (else every callback would cost a Secrets Manager call),
+   * and only under the rotation the caller read with the merchant (`rotatedAt`): a secret rotated
+   * in another function signs this container's next callback, as its new rotation time misses the
+   * cache. A previous one may sign beside the current one a minute past its end, which no receiver minds.
    */
-  async webhookSecretsOf(merchantKey: string, now: Date): Promise<readonly string[]> {
+  async webhookSecretsOf(merchantKey: string, now: Date, rotatedAt?: string): Promise<readonly string[]> {
     const at = this.clock.now().getTime();
     const hit = this.webhookEntries.get(merchantKey);
-    if (hit && hit.until > at) return hit.secrets;
-    const secrets = await this.inner.webhookSecretsOf(merchantKey, now);
+    if (hit && hit.until > at && hit.rotatedAt === rotatedAt) return hit.secrets;
+    const secrets = await this.inner.webhookSecretsOf(merchantKey, now, rotatedAt);
     if (this.webhookEntries.size >= this.maxEntries) {
       const oldest = this.webhookEntries.keys().next().value;
       if (oldest !== undefined) this.webhookEntries.delete(oldest);
     }
     this.webhookEntries.delete(merchantKey);
-    this.webhookEntries.set(merchantKey, { secrets, until: at + Math.min(this.ttlMs, WEBHOOK_SECRET_TTL_MS) });
+    this.webhookEntries.set(merchantKey, { secrets, until: at + Math.min(this.ttlMs, WEBHOOK_SECRET_TTL_MS), rotatedAt });
     return secrets;
   }
 
