@@ -20,8 +20,8 @@ Commands:
                                   else generated. Prints {"username","password","role"}.
   set-role NAME ROLE              Change an operator's role; it applies from their next sign-in.
                                   Prints {"username","role"}.
-  unlock NAME                     Lift the lock of a user name after ${SIGN_IN_LOCKOUT.maxFailures} wrong passwords in a row (it
-                                  ends by itself after ${SIGN_IN_LOCKOUT.lockSeconds / 60} minutes). Prints {"username","unlocked"}.
+  unlock NAME                     Lift the waits of a user name, from every address, after ${SIGN_IN_LOCKOUT.maxFailures} wrong passwords in a row
+                                  (a wait starts at ${SIGN_IN_LOCKOUT.firstLockSeconds / 60} minute and doubles with each further one). Prints {"username","unlocked"}.
   list                            Print every operator: {"username","role","lockedUntil"?}.
 
 Roles (each includes the one before it; lib/operator-roles.ts):

@@ -109,8 +109,11 @@ export const ERRORS = {
   OPERATOR_LOCKED: {
     code: 401002,
     httpStatus: 401,
-    message: 'Too many failed sign-ins: this user name is locked for 30 minutes.',
-    when: 'Admin portal sign-in on the local runner: 5 wrong passwords in a row for this user name (whether or not such an operator exists). Wait, or have it unlocked with `npm run operator -- unlock`.',
+    message: 'Too many failed sign-ins for this user name from your address: wait a while before trying again.',
+    when:
+      'Admin portal sign-in on the local runner: 5 wrong passwords in a row for this user name from this address (whether or not such an operator exists). ' +
+      'The wait is 1 minute, doubled by each further wrong password (32 minutes at the tenth, at most 4 hours); other addresses are not affected. ' +
+      'Wait, or have it lifted with `npm run operator -- unlock`.',
   },
   FORBIDDEN: {
     code: 403000,

@@ -19,7 +19,8 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
   const password = typeof body.password === 'string' ? body.password : '';
   const missing = [...(username ? [] : [{ path: 'username', message: RULE.blank }]), ...(password ? [] : [{ path: 'password', message: RULE.blank }])];
   if (missing.length) throw invalidRequest(missing);
-  const result = await deps().operators.signIn(username.slice(0, 128), password.slice(0, 256));
+  // Failures count per user name and address (the address API Gateway or the runner saw, never a header).
+  const result = await deps().operators.signIn(username.slice(0, 128), password.slice(0, 256), event.requestContext?.http?.sourceIp);
   if (result.kind === 'locked') {
     logger.warn('operator sign-in refused: locked', { username: username.slice(0, 64) });
     throw new ApiError('OPERATOR_LOCKED');

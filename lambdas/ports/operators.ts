@@ -13,11 +13,15 @@ export type SignInResult =
   | { readonly kind: 'signed-in'; readonly token: string; readonly expiresInSeconds: number; readonly username: string; readonly role?: OperatorRole }
   /** Wrong user name or password: the same answer whether or not the operator exists. */
   | { readonly kind: 'refused' }
-  /** Too many wrong passwords in a row for this user name (known or not); no password is checked until it ends. */
+  /**
+   * Too many wrong passwords in a row for this user name (known or not) from this source address;
+   * no password is checked until the wait ends.
+   */
   | { readonly kind: 'locked' };
 
 export interface OperatorAuthenticator {
-  signIn(username: string, password: string): Promise<SignInResult>;
+  /** `source` is the client's address: failures count per address and user name. */
+  signIn(username: string, password: string, source?: string): Promise<SignInResult>;
 }
 
 /** One entry of the audit log: who did what, when, to what, and the state before and after. */

@@ -1,16 +1,18 @@
 import { performance } from 'node:perf_hooks';
-import { SIGN_IN_LOCKOUT, type LocalOperatorAuthenticator } from '../../lambdas/adapters/local/operator-auth';
+import { lockSecondsAfter, SIGN_IN_LOCKOUT, type LocalOperatorAuthenticator } from '../../lambdas/adapters/local/operator-auth';
 import { ERRORS } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { seedOperator, signInRequest, type OperatorCredentials } from '../support/admin';
 import { startTestService, type TestService } from '../support/service';
 
 /**
- * The local runner's sign-in locks a user name after 5 wrong passwords in a row, for 30 minutes
- * (PCI DSS 8.3.4), with conditional writes so that concurrent attempts all count. It answers an
- * unknown user name exactly as a known one, in what it says, when it locks and how long it takes,
- * so neither the answer nor the lock tells whether an operator exists. On AWS Cognito's own
- * protections do this per user (ADR 0019).
+ * The local runner's sign-in makes an address wait after 5 wrong passwords in a row for one user
+ * name: 1 minute, doubled by each further failure (32 minutes at the tenth, PCI DSS 8.3.4), with
+ * conditional writes so that concurrent attempts all count. Failures count per user name and source
+ * address, so a stranger cannot lock an operator (the only admin included) out of their own address.
+ * It answers an unknown user name exactly as a known one, in what it says, when it locks and how
+ * long it takes, so neither the answer nor the lock tells whether an operator exists. On AWS
+ * Cognito's own protections do this per user (ADR 0019).
  */
 const T0 = new Date('2030-09-02T10:00:00.000Z');
 const clock = new ManualClock(T0);
@@ -54,14 +56,25 @@ describe('locking a user name', () => {
     expect(await attempt(op.username, 'a-wrong-password')).toBe('locked');
   });
 
-  it('unlocks by itself after 30 minutes, with a fresh count', async () => {
+  it('waits 1 minute after the fifth failure, then twice as long after each further one; a right password after the wait gets in', async () => {
     const op = await anOperator();
     await attempts(5, op.username, 'a-wrong-password');
-    clock.advance(30 * MINUTE - 1000);
-    expect(await attempt(op.username, op.password)).toBe('locked');
-    clock.advance(1000);
-    expect(await attempts(4, op.username, 'a-wrong-password')).toEqual(['wrong', 'wrong', 'wrong', 'wrong']);
+    for (const minutes of [1, 2, 4, 8, 16, 32]) {
+      clock.advance(minutes * MINUTE - 1000);
+      expect(await attempt(op.username, op.password)).toBe('locked');
+      clock.advance(1000);
+      // The wait is over: one more wrong password doubles it.
+      if (minutes < 32) expect(await attempt(op.username, 'a-wrong-password')).toBe('locked');
+    }
     expect(await attempt(op.username, op.password)).toBe('ok');
+    expect(await attempts(4, op.username, 'a-wrong-password')).toEqual(['wrong', 'wrong', 'wrong', 'wrong']);
+  });
+
+  it('the tenth failure in a row waits at least 30 minutes, and no wait passes 4 hours', () => {
+    expect([5, 6, 7, 8, 9, 10].map(lockSecondsAfter)).toEqual([60, 120, 240, 480, 960, 1920]);
+    expect(lockSecondsAfter(10)).toBeGreaterThanOrEqual(30 * 60);
+    expect(lockSecondsAfter(4)).toBe(0);
+    expect(lockSecondsAfter(40)).toBe(4 * 3600);
   });
 
   it('a right password resets the count: only failures in a row lock', async () => {
@@ -80,6 +93,13 @@ describe('locking a user name', () => {
     expect(await attempt(op.username, op.password)).toBe('locked');
   });
 
+  it('a right password is refused while the wait lasts, whatever it is', async () => {
+    const op = await anOperator();
+    await attempts(5, op.username, 'a-wrong-password');
+    clock.advance(MINUTE - 1000);
+    expect(await attempt(op.username, op.password)).toBe('locked');
+  });
+
   it('an administrator lifts a lock (npm run operator -- unlock), and a new password does too', async () => {
     const op = await anOperator();
     await attempts(5, op.username, 'a-wrong-password');
@@ -91,14 +111,50 @@ describe('locking a user name', () => {
   });
 });
 
+describe('a stranger cannot lock an operator out', () => {
+  const STRANGER = '198.51.100.23';
+
+  it("a stranger's wrong passwords for the only admin lock the stranger's address only: the admin signs in from theirs", async () => {
+    const admin = await seedOperator(service, `only-admin-${++seeded}`, 'the-admins-long-password', 'admin');
+    const stranger = () => operators().signIn(admin.username, 'a-guess-at-the-password', STRANGER);
+    const answers = [];
+    for (let i = 0; i < 12; i++) answers.push((await stranger()).kind);
+    expect(answers).toEqual([...Array(4).fill('refused'), ...Array(8).fill('locked')]);
+    // The admin, from their own address (the runner's client here), is neither locked nor counted against.
+    expect(await attempt(admin.username, admin.password)).toBe('ok');
+    // And the stranger's address still waits, even with the right password.
+    expect((await operators().signIn(admin.username, admin.password, STRANGER)).kind).toBe('locked');
+  });
+
+  it('an address that waits for one user name does not wait for another', async () => {
+    const [a, b] = [await anOperator(), await anOperator()];
+    await attempts(5, a.username, 'a-wrong-password');
+    expect(await attempt(b.username, b.password)).toBe('ok');
+  });
+
+  it('unlock lifts the waits of every address', async () => {
+    const op = await anOperator();
+    for (let i = 0; i < 5; i++) await operators().signIn(op.username, 'a-wrong-password', STRANGER);
+    await attempts(5, op.username, 'a-wrong-password');
+    await operators().unlock(op.username);
+    expect((await operators().signIn(op.username, op.password, STRANGER)).kind).toBe('signed-in');
+    expect(await attempt(op.username, op.password)).toBe('ok');
+  });
+});
+
 describe('telling nothing about who exists', () => {
   it('an unknown user name is answered the same, wrong then locked, and its lock ends the same way', async () => {
     const op = await anOperator();
     const known = await attempts(6, op.username, 'a-wrong-password');
     const unknown = await attempts(6, `nobody-${seeded}`, 'a-wrong-password');
     expect(unknown).toEqual(known);
-    clock.advance(30 * MINUTE);
-    expect(await attempt(`nobody-${seeded}`, 'a-wrong-password')).toBe('wrong');
+    clock.advance(MINUTE);
+    // After the wait, one more wrong password makes each wait twice as long, alike.
+    expect([await attempt(op.username, 'a-wrong-password'), await attempt(`nobody-${seeded}`, 'a-wrong-password')]).toEqual(['locked', 'locked']);
+    clock.advance(2 * MINUTE - 1000);
+    expect([await attempt(op.username, 'a-wrong-password'), await attempt(`nobody-${seeded}`, 'a-wrong-password')]).toEqual(['locked', 'locked']);
+    clock.advance(1000);
+    expect(await attempt(op.username, op.password)).toBe('ok');
   });
 
   it('takes as long for an unknown user name as for a known one with a wrong password (the same password hash is computed)', async () => {
@@ -134,10 +190,10 @@ describe('telling nothing about who exists', () => {
   it('keeps no password in what it stores about failures, and forgets it after a day', async () => {
     const op = await anOperator();
     await attempts(2, op.username, 'a-password-to-forget');
-    const [record] = (await service.tableItems()).filter((i) => i.pk === `OPERATOR#${op.username}` && i.sk === 'SIGNIN');
+    const [record] = (await service.tableItems()).filter((i) => i.pk === `OPERATOR#${op.username}` && String(i.sk).startsWith('SIGNIN'));
     expect(record).toEqual({
       pk: `OPERATOR#${op.username}`,
-      sk: 'SIGNIN',
+      sk: 'SIGNIN#127.0.0.1',
       kind: 'operator-sign-in',
       failures: 2,
       ttl: Math.floor(T0.getTime() / 1000) + SIGN_IN_LOCKOUT.forgetAfterSeconds,

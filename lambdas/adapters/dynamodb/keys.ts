@@ -9,8 +9,12 @@ export const key = {
   cardToken: (token: string) => ({ pk: `CARDTOKEN#${token}`, sk: 'CARDTOKEN' }),
   recurringChain: (token: string) => ({ pk: `RECURRING#${token}`, sk: 'CHAIN' }),
   operator: (username: string) => ({ pk: `OPERATOR#${username}`, sk: 'OPERATOR' }),
-  /** Failed sign-ins in a row under a user name (an operator's or not) and the lock they caused. */
-  operatorSignIn: (username: string) => ({ pk: `OPERATOR#${username}`, sk: 'SIGNIN' }),
+  /**
+   * Failed sign-ins in a row under a user name (an operator's or not) from one source address, and
+   * the wait they caused: a stranger's failures never lock the operator out of their own address.
+   */
+  operatorSignIn: (username: string, source: string) => ({ pk: `OPERATOR#${username}`, sk: `SIGNIN#${source}` }),
+  operatorSignInPrefix: 'SIGNIN#',
   audit: (day: string, sortKey: string) => ({ pk: `AUDIT#${day}`, sk: sortKey }),
   /** A merchant's Idempotency-Key (digest with the merchant key), for a day. */
   requestKey: (digest: string) => ({ pk: `REQUESTKEY#${digest}`, sk: 'REQUESTKEY' }),

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SignJWT, jwtVerify } from 'jose';
 import type { OperatorRole } from '../../../lib/operator-roles';
 import { systemClock, type Clock } from '../../ports/clock';
@@ -16,10 +16,20 @@ export const LOCAL_AUDIENCE = 'checkout-admin';
 const TOKEN_SECONDS = 3600;
 
 /**
- * Wrong passwords in a row before a user name is locked, and for how long (PCI DSS 8.3.4: at most
- * 10 attempts, at least 30 minutes). A failure count nobody adds to is forgotten after a day.
+ * Wrong passwords in a row, per user name and source address, before that address must wait, and
+ * the wait: one minute, doubled by every further failure (up to four hours), so the tenth failure
+ * in a row waits 32 minutes (PCI DSS 8.3.4: at most 10 attempts, then at least 30 minutes). Keyed
+ * by address as well as name so that a stranger's guesses lock only the stranger: the operator
+ * signs in from their own address meanwhile. A count nobody adds to is forgotten after a day.
  */
-export const SIGN_IN_LOCKOUT = { maxFailures: 5, lockSeconds: 30 * 60, forgetAfterSeconds: 24 * 3600 } as const;
+export const SIGN_IN_LOCKOUT = { maxFailures: 5, firstLockSeconds: 60, maxLockSeconds: 4 * 3600, forgetAfterSeconds: 24 * 3600 } as const;
+
+/** How long the `failures`-th wrong password in a row makes its address wait (0 below the limit). */
+export const lockSecondsAfter = (failures: number): number =>
+  failures < SIGN_IN_LOCKOUT.maxFailures ? 0 : Math.min(SIGN_IN_LOCKOUT.firstLockSeconds * 2 ** (failures - SIGN_IN_LOCKOUT.maxFailures), SIGN_IN_LOCKOUT.maxLockSeconds);
+
+/** A source address as a key part: what an address may hold, bounded; anything else is one bucket. */
+const sourceKey = (source: string | undefined): string => (source && /^[0-9A-Fa-f:.]{2,45}$/.test(source) ? source.toLowerCase() : 'unknown');
 
 /** Operator names: what the store accepts. Exact case: `Alice` is not `alice`. */
 const OPERATOR_NAME = /^[A-Za-z0-9._@-]{3,64}$/;
@@ -36,8 +46,9 @@ interface SignInRecord {
  * Operators of the local runner: scrypt password hashes and a role in the table, HS256 tokens
  * signed with a key of the runner's data directory and carrying the role. The runner checks these
  * tokens on the admin routes exactly where API Gateway's JWT authorizer checks Cognito's in the
- * cloud. Sign-in locks a user name after SIGN_IN_LOCKOUT.maxFailures wrong passwords in a row,
- * whether or not an operator has that name, so neither the answer nor its timing tells them apart.
+ * cloud. Sign-in makes an address wait after SIGN_IN_LOCKOUT.maxFailures wrong passwords in a row
+ * for one user name, whether or not an operator has that name, so neither the answer nor its timing
+ * tells them apart.
  */
 export class LocalOperatorAuthenticator implements OperatorAuthenticator {
   constructor(
@@ -100,9 +111,18 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
     }
   }
 
-  /** Forgets the failed sign-ins of a user name and lifts its lock. */
+  /** Forgets the failed sign-ins of a user name, from every address, and lifts their waits. */
   async unlock(username: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: key.operatorSignIn(username) }));
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :signIn)',
+        ExpressionAttributeValues: { ':pk': key.operator(username).pk, ':signIn': key.operatorSignInPrefix },
+        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of out.Items ?? []) await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } }));
   }
 
   async exists(username: string): Promise<boolean> {
@@ -127,7 +147,9 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
       start = page.LastEvaluatedKey;
     } while (start);
     const now = this.nowSeconds();
-    const locks = new Map(items.filter((i) => i.sk === 'SIGNIN').map((i) => [i.pk, i.lockedUntil as number | undefined]));
+    // The latest wait over every address, as the operator's lock.
+    const locks = new Map<unknown, number>();
+    for (const i of items.filter((i) => String(i.sk).startsWith(key.operatorSignInPrefix))) locks.set(i.pk, Math.max(locks.get(i.pk) ?? 0, (i.lockedUntil as number | undefined) ?? 0));
     return items
       .filter((i) => i.sk === 'OPERATOR')
       .map((i) => {
@@ -137,11 +159,12 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
       .sort((a, b) => a.username.localeCompare(b.username));
   }
 
-  async signIn(username: string, password: string): Promise<SignInResult> {
+  async signIn(username: string, password: string, source?: string): Promise<SignInResult> {
     const storable = OPERATOR_NAME.test(username);
+    const signInKey = key.operatorSignIn(username, sourceKey(source));
     const [record, item] = storable
       ? await Promise.all([
-          this.db.send(new GetCommand({ TableName: this.tableName, Key: key.operatorSignIn(username), ConsistentRead: true })).then((o) => o.Item as SignInRecord | undefined),
+          this.db.send(new GetCommand({ TableName: this.tableName, Key: signInKey, ConsistentRead: true })).then((o) => o.Item as SignInRecord | undefined),
           this.db.send(new GetCommand({ TableName: this.tableName, Key: key.operator(username), ConsistentRead: true })).then((o) => o.Item as { salt: string; hash: string; role?: OperatorRole } | undefined),
         ])
       : [undefined, undefined];
@@ -154,8 +177,8 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
     const correct = item !== undefined && timingSafeEqual(actual, expected);
     // A name the store would not accept is no operator's, and cannot be locked (nothing to count).
     if (!storable) return { kind: 'refused' };
-    if (!correct) return this.failed(username);
-    if (!(await this.succeeded(username))) return { kind: 'locked' };
+    if (!correct) return this.failed(signInKey);
+    if (!(await this.succeeded(signInKey))) return { kind: 'locked' };
     const token = await new SignJWT({ username, token_use: 'id', ...(item.role ? { role: item.role } : {}) })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(username)
@@ -173,10 +196,10 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
 
   /**
    * Counts a wrong password (an atomic increment, so concurrent failures all count), unless the
-   * name is locked by now; the failure that reaches the limit locks it, with a condition that is
-   * the rule: enough failures, and no lock in force.
+   * address is waiting by now; a failure at or past the limit makes it wait lockSecondsAfter(count),
+   * a wait that only ever grows (concurrent failures each set theirs; the longest stays).
    */
-  private async failed(username: string): Promise<SignInResult> {
+  private async failed(signInKey: { pk: string; sk: string }): Promise<SignInResult> {
     const now = this.nowSeconds();
     const notLocked = 'attribute_not_exists(lockedUntil) OR lockedUntil <= :now';
     let failures: number;
@@ -184,7 +207,7 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: key.operatorSignIn(username),
+          Key: signInKey,
           UpdateExpression: 'SET failures = if_not_exists(failures, :zero) + :one, #kind = :kind, #ttl = :forget',
           ConditionExpression: notLocked,
           ExpressionAttributeNames: { '#kind': 'kind', '#ttl': TTL_ATTRIBUTE },
@@ -197,33 +220,34 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
       if (isConditionFailure(e)) return { kind: 'locked' };
       throw e;
     }
-    if (failures < SIGN_IN_LOCKOUT.maxFailures) return { kind: 'refused' };
-    const until = now + SIGN_IN_LOCKOUT.lockSeconds;
+    const wait = lockSecondsAfter(failures);
+    if (wait === 0) return { kind: 'refused' };
+    const until = now + wait;
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: key.operatorSignIn(username),
-          UpdateExpression: 'SET lockedUntil = :until, #ttl = :forget REMOVE failures',
-          ConditionExpression: `failures >= :max AND (${notLocked})`,
+          Key: signInKey,
+          UpdateExpression: 'SET lockedUntil = :until, #ttl = :forget',
+          ConditionExpression: 'attribute_exists(failures) AND (attribute_not_exists(lockedUntil) OR lockedUntil < :until)',
           ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':max': SIGN_IN_LOCKOUT.maxFailures, ':now': now, ':until': until, ':forget': until + SIGN_IN_LOCKOUT.forgetAfterSeconds },
+          ExpressionAttributeValues: { ':until': until, ':forget': until + SIGN_IN_LOCKOUT.forgetAfterSeconds },
         }),
       );
     } catch (e) {
-      // Another failure locked it first (or a right password reset it): either way this one is answered as locked.
+      // A concurrent failure set a longer wait (or a right password reset the count): answered as locked all the same.
       if (!isConditionFailure(e)) throw e;
     }
     return { kind: 'locked' };
   }
 
-  /** A right password resets the count; false when a concurrent failure locked the name meanwhile. */
-  private async succeeded(username: string): Promise<boolean> {
+  /** A right password resets this address's count; false when a concurrent failure locked it meanwhile. */
+  private async succeeded(signInKey: { pk: string; sk: string }): Promise<boolean> {
     try {
       await this.db.send(
         new DeleteCommand({
           TableName: this.tableName,
-          Key: key.operatorSignIn(username),
+          Key: signInKey,
           ConditionExpression: 'attribute_not_exists(lockedUntil) OR lockedUntil <= :now',
           ExpressionAttributeValues: { ':now': this.nowSeconds() },
         }),
