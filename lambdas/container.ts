@@ -43,7 +43,7 @@ export interface Deps {
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
   /** The S2S CARD connector's parts its callback and redirect pages use; set when it is the acquirer. */
-  readonly s2sCard?: { readonly settings: S2SCardSettings; readonly records: S2SRecords };
+  readonly s2sCard?: { readonly settings: S2SCardSettings; readonly records: S2SRecords; readonly connector: S2SCardAcquirer };
 }
 
 export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids = randomIds, overrides: Partial<Deps> = {}): Deps {
@@ -51,8 +51,9 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
   const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT);
   const sandbox = new SandboxAcquirer(db, config.TABLE_NAME);
   // The stage's acquirer (config.ts refuses the sandbox on prod).
-  const s2sCard = config.ACQUIRER === 's2s-card' ? { settings: s2sCardSettings(config, secretsClient, clock), records: new S2SRecords(db, config.TABLE_NAME) } : undefined;
-  const acquirer: Acquirer = s2sCard ? new S2SCardAcquirer(s2sCard.settings, s2sCard.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) : sandbox;
+  const s2sParts = config.ACQUIRER === 's2s-card' ? { settings: s2sCardSettings(config, secretsClient, clock), records: new S2SRecords(db, config.TABLE_NAME) } : undefined;
+  const s2sCard = s2sParts ? { ...s2sParts, connector: new S2SCardAcquirer(s2sParts.settings, s2sParts.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) } : undefined;
+  const acquirer: Acquirer = s2sCard ? s2sCard.connector : sandbox;
   return {
     config,
     clock,

@@ -11,10 +11,11 @@ const text = (statusCode: number, body: 'OK' | 'ERROR'): APIGatewayProxyStructur
 
 /**
  * POST /acquirer/s2s-card/notify: the S2S CARD gateway's callbacks (the account's Notification URL).
- * The answer is the body `OK` once the callback is verified and recorded, `ERROR` (400) when it is
- * malformed, unknown or its hash is wrong; nothing is changed then. It only records the answer in the
- * connector's records and answers at once (the gateway blocks a URL that times out); the payment is
- * settled from them by the page's return and by the reconciler.
+ * A callback is a hint (notifications.ts): verified to belong to its order, then the payment is read
+ * again from the gateway and what the gateway reports is recorded in the connector's records. The
+ * answer is `OK` then, `ERROR` (400) when it is malformed, unknown, its hash is wrong or the gateway
+ * does not confirm its trans_id; nothing is changed then. The payment itself is settled from the
+ * records by the request still waiting for them, the page's return and the reconciler.
  */
 export const handler: LambdaHandler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event: APIGatewayProxyEventV2) => {
   const d = deps();
@@ -22,12 +23,13 @@ export const handler: LambdaHandler = middy<APIGatewayProxyEventV2, APIGatewayPr
   const form = formFields(event);
   if (!form) return text(400, 'ERROR');
   const { password } = await d.s2sCard.settings.credentials();
-  const result = await acceptNotification(d.s2sCard.records, password, Object.fromEntries(form));
+  const result = await acceptNotification(d.s2sCard.connector, d.s2sCard.records, password, Object.fromEntries(form));
   if (result.answer === 'ERROR') {
     // Never the fields themselves: they carry the card mask and the payer's data.
-    logger.warn('s2s-card callback refused', { why: result.why, action: form.get('action') ?? undefined });
+    logger.warn('s2s-card callback refused', { why: result.why, action: form.get('action') ?? undefined, result: form.get('result') ?? undefined });
     return text(400, 'ERROR');
   }
+  if (!result.changed) logger.info('s2s-card callback confirmed nothing new', { payment_id: result.paymentId, action: form.get('action') ?? undefined, result: form.get('result') ?? undefined });
   return text(200, 'OK');
 })
   .use(requestObservability())

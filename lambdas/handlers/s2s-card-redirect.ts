@@ -2,6 +2,7 @@ import { pageEndpoint } from '../middleware/page-endpoint';
 import { htmlResponse, newNonce, contentSecurityPolicy } from '../checkout-page/headers';
 import { renderState } from '../checkout-page/render';
 import { verifiedRedirect, type WireRedirect } from '../adapters/s2s-card/transformers';
+import { paymentIdOfKey } from '../adapters/s2s-card/records';
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -25,15 +26,20 @@ ${inputs}
 /**
  * GET /acquirer/s2s-card/redirect?r=…&s=…: sends the customer on to the gateway's 3-D Secure or
  * bank page. The redirect travels in the link, signed with a key derived from the gateway password
- * (transformers.ts), so this page can only ever post to where the gateway said.
+ * (transformers.ts), so this page can only ever post to where the gateway said, and only while the
+ * link has not expired and its attempt still waits for the customer.
  */
 export const handler = pageEndpoint(async (event, deps) => {
   const nonce = newNonce();
   const notFound = () => htmlResponse(404, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
   if (!deps.s2sCard) return notFound();
   const { password } = await deps.s2sCard.settings.credentials();
-  const redirect = verifiedRedirect(event.queryStringParameters?.r, event.queryStringParameters?.s, password);
+  const redirect = verifiedRedirect(event.queryStringParameters?.r, event.queryStringParameters?.s, password, deps.clock.now().getTime());
   if (!redirect) return htmlResponse(400, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
+  // The link lives as long as its attempt waits for the customer: once the attempt has an answer
+  // (or was closed) nobody is sent to the gateway's page with it again.
+  const attempt = await deps.s2sCard.records.entry(paymentIdOfKey(redirect.key), redirect.key);
+  if (attempt?.state !== 'action') return htmlResponse(410, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
   const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `form-action ${new URL(redirect.url).origin}`, "frame-ancestors 'none'", "base-uri 'none'"].join('; ');
   return htmlResponse(200, redirectPage(redirect, nonce), csp, false);
 });

@@ -35,7 +35,10 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      void acceptNotification(records, gateway.password, Object.fromEntries(new URLSearchParams(body))).then((r) => res.end(r.answer));
+      void acceptNotification(acquirer, records, gateway.password, Object.fromEntries(new URLSearchParams(body))).then(
+        (r) => res.end(r.answer),
+        () => res.end('ERROR'),
+      );
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
@@ -97,9 +100,12 @@ describe('the S2S CARD connector on the wire', () => {
     expect(url.origin).toBe(new URL(request.returnUrl).origin);
     expect(url.pathname).toBe('/acquirer/s2s-card/redirect');
     const { verifiedRedirect } = await import('../../lambdas/adapters/s2s-card/transformers');
-    const redirect = verifiedRedirect(url.searchParams.get('r') ?? undefined, url.searchParams.get('s') ?? undefined, gateway.password);
-    expect(redirect).toMatchObject({ method: 'POST', url: `${gateway.origin}/acs/${outcome.acquirerRef}`, params: { MD: outcome.acquirerRef } });
-    expect(verifiedRedirect(url.searchParams.get('r') ?? undefined, url.searchParams.get('s') ?? undefined, 'another password')).toBeUndefined();
+    const [r, sig] = [url.searchParams.get('r') ?? undefined, url.searchParams.get('s') ?? undefined];
+    const redirect = verifiedRedirect(r, sig, gateway.password, Date.now());
+    expect(redirect).toMatchObject({ method: 'POST', url: `${gateway.origin}/acs/${outcome.acquirerRef}`, params: { MD: outcome.acquirerRef }, key: request.idempotencyKey.toLowerCase() });
+    expect(verifiedRedirect(r, sig, 'another password', Date.now())).toBeUndefined();
+    // The link expires with its attempt: 30 minutes at most.
+    expect(verifiedRedirect(r, sig, gateway.password, Date.now() + 31 * 60_000)).toBeUndefined();
   });
 
   test('a timeout of a capture leaves it unknown (thrown); a replay never sends it again and finds it done', async () => {
@@ -114,28 +120,92 @@ describe('the S2S CARD connector on the wire', () => {
     expect(gateway.transactions.get(outcome.acquirerRef)?.operations.filter((o) => o.action === 'CAPTURE')).toHaveLength(1);
   });
 
-  test('a partial refund whose callback never comes stays open: no second CREDITVOID, the late callback answers it', async () => {
+  test('a partial refund whose callback never comes is settled from the gateway\'s history: no second CREDITVOID', async () => {
     const sale = cardRequest(1);
     const outcome = await acquirer.authorize(sale);
     const refund = { idempotencyKey: `${sale.paymentId}.refund.r1`, paymentId: sale.paymentId, authorization: { idempotencyKey: sale.idempotencyKey, acquirerRef: outcome.acquirerRef }, amountMinor: 300, currency: 'EUR' };
     gateway.sendCallbacks = false;
     try {
-      await expect(acquirer.refund(refund)).rejects.toThrow();
-      expect((await acquirer.lookup(refund))?.kind).toBe('unknown');
-      await expect(acquirer.refund(refund)).rejects.toThrow();
+      expect((await acquirer.refund(refund)).kind).toBe('approved');
+      expect((await acquirer.lookup(refund))?.kind).toBe('approved');
+      expect((await acquirer.refund(refund)).kind).toBe('approved');
     } finally {
       gateway.sendCallbacks = true;
     }
     expect(gateway.requests.filter((r) => r.action === 'CREDITVOID' && r.fields.trans_id === outcome.acquirerRef)).toHaveLength(1);
-    // The gateway's callback arrives late: the refund is answered from it.
+    expect(gateway.requests.some((r) => r.action === 'GET_TRANS_DETAILS' && r.fields.trans_id === outcome.acquirerRef)).toBe(true);
+  });
+
+  test('concurrent partial refunds of one amount are each answered once, their total equal to the gateway\'s', async () => {
+    const sale = cardRequest(1);
+    const outcome = await acquirer.authorize(sale);
+    const refunds = Array.from({ length: 12 }, (_, i) => ({ idempotencyKey: `${sale.paymentId}.refund.c${i}`, paymentId: sale.paymentId, authorization: { idempotencyKey: sale.idempotencyKey, acquirerRef: outcome.acquirerRef }, amountMinor: 10, currency: 'EUR' }));
+    // Every CREDITVOID callback names only the payment, and they all arrive while the refunds are open.
+    const answers = await Promise.allSettled(refunds.map((r) => acquirer.refund(r)));
+    const settled = await Promise.all(refunds.map((r) => acquirer.lookup(r)));
+    const approved = settled.filter((o) => o?.kind === 'approved').length;
     const t = gateway.transactions.get(outcome.acquirerRef)!;
-    const { transactionHash } = await import('../../lambdas/adapters/s2s-card/hash');
-    const result = await acceptNotification(records, gateway.password, {
-      action: 'CREDITVOID', result: 'SUCCESS', status: t.status, order_id: t.orderId, trans_id: t.transId, amount: '3.00', hash: transactionHash(gateway.password, t.party, t.transId),
+    expect(t.refundedMinor).toBe(120);
+    expect(approved * 10).toBe(t.refundedMinor);
+    expect(answers.filter((a) => a.status === 'fulfilled' && a.value.kind === 'declined')).toHaveLength(0);
+  });
+
+  describe('a callback is a hint: its fields are never taken as the outcome', () => {
+    const { transactionHash } = jest.requireActual<typeof import('../../lambdas/adapters/s2s-card/hash')>('../../lambdas/adapters/s2s-card/hash');
+    async function challenged() {
+      gateway.sendCallbacks = false;
+      try {
+        const request = cardRequest(5);
+        const outcome = await acquirer.authorize(request);
+        const t = gateway.transactions.get(outcome.acquirerRef)!;
+        const genuine = { action: 'SALE', result: 'REDIRECT', status: '3DS', order_id: t.orderId, trans_id: t.transId, hash: transactionHash(gateway.password, t.party, t.transId), amount: '10.00', currency: 'EUR' };
+        return { request, t, genuine };
+      } finally {
+        gateway.sendCallbacks = true;
+      }
+    }
+
+    test.each([
+      ['SUCCESS / SETTLED', { result: 'SUCCESS', status: 'SETTLED' }],
+      ['DECLINED / DECLINED', { result: 'DECLINED', status: 'DECLINED', decline_reason: 'Forged.' }],
+      ['another amount', { result: 'SUCCESS', status: 'SETTLED', amount: '0.01' }],
+    ])('a genuine 3-D Secure callback rewritten to %s changes nothing: the gateway still says 3DS', async (_name, rewrite) => {
+      const { request, genuine } = await challenged();
+      const result = await acceptNotification(acquirer, records, gateway.password, { ...genuine, ...rewrite });
+      expect(result).toMatchObject({ answer: 'OK', changed: false });
+      expect((await records.entry(request.paymentId, request.idempotencyKey))?.state).toBe('action');
     });
-    expect(result).toEqual({ answer: 'OK', applied: true });
-    expect((await acquirer.lookup(refund))?.kind).toBe('approved');
-    expect((await acquirer.refund(refund)).kind).toBe('approved');
+
+    test('a genuine callback posted under another payment\'s order is refused, and that payment is unchanged', async () => {
+      const a = await challenged();
+      const c = await challenged();
+      await gateway.answerChallenge(a.t.transId, true);
+      const result = await acceptNotification(acquirer, records, gateway.password, { ...a.genuine, result: 'SUCCESS', status: 'SETTLED', order_id: c.t.orderId });
+      expect(result).toEqual({ answer: 'ERROR', why: 'unconfirmed' });
+      expect((await records.entry(c.request.paymentId, c.request.idempotencyKey))?.state).toBe('action');
+    });
+
+    test('a forged CREDITVOID SUCCESS refunds nothing in our records', async () => {
+      gateway.sendCallbacks = false;
+      let sale, outcome;
+      try {
+        sale = cardRequest(1);
+        outcome = await acquirer.authorize(sale);
+      } finally {
+        gateway.sendCallbacks = true;
+      }
+      const t = gateway.transactions.get(outcome.acquirerRef)!;
+      const refund = { idempotencyKey: `${sale.paymentId}.refund.f1`, paymentId: sale.paymentId, authorization: { idempotencyKey: sale.idempotencyKey, acquirerRef: t.transId }, amountMinor: 400, currency: 'EUR' };
+      // A refund of ours is open (its request lost before the gateway got it) when the forgery arrives.
+      gateway.dropNext('CREDITVOID');
+      await expect(acquirer.refund(refund)).rejects.toThrow();
+      const forged = { action: 'CREDITVOID', result: 'SUCCESS', status: 'SETTLED', order_id: t.orderId, trans_id: t.transId, amount: '4.00', hash: transactionHash(gateway.password, t.party, t.transId) };
+      expect(await acceptNotification(acquirer, records, gateway.password, forged)).toMatchObject({ answer: 'OK', changed: false });
+      expect((await records.entry(sale.paymentId, refund.idempotencyKey))?.state).toBe('sent');
+      expect(t.refundedMinor).toBe(0);
+      // Asked later, the gateway has no refund for it: never received.
+      expect(await acquirer.lookup(refund)).toBeUndefined();
+    });
   });
 
   test('a callback with a wrong hash or an unknown order is refused and changes nothing', async () => {
@@ -148,9 +218,19 @@ describe('the S2S CARD connector on the wire', () => {
       gateway.sendCallbacks = true;
     }
     const forged = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: request.idempotencyKey, trans_id: outcome.acquirerRef, hash: '0'.repeat(32) };
-    expect(await acceptNotification(records, gateway.password, forged)).toEqual({ answer: 'ERROR', why: 'bad-hash' });
-    expect(await acceptNotification(records, gateway.password, { ...forged, order_id: 'pay_unknown.1' })).toEqual({ answer: 'ERROR', why: 'unknown-order' });
+    expect(await acceptNotification(acquirer, records, gateway.password, forged)).toEqual({ answer: 'ERROR', why: 'bad-hash' });
+    expect(await acceptNotification(acquirer, records, gateway.password, { ...forged, order_id: 'pay_unknown.1' })).toEqual({ answer: 'ERROR', why: 'unknown-order' });
     expect((await records.entry(request.paymentId, request.idempotencyKey))?.state).toBe('action');
+  });
+
+  test('look-ups for the customer\'s page are coalesced per attempt: thirty returns, one gateway request', async () => {
+    const request = cardRequest(5);
+    await acquirer.authorize(request);
+    const asked = () => gateway.requests.filter((r) => r.action === 'GET_TRANS_STATUS_BY_ORDER' && r.fields.order_id === request.idempotencyKey).length;
+    const before = asked();
+    const outcomes = await Promise.all(Array.from({ length: 30 }, () => acquirer.completeAction(request)));
+    expect(asked() - before).toBe(1);
+    expect(outcomes.every((o) => o.kind === 'action')).toBe(true);
   });
 
   test('a SALE the gateway never received is found missing by lookup and barred by close; nothing resends it', async () => {

@@ -1,24 +1,28 @@
 import { hashMatches, transactionHash } from './hash';
 import { canonicalKey, paymentIdOfKey, type S2SEntry, type S2SRecords } from './records';
-import { approvedOutcome, authorizationStatus, minorOfWireAmount, reasonOf } from './transformers';
-import type { AcquirerOutcome } from '../../ports/acquirer';
+import type { S2SCardAcquirer } from './s2s-card-acquirer';
 
 /** The path the gateway account's Notification URL must name (under PUBLIC_BASE_URL). */
 export const NOTIFY_PATH = '/acquirer/s2s-card/notify';
 
 export type NotificationResult =
-  | { readonly answer: 'OK'; readonly applied: boolean }
-  | { readonly answer: 'ERROR'; readonly why: 'unknown-order' | 'bad-hash' | 'malformed' };
+  | { readonly answer: 'OK'; readonly paymentId: string; readonly changed: boolean }
+  | { readonly answer: 'ERROR'; readonly why: 'unknown-order' | 'bad-hash' | 'malformed' | 'unconfirmed' };
+
+const FOLLOW_UP_ACTIONS = new Set(['CAPTURE', 'VOID', 'CREDITVOID']);
 
 /**
- * A gateway callback (form fields): verified with Formula 2 from the trans_id it carries and the
- * payer e-mail and card digits recorded for its order, then recorded on the operation it answers,
- * forward only (a repeated or late callback changes nothing). Only final results are recorded;
- * WAITING/REDIRECT ones are acknowledged. The payment itself is settled from these records by the
- * page's return and by the reconciler, never inside the gateway's request (it blocks a URL that is
- * slow to answer).
+ * A gateway callback is a hint, never the truth. Its hash (Formula 2) signs only the trans_id with
+ * the payer's e-mail and card digits, not `result`, `status`, `amount` or `order_id`, so anyone who
+ * holds one genuine callback could rewrite those. It is therefore only checked to belong to its
+ * order (hash with the order's recorded payer, trans_id equal to the order's at the gateway), and
+ * then the payment is read again from the gateway itself: the authorization by our order id
+ * (GET_TRANS_STATUS_BY_ORDER) while it has no final answer, the follow-ups from the payment's history
+ * (GET_TRANS_DETAILS). Whatever changes is what the gateway reports; the callback's own fields change
+ * nothing. A callback whose trans_id the gateway does not confirm is refused (ERROR) and logged by the
+ * caller. Every accepted callback causes a reading, so one that changes nothing is never silence.
  */
-export async function acceptNotification(records: S2SRecords, password: string, fields: Readonly<Record<string, string>>): Promise<NotificationResult> {
+export async function acceptNotification(connector: S2SCardAcquirer, records: S2SRecords, password: string, fields: Readonly<Record<string, string>>): Promise<NotificationResult> {
   const orderId = fields.order_id;
   const transId = fields.trans_id;
   const action = (fields.action ?? '').toUpperCase();
@@ -29,36 +33,24 @@ export async function acceptNotification(records: S2SRecords, password: string, 
   if (!authorization || authorization.operation !== 'authorization') return { answer: 'ERROR', why: 'unknown-order' };
   if (!hashMatches(fields.hash, transactionHash(password, authorization.party, transId))) return { answer: 'ERROR', why: 'bad-hash' };
 
-  const result = (fields.result ?? '').toUpperCase();
-  const final = result === 'SUCCESS' || result === 'DECLINED';
-  if (!final) return { answer: 'OK', applied: false };
+  // The trans_id must be this order's: the one we recorded, or (not recorded yet, or changed by the
+  // gateway's cascading) the one the gateway reports for our order id.
+  const recorded = authorization.transId ?? authorization.outcome?.acquirerRef;
+  if (recorded !== transId && (await connector.transIdOfOrder(authorization)) !== transId) return { answer: 'ERROR', why: 'unconfirmed' };
 
-  if (action === 'SALE' || action === 'RECURRING_SALE') {
-    const read = authorizationStatus(fields.status, authorization.capture ?? true);
-    const outcome: AcquirerOutcome | undefined =
-      result === 'DECLINED' || read === 'declined'
-        ? { kind: 'declined', acquirerRef: transId, reason: reasonOf(fields) }
-        : read === 'approved'
-          ? approvedOutcome(fields, transId, authorization.storeCredential ?? false, authorization.party.email)
-          : undefined;
-    if (!outcome) return { answer: 'OK', applied: false };
-    const after = await records.advance(paymentId, authorization.key, { state: 'answered', outcome, transId });
-    return { answer: 'OK', applied: after?.outcome === outcome || JSON.stringify(after?.outcome) === JSON.stringify(outcome) };
+  const before = fingerprint(entries);
+  const settled = authorization.state === 'answered' ? authorization : await connector.rereadAuthorization(paymentId, authorization);
+  const approvedRef = settled?.outcome?.kind === 'approved' ? settled.outcome.acquirerRef : undefined;
+  const openFollowUps = Object.values(await records.entries(paymentId)).some((e) => e.operation !== 'authorization' && e.state === 'sent');
+  if (approvedRef && (FOLLOW_UP_ACTIONS.has(action) || openFollowUps)) {
+    await connector.settleFollowUps(paymentId, approvedRef, authorization.party, authorization.currency);
   }
-
-  const kinds: Readonly<Record<string, readonly S2SEntry['operation'][]>> = { CAPTURE: ['capture'], VOID: ['void'], CREDITVOID: ['refund', 'reversal'] };
-  const wanted = kinds[action];
-  if (!wanted) return { answer: 'OK', applied: false };
-  // The callback names the payment, not the follow-up: the oldest open one of that kind (and, for
-  // CREDITVOID, of that amount) is the one answered. One refund in flight per payment keeps this exact.
-  const amount = minorOfWireAmount(fields.amount, authorization.currency);
-  const open = Object.values(entries)
-    .filter((e) => wanted.includes(e.operation) && e.state === 'sent' && e.transId === transId)
-    .filter((e) => action !== 'CREDITVOID' || amount === undefined || e.operation === 'reversal' || e.amountMinor === amount)
-    .sort((a, b) => a.at.localeCompare(b.at));
-  const target = open[0];
-  if (!target) return { answer: 'OK', applied: false };
-  const outcome: AcquirerOutcome = result === 'SUCCESS' ? { kind: 'approved', acquirerRef: transId } : { kind: 'declined', acquirerRef: transId, reason: reasonOf(fields) };
-  await records.advance(paymentId, target.key, { state: 'answered', outcome });
-  return { answer: 'OK', applied: true };
+  return { answer: 'OK', paymentId, changed: fingerprint(await records.entries(paymentId)) !== before };
 }
+
+const fingerprint = (entries: Record<string, S2SEntry>): string =>
+  JSON.stringify(
+    Object.values(entries)
+      .map((e) => [e.key, e.state, e.outcome?.kind ?? ''])
+      .sort(),
+  );

@@ -39,6 +39,15 @@ export interface S2SEntry {
   readonly outcome?: AcquirerOutcome;
   /** When the request was written here (ISO). */
   readonly at: string;
+  /** Declined because the gateway refused the request before processing it (no transaction of its own). */
+  readonly refused?: boolean;
+  /**
+   * Authorizations: until when (epoch ms) a look-up at the gateway on the customer's behalf is
+   * taken; others wait for it or read what it recorded (one in flight, at most one per interval).
+   */
+  readonly lookupUntil?: number;
+  /** Authorizations: when (epoch ms) the last such look-up finished. */
+  readonly lookedAt?: number;
 }
 
 interface RecordsItem {
@@ -97,10 +106,14 @@ export class S2SRecords {
    * Moves an entry forward: from `sent` or `action` (or `barred`, when the gateway turns out to have
    * the operation after all) to the given state. Returns the entry as it is afterwards.
    */
-  async advance(paymentId: string, key: string, change: { state: S2SEntryState; outcome?: AcquirerOutcome; transId?: string }): Promise<S2SEntry | undefined> {
+  async advance(paymentId: string, key: string, change: { state: S2SEntryState; outcome?: AcquirerOutcome; transId?: string; refused?: boolean }): Promise<S2SEntry | undefined> {
     const names: Record<string, string> = { '#e': 'entries', '#k': canonicalKey(key), '#s': 'state' };
     const values: Record<string, unknown> = { ':state': change.state, ':answered': 'answered' };
     const sets = ['#e.#k.#s = :state'];
+    if (change.refused) {
+      sets.push('#e.#k.refused = :refused');
+      values[':refused'] = true;
+    }
     if (change.outcome) {
       sets.push('#e.#k.outcome = :outcome');
       values[':outcome'] = change.outcome;
@@ -125,6 +138,81 @@ export class S2SRecords {
       if (!isConditionFailure(e)) throw e;
     }
     return this.entry(paymentId, key);
+  }
+
+  /**
+   * Records the final answers of several follow-ups in one write, on condition that none of them
+   * was answered meanwhile: answers computed by counting (ledger-reading.ts) are only right
+   * together, so a reading that lost a race to another is computed again, never half applied.
+   * Returns false when the condition failed.
+   */
+  async answerTogether(paymentId: string, answers: ReadonlyMap<string, AcquirerOutcome>): Promise<boolean> {
+    if (!answers.size) return true;
+    const names: Record<string, string> = { '#e': 'entries', '#s': 'state', '#o': 'outcome' };
+    const values: Record<string, unknown> = { ':answered': 'answered', ':sent': 'sent' };
+    const sets: string[] = [];
+    const conditions: string[] = [];
+    [...answers].forEach(([key, outcome], i) => {
+      names[`#k${i}`] = canonicalKey(key);
+      values[`:o${i}`] = outcome;
+      sets.push(`#e.#k${i}.#s = :answered`, `#e.#k${i}.#o = :o${i}`);
+      conditions.push(`#e.#k${i}.#s = :sent`);
+    });
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: s2sRecordsKey(paymentId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+      return false;
+    }
+  }
+
+  /**
+   * Takes the right to ask the gateway about an authorization for the customer's page: won when no
+   * other look-up holds it (`lookupUntil` passed). The holder sets it to `until`; `release` then
+   * shortens it to the minimum interval between look-ups.
+   */
+  async takeLookup(paymentId: string, key: string, nowMs: number, untilMs: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: s2sRecordsKey(paymentId),
+          UpdateExpression: 'SET #e.#k.#l = :until',
+          ConditionExpression: 'attribute_exists(#e.#k) AND (attribute_not_exists(#e.#k.#l) OR #e.#k.#l <= :now)',
+          ExpressionAttributeNames: { '#e': 'entries', '#k': canonicalKey(key), '#l': 'lookupUntil' },
+          ExpressionAttributeValues: { ':until': untilMs, ':now': nowMs },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+      return false;
+    }
+  }
+
+  async releaseLookup(paymentId: string, key: string, untilMs: number, doneMs: number): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: s2sRecordsKey(paymentId),
+        UpdateExpression: 'SET #e.#k.#l = :until, #e.#k.#d = :done',
+        ConditionExpression: 'attribute_exists(#e.#k)',
+        ExpressionAttributeNames: { '#e': 'entries', '#k': canonicalKey(key), '#l': 'lookupUntil', '#d': 'lookedAt' },
+        ExpressionAttributeValues: { ':until': untilMs, ':done': doneMs },
+      }),
+    ).catch((e: unknown) => {
+      if (!isConditionFailure(e)) throw e;
+    });
   }
 
   private async createItem(paymentId: string): Promise<void> {

@@ -15,6 +15,7 @@ import {
   signedRedirectUrl,
   wireAmount,
 } from './transformers';
+import { followUpVerdicts, historyOf, type FollowUpVerdict, type GatewayReading } from './ledger-reading';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
 import { systemClock, type Clock } from '../../ports/clock';
 
@@ -31,6 +32,11 @@ const NOT_RECEIVED: unique symbol = Symbol('not received');
 /** How long a refund or reversal (answered ACCEPTED) is watched for its callback before it is left to reconciliation. */
 const DEFAULT_FOLLOW_UP_WAIT_MS = 5_000;
 const FOLLOW_UP_POLL_MS = 150;
+/** The least time between two look-ups of one attempt made for the customer's page. */
+export const LOOKUP_INTERVAL_MS = 2_000;
+const LOOKUP_POLL_MS = 100;
+/** How long the signed link to the gateway's 3-D Secure or bank page may be used (the attempt is closed by then). */
+export const REDIRECT_LINK_MS = 30 * 60_000;
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -140,10 +146,53 @@ export class S2SCardAcquirer implements Acquirer {
     return this.answer(request.paymentId, key, outcome, str(answer.trans_id));
   }
 
+  /**
+   * The customer is back (or their page asks again): what the gateway says of the attempt by our
+   * order id. Look-ups are coalesced per attempt, since every hit of the customer's page would
+   * otherwise be one request to the shared gateway account: one in flight at a time, at most one per
+   * LOOKUP_INTERVAL_MS. A caller that finds one in flight waits for it and takes its answer; one that
+   * comes within the interval after it waits for the interval to end (a bounded wait: the page's
+   * request). Real time, not the injected clock: this spaces network requests.
+   */
   async completeAction(ref: OperationRef): Promise<AcquirerOutcome> {
-    const entry = await this.records.entry(ref.paymentId, ref.idempotencyKey);
-    const outcome = entry ? await this.resumeAuthorization(ref.paymentId, entry) : NOT_RECEIVED;
-    return outcome === NOT_RECEIVED ? { kind: 'unknown', acquirerRef: '', reason: 'The acquirer has no operation with this key.' } : outcome;
+    const arrived = Date.now();
+    const giveUpAt = arrived + this.settings.timeoutMs + LOOKUP_INTERVAL_MS;
+    for (;;) {
+      const entry = await this.records.entry(ref.paymentId, ref.idempotencyKey);
+      if (!entry) return { kind: 'unknown', acquirerRef: '', reason: 'The acquirer has no operation with this key.' };
+      if (entry.state === 'answered' && entry.outcome) return entry.outcome;
+      const recorded = (): AcquirerOutcome => (entry.outcome && entry.state !== 'sent' ? entry.outcome : { kind: 'unknown', acquirerRef: entry.transId ?? '', reason: S2S_REASONS.noAnswer });
+      // A look-up that finished after this caller arrived answers for it too.
+      if ((entry.lookedAt ?? 0) >= arrived) return recorded();
+      const now = Date.now();
+      if (now >= giveUpAt) return recorded();
+      if (await this.records.takeLookup(ref.paymentId, entry.key, now, now + this.settings.timeoutMs)) {
+        try {
+          const outcome = await this.resumeAuthorization(ref.paymentId, entry);
+          return outcome === NOT_RECEIVED ? { kind: 'unknown', acquirerRef: '', reason: 'The acquirer has no operation with this key.' } : outcome;
+        } finally {
+          const done = Date.now();
+          await this.records.releaseLookup(ref.paymentId, entry.key, done + LOOKUP_INTERVAL_MS, done);
+        }
+      }
+      await sleep(LOOKUP_POLL_MS);
+    }
+  }
+
+  /**
+   * Reads an authorization without a final answer again from the gateway by our order id (a
+   * callback's hint) and returns its entry as recorded afterwards.
+   */
+  async rereadAuthorization(paymentId: string, entry: S2SEntry): Promise<S2SEntry | undefined> {
+    await this.resumeAuthorization(paymentId, entry);
+    return this.records.entry(paymentId, entry.key);
+  }
+
+  /** The trans_id the gateway reports for an authorization's order (GET_TRANS_STATUS_BY_ORDER); undefined when it has none. */
+  async transIdOfOrder(entry: S2SEntry): Promise<string | undefined> {
+    if (!entry.orderId) return undefined;
+    const answer = await this.byOrder(entry);
+    return answer.result === 'SUCCESS' ? str(answer.trans_id) : undefined;
   }
 
   async lookup(ref: OperationRef): Promise<AcquirerOutcome | undefined> {
@@ -211,7 +260,8 @@ export class S2SCardAcquirer implements Acquirer {
       at: this.nowIso(),
     });
     if (!won) return this.finalFollowUp(await this.resumeFollowUp(request.paymentId, entry));
-    const refuse = (reason: string) => this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: transId, reason }) as Promise<FollowUpOutcome>;
+    // Refused before it reached processing: no transaction at the gateway (ledger-reading.ts counts only its own).
+    const refuse = (reason: string) => this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: transId, reason }, undefined, true) as Promise<FollowUpOutcome>;
     if (!auth || auth.state !== 'answered' || auth.outcome?.kind !== 'approved' || !transId) return refuse('Unknown authorization.');
     let fields: Record<string, string>;
     try {
@@ -222,7 +272,8 @@ export class S2SCardAcquirer implements Acquirer {
     const { clientKey, password } = await this.settings.credentials();
     const answer = await postAction(this.settings, { ...fields, client_key: clientKey, hash: transactionHash(password, party, transId) });
     if (answer.result === 'SUCCESS') return this.answer(request.paymentId, key, { kind: 'approved', acquirerRef: str(answer.trans_id) ?? transId }) as Promise<FollowUpOutcome>;
-    if (answer.result === 'DECLINED' || isRefusal(answer)) return refuse(reasonOf(answer));
+    if (isRefusal(answer)) return refuse(reasonOf(answer));
+    if (answer.result === 'DECLINED') return this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) }) as Promise<FollowUpOutcome>;
     // ACCEPTED (CREDITVOID: the outcome comes by callback) or UNDEFINED: watch for a while, then leave it to reconciliation.
     // Real time, not the injected clock: this waits for a network callback, bounded by the function's timeout.
     const deadline = Date.now() + this.followUpWaitMs;
@@ -243,13 +294,13 @@ export class S2SCardAcquirer implements Acquirer {
   }
 
   /** Records a final or action answer (forward only) and returns what is recorded. */
-  private async answer(paymentId: string, key: string, outcome: AcquirerOutcome, transId?: string): Promise<AcquirerOutcome> {
+  private async answer(paymentId: string, key: string, outcome: AcquirerOutcome, transId?: string, refused = false): Promise<AcquirerOutcome> {
     if (outcome.kind === 'unknown') {
       if (transId) await this.records.advance(paymentId, key, { state: 'sent', transId });
       return outcome;
     }
     const state = outcome.kind === 'action' ? 'action' : 'answered';
-    const recorded = await this.records.advance(paymentId, key, { state, outcome, ...(transId ? { transId } : {}) });
+    const recorded = await this.records.advance(paymentId, key, { state, outcome, ...(transId ? { transId } : {}), ...(refused ? { refused } : {}) });
     return recorded?.state === 'answered' || recorded?.state === 'action' ? (recorded.outcome ?? outcome) : outcome;
   }
 
@@ -266,7 +317,7 @@ export class S2SCardAcquirer implements Acquirer {
       case 'REDIRECT': {
         const redirect = redirectOf(answer);
         if (!redirect) return { kind: 'unknown', acquirerRef: transId, reason: 'The acquirer asked for a redirect without an address.' };
-        return { kind: 'action', acquirerRef: transId, flow: flowOf(answer.status), url: signedRedirectUrl(new URL(returnUrl).origin, redirect, password) };
+        return { kind: 'action', acquirerRef: transId, flow: flowOf(answer.status), url: signedRedirectUrl(new URL(returnUrl).origin, redirect, password, { paymentId: entry.key.split('.')[0] ?? '', key: entry.key, expiresAtMs: this.clock.now().getTime() + REDIRECT_LINK_MS }) };
       }
       case 'ERROR':
         if (isRefusal(answer)) return { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) };
@@ -283,13 +334,7 @@ export class S2SCardAcquirer implements Acquirer {
   private async resumeAuthorization(paymentId: string, entry: S2SEntry): Promise<AcquirerOutcome | typeof NOT_RECEIVED> {
     if (entry.state === 'answered' && entry.outcome) return entry.outcome;
     if (!entry.orderId) return entry.outcome ?? { kind: 'declined', acquirerRef: '', reason: S2S_REASONS.neverSent };
-    const { clientKey, password } = await this.settings.credentials();
-    const answer = await postAction(this.settings, {
-      action: 'GET_TRANS_STATUS_BY_ORDER',
-      client_key: clientKey,
-      order_id: entry.orderId,
-      hash: orderHash(password, entry.party, entry.orderId),
-    });
+    const answer = await this.byOrder(entry);
     if (answer.result !== 'SUCCESS') {
       if (errorCode(answer) === NOT_FOUND_ERROR) return entry.state === 'barred' ? entry.outcome! : NOT_RECEIVED;
       throw new S2SCardUnavailable(`GET_TRANS_STATUS_BY_ORDER: ${reasonOf(answer)}`);
@@ -302,35 +347,60 @@ export class S2SCardAcquirer implements Acquirer {
     return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
   }
 
+  private async byOrder(entry: S2SEntry): Promise<WireAnswer> {
+    const { clientKey, password } = await this.settings.credentials();
+    return postAction(this.settings, {
+      action: 'GET_TRANS_STATUS_BY_ORDER',
+      client_key: clientKey,
+      order_id: entry.orderId ?? '',
+      hash: orderHash(password, entry.party, entry.orderId ?? ''),
+    });
+  }
+
   /**
-   * A follow-up as far as known: its recorded answer (synchronous or from the callback), else what
-   * the payment's status at the gateway proves: a capture is done once the auth is SETTLED, a void
-   * once it is VOID, a reversal once it is REVERSAL (or REFUND for a whole sale), a full refund once
-   * it is REFUND. A partial refund shows in no status: only its callback answers it. A capture or
-   * void the status shows was never applied is NOT_RECEIVED (closing it then bars it).
+   * A follow-up as far as known: its recorded answer (synchronous, or from an earlier reading), else
+   * what the gateway's own history of the payment says (GET_TRANS_DETAILS), read for every open
+   * follow-up of the payment at once and recorded together (ledger-reading.ts). NOT_RECEIVED when
+   * the gateway has no transaction left for it (closing it then bars it).
    */
   private async resumeFollowUp(paymentId: string, entry: S2SEntry): Promise<AcquirerOutcome | typeof NOT_RECEIVED> {
     if ((entry.state === 'answered' || entry.state === 'barred') && entry.outcome) return entry.outcome;
     const transId = entry.transId ?? '';
     if (!transId) return NOT_RECEIVED;
-    const { clientKey, password } = await this.settings.credentials();
-    const answer = await postAction(this.settings, { action: 'GET_TRANS_STATUS', client_key: clientKey, trans_id: transId, hash: transactionHash(password, entry.party, transId) });
-    if (answer.result !== 'SUCCESS') throw new S2SCardUnavailable(`GET_TRANS_STATUS: ${reasonOf(answer)}`);
-    const status = String(answer.status).toUpperCase();
-    const approved = (): Promise<AcquirerOutcome> => this.answer(paymentId, entry.key, { kind: 'approved', acquirerRef: transId });
-    switch (entry.operation) {
-      case 'capture':
-        if (status === 'SETTLED' || status === 'REFUND' || status === 'VOID') return approved();
-        return status === 'PENDING' ? NOT_RECEIVED : { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
-      case 'void':
-        if (status === 'VOID') return approved();
-        return status === 'SETTLED' ? NOT_RECEIVED : { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
-      case 'reversal':
-        if (status === 'REVERSAL' || status === 'REFUND') return approved();
-        return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
-      default:
-        return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+    const verdict = (await this.settleFollowUps(paymentId, transId, entry.party, entry.currency)).get(entry.key);
+    const now = await this.records.entry(paymentId, entry.key);
+    if (now?.state === 'answered' && now.outcome) return now.outcome;
+    if (verdict?.kind === 'absent') return NOT_RECEIVED;
+    return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+  }
+
+  /**
+   * Reads the payment at the gateway (GET_TRANS_DETAILS) and records the answer of every follow-up
+   * of it the reading settles, in one write; a write that lost a race to another reading is computed
+   * again from the records as they are now.
+   */
+  async settleFollowUps(paymentId: string, transId: string, party: HashParty, currency: string): Promise<ReadonlyMap<string, FollowUpVerdict>> {
+    const reading = await this.readPayment(transId, party, currency);
+    let verdicts: ReadonlyMap<string, FollowUpVerdict> = new Map();
+    for (let round = 0; round < 8; round++) {
+      const entries = Object.values(await this.records.entries(paymentId)).filter((e) => e.operation !== 'authorization' && e.transId === transId);
+      verdicts = followUpVerdicts(entries, reading);
+      const answers = new Map<string, AcquirerOutcome>();
+      for (const [key, v] of verdicts) {
+        if (v.kind === 'approved') answers.set(key, { kind: 'approved', acquirerRef: transId });
+        else if (v.kind === 'declined') answers.set(key, { kind: 'declined', acquirerRef: transId, reason: v.reason });
+      }
+      if (await this.records.answerTogether(paymentId, answers)) return verdicts;
     }
+    throw new S2SCardUnavailable('GET_TRANS_DETAILS: the records kept changing while they were settled');
+  }
+
+  /** The gateway's status and history of one payment. */
+  private async readPayment(transId: string, party: HashParty, currency: string): Promise<GatewayReading & { orderId?: string }> {
+    const { clientKey, password } = await this.settings.credentials();
+    const answer = await postAction(this.settings, { action: 'GET_TRANS_DETAILS', client_key: clientKey, trans_id: transId, hash: transactionHash(password, party, transId) });
+    if (answer.result !== 'SUCCESS') throw new S2SCardUnavailable(`GET_TRANS_DETAILS: ${reasonOf(answer)}`);
+    return { status: String(answer.status ?? ''), history: historyOf(answer.transactions, currency), orderId: str(answer.order_id) };
   }
 }
 

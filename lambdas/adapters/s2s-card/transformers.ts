@@ -188,8 +188,16 @@ export const REDIRECT_PATH = '/acquirer/s2s-card/redirect';
 
 const redirectKey = (password: string) => createHmac('sha256', password).update('s2s-card redirect v1').digest();
 
-export function signedRedirectUrl(origin: string, redirect: WireRedirect, password: string): string {
-  const payload = Buffer.from(JSON.stringify({ u: redirect.url, m: redirect.method, p: redirect.params })).toString('base64url');
+/** Which attempt a signed redirect belongs to, and until when it may be used. */
+export interface RedirectScope {
+  readonly paymentId: string;
+  /** Our idempotency key of the attempt (its order_id). */
+  readonly key: string;
+  readonly expiresAtMs: number;
+}
+
+export function signedRedirectUrl(origin: string, redirect: WireRedirect, password: string, scope: RedirectScope): string {
+  const payload = Buffer.from(JSON.stringify({ u: redirect.url, m: redirect.method, p: redirect.params, k: scope.key, x: scope.expiresAtMs })).toString('base64url');
   const signature = createHmac('sha256', redirectKey(password)).update(payload).digest('base64url');
   const url = new URL(REDIRECT_PATH, origin);
   url.searchParams.set('r', payload);
@@ -197,17 +205,22 @@ export function signedRedirectUrl(origin: string, redirect: WireRedirect, passwo
   return url.toString();
 }
 
-/** The redirect a link of ours carries, when its signature holds. */
-export function verifiedRedirect(payload: string | undefined, signature: string | undefined, password: string): WireRedirect | undefined {
+/**
+ * The redirect a link of ours carries, when its signature holds and it has not expired at `nowMs`
+ * (the caller's clock); the attempt it belongs to comes with it, so the page can also refuse a link
+ * whose attempt is over.
+ */
+export function verifiedRedirect(payload: string | undefined, signature: string | undefined, password: string, nowMs: number): (WireRedirect & { readonly key: string }) | undefined {
   if (!payload || !signature || payload.length > 16_384) return undefined;
   const expected = Buffer.from(createHmac('sha256', redirectKey(password)).update(payload).digest('base64url'));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
-    const v = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { u?: unknown; m?: unknown; p?: unknown };
+    const v = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { u?: unknown; m?: unknown; p?: unknown; k?: unknown; x?: unknown };
     if (typeof v.u !== 'string' || !/^https?:\/\//i.test(v.u)) return undefined;
+    if (typeof v.k !== 'string' || typeof v.x !== 'number' || v.x <= nowMs) return undefined;
     const params = v.p && typeof v.p === 'object' ? Object.fromEntries(Object.entries(v.p).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
-    return { url: v.u, method: v.m === 'GET' ? 'GET' : 'POST', params };
+    return { url: v.u, method: v.m === 'GET' ? 'GET' : 'POST', params, key: v.k };
   } catch {
     return undefined;
   }
