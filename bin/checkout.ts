@@ -2,11 +2,13 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CheckoutStack } from '../lib/checkout-stack';
+import { CheckoutEdgeStack, edgeStackName } from '../lib/edge-stack';
 import { STAGES, stackName, type Stage } from '../lib/naming';
 
 /**
- * `cdk synth -c stage=prod`; cdk.json sets dev as the default. The stack reads its other context
- * (`authorizationValidityDays`, per stage in cdk.json) itself, so tests that build it see the same.
+ * `cdk synth -c stage=prod`; cdk.json sets dev as the default. The stack reads its settings
+ * (lib/stages/<stage>.ts) and its other context (`authorizationValidityDays`, per stage in
+ * cdk.json) itself, so tests that build it see the same.
  */
 function stageFromContext(value: unknown): Stage {
   const stage = value ?? 'dev';
@@ -19,7 +21,10 @@ function stageFromContext(value: unknown): Stage {
 const app = new App();
 try {
   const stage = stageFromContext(app.node.tryGetContext('stage'));
-  new CheckoutStack(app, stackName(stage), { stage });
+  const stack = new CheckoutStack(app, stackName(stage), { stage });
+  // CloudFront and WAF for a domain with edge settings: a stack of their own in us-east-1 (lib/edge-stack.ts).
+  const domain = stack.settings.domain;
+  if (domain?.edge) new CheckoutEdgeStack(app, edgeStackName(stage), { stage, domain: { ...domain, edge: domain.edge } });
 } catch (e) {
   // A configuration mistake (no acquirer on prod, a bad domain…): its message, not a stack trace.
   console.error(`Cannot synthesize: ${(e as Error).message}`);

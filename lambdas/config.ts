@@ -8,6 +8,11 @@ const configSchema = z.object({
   STAGE: z._default(z.string(), 'dev'),
   /** Base of redirect_url and 3-D Secure returns; when unset, the domain API Gateway received the request on (never a header). */
   PUBLIC_BASE_URL: z.optional(z.url()),
+  /**
+   * Where the client's address comes from: API Gateway's source address, or behind CloudFront (the
+   * stack sets it with its edge stack) the CloudFront-Viewer-Address header CloudFront writes.
+   */
+  CLIENT_ADDRESS_FROM: z._default(z.enum(['api-gateway', 'cloudfront']), 'api-gateway'),
   /** The local runner's switch for its own callback receiver on loopback; ignored on AWS. */
   ALLOW_LOOPBACK_CALLBACKS: z._default(z.enum(['0', '1']), '0'),
   /** Endpoints of the local stand-ins; unset on AWS. */
@@ -37,6 +42,12 @@ const configSchema = z.object({
    */
   CALLBACK_STREAM: z._default(z.enum(['0', '1']), '0'),
   SECRET_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
+  /**
+   * Signed requests one merchant may make per second over the whole merchant API, counted in the
+   * table across every function instance (lambdas/middleware/merchant-gate.ts, ADR 0025): under a
+   * route's throttle (100 a second), so one merchant cannot take a route's capacity from the others.
+   */
+  MERCHANT_REQUESTS_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(1000)), 40),
   /**
    * Who moves the money: the simulated acquirer (`sandbox`, dev and staging) or the S2S CARD
    * gateway (`s2s-card`). prod refuses the sandbox (below, and the stack refuses it first).

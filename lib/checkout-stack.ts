@@ -15,8 +15,12 @@ import { ScheduledJobs } from './constructs/scheduled-jobs';
 import { JOBS, type JobDefinition } from './jobs';
 import { MAX_METRIC_MERCHANTS, METRIC_NAMESPACE } from '../lambdas/observability/metric-names';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { acquirerFromContext, type AcquirerChoice } from './acquirer';
+import type { AcquirerChoice } from './acquirer';
 import { StaticEgress } from './constructs/static-egress';
+import { Tracing } from './constructs/tracing';
+import { resolveStageSettings, type DomainSettings, type StageFile, type StageSettings } from './stage-settings';
+import { STAGE_FILES } from './stages';
+import { ACQUIRER_TIMEOUTS, ACQUIRER_WORK, acquirerRouteTimeoutSeconds, acquirerTimeoutEnvironment, type AcquirerTimeouts } from './time-budget';
 import type { FunctionAcquirer } from './constructs/checkout-function';
 import { merchantSecretPrefix, stackName, type Stage } from './naming';
 import { deployedRoutes, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, type RouteDefinition } from './routes';
@@ -39,43 +43,18 @@ export interface CheckoutStackProps extends StackProps {
    * Never taken from a request's headers.
    */
   readonly publicBaseUrl?: string;
-  /** Default: context `acquirer` (and `s2sCardUrl`), lib/acquirer.ts; prod has no default. */
-  readonly acquirer?: AcquirerChoice;
   /**
-   * A custom domain and its ACM certificate (same region). Default: context `domainName` and
-   * `certificateArn`, both or neither.
+   * The stage's reviewed settings: lib/stages/<stage>.ts, with the command line applied
+   * (lib/stage-settings.ts: acquirer, gateway URL, domain, kept names; refused when they would
+   * change what the file records as deployed). Only tests pass another file.
    */
-  readonly domain?: { readonly name: string; readonly certificateArn: string };
+  readonly stageFile?: StageFile;
 }
 
-/** `-c domainName=pay.example.com -c certificateArn=arn:aws:acm:…`: both or neither. */
-export function domainFromContext(node: Node): { name: string; certificateArn: string } | undefined {
-  const name = node.tryGetContext('domainName') as unknown;
-  const certificateArn = node.tryGetContext('certificateArn') as unknown;
-  if ((name === undefined || name === '') && (certificateArn === undefined || certificateArn === '')) return undefined;
-  if (typeof name !== 'string' || !/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(name)) {
-    throw new Error(`Context domainName must be a host name such as pay.example.com, got ${JSON.stringify(name)} (with -c certificateArn=…)`);
-  }
-  if (typeof certificateArn !== 'string' || !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(certificateArn)) {
-    throw new Error(`Context certificateArn must be the ACM certificate of ${name} in the stack's region (arn:aws:acm:…:certificate/…), got ${JSON.stringify(certificateArn)}`);
-  }
-  return { name: name.toLowerCase(), certificateArn };
-}
+export { domainFromContext } from './stage-settings';
 
-interface StageSettings {
-  /** Keep data, operators and logs when the stack is deleted. */
-  readonly retain: boolean;
-  /** Of every log group: the functions' and the API's access log. */
-  readonly logRetention: RetentionDays;
-  /** The functions' log level: the logger's (LOG_LEVEL) and Lambda's filter of JSON lines, the same. */
-  readonly logLevel: 'DEBUG' | 'INFO';
-}
-
-export const STAGE_SETTINGS: Readonly<Record<Stage, StageSettings>> = {
-  dev: { retain: false, logRetention: RetentionDays.ONE_MONTH, logLevel: 'DEBUG' },
-  staging: { retain: false, logRetention: RetentionDays.THREE_MONTHS, logLevel: 'INFO' },
-  prod: { retain: true, logRetention: RetentionDays.ONE_YEAR, logLevel: 'INFO' },
-};
+/** Each stage's reviewed settings (lib/stages/): retention, log level and the rest. */
+export const STAGE_SETTINGS: Readonly<Record<Stage, StageFile>> = STAGE_FILES;
 
 export const METRIC_MERCHANTS_CONTEXT = 'metricMerchants';
 const MERCHANT_KEY = /^[A-Za-z0-9-]{1,64}$/;
@@ -160,16 +139,24 @@ export class CheckoutStack extends Stack {
   readonly egress?: StaticEgress;
   /** The base of every link handed out (custom domain, context, or the API's URL). */
   readonly publicBaseUrl: string;
+  /** The stage's settings as built (lib/stages/<stage>.ts and the command line). */
+  readonly settings: StageSettings;
+  /** The acquirer timeouts every function is configured with; the acquirer routes' timeouts derive from them. */
+  readonly acquirerTimeouts: AcquirerTimeouts;
+  /** The X-Ray sampling rule of the stage's functions. */
+  readonly tracing: Tracing;
 
-  constructor(scope: Construct, id: string, { stage, routes = ROUTES, jobs = JOBS, authorizationValidityDays, publicBaseUrl, acquirer, domain, ...stackProps }: CheckoutStackProps) {
+  constructor(scope: Construct, id: string, { stage, routes = ROUTES, jobs = JOBS, authorizationValidityDays, publicBaseUrl, stageFile, ...stackProps }: CheckoutStackProps) {
     super(scope, id, { description: `Hosted checkout (${stage})`, ...stackProps });
     this.stage = stage;
-    const settings = STAGE_SETTINGS[stage];
+    // Before anything is built: prod without a real acquirer, or a silent change of a deployed fact, stops the synth here.
+    const settings = resolveStageSettings(this.node, stage, stageFile ?? STAGE_FILES[stage]);
+    this.settings = settings;
     const removalPolicy = settings.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     this.authorizationValidityDays = authorizationValidityDays ?? authorizationValidityDaysFromContext(this.node, stage);
-    // Before anything is built: prod without a real acquirer stops the synth here.
-    this.acquirer = acquirer ?? acquirerFromContext(this.node, stage);
-    const customDomain = domain ?? domainFromContext(this.node);
+    this.acquirer = settings.acquirer;
+    const customDomain: DomainSettings | undefined = settings.domain;
+    this.acquirerTimeouts = settings.acquirerTimeouts ?? ACQUIRER_TIMEOUTS;
 
     const indexes = tableIndexesFromContext(this.node.tryGetContext(TABLE_INDEXES_CONTEXT));
     const missing = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName).filter((n) => !indexes.current.includes(n));
@@ -181,15 +168,17 @@ export class CheckoutStack extends Stack {
     // A stage deployed before names were generated keeps its table and pool by naming them
     // (`-c tableName=checkout-prod -c userPoolName=Checkout-prod-operators`): without that the
     // deploy would replace them (docs/operations.md, "Stages deployed with fixed names").
-    const keptTableName = (this.node.tryGetContext('tableName') as string | undefined) || undefined;
-    const keptUserPoolName = (this.node.tryGetContext('userPoolName') as string | undefined) || undefined;
+    const keptTableName = settings.keepNames.tableName;
+    const keptUserPoolName = settings.keepNames.userPoolName;
     this.table = new CheckoutTable(this, 'Data', { retainData: settings.retain, indexes, ...(keptTableName ? { tableName: keptTableName } : {}) });
     this.merchantSecrets = new MerchantSecrets(this, 'MerchantSecrets', { prefix: merchantSecretPrefix(stage) });
     this.api = new CheckoutApi(this, 'Api', {
       apiName: stackName(stage),
       logRetention: settings.logRetention,
       logRemovalPolicy: removalPolicy,
-      domain: customDomain,
+      // Behind CloudFront the API's own domain is the origin name; the public name is CloudFront's.
+      domain: customDomain && { name: customDomain.edge?.originName ?? customDomain.name, certificateArn: customDomain.certificateArn },
+      publicName: customDomain?.name,
     });
     // Links and the portal's sign-in return are built on configuration only, never on a request.
     const publicBase = publicBaseUrl ?? (this.node.tryGetContext('publicBaseUrl') as string | undefined) ?? this.api.url;
@@ -208,7 +197,7 @@ export class CheckoutStack extends Stack {
         id: 'AwsSolutions-SMG4',
         reason: 'The gateway issues the client key and password; they are rotated with the gateway administrator, then put here (docs/operations.md, "Rotating secrets"). Secrets Manager cannot rotate them itself.',
       });
-      this.egress = new StaticEgress(this, 'AcquirerEgress', { natGateways: stage === 'prod' ? 2 : 1, logRetention: settings.logRetention, removalPolicy });
+      this.egress = new StaticEgress(this, 'AcquirerEgress', { natGateways: settings.natGateways, logRetention: settings.logRetention, removalPolicy });
       functionAcquirer = {
         name: 's2s-card',
         secret: this.acquirerSecret,
@@ -251,6 +240,10 @@ export class CheckoutStack extends Stack {
         PUBLIC_BASE_URL: publicBase,
         // The table's stream dispatcher delivers new callbacks (lib/constructs/callback-delivery.ts).
         CALLBACK_STREAM: '1',
+        // What the acquirer routes' timeouts are derived from (lib/time-budget.ts).
+        ...acquirerTimeoutEnvironment(this.acquirerTimeouts),
+        // Behind CloudFront the API sees CloudFront's address: the client's comes in CloudFront-Viewer-Address.
+        ...(customDomain?.edge ? { CLIENT_ADDRESS_FROM: 'cloudfront' } : {}),
       },
       logRetention: settings.logRetention,
       logRemovalPolicy: removalPolicy,
@@ -267,7 +260,7 @@ export class CheckoutStack extends Stack {
         entry: route.entry,
         access: route.access,
         memoryMb: route.memoryMb,
-        timeoutSeconds: route.timeoutSeconds,
+        timeoutSeconds: this.routeTimeoutSeconds(route),
         extraEnvironment: route.id === ADMIN_PORTAL_ROUTE_ID ? this.operators.portalEnvironment : undefined,
       });
       this.api.addRoute(route, routeFunction.function, this.authorizerFor(route));
@@ -284,7 +277,8 @@ export class CheckoutStack extends Stack {
     });
     this.api.addFallbackRoute(FALLBACK_ROUTE, this.fallbackFunction.function);
 
-    this.jobs = new ScheduledJobs(this, 'Jobs', { jobs, settings: functionSettings, removalPolicy });
+    this.jobs = new ScheduledJobs(this, 'Jobs', { jobs, settings: functionSettings, removalPolicy, reserveConcurrency: settings.reserveJobConcurrency });
+    this.tracing = new Tracing(this, 'Tracing', { name: stackName(stage), fixedRate: settings.traceFixedRate });
     this.jobFunctions = this.jobs.functions;
     this.alarmTopic = new AlarmTopic(this, 'Alarms', { removalPolicy });
     const relay = this.jobFunctions.get(CALLBACK_RELAY_JOB_ID);
@@ -302,7 +296,8 @@ export class CheckoutStack extends Stack {
       name: stackName(stage),
       topic: this.alarmTopic.topic,
       api: this.api,
-      routes: deployedRoutes(routes),
+      // The stage's own routes: the gateway's on an S2S CARD stage, the sandbox's elsewhere.
+      routes: deployedRoutes(routes, this.acquirer.name),
       routeFunctions: this.functions,
       otherFunctions,
       jobsDeadLetterQueue: this.jobs.deadLetterQueue,
@@ -327,7 +322,7 @@ export class CheckoutStack extends Stack {
     if (this.api.domainName) {
       new CfnOutput(this, 'DomainTarget', {
         value: this.api.domainName.regionalDomainName,
-        description: `Point ${customDomain!.name} here (CNAME, or an alias A record with hosted zone ${this.api.domainName.regionalHostedZoneId})`,
+        description: `Point ${customDomain!.edge ? `${customDomain!.edge.originName} (CloudFront's origin; ${customDomain!.name} points to the distribution of ${stackName(stage)}-edge)` : customDomain!.name} here (CNAME, or an alias A record with hosted zone ${this.api.domainName.regionalHostedZoneId})`,
       });
       new CfnOutput(this, 'DomainHostedZoneId', { value: this.api.domainName.regionalHostedZoneId });
     }
@@ -339,6 +334,13 @@ export class CheckoutStack extends Stack {
     new CfnOutput(this, 'OperatorSignInUrl', { value: this.operators.signInPagesUrl, description: "Cognito's sign-in pages for operators (the portal sends them there)" });
     const portal = routes.find((r) => r.id === ADMIN_PORTAL_ROUTE_ID);
     if (portal) new CfnOutput(this, 'AdminPortalUrl', { value: `${publicBase}${portal.path}` });
+  }
+
+  /** A route's own timeout, or for one that waits on the acquirer the time its acquirer work may take (lib/time-budget.ts). */
+  private routeTimeoutSeconds(route: RouteDefinition): number | undefined {
+    if (!route.acquirerWork) return route.timeoutSeconds;
+    if (route.timeoutSeconds !== undefined) throw new Error(`Route ${route.id}: an acquirer route's timeout is derived from the acquirer's timeouts; remove its timeoutSeconds`);
+    return acquirerRouteTimeoutSeconds(route.id, ACQUIRER_WORK[route.acquirerWork], this.acquirerTimeouts);
   }
 
   /** A new kind of `auth` fails to compile here until it is given an authorizer. */

@@ -5,6 +5,7 @@
  */
 import type { AcquirerName } from './acquirer';
 import type { OperatorRole } from './operator-roles';
+import type { AcquirerWorkKind } from './time-budget';
 import { ACCESS, NO_TABLE_ACCESS, tableAccess, type TableAccess } from './table-access';
 
 interface RouteFields {
@@ -37,7 +38,16 @@ interface RouteFields {
   /** Route-level throttling in the cloud (requests per second, burst). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly memoryMb?: number;
+  /**
+   * For a route without acquirer work; one with `acquirerWork` gets its timeout from the acquirer's
+   * timeouts (lib/time-budget.ts), never a number written here.
+   */
   readonly timeoutSeconds?: number;
+  /**
+   * The acquirer work one request does in a row (lib/time-budget.ts ACQUIRER_WORK): its function's
+   * timeout is derived from it. Every route whose access reaches the acquirer's records declares it.
+   */
+  readonly acquirerWork?: AcquirerWorkKind;
   /**
    * Served by the local runner only; the stack makes no function or route of it (the local
    * stand-in for Cognito's sign-in pages, ADR 0019).
@@ -62,12 +72,12 @@ const ADMIN_THROTTLE = { rateLimit: 20, burstLimit: 40 } as const;
 const ACQUIRER_CALLBACK_THROTTLE = { rateLimit: 200, burstLimit: 400 } as const;
 
 /** Void, refund and capture by the merchant: one payment of its own, changed around one acquirer follow-up. */
-const MERCHANT_FOLLOW_UP = tableAccess(ACCESS.requestKeyClaim, ACCESS.paymentChange, ACCESS.acquirerFollowUps);
+const MERCHANT_FOLLOW_UP = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, ACCESS.paymentChange, ACCESS.acquirerFollowUps);
 /**
  * A recurring charge: the chain, a new payment (its details and state put, then changed; the first
  * payment's read for its IP, a replay's read by query), the merchant's settings, the stored card.
  */
-const RECURRING_CHARGE = tableAccess(ACCESS.requestKeyClaim, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, {
+const RECURRING_CHARGE = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, {
   items: { PAYMENT: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], RECURRING: ['GetItem'] },
 });
 /** An operator's capture, release, void or refund (one or in bulk), written to the audit log. */
@@ -79,7 +89,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/session',
     entry: 'lambdas/handlers/create-session.ts',
-    access: { table: tableAccess(ACCESS.requestKeyClaim, { items: { PAYMENT: ['PutItem', 'Query'], CARDTOKEN: ['BatchGetItem', 'GetItem'] } }), merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, { items: { PAYMENT: ['PutItem', 'Query'], CARDTOKEN: ['BatchGetItem', 'GetItem'] } }), merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
   },
   {
@@ -97,7 +107,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'lambdas/handlers/recurring-payment.ts',
     access: { table: RECURRING_CHARGE, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
-    timeoutSeconds: 29,
+    acquirerWork: 'authorization',
   },
   {
     id: 'VoidPayment',
@@ -106,6 +116,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'lambdas/handlers/void-payment.ts',
     access: { table: MERCHANT_FOLLOW_UP, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
+    acquirerWork: 'followUp',
   },
   {
     id: 'RefundPayment',
@@ -114,16 +125,16 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'lambdas/handlers/refund-payment.ts',
     access: { table: MERCHANT_FOLLOW_UP, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
-    timeoutSeconds: 29,
+    acquirerWork: 'followUp',
   },
   {
     id: 'RetryPayment',
     method: 'POST',
     path: '/api/v1/payment/retry',
     entry: 'lambdas/handlers/retry-payment.ts',
-    access: { table: tableAccess(ACCESS.requestKeyClaim, ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, { items: { RECURRING: ['GetItem'] } }), merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, { items: { RECURRING: ['GetItem'] } }), merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
-    timeoutSeconds: 29,
+    acquirerWork: 'authorization',
   },
   {
     id: 'CapturePayment',
@@ -132,7 +143,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'lambdas/handlers/capture-payment.ts',
     access: { table: MERCHANT_FOLLOW_UP, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
-    timeoutSeconds: 29,
+    acquirerWork: 'followUp',
   },
   {
     // The platform also publishes the recurring path with a Cyrillic "с" (U+0441) as the third
@@ -146,7 +157,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'lambdas/handlers/recurring-payment.ts',
     access: { table: RECURRING_CHARGE, merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
-    timeoutSeconds: 29,
+    acquirerWork: 'authorization',
   },
   {
     id: 'CheckoutPage',
@@ -163,7 +174,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'lambdas/handlers/checkout-pay.ts',
     access: { table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerAuthorizations, ACCESS.tokenIssue, ACCESS.savedCardRead), merchantSecrets: true },
     throttle: CHECKOUT_PAGE_THROTTLE,
-    timeoutSeconds: 29,
+    acquirerWork: 'authorization',
   },
   {
     id: 'CheckoutComplete',
@@ -172,7 +183,16 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'lambdas/handlers/checkout-complete.ts',
     access: { table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerLookups, ACCESS.tokenIssue), merchantSecrets: true },
     throttle: CHECKOUT_PAGE_THROTTLE,
-    timeoutSeconds: 29,
+    acquirerWork: 'status',
+  },
+  {
+    // What the processing page polls while an attempt's outcome is open: the payment's record only.
+    id: 'CheckoutStatus',
+    method: 'GET',
+    path: '/auth/{token}/status',
+    entry: 'lambdas/handlers/checkout-status.ts',
+    access: { table: tableAccess(ACCESS.paymentRead), merchantSecrets: false },
+    throttle: CHECKOUT_PAGE_THROTTLE,
   },
   {
     id: 'SandboxChallengePage',
@@ -296,7 +316,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'operator',
-    timeoutSeconds: 29,
+    acquirerWork: 'followUp',
   },
   {
     id: 'AdminPaymentCallbacks',
@@ -339,7 +359,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'operator',
-    timeoutSeconds: 29,
+    acquirerWork: 'followUp',
   },
   {
     id: 'AdminMerchants',

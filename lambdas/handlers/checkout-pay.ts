@@ -1,5 +1,6 @@
 import { formFields, pageEndpoint } from '../middleware/page-endpoint';
 import { publicBaseUrl } from '../middleware/base-url';
+import { clientAddress } from '../middleware/client-address';
 import { respond } from '../checkout-page/respond';
 import { closeLink, openLink, pay } from '../use-cases/checkout';
 import type { BrowserInfo } from '../ports/acquirer';
@@ -45,7 +46,7 @@ export const handler = pageEndpoint(async (event, deps) => {
       email: form.get('email') ?? undefined,
       country: form.get('country') ?? undefined,
     },
-    { baseUrl: publicBaseUrl(event, deps.config.PUBLIC_BASE_URL), browser: browserInfo(form, event.headers ?? {}, event.requestContext?.http?.sourceIp) },
+    { baseUrl: publicBaseUrl(event, deps.config.PUBLIC_BASE_URL), browser: browserInfo(form, event.headers ?? {}, clientAddress(event, deps.config)) },
   );
   return respond(result, ctx);
 });

@@ -17,6 +17,11 @@ export interface CheckoutApiProps {
    * integrations only ever name the domain and survive replacing the API.
    */
   readonly domain?: { readonly name: string; readonly certificateArn: string };
+  /**
+   * The name clients use when it is not `domain.name`: CloudFront's (lib/edge-stack.ts), in front
+   * of the API's own domain. Links are built on it.
+   */
+  readonly publicName?: string;
   readonly logRetention: logs.RetentionDays;
   readonly logRemovalPolicy: RemovalPolicy;
 }
@@ -110,7 +115,7 @@ export class CheckoutApi extends Construct {
       },
     });
     if (props.domain) {
-      this.domainHost = props.domain.name;
+      this.domainHost = props.publicName ?? props.domain.name;
       this.domainName = new apigw.DomainName(this, 'Domain', {
         domainName: props.domain.name,
         certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),

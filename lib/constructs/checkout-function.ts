@@ -63,6 +63,8 @@ export interface CheckoutFunctionProps {
   readonly timeoutSeconds?: number;
   /** Configuration only this function needs, on top of `settings.environment`. */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
+  /** Concurrency set aside for this function, and its ceiling (the scheduled jobs: lib/constructs/scheduled-jobs.ts). */
+  readonly reservedConcurrency?: number;
   /** How asynchronous invocations (schedules) are retried and where failures go. */
   readonly asyncInvoke?: lambda.EventInvokeConfigOptions;
 }
@@ -132,6 +134,7 @@ export class CheckoutFunction extends Construct {
       systemLogLevelV2: lambda.SystemLogLevel.INFO,
       bundling: BUNDLING,
       environment: { ...settings.environment, ...props.extraEnvironment },
+      ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       ...(egress ? { vpc: egress.vpc, vpcSubnets: egress.subnets, securityGroups: [egress.securityGroup] } : {}),
       ...props.asyncInvoke,
     });

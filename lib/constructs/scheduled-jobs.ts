@@ -11,6 +11,14 @@ export interface ScheduledJobsProps {
   readonly jobs: readonly JobDefinition[];
   readonly settings: FunctionSettings;
   readonly removalPolicy: RemovalPolicy;
+  /**
+   * Reserve each job's concurrency at its workers per tick. The three jobs start 96 invocations
+   * every minute; unreserved, a backlog that keeps them all running (and the stream dispatcher
+   * with them) takes that much of the account's concurrency from the API's routes. Reserved, a job
+   * can never run more than its workers at once and the API keeps the rest; a run still going at the
+   * next tick shows as a throttle (the FunctionThrottles alarm) rather than an overlap.
+   */
+  readonly reserveConcurrency: boolean;
 }
 
 /**
@@ -89,6 +97,7 @@ export class ScheduledJobs extends Construct {
         entry: job.entry,
         access: job.access,
         timeoutSeconds: job.timeoutSeconds,
+        ...(props.reserveConcurrency ? { reservedConcurrency: job.workers ?? 1 } : {}),
         asyncInvoke: {
           retryAttempts: JOB_RUN_RETRIES,
           maxEventAge: staleAfter(job),

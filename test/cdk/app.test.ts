@@ -26,7 +26,7 @@ function runApp(context: Record<string, unknown>) {
 
 describe('bin/checkout.ts', () => {
   test('builds the stack of the stage given in context, named by stage, with cdk-nag passing', () => {
-    const run = runApp({ stage: 'staging', authorizationValidityDays: { staging: 3, prod: 9 } });
+    const run = runApp({ stage: 'staging', s2sCardUrl: 'https://sandbox.gateway.example.com/post', authorizationValidityDays: { staging: 3, prod: 9 } });
     try {
       if (run.status !== 0) throw new Error(`The app failed:\n${run.stderr}`);
       const stacks = Object.entries(run.read('manifest.json').artifacts as Record<string, { type: string }>)

@@ -5,11 +5,12 @@ import { FALLBACK_ROUTE } from '../../lib/routes';
 import { merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
 import { accessForAcquirer, callsAcquirer, tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
+import { ACQUIRER_TIMEOUTS, ACQUIRER_WORK, acquirerRouteTimeoutSeconds } from '../../lib/time-budget';
 import { evaluate } from '../support/iam-policy';
 import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, flatten, logicalId, resource, resourcesOfType, synthesize, testApp, type Synthesized, stageRoutes } from './synth';
 
 /** The acquirer each stage is synthesized with here (test/cdk/synth.ts). */
-const acquirerOf = (stage: Stage) => (stage === 'prod' ? 's2s-card' : 'sandbox');
+const acquirerOf = (stage: Stage) => (stage === 'dev' ? 'sandbox' : 's2s-card');
 /** Whether a function calls the acquirer (or needs its credentials): on prod it reads the gateway secret and runs in the egress VPC. */
 const usesGateway = (stage: Stage, access: FunctionAccess) => acquirerOf(stage) === 's2s-card' && (callsAcquirer(access.table) || access.acquirerCredentials === true);
 const ENI_ACTIONS = ['ec2:CreateNetworkInterface', 'ec2:DescribeNetworkInterfaces', 'ec2:DescribeSubnets', 'ec2:DeleteNetworkInterface', 'ec2:AssignPrivateIpAddresses', 'ec2:UnassignPrivateIpAddresses'];
@@ -108,7 +109,7 @@ const itemDecision = (synthesized: Synthesized, ids: FunctionIds, action: string
 function baseEnvironment(stage: Stage, ids: FunctionIds, secretId = ''): Record<string, unknown> {
   return {
     ACQUIRER: acquirerOf(stage),
-    ...(stage === 'prod' ? { S2S_CARD_URL: 'https://gateway.example.com/post', S2S_CARD_SECRET_ID: { Ref: secretId } } : {}),
+    ...(stage !== 'dev' ? { S2S_CARD_URL: 'https://gateway.example.com/post', S2S_CARD_SECRET_ID: { Ref: secretId } } : {}),
     TABLE_NAME: { Ref: ids.table },
     MERCHANT_SECRET_PREFIX: merchantSecretPrefix(stage),
     STAGE: stage,
@@ -125,6 +126,9 @@ function baseEnvironment(stage: Stage, ids: FunctionIds, secretId = ''): Record<
     PUBLIC_BASE_URL: { 'Fn::GetAtt': [expect.stringMatching(/^ApiHttpApi/), 'ApiEndpoint'] },
     // The stream dispatcher delivers new callbacks: writes that make one due leave it its lease.
     CALLBACK_STREAM: '1',
+    // The acquirer timeouts the routes' timeouts are derived from (lib/time-budget.ts).
+    S2S_CARD_TIMEOUT_MS: '8000',
+    S2S_CARD_FOLLOW_UP_WAIT_MS: '4000',
   };
 }
 
@@ -153,7 +157,8 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       declared: route,
       ids: (s: Synthesized) => routeIds(s, route.id),
       memoryMb: route.memoryMb ?? 256,
-      timeoutSeconds: route.timeoutSeconds ?? 10,
+      // An acquirer route's timeout is derived from the acquirer timeouts (test/cdk/production-shape.test.ts proves it outlives them).
+      timeoutSeconds: route.acquirerWork ? acquirerRouteTimeoutSeconds(route.id, ACQUIRER_WORK[route.acquirerWork], ACQUIRER_TIMEOUTS) : (route.timeoutSeconds ?? 10),
       extraPermissions: (): string[] => [],
       extraEnvironment: (s: Synthesized): Record<string, unknown> =>
         route.id === ADMIN_PORTAL_ROUTE_ID

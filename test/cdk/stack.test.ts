@@ -23,9 +23,9 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
       AdminPortalUrl: expect.objectContaining({ Value: { 'Fn::Join': ['', [apiUrl, ADMIN_PORTAL_PATH]] } }),
       AlarmTopicArn: expect.objectContaining({ Value: { Ref: logicalId(stack.alarmTopic.topic) } }),
       DashboardName: expect.objectContaining({ Value: stackName(stage) }),
-      Acquirer: expect.objectContaining({ Value: stage === 'prod' ? 's2s-card' : 'sandbox' }),
+      Acquirer: expect.objectContaining({ Value: stage === 'dev' ? 'sandbox' : 's2s-card' }),
       PublicBaseUrl: expect.objectContaining({ Value: apiUrl }),
-      ...(stage === 'prod'
+      ...(stage !== 'dev'
         ? {
             S2SCardUrl: expect.objectContaining({ Value: 'https://gateway.example.com/post' }),
             S2SCardSecretArn: expect.objectContaining({ Value: { Ref: logicalId(stack.acquirerSecret!) } }),
@@ -49,7 +49,7 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
 
   test('creates no merchant secret (they belong to the merchant CLI), only the gateway credentials with the S2S CARD connector, and no key but the alarm topic\'s', () => {
     const { stack, template } = synthesize(stage);
-    template.resourceCountIs('AWS::SecretsManager::Secret', stage === 'prod' ? 1 : 0);
+    template.resourceCountIs('AWS::SecretsManager::Secret', stage === 'dev' ? 0 : 1);
     template.resourceCountIs('AWS::KMS::Key', 1);
     expect(stack.callbackDelivery?.alarmKey).toBeDefined();
   });

@@ -18,8 +18,8 @@ const GATEWAY = { acquirer: 's2s-card', s2sCardUrl: 'https://gateway.example.com
 const DOMAIN = { domainName: 'pay.example.com', certificateArn: 'arn:aws:acm:eu-central-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666' };
 
 describe('prod needs a real acquirer', () => {
-  test('without one the synth stops with a message that says what to pass', () => {
-    expect(build('prod', {})).toThrow(/Stage prod needs a real acquirer: pass -c acquirer=s2s-card -c s2sCardUrl=https:\/\//);
+  test('without the gateway URL (lib/stages/prod.ts leaves it to the command line) the synth stops with a message that says what to pass', () => {
+    expect(build('prod', {})).toThrow(/Stage prod runs on the S2S CARD gateway and needs its URL: write acquirer.url in lib\/stages\/prod.ts or pass -c s2sCardUrl=https:\/\//);
   });
 
   test('the sandbox is refused on prod, and an unknown acquirer anywhere', () => {

@@ -75,16 +75,16 @@ afterAll(cleanUpTestApps);
  * without bundling: no stack is listed in `aws:cdk:bundling-stacks`, so esbuild never runs. CDK's
  * CloudFormation schema validation (about ten seconds) is left to app.test.ts, which runs the real app.
  */
-/** The routes a stage deploys as the tests synthesize it: the sandbox's on dev and staging, the connector's on prod. */
-export const stageRoutes = (stage: Stage): RouteDefinition[] => deployedRoutes(ROUTES, stage === 'prod' ? 's2s-card' : 'sandbox');
+/** The routes a stage deploys as the tests synthesize it: the sandbox's on dev, the connector's on staging and prod (lib/stages). */
+export const stageRoutes = (stage: Stage): RouteDefinition[] => deployedRoutes(ROUTES, stage === 'dev' ? 'sandbox' : 's2s-card');
 
-/** prod has no default acquirer: the tests synthesize it with the S2S CARD connector, as a deploy would. */
+/** staging and prod run on the S2S CARD connector, whose URL lib/stages leaves to the command line: the tests give it, as a deploy would. */
 export const PROD_ACQUIRER_CONTEXT = { acquirer: 's2s-card', s2sCardUrl: 'https://gateway.example.com/post' } as const;
 
 export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[]; jobs?: readonly JobDefinition[]; context?: Record<string, unknown> } = {}): Synthesized {
   const routes = options.routes ?? ROUTES;
   const jobs = options.jobs ?? JOBS;
-  const context = { ...(stage === 'prod' ? PROD_ACQUIRER_CONTEXT : {}), ...options.context };
+  const context = { ...(stage === 'dev' ? {} : PROD_ACQUIRER_CONTEXT), ...options.context };
   const key = JSON.stringify([stage, routes, jobs, context]);
   const cached = cache.get(key);
   if (cached) return cached;
