@@ -67,6 +67,10 @@ const configSchema = z.object({
   S2S_CARD_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(500), z.lte(20_000)), 15_000),
   /** How long a refund answered ACCEPTED waits in the request for its callback before it is left to reconciliation. */
   S2S_CARD_FOLLOW_UP_WAIT_MS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(10_000)), 5_000),
+  /** Where the audit chain's heads are exported: the Object Lock bucket on AWS (lib/constructs/audit-anchor.ts) ... */
+  AUDIT_ANCHOR_BUCKET: z.optional(z.string().check(z.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/))),
+  /** ... or a folder of the data directory (the local runner). */
+  AUDIT_ANCHOR_DIR: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type Config = z.infer<typeof configSchema>;

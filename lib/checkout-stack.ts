@@ -12,7 +12,8 @@ import { MerchantSecrets } from './constructs/merchant-secrets';
 import { Monitoring } from './constructs/monitoring';
 import { OperatorPool } from './constructs/operator-pool';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
-import { JOBS, type JobDefinition } from './jobs';
+import { AUDIT_ANCHOR_JOB_ID, JOBS, type JobDefinition } from './jobs';
+import { AuditAnchor, auditAnchorRetentionDaysFromContext } from './constructs/audit-anchor';
 import { MAX_METRIC_MERCHANTS, METRIC_NAMESPACE } from '../lambdas/observability/metric-names';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { AcquirerChoice } from './acquirer';
@@ -126,6 +127,8 @@ export class CheckoutStack extends Stack {
   readonly authorizationValidityDays: number;
   /** The fast path and alarms of callback delivery; absent only when a test deploys other jobs. */
   readonly callbackDelivery?: CallbackDelivery;
+  /** The write-once bucket of the audit chain's heads; absent only when a test deploys other jobs. */
+  readonly auditAnchor?: AuditAnchor;
   /** The topic every alarm notifies. */
   readonly alarmTopic: AlarmTopic;
   /** The alarms and the dashboard. */
@@ -280,6 +283,8 @@ export class CheckoutStack extends Stack {
     this.jobs = new ScheduledJobs(this, 'Jobs', { jobs, settings: functionSettings, removalPolicy, reserveConcurrency: settings.reserveJobConcurrency });
     this.tracing = new Tracing(this, 'Tracing', { name: stackName(stage), fixedRate: settings.traceFixedRate });
     this.jobFunctions = this.jobs.functions;
+    const anchorExporter = this.jobFunctions.get(AUDIT_ANCHOR_JOB_ID);
+    if (anchorExporter) this.auditAnchor = new AuditAnchor(this, 'AuditAnchor', { retentionDays: auditAnchorRetentionDaysFromContext(this.node, stage), exporter: anchorExporter });
     this.alarmTopic = new AlarmTopic(this, 'Alarms', { removalPolicy });
     const relay = this.jobFunctions.get(CALLBACK_RELAY_JOB_ID);
     if (relay) {

@@ -30,6 +30,9 @@ export interface JobDefinition {
  */
 export const JOB_WORKERS = 32;
 
+/** The job that exports the audit chain's heads; the stack gives it the anchor bucket (lib/constructs/audit-anchor.ts). */
+export const AUDIT_ANCHOR_JOB_ID = 'ExportAuditAnchors';
+
 export const JOBS: readonly JobDefinition[] = [
   {
     id: 'ReconcileAttempts',
@@ -65,6 +68,16 @@ export const JOBS: readonly JobDefinition[] = [
     workers: JOB_WORKERS,
     description: 'Delivers due merchant callbacks from the outbox: retries, and anything the stream missed',
     localEverySeconds: 2,
+  },
+  {
+    id: AUDIT_ANCHOR_JOB_ID,
+    entry: 'lambdas/handlers/audit-anchor-job.ts',
+    // Hourly: a checkpoint of today's head, and each closed day's final head, to the Object Lock
+    // bucket (lib/constructs/audit-anchor.ts): a rewrite of the log is caught within the hour.
+    everyMinutes: 60,
+    access: { table: tableAccess(ACCESS.auditRead), merchantSecrets: false },
+    timeoutSeconds: 60,
+    description: 'Exports the audit chain\'s heads to the write-once anchor bucket',
   },
 ];
 

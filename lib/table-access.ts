@@ -118,6 +118,8 @@ export const ACCESS = {
    * every writer also holds an explicit Deny (tablePolicy).
    */
   auditAppend: { items: { AUDIT: ['PutItem', 'Query'], AUDITID: ['GetItem', 'PutItem'] } },
+  /** Reading a day's chain of audit entries (its head, or all of it): queries of the day's partition only. */
+  auditRead: { items: { AUDIT: ['Query'] } },
   /** An operator page's audit history of one payment or merchant (the AUDITOF# partitions of the lookup index, then the entries by key). */
   auditHistory: { items: { AUDIT: ['BatchGetItem'] }, indexes: ['lookup'] },
 } as const satisfies Record<string, TableAccessPart>;

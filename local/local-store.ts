@@ -6,6 +6,8 @@ import { startLocalBackend, backendEnvironment, type LocalBackend } from './back
 export const dataDirectory = (): string => resolve(process.env.DATA_DIR ?? '.data');
 
 const backendFile = (dataDir: string) => join(dataDir, 'backend.json');
+/** The local runner's anchor store (lambdas/adapters/local/file-audit-anchors.ts): the S3 bucket's stand-in. */
+export const auditAnchorDirectory = (dataDir: string): string => join(dataDir, 'audit-anchors');
 
 interface RunningBackend {
   pid: number;
@@ -42,7 +44,7 @@ export async function openLocalStore(dataDir = dataDirectory()): Promise<{ env: 
     const running = JSON.parse(readFileSync(file, 'utf8')) as RunningBackend;
     if (alive(running.pid)) {
       return {
-        env: backendEnvironment({ ...running, operatorKey: new Uint8Array(32), close: async () => undefined }),
+        env: { ...backendEnvironment({ ...running, operatorKey: new Uint8Array(32), close: async () => undefined }), AUDIT_ANCHOR_DIR: auditAnchorDirectory(dataDir) },
         close: async () => undefined,
         runnerPid: running.pid,
       };
@@ -50,5 +52,5 @@ export async function openLocalStore(dataDir = dataDirectory()): Promise<{ env: 
   }
   const backend = await startLocalBackend({ dataDir });
   if (backend.indexRepair) console.error(backend.indexRepair); // stderr: the tools' stdout is their answer.
-  return { env: backendEnvironment(backend), close: () => backend.close() };
+  return { env: { ...backendEnvironment(backend), AUDIT_ANCHOR_DIR: auditAnchorDirectory(dataDir) }, close: () => backend.close() };
 }

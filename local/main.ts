@@ -11,7 +11,7 @@ import { createMerchant, rotateWebhookSecret, showMerchant, webhookSecretOf, Mer
 import { localRoutes } from '../lib/routes';
 import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
-import { announceBackend, dataDirectory } from './local-store';
+import { announceBackend, auditAnchorDirectory, dataDirectory } from './local-store';
 import { startScheduler } from './scheduler';
 import { JOBS } from '../lib/jobs';
 
@@ -31,7 +31,10 @@ async function main(): Promise<void> {
   // Links are built on configuration only, never on a request's Host header: here, the listening address.
   const publicBase = process.env.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
   // Callbacks to loopback are refused everywhere but here, where `npm run receiver` listens on localhost.
-  Object.assign(process.env, backendEnvironment(backend, { PUBLIC_BASE_URL: publicBase, ALLOW_LOOPBACK_CALLBACKS: process.env.ALLOW_LOOPBACK_CALLBACKS ?? '1' }));
+  Object.assign(
+    process.env,
+    backendEnvironment(backend, { PUBLIC_BASE_URL: publicBase, ALLOW_LOOPBACK_CALLBACKS: process.env.ALLOW_LOOPBACK_CALLBACKS ?? '1', AUDIT_ANCHOR_DIR: auditAnchorDirectory(dataDir) }),
+  );
   const config = readConfig();
   const deps = localDeps(backend, config);
   setDeps(deps);

@@ -1,4 +1,7 @@
-import { auditMerchantChange, createMerchantAudited, rotatePasswordAudited, rotateWebhookSecretAudited, verifyAuditDays } from '../lambdas/use-cases/admin';
+import { auditMerchantChange, createMerchantAudited, rotatePasswordAudited, rotateWebhookSecretAudited } from '../lambdas/use-cases/admin';
+import { auditAnchorStore } from '../lambdas/adapters/audit-anchor-store';
+import type { AuditAnchorStore } from '../lambdas/ports/audit-anchors';
+import { dayIsWhole, verifyAnchoredDays } from '../lambdas/use-cases/audit-anchors';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -65,8 +68,12 @@ Callbacks (the server-to-server notifications posted to the merchant's notificat
 
 Audit log:
   verify-audit [DAY ...]          Walk each day's chain of audit entries (YYYY-MM-DD; default: the
-                                  last 7 days) and print {"ok","days":[{"day","entries","break"?}]};
-                                  a changed, removed or reordered entry is a break: exit 1.
+                                  last 7 days), its link to the previous day's head, and its entries
+                                  against the anchors exported to the write-once store; print
+                                  {"ok","days":[{"day","entries","break"?,"anchor":{"status",...}}]}.
+                                  A changed, removed or reordered entry is a break, a day rewritten
+                                  whole an anchor that differs, a closed day without its anchor a
+                                  missing one: exit 1. Days before the first anchor are unanchored.
   verify-audit --day DAY          The same for one day;
   verify-audit --from DAY [--to DAY]
                                   for every day of a range (to: today by default; at most 366).
@@ -473,6 +480,9 @@ function deadText(listed: { merchant_key: string; callbacks: readonly DeadCallba
 
 const asJson = (value: unknown): string => JSON.stringify(value, null, 2);
 
+/** A stage deployed before anchoring has no bucket: its days verify by their chains alone, `unanchored`. */
+const NO_ANCHORS: AuditAnchorStore = { write: () => Promise.reject(new Error('no anchor store')), ofDay: async () => [], firstDay: async () => undefined };
+
 /** Runs a parsed command; resolves with what to print. */
 async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.ProcessEnv): Promise<string> {
   const key = command.key as string;
@@ -520,13 +530,18 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
     case 'migrate-indexes':
       return asJson(await migrateIndexKeys(deps.db, deps.config.TABLE_NAME));
     case 'verify-audit': {
-      const days = await verifyAuditDays(deps, command.days ?? []);
-      const ok = days.every((d) => !d.break);
+      // The chains, their links across days, and the anchors exported for them (the stage's bucket, the runner's folder).
+      const anchors = deps.config.AUDIT_ANCHOR_BUCKET || deps.config.AUDIT_ANCHOR_DIR ? auditAnchorStore(deps.config) : NO_ANCHORS;
+      const days = await verifyAnchoredDays({ audit: deps.audit, anchors, clock: deps.clock }, command.days ?? []);
+      const ok = days.every(dayIsWhole);
       const report = asJson({ ok, days });
-      if (!ok) {
-        const first = days.find((d) => d.break)!;
-        throw new CommandFailure(`${report}\naudit chain broken on ${first.day} at entry ${first.break!.seq}: ${first.break!.problem} (expected ${first.break!.expected}, found ${first.break!.found})`);
+      const broken = days.find((d) => d.break);
+      if (broken) {
+        const b = broken.break!;
+        throw new CommandFailure(`${report}\naudit chain broken on ${broken.day} at entry ${b.seq}: ${b.problem} (expected ${b.expected}, found ${b.found})`);
       }
+      const unanchored = days.find((d) => !dayIsWhole(d));
+      if (unanchored) throw new CommandFailure(`${report}\naudit anchor ${unanchored.anchor.status} on ${unanchored.day}: ${unanchored.anchor.problem}`);
       return report;
     }
   }

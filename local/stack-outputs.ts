@@ -32,6 +32,8 @@ export function environmentFromOutputs(stage: string, outputs: Readonly<Record<s
     ACQUIRER: outputs.Acquirer ?? 'sandbox',
     ...(outputs.S2SCardUrl ? { S2S_CARD_URL: outputs.S2SCardUrl } : {}),
     ...(outputs.S2SCardSecretArn ? { S2S_CARD_SECRET_ID: outputs.S2SCardSecretArn } : {}),
+    // verify-audit checks the chain against the anchors exported there.
+    ...(outputs.AuditAnchorBucket ? { AUDIT_ANCHOR_BUCKET: outputs.AuditAnchorBucket } : {}),
   };
 }
 

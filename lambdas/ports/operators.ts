@@ -42,6 +42,12 @@ export interface AuditEntry {
   readonly seq?: number;
   readonly prevHash?: string;
   readonly hash?: string;
+  /**
+   * On a day's first entry only: the earlier day and entry whose hash `prevHash` is (the previous
+   * day's head), so the days form one chain. Absent on a chain start (prevHash GENESIS).
+   */
+  readonly prevDay?: string;
+  readonly prevSeq?: number;
 }
 
 /** Append-only: there is no way to change or remove an entry. */
@@ -52,4 +58,6 @@ export interface AuditLog {
   forTarget(target: string, limit: number): Promise<AuditEntry[]>;
   /** Every entry of one day (YYYY-MM-DD) in chain order, to verify it. */
   day(day: string): Promise<AuditEntry[]>;
+  /** The last entry of one day's chain (its head), read consistently; undefined for a day without entries. */
+  head(day: string): Promise<AuditEntry | undefined>;
 }

@@ -1,6 +1,6 @@
 import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../../lib/checkout-stack';
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
-import { JOBS } from '../../lib/jobs';
+import { AUDIT_ANCHOR_JOB_ID, JOBS } from '../../lib/jobs';
 import { FALLBACK_ROUTE } from '../../lib/routes';
 import { merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
 import { accessForAcquirer, callsAcquirer, tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
@@ -183,8 +183,12 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       ids: (s: Synthesized) => jobIds(s, job.id),
       memoryMb: 256,
       timeoutSeconds: job.timeoutSeconds,
-      extraPermissions: sendToDeadLetterQueue,
-      extraEnvironment: (): Record<string, unknown> => ({}),
+      // The anchor export alone puts to the anchor bucket, under its prefix (test/cdk/audit-anchor.test.ts).
+      extraPermissions: (s: Synthesized) => [
+        ...sendToDeadLetterQueue(s),
+        ...(job.id === AUDIT_ANCHOR_JOB_ID ? [`s3:PutObject \${${logicalId(s.stack.auditAnchor!.bucket)}.Arn}/audit-anchors/*`] : []),
+      ],
+      extraEnvironment: (s: Synthesized): Record<string, unknown> => (job.id === AUDIT_ANCHOR_JOB_ID ? { AUDIT_ANCHOR_BUCKET: { Ref: logicalId(s.stack.auditAnchor!.bucket) } } : {}),
     })),
   ];
 

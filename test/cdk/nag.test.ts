@@ -11,7 +11,9 @@ import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, synthesize, type Synthesized 
  * - APIG4: merchant routes check a request signature in the function, shopper-facing pages are
  *   public by design, and the admin portal page is how an operator reaches the sign-in pages.
  * - IAM5: `*` for X-Ray and Lambda's network interfaces in the egress VPC (no resource-level
- *   permissions) and the merchant secret name prefix.
+ *   permissions), the merchant secret name prefix and the audit anchors' object prefix.
+ * - S1: the audit anchor bucket keeps no server access log (a log bucket would not be write-once;
+ *   every anchor is, and verify-audit reads every version).
  * - SMG4: the S2S CARD gateway issues its credentials; Secrets Manager cannot rotate them.
  * - SQS3: the queue without a dead-letter queue is the jobs' dead-letter queue.
  * Node.js 24 is the newest Lambda runtime, so L1 no longer needs an acknowledgment.
@@ -19,6 +21,7 @@ import { ACCESS_MATRIX_JOBS, ACCESS_MATRIX_ROUTES, synthesize, type Synthesized 
 const ACKNOWLEDGEABLE_RULES = [
   'AwsSolutions-APIG4',
   'AwsSolutions-IAM5',
+  'AwsSolutions-S1',
   'AwsSolutions-SMG4',
   'AwsSolutions-SQS3',
 ];

@@ -25,6 +25,7 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
       DashboardName: expect.objectContaining({ Value: stackName(stage) }),
       Acquirer: expect.objectContaining({ Value: stage === 'dev' ? 'sandbox' : 's2s-card' }),
       PublicBaseUrl: expect.objectContaining({ Value: apiUrl }),
+      AuditAnchorBucket: expect.objectContaining({ Value: { Ref: logicalId(stack.auditAnchor!.bucket) } }),
       ...(stage !== 'dev'
         ? {
             S2SCardUrl: expect.objectContaining({ Value: 'https://gateway.example.com/post' }),

@@ -9,7 +9,11 @@ import { handler as captureJob } from '../../lambdas/handlers/capture-job';
 import { handler as reconcileJob } from '../../lambdas/handlers/reconcile-job';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
-import { JOBS } from '../../lib/jobs';
+import { AUDIT_ANCHOR_JOB_ID, JOBS } from '../../lib/jobs';
+import { handler as anchorJob } from '../../lambdas/handlers/audit-anchor-job';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { lambdaContext } from '../../local/lambda-context';
 import { receivingMerchants } from '../support/callback-receiver';
 import { IDEMPOTENCY_KEY_HEADER } from '../../lambdas/domain/request-key';
@@ -32,13 +36,16 @@ const MINUTE = 60_000;
 const clock = new ManualClock(T0);
 let service: TestService;
 const merchants = receivingMerchants(() => service, 'Table Access Shop');
+/** The anchor export's store (the S3 bucket's stand-in); the job's table calls are what is checked. */
+const anchorDir = mkdtempSync(join(tmpdir(), 'checkout-table-access-anchors-'));
 
 beforeAll(async () => {
-  service = await startTestService({ clock, env: { CALLBACK_TIMEOUT_MS: '300', CALLBACK_FIRST_RETRY_MS: '100' } });
+  service = await startTestService({ clock, env: { CALLBACK_TIMEOUT_MS: '300', CALLBACK_FIRST_RETRY_MS: '100', AUDIT_ANCHOR_DIR: anchorDir } });
 });
 afterAll(async () => {
   await merchants.close();
   await service.close();
+  rmSync(anchorDir, { recursive: true, force: true });
 });
 
 /** Runs a handler as the function `id` (a job id, or the dispatcher), with its Lambda context. */
@@ -195,6 +202,14 @@ test('a 3-D Secure challenge on a session asking for a token and a chain: the an
   expect(await statusOf(service, shop, session.paymentId)).toMatchObject({ status: 'settled', card_token: expect.any(String), recurring_token: expect.any(String) });
   expect(calls('SandboxChallengeAnswer')).toContain('SandboxChallengeAnswer PutItem SANDBOX-CREDENTIAL#');
   expect(calls('CheckoutComplete')).toEqual(expect.arrayContaining(['CheckoutComplete PutItem CARDTOKEN#', 'CheckoutComplete PutItem RECURRING#']));
+});
+
+test('the audit anchor export reads the days\' heads and nothing else', async () => {
+  const { shop } = await merchants.merchant();
+  await service.deps.audit.append({ id: `table-access-${shop.merchant_key}`, at: clock.now().toISOString(), actor: 'cli:test', action: 'merchant.settings', target: shop.merchant_key, targetKind: 'merchant', outcome: 'done' });
+  const report = await runAs(AUDIT_ANCHOR_JOB_ID, anchorJob);
+  expect(report.written).toEqual(expect.arrayContaining([expect.stringMatching(/checkpoint at entry \d+$/)]));
+  expect(calls(AUDIT_ANCHOR_JOB_ID)).toEqual([`${AUDIT_ANCHOR_JOB_ID} Query AUDIT#`]);
 });
 
 test('every job and the dispatcher stayed within its grant', () => {

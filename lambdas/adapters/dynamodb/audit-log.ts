@@ -3,7 +3,7 @@ import type { AuditEntry, AuditLog } from '../../ports/operators';
 import { LOOKUP_INDEX, key, withoutStorageAttributes } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
 import { isConditionFailure, itemsByKey, partitionItems } from './client';
-import { GENESIS, entryHash } from '../../domain/audit-chain';
+import { GENESIS, LINK_LOOKBACK_DAYS, entryHash } from '../../domain/audit-chain';
 
 const DAY_MS = 24 * 3600_000;
 /** Entries sort by their place in the day's chain: SEQ#0000000001, … */
@@ -13,6 +13,13 @@ const seqKey = (seq: number) => `${SEQ_PREFIX}${String(seq).padStart(10, '0')}`;
 const APPEND_TRIES = 50;
 /** Marks an entry id as written (beside the day's chain, not in it). */
 const auditIdKey = (id: string) => ({ pk: `AUDITID#${id}`, sk: 'AUDITID' });
+/** Days whose previous head one instance remembers (today's, and yesterday's around midnight). */
+const REMEMBERED_DAYS = 4;
+/** Earlier days read at once while looking for the previous day with entries. */
+const LOOKBACK_BATCH = 16;
+
+/** A day's first entry's link to the previous day's head (domain/audit-chain.ts). */
+type DayLink = { prevDay: string; prevSeq: number; prevHash: string };
 
 /**
  * The audit log: one item per entry under its day, written once (a conditional put), never updated.
@@ -27,7 +34,8 @@ export class DynamoAuditLog implements AuditLog {
   /**
    * Appends to the day's chain: reads the last entry, writes entry n+1 linked to it with a condition
    * that slot n+1 is free. A writer that lost the slot to another reads again and links to that
-   * one, so concurrent appends serialize into one chain and never overwrite an entry.
+   * one, so concurrent appends serialize into one chain and never overwrite an entry. A day's first
+   * entry links to the previous day's head (domain/audit-chain.ts), so the days form one chain.
    */
   async append(entry: AuditEntry): Promise<void> {
     const day = entry.at.slice(0, 10);
@@ -35,10 +43,14 @@ export class DynamoAuditLog implements AuditLog {
     // An entry id is written once: a second append of it (a forged copy, a retry) is refused.
     const seen = await this.db.send(new GetCommand({ TableName: this.tableName, Key: auditIdKey(entry.id), ConsistentRead: true }));
     if (seen.Item) throw Object.assign(new Error(`audit entry ${entry.id} exists`), { name: 'ConditionalCheckFailedException' });
+    let previousDay: DayLink | null | undefined;
     for (let attempt = 0; attempt < APPEND_TRIES; attempt++) {
-      const last = await this.last(day);
+      const last = await this.head(day);
       const seq = (last?.seq ?? 0) + 1;
-      const chained = { ...content, seq, prevHash: last?.hash ?? GENESIS };
+      // Looked up once per append: the earlier days are closed, so their heads do not move.
+      if (!last && previousDay === undefined) previousDay = (await this.previousHead(day)) ?? null;
+      const link = last ? { prevHash: last.hash ?? GENESIS } : previousDay ? previousDay : { prevHash: GENESIS };
+      const chained = { ...content, seq, ...link };
       const hash = entryHash(chained);
       try {
         await this.db.send(
@@ -62,7 +74,36 @@ export class DynamoAuditLog implements AuditLog {
     throw new Error(`audit: could not append to the chain of ${day}`);
   }
 
-  private async last(day: string): Promise<AuditEntry | undefined> {
+  /**
+   * The head of the latest day with entries before `day`, looking back LINK_LOOKBACK_DAYS days at
+   * most, LOOKBACK_BATCH days at a time. Looked up once per day by this instance: concurrent first
+   * appends of a day share one lookup.
+   */
+  private previousHead(day: string): Promise<DayLink | undefined> {
+    let found = this.previousHeads.get(day);
+    if (!found) {
+      if (this.previousHeads.size >= REMEMBERED_DAYS) this.previousHeads.clear();
+      found = this.lookBack(day);
+      this.previousHeads.set(day, found);
+      found.catch(() => this.previousHeads.delete(day));
+    }
+    return found;
+  }
+
+  private readonly previousHeads = new Map<string, Promise<DayLink | undefined>>();
+
+  private async lookBack(day: string): Promise<DayLink | undefined> {
+    const start = Date.parse(`${day}T00:00:00Z`);
+    for (let back = 1; back <= LINK_LOOKBACK_DAYS; back += LOOKBACK_BATCH) {
+      const days = Array.from({ length: Math.min(LOOKBACK_BATCH, LINK_LOOKBACK_DAYS - back + 1) }, (_, i) => new Date(start - (back + i) * DAY_MS).toISOString().slice(0, 10));
+      const heads = await Promise.all(days.map((d) => this.head(d)));
+      const i = heads.findIndex((h) => h?.seq !== undefined && h.hash !== undefined);
+      if (i >= 0) return { prevDay: days[i]!, prevSeq: heads[i]!.seq!, prevHash: heads[i]!.hash! };
+    }
+    return undefined;
+  }
+
+  async head(day: string): Promise<AuditEntry | undefined> {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
