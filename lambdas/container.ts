@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDocumentClient } from './adapters/dynamodb/client';
 import { DynamoMerchantDirectory } from './adapters/dynamodb/merchant-directory';
+import { DynamoMerchantRateLimiter } from './adapters/dynamodb/merchant-rate';
 import { DynamoPaymentStore } from './adapters/dynamodb/payment-store';
 import { DynamoTokenVault } from './adapters/dynamodb/token-vault';
 import type { TokenVault } from './ports/tokens';
@@ -21,7 +22,7 @@ import { readConfig, type Config } from './config';
 import type { Acquirer } from './ports/acquirer';
 import { systemClock, type Clock } from './ports/clock';
 import { randomIds, type Ids } from './ports/ids';
-import type { MerchantDirectory, MerchantSecrets } from './ports/merchants';
+import type { MerchantDirectory, MerchantRateLimiter, MerchantSecrets } from './ports/merchants';
 import type { PaymentStore } from './ports/payments';
 
 /** Everything a use case may need, built once per process from the configuration. */
@@ -34,6 +35,8 @@ export interface Deps {
   readonly store: PaymentStore;
   readonly merchants: MerchantDirectory;
   readonly secrets: MerchantSecrets;
+  /** Each merchant's requests per second, across instances (lambdas/middleware/merchant-gate.ts). */
+  readonly merchantLimits: MerchantRateLimiter;
   readonly acquirer: Acquirer;
   readonly tokens: TokenVault;
   readonly policy: Policy;
@@ -50,6 +53,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
   const db = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT });
   const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT);
   const sandbox = new SandboxAcquirer(db, config.TABLE_NAME);
+  const directory = new DynamoMerchantDirectory(db, config.TABLE_NAME);
   // The stage's acquirer (config.ts refuses the sandbox on prod).
   const s2sParts = config.ACQUIRER === 's2s-card' ? { settings: s2sCardSettings(config, secretsClient, clock), records: new S2SRecords(db, config.TABLE_NAME) } : undefined;
   const s2sCard = s2sParts ? { ...s2sParts, connector: new S2SCardAcquirer(s2sParts.settings, s2sParts.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) } : undefined;
@@ -61,12 +65,17 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     db,
     secretsClient,
     store: new DynamoPaymentStore(db, config.TABLE_NAME, { streamDelivery: config.CALLBACK_STREAM === '1' }),
-    merchants: new DynamoMerchantDirectory(db, config.TABLE_NAME),
+    merchants: directory,
+    // A key the directory does not know never reaches Secrets Manager (ADR 0025).
     secrets: new CachedMerchantSecrets(
       new SecretsManagerMerchantSecrets(secretsClient, config.MERCHANT_SECRET_PREFIX),
       clock,
       config.SECRET_CACHE_TTL_SECONDS * 1000,
+      undefined,
+      undefined,
+      (merchantKey) => directory.exists(merchantKey),
     ),
+    merchantLimits: new DynamoMerchantRateLimiter(db, config.TABLE_NAME, config.MERCHANT_REQUESTS_PER_SECOND),
     // Each acquirer call is its own trace subsegment (on AWS; a pass-through elsewhere).
     acquirer: tracedAcquirer(acquirer),
     tokens: new DynamoTokenVault(db, config.TABLE_NAME),

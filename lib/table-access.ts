@@ -62,6 +62,12 @@ export const ACCESS = {
    * (findPayment, transition; the details read by key when the function has not read them yet).
    */
   paymentChange: { items: { PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } },
+  /**
+   * Every merchant API request (lambdas/middleware/merchant-gate.ts, ADR 0025): a key missing from
+   * the secret cache is looked up in the directory first (one consistent read of the merchant), and
+   * a verified request takes one of its merchant's requests of this second (a conditional increment).
+   */
+  merchantGate: { items: { MERCHANT: ['GetItem'], RATE: ['UpdateItem'] } },
   /** A merchant's settings read by key (merchantOf / merchants.find): never written by this. */
   merchantSettingsRead: { items: { MERCHANT: ['GetItem'] } },
   /** A webhook secret rotation noted on the merchant (one attribute, markWebhookSecretRotated), so callbacks sign with it at once. */

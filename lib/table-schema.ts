@@ -89,6 +89,8 @@ export const ITEM_KINDS = {
   SANDBOX_CREDENTIAL: 'SANDBOX-CREDENTIAL#',
   /** The S2S CARD connector's records of what it sent, one item per payment (lambdas/adapters/s2s-card/records.ts). */
   S2SCARD: 'S2SCARD#',
+  /** A merchant's signed requests in one second (lambdas/adapters/dynamodb/merchant-rate.ts), gone by TTL. */
+  RATE: 'RATE#',
 } as const;
 
 export type ItemKind = keyof typeof ITEM_KINDS;

@@ -226,6 +226,7 @@ function settingsView(m: Merchant): Record<string, unknown> {
     frameAncestors: m.frameAncestors,
     createdAt: m.createdAt,
     updatedAt: m.updatedAt,
+    webhookSecretRotatedAt: m.webhookSecretRotatedAt,
   };
   return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined));
 }

@@ -137,6 +137,15 @@ export const ERRORS = {
       'The path exists, but not with this method; the `Allow` header lists the methods it takes. A path with a token or an id in it is named by ' +
       'its template (`/auth/{token}`). No route takes HEAD: it gets this without a body. OPTIONS gets 204 with `Allow` instead.',
   },
+  MERCHANT_RATE_LIMITED: {
+    code: 429000,
+    httpStatus: 429,
+    message: 'Too many requests for this merchant. Retry after the number of seconds in the Retry-After header.',
+    when:
+      'Merchant API: this merchant_key made more signed requests in the current second than its limit (MERCHANT_REQUESTS_PER_SECOND, 40 by default), ' +
+      'counted over every merchant route together. Only requests whose hash verified count, so nobody else can use up a merchant\'s limit. ' +
+      'Nothing was done: send the same request again after `Retry-After` seconds (with the same Idempotency-Key, if it had one).',
+  },
   INTERNAL: {
     code: 500000,
     httpStatus: 500,
@@ -190,6 +199,16 @@ export class ApiError extends Error {
         error_message: `${f.path}: ${f.message}`,
       })),
     };
+  }
+}
+
+/** A refusal that says when to come back: the edge adds `Retry-After` (whole seconds). */
+export class RetryLaterError extends ApiError {
+  constructor(
+    name: ErrorName,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(name);
   }
 }
 

@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ApiError, ERRORS, type CatalogEntry } from '../domain/errors';
+import { ApiError, ERRORS, RetryLaterError, type CatalogEntry } from '../domain/errors';
 import { logger } from '../observability/logger';
 
 export const JSON_HEADERS = {
@@ -28,6 +28,7 @@ export function errorEnvelope(): middy.MiddlewareObj<APIGatewayProxyEventV2, API
       const error = request.error;
       if (error instanceof ApiError) {
         request.response = jsonResponse(error.httpStatus, error.toEnvelope());
+        if (error instanceof RetryLaterError) request.response.headers = { ...request.response.headers, 'retry-after': String(error.retryAfterSeconds) };
         return;
       }
       const name = (error as Error | undefined)?.name ?? 'Error';

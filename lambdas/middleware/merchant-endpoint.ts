@@ -6,6 +6,7 @@ import { telemetry } from '../observability/telemetry';
 import { errorEnvelope, jsonResponse } from './error-envelope';
 import { jsonBody } from './json-body';
 import { verifySignature } from './signature';
+import { admitMerchantRequest } from './merchant-gate';
 import { ApiError, invalidRequest } from '../domain/errors';
 import { IDEMPOTENCY_KEY_HEADER, isValidIdempotencyKey, requestKeyOf, type RequestKey } from '../domain/request-key';
 import { RULE } from '../domain/validation';
@@ -52,6 +53,8 @@ export function verifyHash<R extends { merchant_key: string; hash: string }>(fie
     before: async (request) => {
       const body = validated(request.event);
       await verifySignature(processDeps().secrets, body.merchant_key, body.hash, fields(body));
+      // The merchant's own requests per second (429 beyond them); only a verified request counts.
+      await admitMerchantRequest(processDeps(), body.merchant_key);
       request.event.merchantKey = body.merchant_key;
       // The request's log lines and trace name the merchant, and the payment when the body names one.
       const paymentId = (body as { payment_id?: unknown }).payment_id;

@@ -43,6 +43,12 @@ export interface MerchantDirectory {
   markWebhookSecretRotated(merchantKey: string, at: Date): Promise<void>;
 }
 
+/** Whether a merchant may make one more request now, across every instance of every function. */
+export interface MerchantRateLimiter {
+  /** Counts the request when it is allowed; otherwise says how many seconds until the next window. */
+  admit(merchantKey: string, now: Date): Promise<{ readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number }>;
+}
+
 /** The merchants' signing passwords. */
 export interface MerchantSecrets {
   /** The password, or undefined for an unknown merchant. */

@@ -95,10 +95,19 @@ describe.each(STAGES)('table permissions (%s)', (stage) => {
     expect(st.filter((statement) => statement.Action.some((a) => !/^(logs|xray):/.test(a)))).toEqual([]);
   });
 
-  test('public routes read a merchant only where the page or charge needs its settings', () => {
+  test('public routes read a merchant only where the page or charge needs its settings, or the merchant API checks that a key is a merchant\'s (ADR 0025)', () => {
     const readers = publicRoutes.filter((r) => onItem(statementsOf(r.id), 'dynamodb:GetItem', 'MERCHANT') === 'allowed').map((r) => r.id).sort();
     const pages = stage !== 'dev' ? [] : ['SandboxChallengeAnswer', 'SandboxChallengePage'];
-    expect(readers).toEqual(['CheckoutComplete', 'CheckoutPage', 'CheckoutPay', 'RecurringPayment', 'RecurringPaymentCyrillic', 'RetryPayment', ...pages].sort());
+    const merchantApi = ['CreateSession', 'PaymentStatus', 'VoidPayment', 'RefundPayment', 'CapturePayment'];
+    expect(readers).toEqual(['CheckoutComplete', 'CheckoutPage', 'CheckoutPay', 'RecurringPayment', 'RecurringPaymentCyrillic', 'RetryPayment', ...merchantApi, ...pages].sort());
+  });
+
+  test('only the merchant API counts requests (RATE#), and nothing else may touch the counts', () => {
+    const counters = [...functions()].filter(([, st]) => onItem(st, 'dynamodb:UpdateItem', 'RATE') === 'allowed').map(([name]) => name).sort();
+    expect(ROUTES.filter((r) => r.access.table.items.RATE !== undefined).map((r) => r.id).sort()).toEqual(
+      ['CapturePayment', 'CreateSession', 'PaymentStatus', 'RecurringPayment', 'RecurringPaymentCyrillic', 'RefundPayment', 'RetryPayment', 'VoidPayment'],
+    );
+    expect(counters).toEqual(deployed(ROUTES).filter((r) => r.access.table.items.RATE !== undefined).map((r) => r.id).sort());
   });
 
   test('no function may scan, delete or write in batches, on the table or an index; the dispatcher deletes only in PAYMENT#', () => {

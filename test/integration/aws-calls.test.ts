@@ -7,7 +7,8 @@ import { startTestService, type TestService } from '../support/service';
 
 /**
  * What each request costs in AWS calls, counted on the real SDK clients: a warm request reads no
- * secret, and create-session and status are one DynamoDB call each.
+ * secret, an unknown merchant costs a directory read and never a secret, and every signed request
+ * takes one conditional write of its merchant's count of this second (ADR 0025) before its own calls.
  */
 const SESSION = '/api/v1/session';
 const STATUS = '/api/v1/payment/status';
@@ -43,10 +44,11 @@ const createSession = async (orderNumber = 'order-1') => {
 };
 
 describe('Secrets Manager', () => {
-  it('is read once for a cold merchant, then not at all while the password is cached', async () => {
+  it('is read once for a cold merchant (after the directory confirms it), then not at all while the password is cached', async () => {
     clock.advance(SECRET_CACHE_SECONDS * 1000);
     await createSession();
     expect(secretsCalls.calls).toEqual(['GetSecretValueCommand']);
+    expect(dbCalls.calls[0]).toBe('GetItemCommand');
 
     secretsCalls.reset();
     const paymentId = await createSession();
@@ -61,11 +63,12 @@ describe('Secrets Manager', () => {
     expect(secretsCalls.calls).toEqual(['GetSecretValueCommand']);
   });
 
-  it('is read once for an unknown merchant_key, which is then remembered as unknown', async () => {
+  it('is never read for an unknown merchant_key: the merchant directory says so once, then memory does', async () => {
     const body = validSessionBody('0d7e4b1c-0000-4000-8000-00000000beef', { hash: 'a'.repeat(40) });
     expect((await service.post(SESSION, body)).status).toBe(400);
     expect((await service.post(SESSION, body)).status).toBe(400);
-    expect(secretsCalls.calls).toEqual(['GetSecretValueCommand']);
+    expect(secretsCalls.calls).toEqual([]);
+    expect(dbCalls.calls).toEqual(['GetItemCommand']);
   });
 
   it('is not called at all for a merchant_key no merchant could have', async () => {
@@ -75,17 +78,18 @@ describe('Secrets Manager', () => {
 });
 
 describe('DynamoDB', () => {
-  // A payment is its details (written once) and its state (ADR 0023): two puts, each one write unit.
-  it('create session is exactly two writes: the details, then the state', async () => {
+  // The merchant's request of this second (ADR 0025), then a payment: its details (written once)
+  // and its state (ADR 0023), two puts, each one write unit.
+  it('create session is exactly three writes: the merchant\'s request count, the details, then the state', async () => {
     await createSession();
-    expect(dbCalls.calls).toEqual(['PutItemCommand', 'PutItemCommand']);
+    expect(dbCalls.calls).toEqual(['UpdateItemCommand', 'PutItemCommand', 'PutItemCommand']);
   });
 
-  it('status by payment_id is exactly one read: a query of the payment\'s partition for both items', async () => {
+  it('status by payment_id is exactly one read (after the request count): a query of the payment\'s partition for both items', async () => {
     const paymentId = await createSession();
     dbCalls.reset();
     await service.signedPost(STATUS, { merchant_key: merchant.merchant_key, payment_id: paymentId }, merchant.password);
-    expect(dbCalls.calls).toEqual(['QueryCommand']);
+    expect(dbCalls.calls).toEqual(['UpdateItemCommand', 'QueryCommand']);
   });
 
   // The order index holds keys only (write units are what scale, docs/architecture.md): the payment is read by key after.
@@ -94,7 +98,7 @@ describe('DynamoDB', () => {
     dbCalls.reset();
     const res = await service.signedPost(STATUS, { merchant_key: merchant.merchant_key, order_id: 'order-q' }, merchant.password);
     expect(res.status).toBe(200);
-    expect(dbCalls.calls).toEqual(['QueryCommand', 'QueryCommand']);
+    expect(dbCalls.calls).toEqual(['UpdateItemCommand', 'QueryCommand', 'QueryCommand']);
   });
 
   it('is not called for a request refused by validation or signature', async () => {

@@ -3,6 +3,8 @@ import { TABLE_SCHEMA } from '../../../lib/table-schema';
 /** The single-table key design: every item kind and access pattern in one place. */
 export const key = {
   merchant: (merchantKey: string) => ({ pk: `MERCHANT#${merchantKey}`, sk: 'PROFILE' }),
+  /** A merchant's request count in the second that starts at `epochSecond`. */
+  merchantRate: (merchantKey: string, epochSecond: number) => ({ pk: `RATE#${merchantKey}`, sk: String(epochSecond) }),
   payment: (paymentId: string) => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT' }),
   /** What a payment's merchant asked, written once before its state item (payment-store.ts). */
   paymentDetails: (paymentId: string) => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT#DETAILS' }),

@@ -35,6 +35,15 @@ export class DynamoMerchantDirectory implements MerchantDirectory {
     return (await itemsByKey(this.db, this.tableName, keys, false)).map((i) => withoutStorageAttributes<Merchant>(i));
   }
 
+  /**
+   * Whether a merchant has this key: read consistently (a merchant created a moment ago exists), the
+   * key alone. What stands between a random merchant_key and a Secrets Manager call.
+   */
+  async exists(merchantKey: string): Promise<boolean> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.merchant(merchantKey), ConsistentRead: true, ProjectionExpression: 'pk' }));
+    return out.Item !== undefined;
+  }
+
   async find(merchantKey: string): Promise<Merchant | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.merchant(merchantKey) }));
     return out.Item ? withoutStorageAttributes<Merchant>(out.Item) : undefined;

@@ -94,12 +94,21 @@ export class SecretsManagerMerchantSecrets implements MerchantSecrets {
 /** How long a container signs callbacks with the webhook secrets it read. */
 export const WEBHOOK_SECRET_TTL_MS = 60_000;
 
+/** Unknown merchant keys remembered per instance: a flood of random keys fills this, never `entries`. */
+export const UNKNOWN_KEYS_REMEMBERED = 10_000;
+
 /**
  * An in-memory cache in front of the secret store, so a warm request makes no Secrets Manager call.
- * Bounded in size; unknown keys are remembered briefly so random keys cannot flood the store.
+ * Bounded in size. A key missing from the cache is first checked against the merchant directory
+ * (`exists`, one consistent read of the table) when one is given: an unknown key never costs a
+ * Secrets Manager call, and is remembered briefly in a map of its own, so random keys can neither
+ * run up the secret store's bill nor evict the known merchants' passwords.
  */
 export class CachedMerchantSecrets implements MerchantSecrets {
-  private readonly entries = new Map<string, { password: string | undefined; until: number }>();
+  /** Known merchants' passwords, least recently read first. */
+  private readonly entries = new Map<string, { password: string; until: number }>();
+  /** Keys found to be no merchant's (or without a password), until when. */
+  private readonly unknown = new Map<string, number>();
   private readonly refreshedAt = new Map<string, number>();
   private readonly refreshIntervalMs = 30_000;
   private readonly webhookEntries = new Map<string, { secrets: readonly string[]; until: number; rotatedAt: string | undefined }>();
@@ -110,19 +119,35 @@ export class CachedMerchantSecrets implements MerchantSecrets {
     private readonly ttlMs: number,
     private readonly negativeTtlMs = Math.min(ttlMs, 60_000),
     private readonly maxEntries = 1000,
+    /** The merchant directory's word on a key, asked before the secret store (undefined: ask the store). */
+    private readonly exists?: (merchantKey: string) => Promise<boolean>,
   ) {}
 
   async passwordOf(merchantKey: string): Promise<string | undefined> {
     const now = this.clock.now().getTime();
     const hit = this.entries.get(merchantKey);
-    if (hit && hit.until > now) return hit.password;
-    const password = await this.inner.passwordOf(merchantKey);
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+    if (hit && hit.until > now) {
+      // Least recently read goes first when the map is full.
+      this.entries.delete(merchantKey);
+      this.entries.set(merchantKey, hit);
+      return hit.password;
     }
+    if ((this.unknown.get(merchantKey) ?? 0) > now) return undefined;
+    const known = !MERCHANT_KEY_PATTERN.test(merchantKey) ? false : this.exists ? await this.exists(merchantKey) : true;
+    return this.remember(merchantKey, known ? await this.inner.passwordOf(merchantKey) : undefined, now);
+  }
+
+  private remember(merchantKey: string, password: string | undefined, now: number): string | undefined {
     this.entries.delete(merchantKey);
-    this.entries.set(merchantKey, { password, until: now + (password === undefined ? this.negativeTtlMs : this.ttlMs) });
+    if (password === undefined) {
+      if (this.unknown.size >= UNKNOWN_KEYS_REMEMBERED) this.unknown.delete(this.unknown.keys().next().value as string);
+      this.unknown.delete(merchantKey);
+      this.unknown.set(merchantKey, now + this.negativeTtlMs);
+      return undefined;
+    }
+    this.unknown.delete(merchantKey);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(merchantKey, { password, until: now + this.ttlMs });
     return password;
   }
 
@@ -133,13 +158,14 @@ export class CachedMerchantSecrets implements MerchantSecrets {
     if (now - last < this.refreshIntervalMs) return this.entries.get(merchantKey)?.password;
     if (this.refreshedAt.size >= this.maxEntries) this.refreshedAt.clear();
     this.refreshedAt.set(merchantKey, now);
-    this.entries.delete(merchantKey);
-    return this.passwordOf(merchantKey);
+    // Asked only about a merchant whose password was cached: known, so the directory is not asked again.
+    return this.remember(merchantKey, await this.inner.passwordOf(merchantKey), now);
   }
 
   async put(merchantKey: string, password: string): Promise<void> {
     await this.inner.put(merchantKey, password);
     this.entries.delete(merchantKey);
+    this.unknown.delete(merchantKey);
   }
 
   /**
