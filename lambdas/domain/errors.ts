@@ -100,6 +100,22 @@ export const ERRORS = {
     message: 'Merchant not found.',
     when: 'Admin portal: no merchant with this key.',
   },
+  CALLBACK_NOT_RESENDABLE: {
+    code: 208040,
+    httpStatus: 409,
+    message: 'This callback cannot be sent again.',
+    when:
+      'Admin portal: a resend of a callback the merchant is never sent (a ledger-only entry, a declined attempt a later one superseded or that is not final yet) ' +
+      'or that was skipped in its turn. `error_message` says which. A callback already waiting to be sent is answered `already-queued` instead.',
+  },
+  CALLBACK_CONTRADICTS_PAYMENT: {
+    code: 208041,
+    httpStatus: 409,
+    message: "This callback contradicts the payment's state now; confirm the resend to send it anyway.",
+    when:
+      "Admin portal: a resend of a callback whose order status is not the payment's now (a sale's `settled` after a refund), without " +
+      '`"contradiction_confirmed": true`. `error_message` names both states. Nothing is queued; the attempt is audited.',
+  },
   UNAUTHORIZED: {
     code: 401000,
     httpStatus: 401,

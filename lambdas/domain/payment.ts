@@ -207,6 +207,8 @@ export interface InFlightAttempt {
   readonly transId: string;
   readonly startedAt: string;
   readonly idempotencyKey: string;
+  /** Sent as an authorization only (DMS): fixed when the attempt starts (record-outcome.ts, AttemptRef). */
+  readonly authorizeOnly?: boolean;
 }
 
 export type OperationKind = 'capture' | 'void' | 'reversal';
@@ -249,6 +251,8 @@ export interface PendingAction {
   readonly acquirerRef: string;
   /** When the customer was sent to it. */
   readonly startedAt?: string;
+  /** Sent as an authorization only (DMS), as the attempt was. */
+  readonly authorizeOnly?: boolean;
 }
 
 /**

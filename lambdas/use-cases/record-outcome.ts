@@ -24,6 +24,12 @@ export interface AttemptRef {
   readonly attempt: number;
   readonly transId: string;
   readonly idempotencyKey: string;
+  /**
+   * The capture mode the attempt was sent with (an authorization only, DMS): its answer is read
+   * with it, never with the merchant's setting at the time of the answer. Absent on attempts
+   * recorded before it was kept: the merchant's setting then.
+   */
+  readonly authorizeOnly?: boolean;
 }
 
 
@@ -110,7 +116,7 @@ async function recordOnce(
   try {
     switch (outcome.kind) {
       case 'approved': {
-        const authorizeOnly = merchant.dms && type !== 'recurring';
+        const authorizeOnly = type !== 'recurring' && (ref.authorizeOnly ?? merchant.dms);
         const status: PaymentStatus = authorizeOnly ? 'pending' : 'settled';
         const tokens = outcome.storedCredentialRef ? await issueTokens(deps, payment, ref, outcome.storedCredentialRef, now) : {};
         // An authorization waits in the capture queue until its automatic capture or its expiry.
@@ -163,7 +169,7 @@ async function recordOnce(
           payment: await deps.store.transition(payment.paymentId, guard, {
             set: {
               status: outcome.flow,
-              action: { attempt: ref.attempt, transId: ref.transId, flow: outcome.flow, url: outcome.url, idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef, startedAt: at },
+              action: { attempt: ref.attempt, transId: ref.transId, flow: outcome.flow, url: outcome.url, idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef, startedAt: at, ...(ref.authorizeOnly !== undefined ? { authorizeOnly: ref.authorizeOnly } : {}) },
               updatedAt: at,
             },
             remove: ['inFlight'],

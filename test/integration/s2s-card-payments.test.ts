@@ -1,12 +1,14 @@
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { INTERRUPTED_REASON, reconcileDue } from '../../lambdas/use-cases/reconcile';
-import { S2S_REASONS } from '../../lambdas/adapters/s2s-card/s2s-card-acquirer';
+import { LOOKUP_INTERVAL_MS, S2S_REASONS } from '../../lambdas/adapters/s2s-card/s2s-card-acquirer';
 import { transactionHash } from '../../lambdas/adapters/s2s-card/hash';
 import { openSession, refundOf, statusOf, submitPage } from '../support/payments';
 import { startFakeGateway, type FakeGateway } from '../support/s2s-card-gateway';
 import { startTestService, type TestService } from '../support/service';
 import { asFunction } from '../support/table-access';
+import { signBody } from '../support/sign';
+import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
 
 /**
  * The service on the S2S CARD connector (ACQUIRER=s2s-card) against the fake gateway: what the
@@ -145,5 +147,136 @@ describe('the service on the S2S CARD connector', () => {
     later();
     await reconcile();
     expect((await statusOf(service, shop, s.paymentId)).status).toBe('settled');
+  });
+
+  describe('money agrees with the gateway\'s ledger', () => {
+    const form = (fields: Record<string, string>) => ({ path: '/acquirer/s2s-card/notify', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    const refundWithKey = (paymentId: string, amount: string, key: string) =>
+      service.request({
+        path: '/api/v1/payment/refund',
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(signBody('/api/v1/payment/refund', { merchant_key: shop.merchant_key, payment_id: paymentId, amount }, shop.password)),
+      });
+
+    it('twenty concurrent partial refunds, some replayed under their Idempotency-Key: refunded_amount equals what the gateway refunded', async () => {
+      const s = await session();
+      await submitPage(service, s, { card: '01/38' });
+      const t = gateway.byOrder(`${s.paymentId}.1`)!;
+      const keys = Array.from({ length: 20 }, (_, i) => `refund-${s.paymentId}-${i}`);
+      // One of them through a slow gateway (its answer after our timeout), five sent twice at once.
+      gateway.delayNext('CREDITVOID', 1_000);
+      const answers = await Promise.all([...keys, ...keys.slice(0, 5)].map((key) => refundWithKey(s.paymentId, '0.10', key)));
+      expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+      expect(answers.slice(0, 20).every((a) => a.status === 200)).toBe(true);
+      later();
+      await reconcile();
+      expect(gateway.requests.filter((r) => r.action === 'CREDITVOID' && r.fields.trans_id === t.transId)).toHaveLength(20);
+      expect(t.refundedMinor).toBe(200);
+      const status = await statusOf(service, shop, s.paymentId);
+      expect(status).toMatchObject({ status: 'settled', refunded_amount: '2.00' });
+      const stored = await service.deps.store.findPayment(s.paymentId);
+      expect(Object.keys(stored?.refunds ?? {})).toEqual([]);
+      expect(stored?.transactions.filter((x) => x.type === 'refund' && x.status === 'success')).toHaveLength(20);
+    });
+
+    it('refunds whose answers and callbacks are lost are finished by the reconciler from the gateway\'s history', async () => {
+      const s = await session();
+      await submitPage(service, s, { card: '01/38' });
+      const t = gateway.byOrder(`${s.paymentId}.1`)!;
+      gateway.sendCallbacks = false;
+      try {
+        gateway.delayNext('CREDITVOID', 1_000);
+        expect((await refundOf(service, shop, s.paymentId, '1.50')).status).toBe(200);
+        gateway.dropNext('CREDITVOID');
+        expect((await refundOf(service, shop, s.paymentId, '1.50')).status).toBe(200);
+      } finally {
+        gateway.sendCallbacks = true;
+      }
+      later();
+      await reconcile();
+      // One 1.50 reached the gateway, the other never did: our records say the same.
+      expect(t.refundedMinor).toBe(150);
+      expect(await statusOf(service, shop, s.paymentId)).toMatchObject({ status: 'settled', refunded_amount: '1.50' });
+      const stored = await service.deps.store.findPayment(s.paymentId);
+      expect(Object.keys(stored?.refunds ?? {})).toEqual([]);
+      expect(stored?.transactions.filter((x) => x.type === 'refund').map((x) => x.status).sort()).toEqual(['fail', 'success', 'waiting', 'waiting']);
+    });
+
+    it('a SALE whose answer was lost keeps the capture mode it was sent with when the merchant switches to DMS meanwhile', async () => {
+      const swapper = await service.createMerchant({ name: 'Switching Shop' });
+      const s = await openSession(service, swapper, {
+        order: { currency: 'EUR' },
+        extra: { customer: { name: 'Jane Roe', email: 'jane.roe@example.com' }, billing_address: { country: 'DE', city: 'Berlin', address: 'Street 1', zip: '10115' } },
+      });
+      gateway.delayNext('SALE', 1_500);
+      await submitPage(service, s, { card: '01/38' });
+      await updateMerchantSettings(service.deps, swapper.merchant_key, { dms: true });
+      later();
+      await reconcile();
+      expect(gateway.byOrder(`${s.paymentId}.1`)?.status).toBe('SETTLED');
+      expect((await statusOf(service, swapper, s.paymentId)).status).toBe('settled');
+      // Nothing for the capture job to capture or release.
+      expect((await service.deps.store.findPayment(s.paymentId))?.authorizationExpiresAt).toBeUndefined();
+    });
+
+    describe('a genuine callback rewritten or replayed changes nothing', () => {
+      async function challenged() {
+        const s = await session();
+        await submitPage(service, s, { card: '05/38' });
+        const t = gateway.byOrder(`${s.paymentId}.1`)!;
+        return { s, t, genuine: { action: 'SALE', result: 'REDIRECT', status: '3DS', order_id: t.orderId, trans_id: t.transId, hash: transactionHash(gateway.password, t.party, t.transId) } };
+      }
+
+      it.each([
+        ['to SUCCESS / SETTLED', { result: 'SUCCESS', status: 'SETTLED' }],
+        ['to DECLINED / DECLINED', { result: 'DECLINED', status: 'DECLINED', decline_reason: 'Do not honour' }],
+        ['with another amount', { result: 'SUCCESS', status: 'SETTLED', amount: '0.01' }],
+      ])('a 3-D Secure callback rewritten %s: the payment stays 3ds, the link stays as it was', async (_name, rewrite) => {
+        const { s, genuine } = await challenged();
+        const res = await service.request(form({ ...genuine, ...rewrite }));
+        expect(res.status).toBeLessThan(500);
+        later();
+        await reconcile();
+        expect((await statusOf(service, shop, s.paymentId)).status).toBe('3ds');
+      });
+
+      it('payment A\'s callback posted under payment C\'s order is refused and C is unchanged', async () => {
+        const a = await challenged();
+        const c = await challenged();
+        await gateway.answerChallenge(a.t.transId, true);
+        const res = await service.request(form({ ...a.genuine, result: 'SUCCESS', status: 'SETTLED', order_id: c.t.orderId }));
+        expect(res).toMatchObject({ status: 400, text: 'ERROR' });
+        expect((await statusOf(service, shop, c.s.paymentId)).status).toBe('3ds');
+      });
+
+      it('a forged CREDITVOID SUCCESS refunds nothing', async () => {
+        const s = await session();
+        await submitPage(service, s, { card: '01/38' });
+        const t = gateway.byOrder(`${s.paymentId}.1`)!;
+        const res = await service.request(form({ action: 'CREDITVOID', result: 'SUCCESS', status: 'SETTLED', order_id: t.orderId, trans_id: t.transId, amount: '4.00', hash: transactionHash(gateway.password, t.party, t.transId) }));
+        expect(res.status).toBe(200);
+        later();
+        await reconcile();
+        expect(await statusOf(service, shop, s.paymentId)).toMatchObject({ status: 'settled' });
+        expect((await statusOf(service, shop, s.paymentId)).refunded_amount ?? '0.00').toMatch(/^0(\.00)?$/);
+      });
+    });
+
+    it('thirty returns of the customer to an open 3-D Secure attempt ask the gateway at most once per interval', async () => {
+      const s = await session();
+      await submitPage(service, s, { card: '05/38' });
+      const order = `${s.paymentId}.1`;
+      // The gateway's REDIRECT callback (itself read again by order) has been answered first.
+      for (let i = 0; i < 100 && !gateway.callbacks.some((c) => c.fields.order_id === order); i++) await new Promise((r) => setTimeout(r, 20));
+      const asked = () => gateway.requests.filter((r) => r.action === 'GET_TRANS_STATUS_BY_ORDER' && r.fields.order_id === order).length;
+      const before = asked();
+      const started = Date.now();
+      const hits = await Promise.all(Array.from({ length: 30 }, () => service.request({ method: 'GET', path: `${s.path}/complete` })));
+      const elapsed = Date.now() - started;
+      expect(hits.filter((h) => h.status >= 500)).toEqual([]);
+      // One in flight at a time and at most one per interval, however many hits.
+      expect(asked() - before).toBeGreaterThanOrEqual(1);
+      expect(asked() - before).toBeLessThanOrEqual(1 + Math.floor(elapsed / LOOKUP_INTERVAL_MS));
+    });
   });
 });

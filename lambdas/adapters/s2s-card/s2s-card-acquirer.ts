@@ -276,9 +276,10 @@ export class S2SCardAcquirer implements Acquirer {
     if (answer.result === 'DECLINED') return this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) }) as Promise<FollowUpOutcome>;
     // ACCEPTED (CREDITVOID: the outcome comes by callback) or UNDEFINED: watch for a while, then leave it to reconciliation.
     // Real time, not the injected clock: this waits for a network callback, bounded by the function's timeout.
+    // Polled with a doubling pause: many refunds of one payment at once read one item.
     const deadline = Date.now() + this.followUpWaitMs;
-    while (Date.now() < deadline) {
-      await sleep(FOLLOW_UP_POLL_MS);
+    for (let pause = FOLLOW_UP_POLL_MS; Date.now() < deadline; pause *= 2) {
+      await sleep(Math.min(pause, Math.max(0, deadline - Date.now())));
       const now = await this.records.entry(request.paymentId, key);
       if (now?.state === 'answered' && now.outcome) return this.finalFollowUp(now.outcome);
     }
