@@ -6,9 +6,9 @@ import { ALARM_LIMITS, p99ThresholdMs } from '../../lib/constructs/monitoring';
 import { ALARM_KINDS, runbookAnchor, type AlarmKind } from '../../lib/constructs/monitoring-metrics';
 import { JOBS } from '../../lib/jobs';
 import { stackName, STAGES, type Stage } from '../../lib/naming';
-import { deployedRoutes, FALLBACK_ROUTE, routeKey } from '../../lib/routes';
+import { FALLBACK_ROUTE, routeKey } from '../../lib/routes';
 import { TABLE_SCHEMA } from '../../lib/table-schema';
-import { logicalId, resource, resourcesOfType, synthesize, testApp, type Resource, type Synthesized } from './synth';
+import { logicalId, resource, resourcesOfType, stageRoutes, synthesize, testApp, type Resource, type Synthesized } from './synth';
 
 /**
  * The alarms and the dashboard (lib/constructs/monitoring.ts): one assertion per kind of alarm on
@@ -47,7 +47,7 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
   });
 
   test('Api5xxRate: per deployed route, the share of 5xx among at least 10 requests, from the stage\'s route metrics', () => {
-    const routes = deployedRoutes();
+    const routes = stageRoutes(stage);
     for (const route of routes) {
       const a = byName(`Api5xxRate-${route.id}`);
       expect(a.Properties).toMatchObject({ Threshold: ALARM_LIMITS.api5xxPercent, EvaluationPeriods: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
@@ -70,7 +70,7 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
   });
 
   test('ApiLatencyP99: per deployed route, p99 of the route\'s latency over three periods, at half its timeout (at most 3 s)', () => {
-    for (const route of deployedRoutes()) {
+    for (const route of stageRoutes(stage)) {
       const a = byName(`ApiLatencyP99-${route.id}`);
       expect(a.Properties).toMatchObject({ MetricName: 'Latency', Namespace: 'AWS/ApiGateway', ExtendedStatistic: 'p99', Threshold: p99ThresholdMs(route), EvaluationPeriods: 3 });
       expect(a.Properties.Dimensions).toEqual(expect.arrayContaining([{ Name: 'Resource', Value: route.path }, { Name: 'Method', Value: route.method }]));
@@ -86,7 +86,7 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
       ...[...s.stack.jobFunctions],
       ['CallbackDispatcher', s.stack.callbackDelivery!.dispatcher] as const,
     ];
-    expect(functions).toHaveLength(deployedRoutes().length + JOBS.length + 2);
+    expect(functions).toHaveLength(stageRoutes(stage).length + JOBS.length + 2);
     for (const [name, fn] of functions) {
       const dims = [{ Name: 'FunctionName', Value: { Ref: logicalId(fn.function) } }];
       expect(byName(`FunctionErrors-${name}`).Properties).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors', Statistic: 'Sum', Threshold: ALARM_LIMITS.functionErrors, Dimensions: dims });
@@ -166,7 +166,7 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
       expect(body).toContain(`\\"title\\":\\"${title}\\"`);
     }
     for (const metric of ['SessionsCreated', 'PageViews', 'PaymentsApproved', 'ApprovalRate', 'BacklogOldestAgeDelivery', 'CallbackDeliveryLag', 'DeadCallbacks']) expect(body).toContain(metric);
-    for (const route of deployedRoutes()) expect(body).toContain(routeKey(route));
+    for (const route of stageRoutes(stage)) expect(body).toContain(routeKey(route));
   });
 
   test('functions log JSON at the stage\'s level into groups kept the stage\'s time; the API has route metrics', () => {

@@ -28,7 +28,7 @@ describe('prod needs a real acquirer', () => {
   });
 
   test("the S2S CARD connector needs the gateway's https URL", () => {
-    expect(build('prod', { acquirer: 's2s-card' })).toThrow(/needs the gateway's URL over https/);
+    expect(build('prod', { acquirer: 's2s-card' })).toThrow(/needs its URL: write acquirer.url in lib\/stages\/prod.ts or pass -c s2sCardUrl=https:\/\//);
     expect(build('prod', { acquirer: 's2s-card', s2sCardUrl: 'http://gateway.example.com/post' })).toThrow(/over https/);
     expect(build('prod', GATEWAY)).not.toThrow();
   });
