@@ -15,9 +15,9 @@ const origin = (url: string | undefined): string[] => {
 /**
  * The page's Content-Security-Policy: nothing but its own nonce'd style and script; forms may only
  * go to us and (through our redirects) to the merchant's return URLs; framing only by the origins
- * the merchant configured.
+ * the merchant configured; fetches only by the processing page, to us.
  */
-export function contentSecurityPolicy(nonce: string, payment?: Payment, merchant?: Merchant): string {
+export function contentSecurityPolicy(nonce: string, payment?: Payment, merchant?: Merchant, options: { readonly polls?: boolean } = {}): string {
   const c = payment?.checkout;
   const formTargets = new Set(["'self'", ...origin(c?.successUrl), ...origin(c?.cancelUrl), ...origin(c?.errorUrl), ...origin(c?.expiryUrl)]);
   const images = new Set(["'self'", 'data:', ...origin(merchant?.branding?.logoUrl)]);
@@ -30,7 +30,8 @@ export function contentSecurityPolicy(nonce: string, payment?: Payment, merchant
     `form-action ${[...formTargets].join(' ')}`,
     `frame-ancestors ${ancestors}`,
     "base-uri 'none'",
-    "connect-src 'none'",
+    // Only the processing page fetches: its own status, on this origin.
+    `connect-src ${options.polls ? "'self'" : "'none'"}`,
   ].join('; ');
 }
 

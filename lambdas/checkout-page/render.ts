@@ -2,7 +2,8 @@ import { currencyExponent, formatMinor } from '../domain/money';
 import { countryList } from '../domain/contact';
 import type { LinkView, Navigation } from '../use-cases/checkout';
 import type { Merchant } from '../ports/merchants';
-import { clientScript, navigateScript } from './script';
+import { clientScript, navigateScript, processingScript } from './script';
+import { POLLING, type PollPlan } from './polling';
 import { safePrimary, styles } from './styles';
 import { esc, jsonForScript } from './html';
 import { brandMarks } from './brand-marks';
@@ -18,6 +19,8 @@ export interface RenderContext {
   readonly sandbox?: boolean;
   /** Where Close leads (cancel_url, with return parameters after a decline); on the form, Close posts `close=1` first. */
   readonly closeUrl?: string;
+  /** The processing page: where its script asks for the outcome, where it (and "Check again") goes once it is in, and for how long. */
+  readonly processing?: { readonly statusUrl: string; readonly checkUrl: string; readonly plan: PollPlan };
 }
 
 /** "USD 10.00" formatted for people: "$10.00", "¥1,500", "KWD 10.250". */
@@ -37,7 +40,7 @@ export function monthOfYear(month: number, year: number, locale: string): string
   return new Intl.DateTimeFormat(locale, { month: '2-digit', year: '2-digit', timeZone: 'UTC' }).format(Date.UTC(year, month - 1, 1));
 }
 
-export function layout(ctx: RenderContext, merchant: Merchant | undefined, title: string, body: string, script = ''): string {
+export function layout(ctx: RenderContext, merchant: Merchant | undefined, title: string, body: string, script = '', head = ''): string {
   const t = ctx.texts ?? en;
   return `<!doctype html>
 <html lang="${t.lang}" dir="${t.dir}">
@@ -48,7 +51,7 @@ export function layout(ctx: RenderContext, merchant: Merchant | undefined, title
 <link rel="icon" href="data:,">
 <title>${esc(title)}</title>
 <style nonce="${ctx.nonce}">${styles(safePrimary(merchant?.branding?.primaryColor))}</style>
-</head>
+${head}</head>
 <body>
 <main>
 <div class="panel">
@@ -179,6 +182,7 @@ export function renderState(view: Exclude<LinkView, { kind: 'form' }>, ctx: Rend
     processing: [t.processingTitle, t.processingBody],
     action: [t.actionTitle, t.actionBody],
   } as const)[view.kind];
+  if (view.kind === 'processing' && ctx.processing) return renderProcessing(view, ctx, ctx.processing);
   const link = view.kind === 'action'
     ? `<a class="button" href="${esc(view.url)}">${esc(t.actionButton)}</a>`
     : ctx.closeUrl
@@ -191,6 +195,32 @@ ${amount}
 <p>${esc(text)}</p>
 ${link}`;
   return layout(ctx, merchant, title, body);
+}
+
+/**
+ * An attempt whose outcome is not known yet: the customer stays here, told not to pay again, while
+ * the page looks for the outcome (script.ts; without scripts a refresh, polling.ts) and then goes
+ * on through /complete. "Check again" does the same by hand, with or without scripts. The way back
+ * to the shop is the customer's own choice (error_url, the shop's page for an open outcome, else
+ * cancel_url); nothing sends them there by itself.
+ */
+function renderProcessing(view: Extract<LinkView, { kind: 'processing' }>, ctx: RenderContext, processing: NonNullable<RenderContext['processing']>): string {
+  const t = ctx.texts ?? en;
+  const { payment, merchant } = view;
+  const { plan } = processing;
+  const amount = displayAmount(payment.order.amountMinor, payment.order.currency, t.lang);
+  const back = ctx.closeUrl ? `<a class="button secondary" href="${esc(ctx.closeUrl)}"${targetAttr(payment.checkout.urlTarget)}>${esc(t.backToShop)}</a>` : '';
+  const body = `<header>${merchantHeader(merchant, 'merchant')}</header>
+<h1 id="title" tabindex="-1" data-state="processing">${esc(t.processingTitle)}</h1>
+<p class="muted">${esc(payment.order.description)}: ${esc(amount)}</p>
+<p>${esc(t.processingBody)}</p>
+<p id="processing-status" role="status" aria-live="polite">${esc(plan.stopAfterMs > 0 ? t.processingWaiting : t.processingStalled)}</p>
+<a class="button" id="check-again" href="${esc(processing.checkUrl)}">${esc(t.checkAgainButton)}</a>
+${back}
+<script type="application/json" id="poll">${jsonForScript({ status: processing.statusUrl, check: processing.checkUrl, stopAfterMs: plan.stopAfterMs, firstDelayMs: POLLING.firstDelayMs, factor: POLLING.factor, maxDelayMs: POLLING.maxDelayMs, stalled: t.processingStalled })}</script>`;
+  // A browser without scripts parses this and reloads the check; with scripts it is inert text.
+  const refresh = plan.refreshAfterSeconds !== undefined ? `<noscript><meta http-equiv="refresh" content="${plan.refreshAfterSeconds};url=${esc(processing.checkUrl)}"></noscript>\n` : '';
+  return layout(ctx, merchant, t.processingTitle, body, plan.stopAfterMs > 0 ? processingScript() : '', refresh);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { LinkPayment, Payment } from '../domain/payment';
 import { renderForm, renderNavigation, renderState, type RenderContext } from './render';
 import { contentSecurityPolicy, htmlResponse, newNonce } from './headers';
 import { pageTexts } from './texts';
+import { pollPlan } from './polling';
 
 export { contentSecurityPolicy, htmlResponse, newNonce };
 
@@ -18,10 +19,21 @@ async function closeUrlOf(secrets: MerchantSecrets, payment: LinkPayment, mercha
   return payment.status === 'decline' ? returnUrl({ secrets }, payment, merchant, cancel) : cancel;
 }
 
+/**
+ * Where the page's way back to the shop leads: a paid link to the success page (with the return
+ * parameters when they are on); a payment whose outcome is open to error_url, the shop's page for
+ * that, before cancel_url, which would tell the customer the payment was cancelled.
+ */
+async function leaveUrlOf(kind: CheckoutResult['kind'], secrets: MerchantSecrets, payment: LinkPayment, merchant: Merchant): Promise<string | undefined> {
+  if (kind === 'paid') return returnUrl({ secrets }, payment, merchant, payment.checkout.successUrl);
+  if (kind === 'processing' && payment.checkout.errorUrl) return payment.checkout.errorUrl;
+  return closeUrlOf(secrets, payment, merchant);
+}
+
 /** Turns what the checkout use case decided into the HTTP answer. */
 export async function respond(
   result: CheckoutResult,
-  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean; acceptLanguage?: string },
+  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean; acceptLanguage?: string; now: Date },
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const nonce = newNonce();
   // The session's language, else the browser's, else English (texts/index.ts).
@@ -37,15 +49,16 @@ export async function respond(
   }
   const payment = 'payment' in result ? result.payment : undefined;
   const merchant = 'merchant' in result ? result.merchant : undefined;
+  const processing = result.kind === 'processing' ? { statusUrl: `${ctx.action}/status`, checkUrl: `${ctx.action}/complete`, plan: pollPlan(result.payment, ctx.now) } : undefined;
   const render: RenderContext = {
     nonce,
     texts,
     action: ctx.action,
     sandbox: ctx.sandbox,
-    // A paid link leads back to the shop's success page (with the return parameters when they are on).
-    closeUrl: payment && merchant ? (result.kind === 'paid' ? await returnUrl({ secrets: ctx.secrets }, payment, merchant, payment.checkout.successUrl) : await closeUrlOf(ctx.secrets, payment, merchant)) : undefined,
+    closeUrl: payment && merchant ? await leaveUrlOf(result.kind, ctx.secrets, payment, merchant) : undefined,
+    ...(processing ? { processing } : {}),
   };
   const html = result.kind === 'form' ? renderForm(result, render) : renderState(result, render);
   const status = result.kind === 'form' && result.problems ? 400 : (STATUS_OF[result.kind] ?? 200);
-  return htmlResponse(status, html, contentSecurityPolicy(nonce, payment, merchant), Boolean(merchant?.frameAncestors?.length));
+  return htmlResponse(status, html, contentSecurityPolicy(nonce, payment, merchant, { polls: Boolean(processing) }), Boolean(merchant?.frameAncestors?.length));
 }

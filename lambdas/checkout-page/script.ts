@@ -78,3 +78,25 @@ try{
  else{var w=window.open(url,target);if(!w)return}
 }catch(e){}
 })();`;
+
+/**
+ * The processing page's script: it asks our record of the payment (the JSON at `status`) whether
+ * the outcome is in, backing off as the plan in the page says, and once it is goes to `check`
+ * (/complete), which leads on as a payment does: success_url, the decline, or a final decline's
+ * cancel_url. It stops at the plan's end and says so in the page's live region; "Check again"
+ * stays. A failed look (network, 5xx) is just tried again later.
+ */
+export const processingScript = () => `(function(){
+"use strict";
+var el=document.getElementById('poll');if(!el)return;
+var p=JSON.parse(el.textContent),line=document.getElementById('processing-status');
+var started=Date.now(),delay=p.firstDelayMs;
+function stall(){if(line)line.textContent=p.stalled}
+function later(){if(Date.now()-started+delay>p.stopAfterMs){stall();return}setTimeout(look,delay);delay=Math.min(p.maxDelayMs,delay*p.factor)}
+function look(){
+ fetch(p.status,{cache:'no-store',credentials:'same-origin',headers:{accept:'application/json'}})
+ .then(function(r){if(r.status===404)return {state:'done'};return r.ok?r.json():null})
+ .then(function(s){if(s&&s.state==='done')window.location.replace(p.check);else later()},later);
+}
+later();
+})();`;

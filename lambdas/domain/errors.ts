@@ -116,6 +116,12 @@ export const ERRORS = {
       "Admin portal: a resend of a callback whose order status is not the payment's now (a sale's `settled` after a refund), without " +
       '`"contradiction_confirmed": true`. `error_message` names both states. Nothing is queued; the attempt is audited.',
   },
+  LINK_NOT_FOUND: {
+    code: 208050,
+    httpStatus: 404,
+    message: 'Payment link not found.',
+    when: 'Checkout page status (`GET /auth/{token}/status`, what the processing page polls): the token is malformed or names no payment link.',
+  },
   UNAUTHORIZED: {
     code: 401000,
     httpStatus: 401,

@@ -5,5 +5,5 @@ import { completeAction } from '../use-cases/checkout';
 /** GET /auth/{token}/complete: the customer is back from 3-D Secure or the bank redirect. */
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
-  return respond(await completeAction(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'] });
+  return respond(await completeAction(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now() });
 });

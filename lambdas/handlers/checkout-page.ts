@@ -5,5 +5,5 @@ import { openLink } from '../use-cases/checkout';
 /** GET /auth/{token}: the hosted checkout page. */
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
-  return respond(await openLink(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'] });
+  return respond(await openLink(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now() });
 });

@@ -56,7 +56,7 @@ export interface Navigation {
   readonly url: string;
   /** url_target of the session; undefined = this frame. */
   readonly target?: string;
-  readonly why: 'success' | 'cancel' | 'expired' | 'error' | 'action';
+  readonly why: 'success' | 'cancel' | 'expired' | 'action';
   /** Whose page the customer leaves: a page shown inside the merchant's frame obeys its framing rules. */
   readonly merchant?: Merchant;
   /** The payment the customer leaves (its language, and what a success screen names). */
@@ -325,9 +325,9 @@ async function completeActionInner(deps: CheckoutDeps, token: string): Promise<C
   if (!found) return { kind: 'not-found' };
   const { payment, merchant } = found;
   const action = payment.action;
-  if (!action || (payment.status !== '3ds' && payment.status !== 'redirect')) {
-    return viewOf(payment, merchant, deps.clock.now());
-  }
+  // Nothing to complete: this is also where the processing page sends the customer once the
+  // outcome is recorded (by the reconciler, or an earlier return), so it leads on as a payment does.
+  if (!action || (payment.status !== '3ds' && payment.status !== 'redirect')) return afterSettlement(deps, payment, merchant);
   const outcome = await deps.acquirer.completeAction({ paymentId: payment.paymentId, idempotencyKey: action.idempotencyKey }).catch(
     (): AcquirerOutcome => ({ kind: 'unknown', acquirerRef: action.acquirerRef, reason: 'The acquirer did not answer.' }),
   );
@@ -347,7 +347,10 @@ export async function settleAttempt(
   outcome: AcquirerOutcome,
   from: AttemptStage,
 ): Promise<CheckoutResult> {
-  if (outcome.kind === 'unknown') return navigateError(payment, merchant);
+  // The acquirer may yet approve: the customer waits on the processing page (it polls our record of
+  // the payment), never at cancel_url or error_url, which would read as "not paid" and invite a
+  // second payment.
+  if (outcome.kind === 'unknown') return { kind: 'processing', payment, merchant };
   try {
     const recorded = await recordOutcome(deps, payment, merchant, ref, outcome, 'sale', from);
     // Not written yet (an outage): the reconciler records it; the customer sees "processing".
@@ -365,12 +368,6 @@ export async function settleAttempt(
   }
 }
 
-function navigateError(payment: LinkPayment, merchant: Merchant): CheckoutResult {
-  const url = payment.checkout.errorUrl ?? payment.checkout.cancelUrl;
-  if (url) return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'error', merchant, payment };
-  return { kind: 'processing', payment, merchant };
-}
-
 /** Where the customer goes once an attempt is recorded. */
 async function afterSettlement(deps: Pick<CheckoutDeps, 'secrets' | 'clock'>, payment: LinkPayment, merchant: Merchant): Promise<CheckoutResult> {
   const target = payment.checkout.urlTarget;
@@ -381,6 +378,27 @@ async function afterSettlement(deps: Pick<CheckoutDeps, 'secrets' | 'clock'>, pa
     return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.cancelUrl), target, why: 'cancel', merchant, payment };
   }
   return viewOf(payment, merchant, deps.clock.now());
+}
+
+/** Whether the link's attempt still waits for its outcome, as the processing page polls it. */
+export type AttemptState = 'processing' | 'done';
+
+/** An attempt whose outcome is not recorded: in flight, or waiting on its challenge or bank page. */
+export const awaitsOutcome = (payment: LinkPayment): boolean =>
+  !(PAID.includes(payment.status) || payment.paidAt) && Boolean(payment.inFlight || (payment.action && (payment.status === '3ds' || payment.status === 'redirect')));
+
+/**
+ * GET /auth/{token}/status: what the processing page polls. One read of our own record of the
+ * payment, never the acquirer nor the merchant's settings, so a poll stays cheap however many
+ * customers wait; once it says `done` the page goes to /complete, which leads on as a payment does.
+ */
+export async function attemptState(deps: Pick<CheckoutDeps, 'store'>, token: string): Promise<AttemptState | undefined> {
+  const decoded = decodeLinkToken(token);
+  if (!decoded) return undefined;
+  const payment = await deps.store.findPayment(decoded.paymentId);
+  if (!payment || !hasLink(payment) || !linkSecretMatches(decoded.secret, payment.checkout.secretHash)) return undefined;
+  telemetry.paymentInContext(payment.paymentId, payment.merchantKey);
+  return awaitsOutcome(payment) ? 'processing' : 'done';
 }
 
 /**

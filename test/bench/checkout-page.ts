@@ -52,7 +52,7 @@ export async function measureRender(service: TestService, merchant: MerchantCred
   const { handler } = (await import(projectPath(route.entry))) as { handler: Handler };
   const view = await openLink(service.deps, token);
   if (view.kind !== 'form') throw new Error(`render: the link shows ${view.kind}, not the form`);
-  const respondContext = { secrets: service.deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: true };
+  const respondContext = { secrets: service.deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: true, now: service.deps.clock.now() };
   const url = `${service.baseUrl}${link.path}`;
 
   const methods: readonly (() => Promise<void>)[] = [

@@ -203,11 +203,13 @@ describe('paying on the hosted page', () => {
     await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
   });
 
-  it('sends the customer to error_url when the acquirer does not answer (08/38)', async () => {
+  it('keeps the customer on the processing page when the acquirer does not answer (08/38)', async () => {
     const link = await checkout();
+    const before = site.visits.length;
     await page.goto(link.url);
     await payWith(page, cards.noAnswer);
-    await landOn('/error');
+    await page.locator('h1#title[data-state="processing"]').waitFor();
+    expect(site.visits.slice(before)).toEqual([]);
 
     await page.goto(link.url);
     expect(await page.locator('h1#title').textContent()).toBe('Your payment is being processed');

@@ -253,7 +253,7 @@ describe('what is stored of the card and the browser', () => {
     expect(output).not.toMatch(new RegExp(`\\b${CVV}\\b`));
   });
 
-  it('logs a failing acquirer with the card number masked; the customer goes to the merchant\'s error page, never a 500', async () => {
+  it('logs a failing acquirer with the card number masked; the customer sees the processing page, never a 500', async () => {
     const link = await checkout();
     const failed = await withAcquirer(
       (real) =>
@@ -267,7 +267,8 @@ describe('what is stored of the card and the browser', () => {
     );
 
     // The outcome is unknown (the acquirer may have approved): not an error of ours to show as 500.
-    expect(failed.status).toBe(303);
+    expect(failed.status).toBe(202);
+    expect(failed.html).toContain('Your payment is being processed');
     expect(failed.html).not.toContain(PAN);
     expect(output).toContain('acquirer call failed');
     expect(output).toContain('acquirer refused card 411111******1111');
@@ -398,11 +399,13 @@ describe('declines', () => {
 });
 
 describe('no answer from the acquirer', () => {
-  it('leaves 08/38 in prepare with the attempt in flight, and sends the customer to error_url', async () => {
+  it('leaves 08/38 in prepare with the attempt in flight, and keeps the customer on the processing page', async () => {
     const link = await checkout();
     const paid = await submit(link.url, cardForm('08/38'));
-    expect(paid.status).toBe(303);
-    expect(paid.location).toBe(URLS.error_url);
+    // Not error_url nor cancel_url: either would read as "not paid" to a customer whose payment may settle.
+    expect(paid.status).toBe(202);
+    expect(paid.location).toBeNull();
+    expect(paid.html).toContain('Your payment is being processed');
 
     const payment = await storedPayment(link.paymentId);
     expect(payment.status).toBe('prepare');
@@ -417,9 +420,12 @@ describe('no answer from the acquirer', () => {
     expect(await ledgerEntries(link.paymentId)).toHaveLength(1);
   });
 
-  it('falls back to cancel_url when the session has no error_url', async () => {
-    const link = await checkout(shop, { error_url: undefined });
-    const paid = await submit(link.url, cardForm('08/38'));
-    expect(paid.location).toBe(URLS.cancel_url);
+  it('offers error_url as the way back while the outcome is open, and cancel_url only when the session has no error_url', async () => {
+    const withError = await submit((await checkout()).url, cardForm('08/38'));
+    expect(withError.html).toContain(`href="${URLS.error_url}"`);
+    expect(withError.html).not.toContain(`href="${URLS.cancel_url}"`);
+    const without = await submit((await checkout(shop, { error_url: undefined })).url, cardForm('08/38'));
+    expect(without.status).toBe(202);
+    expect(without.html).toContain(`href="${URLS.cancel_url}"`);
   });
 });
