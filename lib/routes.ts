@@ -97,7 +97,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'POST',
     path: '/api/v1/payment/status',
     entry: 'lambdas/handlers/payment-status.ts',
-    access: { table: tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, ACCESS.paymentRead, { indexes: ['lookup'] }), merchantSecrets: true },
+    access: { table: tableAccess(ACCESS.merchantGate, ACCESS.requestKeyCheck, ACCESS.paymentRead, { indexes: ['lookup'] }), merchantSecrets: true },
     throttle: MERCHANT_API_THROTTLE,
   },
   {

@@ -53,8 +53,13 @@ export const writesTable = (access: TableAccess): boolean =>
  * code it runs, plus what is particular to it.
  */
 export const ACCESS = {
-  /** The merchant chain's Idempotency-Key claim (lambdas/middleware/merchant-endpoint.ts): one conditional put. */
-  requestKeyClaim: { items: { REQUESTKEY: ['PutItem'] } },
+  /**
+   * The merchant chain's Idempotency-Key (lambdas/middleware/merchant-endpoint.ts): claimed by a
+   * conditional put, read when another run holds it, taken over or answered by conditional updates.
+   */
+  requestKeyClaim: { items: { REQUESTKEY: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  /** The Idempotency-Key of a read (payment status): only its body checked, by one conditional put. */
+  requestKeyCheck: { items: { REQUESTKEY: ['PutItem'] } },
   /** Reading a payment by id (findPayment): its state and details items, one query of its partition. */
   paymentRead: { items: { PAYMENT: ['Query'] } },
   /**

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ERRORS } from './errors';
 
 /**
  * The optional `Idempotency-Key` header of merchant POSTs (beyond the platform's protocol, as the
@@ -10,6 +11,31 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENCY_KEY_MAX = 255;
 /** How long a key is remembered. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 3600_000;
+/**
+ * How long the run that claimed a key holds it: a replay arriving meanwhile answers "in progress"
+ * (208012) instead of running the operation a second time. Longer than any merchant function may
+ * run (29 s at most, lib/routes.ts; API Gateway gives up at 30 s), so a claim still held belongs to
+ * a run that may still answer, and one past it to a run that died (crash, timeout) before
+ * remembering its answer: the next replay runs the operation again under the same transaction id
+ * and the use case finds what the dead run did.
+ */
+export const REQUEST_KEY_LEASE_MS = 30_000;
+
+/** A merchant request's answer as first given, kept on its key so a replay answers it again byte for byte. */
+export interface RememberedAnswer {
+  readonly statusCode: number;
+  /** The JSON body as sent (a session's with its link token left out, see the session handler). */
+  readonly body: string;
+}
+
+/**
+ * Whether a refusal is the request's answer for good: every 4xx of the catalog except the ones
+ * that invite the same request again a little later (208012 "another operation is in progress",
+ * any 429 "too many requests"), which must not be remembered; 5xx answers are failures of ours,
+ * never remembered either.
+ */
+export const remembersRefusal = (error: { readonly code: number; readonly httpStatus: number }): boolean =>
+  error.httpStatus >= 400 && error.httpStatus < 500 && error.httpStatus !== 429 && error.code !== ERRORS.OPERATION_IN_PROGRESS.code;
 
 const PRINTABLE_ASCII = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 

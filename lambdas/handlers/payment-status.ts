@@ -5,5 +5,6 @@ import { paymentStatus, paymentStatusHashFields, validatePaymentStatus } from '.
 export const handler = merchantApi<ReturnType<typeof validatePaymentStatus>>()
   .use(validateBody(validatePaymentStatus))
   .use(verifyHash(paymentStatusHashFields))
-  .use(idempotencyKey())
+  // A read: a replay under the same key reads again (the key only checks the body is the same).
+  .use(idempotencyKey('current-state'))
   .handler(({ deps, merchantKey, body }) => paymentStatus(deps, merchantKey, body));

@@ -3,13 +3,14 @@ import { requestObservability } from './observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { deps as processDeps, type Deps } from '../container';
 import { telemetry } from '../observability/telemetry';
-import { errorEnvelope, jsonResponse } from './error-envelope';
+import { JSON_HEADERS, errorEnvelope, jsonResponse } from './error-envelope';
 import { jsonBody } from './json-body';
 import { verifySignature } from './signature';
 import { admitMerchantRequest } from './merchant-gate';
 import { ApiError, invalidRequest } from '../domain/errors';
-import { IDEMPOTENCY_KEY_HEADER, isValidIdempotencyKey, requestKeyOf, type RequestKey } from '../domain/request-key';
+import { IDEMPOTENCY_KEY_HEADER, isValidIdempotencyKey, remembersRefusal, requestKeyOf, type RememberedAnswer, type RequestKey } from '../domain/request-key';
 import { RULE } from '../domain/validation';
+import { logger } from '../observability/logger';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -18,9 +19,17 @@ export interface MerchantRequest<R> {
   readonly body: R;
   /** The request's Idempotency-Key, when it sent one (checked against its first body). */
   readonly requestKey?: RequestKey;
+  /**
+   * An earlier run under this Idempotency-Key ended without an answer (crash, timeout, "try
+   * again"): what it did may be under way, and the use case looks for it before anything else.
+   */
+  readonly earlierRun?: boolean;
   readonly event: APIGatewayProxyEventV2;
   readonly deps: Deps;
 }
+
+/** What the Idempotency-Key claim decided for this run of a request. */
+type KeyedRun = { readonly lease: string; readonly earlierRun: boolean } | { readonly answer: RememberedAnswer };
 
 /** What the merchant-API middlewares learn about a request, carried on its event. */
 export interface MerchantEvent<R> extends APIGatewayProxyEventV2 {
@@ -29,6 +38,7 @@ export interface MerchantEvent<R> extends APIGatewayProxyEventV2 {
   /** Set by verifyHash once the body's hash is the merchant's. */
   merchantKey?: string;
   requestKey?: RequestKey;
+  keyedRun?: KeyedRun;
 }
 
 type MerchantMiddleware<R> = middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2> & { readonly name: string };
@@ -64,15 +74,21 @@ export function verifyHash<R extends { merchant_key: string; hash: string }>(fie
   };
 }
 
+/**
+ * How replays under one Idempotency-Key are answered: `first-answer` (every operation) gives the
+ * first run's answer again, whatever happened since; `current-state` (a read: payment status)
+ * reads again, the key only checking that the body is the first one.
+ */
+export type ReplayAnswers = 'first-answer' | 'current-state';
+
 /** The optional Idempotency-Key header, on a signed request only (see claimRequestKey). */
-export function idempotencyKey<R extends { merchant_key: string }>(): MerchantMiddleware<R> {
+export function idempotencyKey<R extends { merchant_key: string }>(replays: ReplayAnswers = 'first-answer'): MerchantMiddleware<R> {
   return {
     name: 'idempotencyKey',
     before: async (request) => {
       const body = validated(request.event);
       if (request.event.merchantKey === undefined) throw new Error('idempotencyKey needs verifyHash before it');
-      const key = await claimRequestKey(processDeps(), request.event, body);
-      if (key) request.event.requestKey = key;
+      await claimRequestKey(processDeps(), request.event, body, replays);
     },
   };
 }
@@ -106,12 +122,23 @@ export function merchantApi<R extends { merchant_key: string; hash: string }>() 
       m.use(middleware);
       return api;
     },
-    handler<Out>(run: (request: MerchantRequest<R>) => Promise<Out>, statusCode = 200): MerchantHandler {
+    handler<Out>(run: (request: MerchantRequest<R>) => Promise<Out>, options: MerchantHandlerOptions<R, Out> = {}): MerchantHandler {
+      const statusCode = options.statusCode ?? 200;
       const handler = m.handler(async (event) => {
         const body = validated(event);
         if (event.merchantKey === undefined) throw new Error('a merchant route needs verifyHash');
-        const out = await run({ merchantKey: event.merchantKey, body, event, deps: processDeps(), ...(event.requestKey ? { requestKey: event.requestKey } : {}) });
-        return jsonResponse(statusCode, out);
+        const keyed = event.keyedRun;
+        const request: MerchantRequest<R> = {
+          merchantKey: event.merchantKey,
+          body,
+          event,
+          deps: processDeps(),
+          ...(event.requestKey ? { requestKey: event.requestKey } : {}),
+          ...(keyed && 'lease' in keyed && keyed.earlierRun ? { earlierRun: true } : {}),
+        };
+        if (!keyed || !event.requestKey) return jsonResponse(statusCode, await run(request));
+        if ('answer' in keyed) return answerAgain(keyed.answer, statusCode, options.remembered, request);
+        return answerOnce(request, event.requestKey, keyed.lease, run, statusCode, options.remembered);
       });
       return Object.assign(handler as unknown as LambdaHandler, { chain: [...chain] });
     },
@@ -120,17 +147,98 @@ export function merchantApi<R extends { merchant_key: string; hash: string }>() 
 }
 
 /**
- * The optional Idempotency-Key header, checked only on a signed request: the same key with another
- * body is refused (409); with the same body the use case runs again under the same transaction id
- * and answers from what the first run recorded.
+ * How a route's successful answer is kept on its Idempotency-Key when it holds something that must
+ * not be stored (a session's link carries its secret): `forget` gives what is kept, `recall` makes
+ * the answer again from it. Without one the answer is kept as sent.
  */
-async function claimRequestKey(d: Deps, event: APIGatewayProxyEventV2, body: { merchant_key: string }): Promise<RequestKey | undefined> {
+export interface RememberedAs<R, Out> {
+  forget(answer: Out): unknown;
+  recall(kept: unknown, request: MerchantRequest<R>): Promise<Out>;
+}
+
+export interface MerchantHandlerOptions<R, Out> {
+  readonly statusCode?: number;
+  readonly remembered?: RememberedAs<R, Out>;
+}
+
+/**
+ * The optional Idempotency-Key header, checked only on a signed request: the same key with another
+ * body is refused (409, 400); with the same body, the first run's answer is given again once it has
+ * one, and while that run is still going the replay is told so (409, 208012) instead of running
+ * the operation beside it. A run that died without answering leaves its claim to lapse
+ * (REQUEST_KEY_LEASE_MS); the next replay runs the use case again under the same transaction id,
+ * and the use case finds what the dead run did.
+ */
+async function claimRequestKey<R>(d: Deps, event: MerchantEvent<R>, body: { merchant_key: string }, replays: ReplayAnswers): Promise<void> {
   const header = event.headers?.[IDEMPOTENCY_KEY_HEADER];
-  if (header === undefined) return undefined;
+  if (header === undefined) return;
   if (!isValidIdempotencyKey(header)) throw invalidRequest([{ path: 'Idempotency-Key', message: header === '' ? RULE.blank : RULE.invalid }]);
   const key = requestKeyOf(body.merchant_key, event.routeKey ?? event.rawPath, header, body as unknown as Record<string, unknown>);
-  if ((await d.requestKeys.claim(key.id, key.fingerprint, d.clock.now())) === 'different') throw new ApiError('DUPLICATE_REQUEST');
-  return key;
+  if (replays === 'current-state') {
+    if ((await d.requestKeys.check(key.id, key.fingerprint, d.clock.now())) === 'different') throw new ApiError('DUPLICATE_REQUEST');
+    event.requestKey = key;
+    return;
+  }
+  const claim = await d.requestKeys.claim(key.id, key.fingerprint, d.ids.transId(), d.clock.now());
+  if (claim.kind === 'different') throw new ApiError('DUPLICATE_REQUEST');
+  if (claim.kind === 'in-progress') throw new ApiError('OPERATION_IN_PROGRESS');
+  event.requestKey = key;
+  event.keyedRun = claim.kind === 'answered' ? { answer: claim.answer } : { lease: claim.lease, earlierRun: claim.rerun };
+}
+
+/**
+ * Runs the request that holds its key and keeps its answer there: a success, or a refusal that is
+ * final (domain/request-key.ts remembersRefusal). A failure or "try again" gives the key up
+ * unanswered, so the retry it invites runs. Should another run have kept an answer first (one that
+ * took over a lapsed claim), that answer is given, so every run of the request answers alike.
+ */
+async function answerOnce<R, Out>(
+  request: MerchantRequest<R>,
+  key: RequestKey,
+  lease: string,
+  run: (request: MerchantRequest<R>) => Promise<Out>,
+  statusCode: number,
+  remembered: RememberedAs<R, Out> | undefined,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  const d = request.deps;
+  let out: Out;
+  try {
+    out = await run(request);
+  } catch (e) {
+    if (!(e instanceof ApiError) || !remembersRefusal(e.entry)) {
+      await d.requestKeys.release(key.id, lease).catch((error: unknown) => logger.warn('giving up an Idempotency-Key claim failed; it lapses', { error: error as Error }));
+      throw e;
+    }
+    const refusal: RememberedAnswer = { statusCode: e.httpStatus, body: JSON.stringify(e.toEnvelope()) };
+    const kept = await keep(d, key, refusal);
+    if (sameAnswer(kept, refusal)) throw e;
+    return answerAgain(kept, statusCode, remembered, request);
+  }
+  const answer: RememberedAnswer = { statusCode, body: JSON.stringify(remembered ? remembered.forget(out) : out) };
+  const kept = await keep(d, key, answer);
+  return sameAnswer(kept, answer) ? jsonResponse(statusCode, out) : answerAgain(kept, statusCode, remembered, request);
+}
+
+/**
+ * Keeps the answer on the key. The operation has happened by now, so a failure to keep it must not
+ * turn the answer into a 5xx: it is logged, the claim lapses, and a replay runs the use case again,
+ * which finds what this run did.
+ */
+async function keep(d: Deps, key: RequestKey, answer: RememberedAnswer): Promise<RememberedAnswer> {
+  try {
+    return await d.requestKeys.remember(key.id, answer, d.clock.now());
+  } catch (error) {
+    logger.warn('keeping the answer of an Idempotency-Key failed; a replay runs the request again', { error: error as Error });
+    return answer;
+  }
+}
+
+const sameAnswer = (a: RememberedAnswer, b: RememberedAnswer): boolean => a.statusCode === b.statusCode && a.body === b.body;
+
+/** A kept answer given again: as it was sent, or (a route's success that is not kept as sent) recalled. */
+async function answerAgain<R, Out>(answer: RememberedAnswer, statusCode: number, remembered: RememberedAs<R, Out> | undefined, request: MerchantRequest<R>): Promise<APIGatewayProxyStructuredResultV2> {
+  if (remembered && answer.statusCode === statusCode) return jsonResponse(statusCode, await remembered.recall(JSON.parse(answer.body) as unknown, request));
+  return { statusCode: answer.statusCode, headers: { ...JSON_HEADERS }, body: answer.body };
 }
 
 export { publicBaseUrl } from './base-url';

@@ -256,6 +256,12 @@ export async function createSession(
 ): Promise<CreateSessionResult> {
   const amount = parseAmount(r.order.amount, r.order.currency);
   if (typeof amount === 'string') throw new Error('amount must be validated before createSession');
+  // A run after one that made the session but died before answering: that session, before any
+  // check that may have changed its mind since (a saved card expired in between).
+  if (replayable?.earlierRun) {
+    const made = await deps.store.findPayment(replayable.paymentId);
+    if (made?.checkout && linkSecretMatches(replayable.secret, made.checkout.secretHash)) return { linkToken: encodeLinkToken(made.paymentId, replayable.secret), paymentId: made.paymentId };
+  }
   await refuseMintedOrderNumber(deps.store, merchantKey, r.order.number);
   const now = deps.clock.now();
   const lifetimeMinutes = r.session_expiry ?? DEFAULT_SESSION_MINUTES;
@@ -343,6 +349,8 @@ export const ORDER_NUMBER_STARTS_WITH_PAYMENT_ID = 'This value is not valid: it 
 export interface ReplayableLink {
   readonly paymentId: string;
   readonly secret: Buffer;
+  /** An earlier run under the key ended without an answer: it may have made the session. */
+  readonly earlierRun?: boolean;
 }
 
 /**
@@ -353,4 +361,18 @@ export async function replayableLink(deps: { readonly secrets: MerchantSecrets }
   const password = await deps.secrets.passwordOf(merchantKey);
   if (!password) return undefined;
   return { paymentId: transId, secret: createHmac('sha256', password).update(`checkout-link\n${transId}`).digest().subarray(0, 18) };
+}
+
+/**
+ * The link token of a session first made under an Idempotency-Key, rebuilt for a replay of its
+ * answer (the answer is kept without it: the link's secret is never stored). A password rotated
+ * since makes another secret: when the session is still there to tell, that is refused as a
+ * duplicate rather than answered with a link that does not open it.
+ */
+export async function replayedLinkToken(deps: { readonly secrets: MerchantSecrets; readonly store: PaymentStore }, merchantKey: string, transId: string): Promise<string> {
+  const link = await replayableLink(deps, merchantKey, transId);
+  if (!link) throw new ApiError('DUPLICATE_REQUEST');
+  const made = await deps.store.findPayment(link.paymentId);
+  if (made?.checkout && !linkSecretMatches(link.secret, made.checkout.secretHash)) throw new ApiError('DUPLICATE_REQUEST');
+  return encodeLinkToken(link.paymentId, link.secret);
 }

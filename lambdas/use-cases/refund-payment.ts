@@ -34,12 +34,14 @@ export interface OperationOptions {
  */
 export async function refundPayment(deps: RefundDeps, merchantKey: string, r: Pick<AmountOperationRequest, 'payment_id' | 'amount'>, options: OperationOptions = {}): Promise<AcceptedResponse> {
   const first = await ownPayment(deps.store, merchantKey, r.payment_id);
+  const transId = options.transId ?? deps.ids.transId();
+  // A replayed request whose refund was made already (even if it refunded the payment in full
+  // since): its first answer, before any rule that only holds for a new refund.
+  if (options.transId && alreadyMade(first, transId)) return { payment_id: first.paymentId, result: 'accepted' };
   const refusal = refusalOf('refund', first);
   if (refusal) throw new ApiError(refusal);
   const amountMinor = operationAmount(r.amount, first);
   if (!first.authorization) throw new Error(`payment ${first.paymentId} has no authorization to refund`);
-  const transId = options.transId ?? deps.ids.transId();
-  if (options.transId && alreadyMade(first, transId)) return { payment_id: first.paymentId, result: 'accepted' };
   const now = deps.clock.now();
   const refund = { amountMinor, idempotencyKey: operationKey(first.paymentId, 'refund', transId), startedAt: now.toISOString(), actor: options.actor ?? `merchant:${merchantKey}` };
 

@@ -228,7 +228,9 @@ describe('Idempotency-Key', () => {
     const paid = await paidPayment(service, shop, { order: { amount: '10.00' } });
     const body = { merchant_key: shop.merchant_key, payment_id: paid.paymentId, amount: '3.00' };
     const answers = await Promise.all(Array.from({ length: 5 }, () => withKey('/api/v1/payment/refund', body, 'refund-order-1-a')));
-    expect(answers.map((a) => a.status)).toEqual(Array(5).fill(200));
+    // Each is the first answer, or "in progress" (208012) while the first run holds the key.
+    expect(answers.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(1);
+    expect(answers.filter((a) => a.status !== 200).map((a) => [a.status, a.json])).toEqual(answers.filter((a) => a.status !== 200).map(() => [409, refusal(208012, 'OPERATION_IN_PROGRESS')]));
     const again = await withKey('/api/v1/payment/refund', body, 'refund-order-1-a');
     expect(again.json).toEqual({ payment_id: paid.paymentId, result: 'accepted' });
     const other = await withKey('/api/v1/payment/refund', { ...body, amount: '4.00' }, 'refund-order-1-a');
