@@ -219,7 +219,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/acquirer/s2s-card/redirect',
     entry: 'lambdas/handlers/s2s-card-redirect.ts',
-    access: { table: NO_TABLE_ACCESS, merchantSecrets: false, acquirerCredentials: true },
+    // Reads the attempt's record: a link whose attempt is over sends nobody to the gateway again.
+    access: { table: tableAccess({ items: { S2SCARD: ['GetItem'] } }), merchantSecrets: false, acquirerCredentials: true },
     throttle: CHECKOUT_PAGE_THROTTLE,
   },
   {

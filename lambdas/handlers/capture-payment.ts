@@ -7,8 +7,8 @@ export const handler = merchantApi<ReturnType<typeof validateAmountOperation>>()
   .use(validateBody(validateAmountOperation))
   .use(verifyHash(amountHashFields))
   .use(idempotencyKey())
-  .handler(async ({ deps, merchantKey, body, requestKey }) => {
+  .handler(async ({ deps, merchantKey, body, requestKey, answerBy }) => {
     const payment = await ownPayment(deps.store, merchantKey, body.payment_id);
-    const result = await capture(deps, payment, operationAmount(body.amount, payment), `merchant:${merchantKey}`, requestKey?.transId);
+    const result = await capture(deps, payment, operationAmount(body.amount, payment), `merchant:${merchantKey}`, requestKey?.transId, answerBy);
     return captureResponse(result, deps.clock.now());
   });

@@ -7,4 +7,4 @@ export const handler = merchantApi<ReturnType<typeof validateAmountOperation>>()
   .use(validateBody(validateAmountOperation))
   .use(verifyHash(amountHashFields))
   .use(idempotencyKey())
-  .handler(({ deps, merchantKey, body, requestKey }) => refundPayment(deps, merchantKey, body, { transId: requestKey?.transId }));
+  .handler(({ deps, merchantKey, body, requestKey, answerBy }) => refundPayment(deps, merchantKey, body, { transId: requestKey?.transId, answerBy }));

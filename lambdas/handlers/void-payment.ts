@@ -7,4 +7,4 @@ export const handler = merchantApi<ReturnType<typeof validatePaymentId>>()
   .use(validateBody(validatePaymentId))
   .use(verifyHash(paymentIdHashFields))
   .use(idempotencyKey())
-  .handler(({ deps, merchantKey, body, requestKey }) => voidPayment(deps, merchantKey, body, { transId: requestKey?.transId }));
+  .handler(({ deps, merchantKey, body, requestKey, answerBy }) => voidPayment(deps, merchantKey, body, { transId: requestKey?.transId, answerBy }));

@@ -26,7 +26,15 @@ export interface MerchantRequest<R> {
   readonly earlierRun?: boolean;
   readonly event: APIGatewayProxyEventV2;
   readonly deps: Deps;
+  /**
+   * When the answer must be given at the latest (the function's deadline less a margin for the
+   * answer to travel): a use case that has done what the answer promises stops waiting for the rest.
+   */
+  readonly answerBy: Date;
 }
+
+/** Time the answer needs to leave the function and pass API Gateway before the deadline. */
+const ANSWER_MARGIN_MS = 1_500;
 
 /** What the Idempotency-Key claim decided for this run of a request. */
 type KeyedRun = { readonly lease: string; readonly earlierRun: boolean } | { readonly answer: RememberedAnswer };
@@ -124,7 +132,7 @@ export function merchantApi<R extends { merchant_key: string; hash: string }>() 
     },
     handler<Out>(run: (request: MerchantRequest<R>) => Promise<Out>, options: MerchantHandlerOptions<R, Out> = {}): MerchantHandler {
       const statusCode = options.statusCode ?? 200;
-      const handler = m.handler(async (event) => {
+      const handler = m.handler(async (event, context) => {
         const body = validated(event);
         if (event.merchantKey === undefined) throw new Error('a merchant route needs verifyHash');
         const keyed = event.keyedRun;
@@ -133,6 +141,7 @@ export function merchantApi<R extends { merchant_key: string; hash: string }>() 
           body,
           event,
           deps: processDeps(),
+          answerBy: new Date(Date.now() + Math.max(0, (context?.getRemainingTimeInMillis?.() ?? 30_000) - ANSWER_MARGIN_MS)),
           ...(event.requestKey ? { requestKey: event.requestKey } : {}),
           ...(keyed && 'lease' in keyed && keyed.earlierRun ? { earlierRun: true } : {}),
         };

@@ -30,7 +30,7 @@ export const CAPTURE_IN_PROGRESS_REASON = 'The capture is being processed; its o
  * nothing else in flight), so two at the same moment can never both capture; the acquirer's answer
  * is recorded with a second write guarded by that intent. A declined capture leaves it pending.
  */
-export async function capture(deps: CaptureDeps, payment: Payment, amountMinor: number, actor: string, transId?: string): Promise<CaptureResult> {
+export async function capture(deps: CaptureDeps, payment: Payment, amountMinor: number, actor: string, transId?: string, answerBy?: Date): Promise<CaptureResult> {
   if (transId) {
     const replayed = replayOf(payment, transId);
     if (replayed) return replayed;
@@ -42,7 +42,7 @@ export async function capture(deps: CaptureDeps, payment: Payment, amountMinor: 
   if (!payment.authorization) throw new Error(`payment ${payment.paymentId} has no authorization`);
   const id = transId ?? deps.ids.transId();
   const op: PendingOperation = { kind: 'capture', transId: id, amountMinor, idempotencyKey: operationKey(payment.paymentId, 'capture', id), startedAt: deps.clock.now().toISOString(), actor };
-  return runExclusive(deps, payment, op, TRANSITIONS.capture.from, transId);
+  return runExclusive(deps, payment, op, TRANSITIONS.capture.from, transId, answerBy);
 }
 
 export const RELEASE_REASON = 'Authorization released.';
@@ -64,7 +64,7 @@ export async function release(deps: CaptureDeps, payment: Payment, actor: string
   return runExclusive(deps, payment, op, TRANSITIONS.release.from);
 }
 
-async function runExclusive(deps: CaptureDeps, payment: Payment, op: PendingOperation, from: readonly Payment['status'][], replayId?: string): Promise<CaptureResult> {
+async function runExclusive(deps: CaptureDeps, payment: Payment, op: PendingOperation, from: readonly Payment['status'][], replayId?: string, answerBy?: Date): Promise<CaptureResult> {
   let started: Payment;
   try {
     started = await startOperation(deps, payment, op, { statusIn: from });
@@ -73,7 +73,7 @@ async function runExclusive(deps: CaptureDeps, payment: Payment, op: PendingOper
     const current = (await deps.store.findPayment(payment.paymentId)) ?? payment;
     return (replayId && replayOf(current, replayId)) || { kind: 'taken', payment: current };
   }
-  const { outcome, recorded } = await completeOperation(deps, started, op);
+  const { outcome, recorded } = await completeOperation(deps, started, op, answerBy);
   const latest = recorded.kind === 'recorded' ? recorded.payment : started;
   if (!outcome) return { kind: 'in-progress', payment: latest };
   return outcome.kind === 'approved' ? { kind: 'captured', payment: latest } : { kind: 'declined', payment: latest, reason: outcome.reason };

@@ -213,7 +213,9 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
         set: {
           status: 'prepare',
           attempt,
-          inFlight: { attempt, transId, startedAt: now.toISOString(), idempotencyKey },
+          // The capture mode is the attempt's, fixed here: its answer is read with it whatever the
+          // merchant's setting becomes meanwhile.
+          inFlight: { attempt, transId, startedAt: now.toISOString(), idempotencyKey, authorizeOnly: merchant.dms },
           card: savedCard ? savedCard.card : summarize(valid.card as ValidCard),
           // Of the browser only its address is kept (callbacks carry it); the rest went to the acquirer.
           ...(ctx.browser.ip ? { customerIp: ctx.browser.ip } : {}),
@@ -251,7 +253,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
     payer: { ...(typedBilling ?? payment.checkout.billingAddress), ...(customer.email ? { email: customer.email } : {}), ...(customer.name ? { name: customer.name } : {}) },
     description: payment.order.description,
   });
-  return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey }, outcome, 'request');
+  return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey, authorizeOnly: merchant.dms }, outcome, 'request');
 }
 
 /**
@@ -332,7 +334,7 @@ async function completeActionInner(deps: CheckoutDeps, token: string): Promise<C
     (): AcquirerOutcome => ({ kind: 'unknown', acquirerRef: action.acquirerRef, reason: 'The acquirer did not answer.' }),
   );
   if (outcome.kind === 'action') return { kind: 'navigate', url: outcome.url, why: 'action' };
-  return settleAttempt(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey }, outcome, 'action');
+  return settleAttempt(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey, authorizeOnly: action.authorizeOnly }, outcome, 'action');
 }
 
 /**

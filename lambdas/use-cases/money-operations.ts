@@ -236,9 +236,34 @@ export async function startOperation(
   });
 }
 
-/** Runs an exclusive operation after its intent is recorded: the acquirer, then the guarded record. */
-export async function completeOperation(deps: MoneyDeps, payment: Payment, op: PendingOperation): Promise<{ outcome?: FollowUpOutcome; recorded: Recorded }> {
-  const outcome = await sendOperation(deps.acquirer, payment, op);
-  if (!outcome) return { recorded: { kind: 'deferred' } };
-  return { outcome, recorded: await recordOperation(deps, payment.paymentId, op, outcome, undefined, payment) };
+/**
+ * Runs an exclusive operation after its intent is recorded: the acquirer, then the guarded record.
+ * With `answerBy` (the request's deadline less a margin) it stops waiting then: an answer not in
+ * yet is "in progress", a record not written yet is left to the reconciler, so a request never
+ * times out into a 5xx after the acquirer may have said yes.
+ */
+export async function completeOperation(deps: MoneyDeps, payment: Payment, op: PendingOperation, answerBy?: Date): Promise<{ outcome?: FollowUpOutcome; recorded: Recorded }> {
+  let outcome: FollowUpOutcome | undefined;
+  let recorded: Recorded = { kind: 'deferred' };
+  await untilDone(
+    (async () => {
+      outcome = await sendOperation(deps.acquirer, payment, op);
+      if (outcome) recorded = await recordOperation(deps, payment.paymentId, op, outcome, undefined, payment);
+    })(),
+    answerBy,
+  );
+  return { ...(outcome ? { outcome } : {}), recorded };
+}
+
+/**
+ * Waits for work the answer may do without, at most until `answerBy` (real time: the function's
+ * deadline is). Work still running then goes on while the process lives; what it leaves in flight
+ * the reconciler finishes. Its failure is logged, never the answer's.
+ */
+export async function untilDone(work: Promise<unknown>, answerBy: Date | undefined): Promise<void> {
+  const logged = work.catch((e: unknown) => logger.warn('operation left to reconciliation', { error: e as Error }));
+  if (!answerBy) return void (await logged);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([logged, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, answerBy.getTime() - Date.now()))))]);
+  clearTimeout(timer);
 }

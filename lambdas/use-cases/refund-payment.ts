@@ -3,7 +3,7 @@ import { refusalOf } from '../domain/state-machine';
 import type { Payment } from '../domain/payment';
 import { TransitionRejected } from '../ports/payments';
 import { TRY_AGAIN, withBackoff } from './backoff';
-import { askAcquirer, followUpRequest, operationKey, recordRefund, refundableMinor, type MoneyDeps } from './money-operations';
+import { askAcquirer, followUpRequest, operationKey, recordRefund, refundableMinor, untilDone, type MoneyDeps } from './money-operations';
 import { operationAmount, ownPayment, type AmountOperationRequest } from './payment-operations';
 import { reconcileAt } from './record-outcome';
 
@@ -20,6 +20,12 @@ export interface OperationOptions {
   readonly actor?: string;
   /** A stable transaction id (from the request's Idempotency-Key): a replay finds its first intent. */
   readonly transId?: string;
+  /**
+   * When the answer is due at the latest (the function's deadline less a margin). Once the intent is
+   * recorded the answer is "accepted" whatever follows, so the request stops waiting for the acquirer
+   * and the record then, never answering 5xx after the money may have moved; the reconciler finishes.
+   */
+  readonly answerBy?: Date;
 }
 
 /**
@@ -78,9 +84,12 @@ export async function refundPayment(deps: RefundDeps, merchantKey: string, r: Pi
   if (!reserved) throw new ApiError('OPERATION_IN_PROGRESS');
   if (!reserved.refunds?.[transId]) return { payment_id: first.paymentId, result: 'accepted' };
 
-  const outcome = await askAcquirer(() => deps.acquirer.refund(followUpRequest(reserved, refund.idempotencyKey, amountMinor)));
-  // No answer, or no record yet: the intent is in the reconcile queue; the outcome follows.
-  if (outcome) await recordRefund(deps, reserved.paymentId, transId, refund, outcome, undefined, reserved);
+  const finish = (async () => {
+    const outcome = await askAcquirer(() => deps.acquirer.refund(followUpRequest(reserved, refund.idempotencyKey, amountMinor)));
+    // No answer, or no record yet: the intent is in the reconcile queue; the outcome follows.
+    if (outcome) await recordRefund(deps, reserved.paymentId, transId, refund, outcome, undefined, reserved);
+  })();
+  await untilDone(finish, options.answerBy);
   return { payment_id: reserved.paymentId, result: 'accepted' };
 }
 

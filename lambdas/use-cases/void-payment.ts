@@ -78,7 +78,7 @@ export async function voidPayment(deps: VoidDeps, merchantKey: string, r: Pick<P
     if (reason) return response(current, 'FAIL', now, reason);
     throw new ApiError(current.operation?.kind === 'void' ? 'VOID_NOT_SETTLED' : 'OPERATION_IN_PROGRESS');
   }
-  const { outcome } = await completeOperation(deps, started, op);
+  const { outcome } = await completeOperation(deps, started, op, options.answerBy);
   if (!outcome) return response(started, 'FAIL', now, VOID_IN_PROGRESS_REASON);
   // The acquirer's answer is the answer, recorded or (after the retries) left to the reconciler.
   return outcome.kind === 'approved' ? response(started, 'SUCCESS', now) : response(started, 'FAIL', now, outcome.reason);

@@ -9,6 +9,8 @@ import { startTestService, type TestService } from '../support/service';
 import { asFunction } from '../support/table-access';
 import { signBody } from '../support/sign';
 import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
+import { VOID_IN_PROGRESS_REASON, voidPayment } from '../../lambdas/use-cases/void-payment';
+import { refundPayment } from '../../lambdas/use-cases/refund-payment';
 
 /**
  * The service on the S2S CARD connector (ACQUIRER=s2s-card) against the fake gateway: what the
@@ -200,6 +202,26 @@ describe('the service on the S2S CARD connector', () => {
       const stored = await service.deps.store.findPayment(s.paymentId);
       expect(Object.keys(stored?.refunds ?? {})).toEqual([]);
       expect(stored?.transactions.filter((x) => x.type === 'refund').map((x) => x.status).sort()).toEqual(['fail', 'success', 'waiting', 'waiting']);
+    });
+
+    it('a void or refund whose gateway answers after the request\'s deadline is answered "in progress", never 5xx; the outcome follows', async () => {
+      const s = await session();
+      await submitPage(service, s, { card: '01/38' });
+      const t = gateway.byOrder(`${s.paymentId}.1`)!;
+      gateway.delayNext('VOID', 500);
+      const voided = await voidPayment(service.deps, shop.merchant_key, { payment_id: s.paymentId }, { answerBy: new Date(Date.now() + 100) });
+      expect(voided).toMatchObject({ status: 'FAIL', reason: VOID_IN_PROGRESS_REASON });
+      // The work goes on (or the reconciler finishes it): the void the gateway made is recorded.
+      for (let i = 0; i < 50 && (await statusOf(service, shop, s.paymentId)).status !== 'void'; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(t.status).toBe('VOID');
+      expect((await statusOf(service, shop, s.paymentId)).status).toBe('void');
+
+      const r = await session();
+      await submitPage(service, r, { card: '01/38' });
+      gateway.delayNext('CREDITVOID', 500);
+      const started = Date.now();
+      await expect(refundPayment(service.deps, shop.merchant_key, { payment_id: r.paymentId, amount: '1.00' }, { answerBy: new Date(Date.now() + 100) })).resolves.toMatchObject({ result: 'accepted' });
+      expect(Date.now() - started).toBeLessThan(450);
     });
 
     it('a SALE whose answer was lost keeps the capture mode it was sent with when the merchant switches to DMS meanwhile', async () => {
