@@ -59,6 +59,8 @@ Callbacks (the server-to-server notifications posted to the merchant's notificat
                                   it, from 1) to be sent again. Prints
                                   {"payment_id","index","number","outcome"}; outcome is
                                   queued, or already-queued when it is waiting to be sent anyway.
+                                  A callback the merchant is never sent, one skipped in its turn,
+                                  and one that contradicts the payment's state now are refused.
   dead-callbacks KEY              List the merchant's dead callbacks (still failing ${CALLBACK_POLICY.retryForMs / 3_600_000} hours
                                   after their first attempt), oldest first, at most ${DEAD_LIST_LIMIT}.
   resend-dead KEY                 Queue all the merchant's dead callbacks to be sent again. Prints
@@ -403,7 +405,16 @@ async function resendOne(deps: DepsWithCallbacks, actor: string, paymentId: stri
       callbacks.length ? `payment ${paymentId} has no callback ${index + 1}; its callbacks are 1 to ${callbacks.length}` : `payment ${paymentId} has no callbacks yet`,
     );
   }
-  return resendCallback(deps, actor, paymentId, index);
+  try {
+    return await resendCallback(deps, actor, paymentId, index);
+  } catch (e) {
+    // Refused and audited: a callback the merchant is never sent, or one that contradicts the
+    // payment's state now (the portal's Resend asks the operator to confirm that one).
+    if (e instanceof ApiError && (e.entry === ERRORS.CALLBACK_NOT_RESENDABLE || e.entry === ERRORS.CALLBACK_CONTRADICTS_PAYMENT)) {
+      throw new CommandFailure(`callback ${index + 1} of payment ${paymentId} not resent: ${e.message.replace(/ Confirm the resend to send it anyway\.$/, ' Resend it from the portal, which asks to confirm that.')}`);
+    }
+    throw e;
+  }
 }
 
 async function resendAllDead(deps: DepsWithCallbacks, actor: string, merchantKey: string): Promise<{ merchant_key: string; queued: number; more: boolean }> {

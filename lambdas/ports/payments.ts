@@ -80,7 +80,11 @@ export interface DaySearch {
   readonly merchantKey: string;
   /** YYYY-MM-DD, UTC. */
   readonly day: string;
-  readonly status?: string;
+  /**
+   * Stored statuses, any of them (the index carries the stored status). A payment may read as
+   * another status than it is stored with (domain/payment-view.ts): the caller checks its reading.
+   */
+  readonly statuses?: readonly string[];
   readonly limit: number;
   /** Where the previous page stopped (opaque to the caller). */
   readonly cursor?: string;
@@ -108,7 +112,7 @@ export interface PaymentStore {
   findPayments(paymentIds: readonly string[]): Promise<Payment[]>;
   /** A merchant's payments created on a UTC day (of one status, if given), newest first, one page at a time. */
   paymentsOfDay(query: DaySearch): Promise<{ payments: Payment[]; cursor?: string }>;
-  /** How many payments a merchant created on a UTC day (of one status, if given): the index counted, no payment read. */
+  /** How many payments a merchant created on a UTC day (of these stored statuses, if given): the index counted, no payment read. */
   countPaymentsOfDay(query: Omit<DaySearch, 'limit' | 'cursor'>): Promise<number>;
   /**
    * Every payment in a work queue whose time has come, in batches (each about `pageSize` per shard,
@@ -117,4 +121,10 @@ export interface PaymentStore {
   dueBatches(queue: string, until: Date, pageSize: number, part?: ShardPart): AsyncIterable<QueuedPayment[]>;
   /** Payments in a work queue whose time has come, oldest first, at most `limit`. */
   due(queue: string, until: Date, limit: number): Promise<QueuedPayment[]>;
+  /**
+   * Makes a payment that waits in a queue due at `dueAt` when it is due later (an acquirer's hint
+   * that something in flight has an answer); a payment in another queue or in none is left alone.
+   * Changes nothing else; true when it moved.
+   */
+  hurry(paymentId: string, queue: string, dueAt: Date): Promise<boolean>;
 }

@@ -1,7 +1,9 @@
+import { openCursor, sealCursor } from '../adapters/dynamodb/cursor';
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 import { ApiError, ERRORS, invalidRequest, type FieldError } from '../domain/errors';
 import { currencyExponent, formatMinor, parseAmount } from '../domain/money';
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../domain/payment';
+import { alwaysReadsAsStored, paymentReading, storedStatusesReadingAs } from '../domain/payment-view';
 import { refusalOf } from '../domain/state-machine';
 import { voidBlockedReason } from '../domain/void-window';
 import type { Acquirer } from '../ports/acquirer';
@@ -56,8 +58,9 @@ export function allowedActions(p: Payment, now: Date): PaymentAction[] {
   return actions;
 }
 
-/** A payment as the portal lists it. */
+/** A payment as the portal lists it; its status and reason as the merchant's status route reads them. */
 export function paymentSummary(p: Payment, now: Date) {
+  const reading = paymentReading(p, now);
   return {
     payment_id: p.paymentId,
     merchant_key: p.merchantKey,
@@ -65,8 +68,8 @@ export function paymentSummary(p: Payment, now: Date) {
     amount: p.order.amount,
     currency: p.order.currency,
     description: p.order.description,
-    status: p.status,
-    reason: p.reason,
+    status: reading.status,
+    reason: reading.reason,
     created_at: p.createdAt,
     updated_at: p.updatedAt,
     card: p.card ? { mask: p.card.mask, brand: p.card.brand, expiry: `${String(p.card.expMonth).padStart(2, '0')}/${p.card.expYear}` } : undefined,
@@ -163,7 +166,7 @@ export async function countPayments(deps: AdminDeps, q: PaymentSearch): Promise<
     const batch: Position[] = [];
     for (let p = position; p.day < plan.days && batch.length < BULK_LIMITS.countDaysPerRequest; p = nextOf(plan, p)) batch.push(p);
     const counts = await inParallel(batch, BULK_LIMITS.countConcurrency, (p) =>
-      plan.merchants[p.merchant] === undefined ? Promise.resolve(0) : deps.store.countPaymentsOfDay({ merchantKey: plan.merchants[p.merchant]!, day: dayOf(plan, p), status: q.status }),
+      plan.merchants[p.merchant] === undefined ? Promise.resolve(0) : deps.store.countPaymentsOfDay({ merchantKey: plan.merchants[p.merchant]!, day: dayOf(plan, p), statuses: plan.statuses }),
     );
     total += counts.reduce((a, b) => a + b, 0);
     position = batch.length ? nextOf(plan, batch[batch.length - 1]!) : position;
@@ -237,10 +240,11 @@ interface SearchPlan {
   readonly merchants: readonly string[];
   readonly to: string;
   readonly days: number;
-  readonly status?: string;
+  /** The stored statuses the index is filtered on: those that may read as the status asked. */
+  readonly statuses?: readonly string[];
   /** Checks the index cannot make. */
   readonly keep: (p: Payment) => boolean;
-  /** True when the index alone answers every criterion (merchant, days, status). */
+  /** True when the index alone answers every criterion (merchant, days, a status no payment reads otherwise). */
   readonly indexOnly: boolean;
 }
 
@@ -270,11 +274,15 @@ async function planSearch(deps: AdminDeps, q: PaymentSearch): Promise<SearchPlan
       ? [merchantText]
       : directory.filter((m) => m.name.toLowerCase().includes(merchantText.toLowerCase())).map((m) => m.merchantKey);
   const partialOrder = q.order?.trim().toLowerCase();
-  const keep = (p: Payment) => (!partialOrder || p.order.number.toLowerCase().includes(partialOrder)) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email });
-  const base = { listed, merchants, to, days, keep, indexOnly: !partialOrder && !idPrefix && !last4 && !amount && !q.email?.trim(), ...(q.status ? { status: q.status } : {}) };
+  // A status is checked on the payment's reading (what the merchant's status route says), after the
+  // index has been filtered on the stored statuses that may read as it.
+  const status = q.status as PaymentStatus | undefined;
+  const keep = (p: Payment) => (!partialOrder || p.order.number.toLowerCase().includes(partialOrder)) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email }) && (!status || paymentReading(p, now).status === status);
+  const indexOnly = !partialOrder && !idPrefix && !last4 && !amount && !q.email?.trim() && (!status || alwaysReadsAsStored(status));
+  const base = { listed, merchants, to, days, keep, indexOnly, ...(status ? { statuses: storedStatusesReadingAs(status) } : {}) };
   if (idPart && !idPrefix) {
     const p = await deps.store.findPayment(q.paymentId!.trim());
-    return { ...base, fixed: p && matches(p, q) && (!merchantText || merchants.includes(p.merchantKey)) ? [p] : [] };
+    return { ...base, fixed: p && matches(p, q, now) && (!merchantText || merchants.includes(p.merchantKey)) ? [p] : [] };
   }
   if (merchantText && !merchants.length) return { ...base, fixed: [] };
   if (!(days >= 1 && days <= ADMIN_LIMITS.maxDays)) {
@@ -286,7 +294,7 @@ async function planSearch(deps: AdminDeps, q: PaymentSearch): Promise<SearchPlan
     const perMerchant = await Promise.all(merchants.map((m) => deps.store.paymentsByOrder(m, q.order!.trim(), ADMIN_LIMITS.pageSize)));
     const exact = perMerchant
       .flat()
-      .filter((p) => inRange(p) && matches(p, q) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email }))
+      .filter((p) => inRange(p) && matches(p, q, now) && wanted(p, { idPart: idPrefix, last4, amount, email: q.email }))
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
       .slice(0, ADMIN_LIMITS.pageSize);
     if (exact.length) return { ...base, fixed: exact };
@@ -313,14 +321,15 @@ async function readOn(deps: AdminDeps, plan: SearchPlan, start: Position, want: 
       position = { day: position.day + 1, merchant: 0 };
       continue;
     }
-    const page = await deps.store.paymentsOfDay({ merchantKey, day: dayOf(plan, position), status: plan.status, limit: Math.min(pageLimit, want - found.length), cursor: position.page });
+    const page = await deps.store.paymentsOfDay({ merchantKey, day: dayOf(plan, position), statuses: plan.statuses, limit: Math.min(pageLimit, want - found.length), cursor: position.page });
     found.push(...page.payments.filter(plan.keep));
     position = page.cursor ? { ...position, page: page.cursor } : nextOf(plan, position);
   }
   return { found, position, more: position.day < plan.days };
 }
 
-const cursorOf = (position: Position & { counted?: number }): string => Buffer.from(JSON.stringify(position)).toString('base64url');
+/** Sealed (HMAC): a count's running total and a search's position come back as we wrote them, or are refused. */
+const cursorOf = (position: Position & { counted?: number }): string => sealCursor(position);
 
 /** A count's cursor: a search position and what was counted before it. */
 function countPosition(cursor: string): Position & { counted: number } {
@@ -359,10 +368,10 @@ function positionFrom({ day, merchant, page }: Record<string, unknown>): { day: 
   return { day: day as number, merchant: merchant as number, ...(page !== undefined ? { page: page as string } : {}) };
 }
 
-/** What a cursor we made holds; anything that is not base64url JSON is refused. */
+/** What a cursor we made holds; anything we did not seal (or that was changed) is refused. */
 function cursorFields(cursor: string): Record<string, unknown> {
   try {
-    return (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) ?? {}) as Record<string, unknown>;
+    return openCursor(cursor) as Record<string, unknown>;
   } catch {
     throw BAD_CURSOR();
   }
@@ -378,9 +387,9 @@ async function refusingBadCursor<T>(cursor: string | undefined, read: () => Prom
   }
 }
 
-/** A payment read directly or by its order number still meets the search's own criteria. */
-function matches(p: Payment, q: PaymentSearch): boolean {
-  return (!q.order || p.order.number === q.order.trim()) && (!q.status || p.status === q.status);
+/** A payment read directly or by its order number still meets the search's own criteria (its status as read at `now`). */
+function matches(p: Payment, q: PaymentSearch, now: Date): boolean {
+  return (!q.order || p.order.number === q.order.trim()) && (!q.status || paymentReading(p, now).status === q.status);
 }
 
 export async function paymentDetail(deps: AdminDeps, paymentId: string) {
@@ -692,6 +701,12 @@ export interface AuditSearch {
 /** Pages of the day-ordered log one filtered audit search reads at most. */
 const AUDIT_PAGES_PER_SEARCH = 10;
 
+function auditCursorOf(sealed: string): string {
+  const { audit } = cursorFields(sealed);
+  if (typeof audit !== 'string') throw BAD_CURSOR();
+  return audit;
+}
+
 export async function auditPage(deps: AdminDeps, search: AuditSearch = {}): Promise<{ entries: AuditEntry[]; cursor?: string; breaks: DayBreak[] }> {
   const actor = search.actor?.trim().toLowerCase();
   const action = search.action?.trim();
@@ -702,7 +717,8 @@ export async function auditPage(deps: AdminDeps, search: AuditSearch = {}): Prom
     page = { entries: (await deps.audit.forTarget(search.target.trim(), 100)).filter(keep) };
   } else {
     // Newest first through the day partitions; with a filter, as many pages as the budget allows.
-    let cursor = search.cursor;
+    // The log's own cursor travels sealed: a forged or malformed one is a 400, never read.
+    let cursor = search.cursor !== undefined ? auditCursorOf(search.cursor) : undefined;
     const entries: AuditEntry[] = [];
     let reads = 0;
     do {
@@ -710,7 +726,7 @@ export async function auditPage(deps: AdminDeps, search: AuditSearch = {}): Prom
       entries.push(...read.entries.filter(keep));
       cursor = read.cursor;
     } while ((actor || action) && cursor && entries.length < ADMIN_LIMITS.pageSize && ++reads < AUDIT_PAGES_PER_SEARCH);
-    page = { entries, ...(cursor ? { cursor } : {}) };
+    page = { entries, ...(cursor ? { cursor: sealCursor({ audit: cursor }) } : {}) };
   }
   // The chains of the days this page shows are checked whole: a break anywhere in them is shown.
   const days = [...new Set(page.entries.map((e) => e.at.slice(0, 10)))];

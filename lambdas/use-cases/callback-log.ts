@@ -1,3 +1,4 @@
+import { NOT_RESENDABLE, callbackMessage, resendRefusal } from '../domain/callback-resend';
 import { ApiError, invalidRequest } from '../domain/errors';
 import { RULE } from '../domain/validation';
 import { protocolDate } from '../domain/payment';
@@ -30,6 +31,11 @@ export interface CallbackView {
   readonly trans_id: string;
   readonly type: string;
   readonly status: string;
+  /** The transaction's own amount, in decimals, and the payment's currency. */
+  readonly amount: string;
+  readonly currency: string;
+  /** The order's status the callback carries (`order_status`). */
+  readonly order_status: string;
   readonly date: string;
   /** not-sent: waiting for its first attempt (or no attempt recorded yet). */
   readonly state: CallbackRecord['state'] | 'not-sent';
@@ -39,59 +45,104 @@ export interface CallbackView {
   readonly delivered_at?: string;
   readonly dead_at?: string;
   readonly last_error?: string;
-  /** Whether an operator may send it again now. */
+  /** Whether an operator may send it again now (domain/callback-resend.ts). */
   readonly resendable: boolean;
+  /** Why not, when it may not. */
+  readonly not_resendable_reason?: string;
+  /** When its order status is not the payment's now: the warning a resend's confirmation shows. */
+  readonly contradiction?: string;
 }
 
 /** Every callback of a payment, one per transaction, in delivery order. */
-export async function callbackLog(deps: Pick<CallbackLogDeps, 'store' | 'callbacks'>, paymentId: string): Promise<CallbackView[]> {
+export async function callbackLog(deps: Pick<CallbackLogDeps, 'store' | 'callbacks' | 'clock'>, paymentId: string): Promise<CallbackView[]> {
   const payment = await deps.store.findPayment(paymentId);
   if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
   const records = new Map((await deps.callbacks.records(paymentId)).map((r) => [r.index, r]));
+  const now = deps.clock.now();
   return payment.transactions.map((tx, index) => {
     const r = records.get(index);
+    const state = r?.state ?? 'not-sent';
+    const refusal = resendRefusal(payment, index, state, now);
+    const message = callbackMessage(payment, index, now)!;
     return {
       index,
       number: index + 1,
       trans_id: tx.transId,
       type: tx.type,
       status: tx.status,
+      amount: message.amount,
+      currency: message.currency,
+      order_status: message.orderStatus,
       date: protocolDate(tx.at),
-      state: r?.state ?? 'not-sent',
+      state,
       attempt_count: r?.attemptCount ?? 0,
       attempts: r?.attempts ?? [],
       ...(r?.nextAttemptAt && r.state === 'pending' ? { next_attempt_at: r.nextAttemptAt } : {}),
       ...(r?.deliveredAt ? { delivered_at: r.deliveredAt } : {}),
       ...(r?.deadAt ? { dead_at: r.deadAt } : {}),
       ...(r?.lastError ? { last_error: r.lastError } : {}),
-      resendable: r !== undefined && r.state !== 'pending',
+      resendable: refusal === undefined,
+      ...(refusal ? { not_resendable_reason: refusal } : {}),
+      ...(message.contradiction ? { contradiction: message.contradiction } : {}),
     };
   });
 }
 
 export type ResendOutcome = 'queued' | 'already-queued';
 
+export interface ResendOptions {
+  /** The operator saw that the callback contradicts the payment's state now, and sends it anyway. */
+  readonly contradictionConfirmed?: boolean;
+}
+
 /**
- * Queues one callback to be sent again (after the ones still due in order). Only a callback that has
- * been delivered, given up on or skipped can be resent; a pending one is on its way already.
+ * Queues one callback to be sent again (after the ones still due in order). Only a callback the
+ * merchant was due and that has been delivered or given up on can be resent (domain/callback-resend.ts):
+ * any other is refused (409, CALLBACK_NOT_RESENDABLE), a pending one is on its way already. One
+ * whose order status is not the payment's now is sent only when the operator confirmed it anyway
+ * (else 409, CALLBACK_CONTRADICTS_PAYMENT). Every request is audited with what the callback says
+ * (type, status, amount, order status) and whether that contradicted the payment's state.
  */
-export async function resendCallback(deps: CallbackLogDeps, actor: string, paymentId: string, index: number): Promise<{ payment_id: string; index: number; number: number; outcome: ResendOutcome }> {
+export async function resendCallback(
+  deps: CallbackLogDeps,
+  actor: string,
+  paymentId: string,
+  index: number,
+  options: ResendOptions = {},
+): Promise<{ payment_id: string; index: number; number: number; outcome: ResendOutcome }> {
   const payment = await deps.store.findPayment(paymentId);
   if (!payment || !Number.isInteger(index) || index < 0 || index >= payment.transactions.length) throw new ApiError('PAYMENT_NOT_FOUND');
+  const now = deps.clock.now();
   const record = (await deps.callbacks.records(paymentId)).find((r) => r.index === index);
-  const outcome = record && record.state !== 'pending' ? await queue(deps, record) : 'already-queued';
+  const refusal = resendRefusal(payment, index, record?.state ?? 'not-sent', now);
+  const message = callbackMessage(payment, index, now)!;
+  const unconfirmed = refusal === undefined && message.contradiction !== undefined && options.contradictionConfirmed !== true;
+  const outcome = refusal === undefined && !unconfirmed && record ? await queue(deps, record) : 'already-queued';
+  const done = refusal === undefined && !unconfirmed && outcome === 'queued';
+  const detail = refusal ?? (unconfirmed ? `Not sent unconfirmed. ${message.contradiction}` : outcome === 'already-queued' ? NOT_RESENDABLE.waiting : message.contradiction ? `Sent although it contradicts the payment's state. ${message.contradiction}` : undefined);
   await deps.audit.append({
     id: deps.ids.transId(),
-    at: deps.clock.now().toISOString(),
+    at: now.toISOString(),
     actor,
     action: `callback.resend no. ${index + 1}`,
     target: paymentId,
     targetKind: 'payment',
     ...(record ? { before: { callback: record.state } } : {}),
-    after: { callback: 'pending', trans_id: payment.transactions[index]!.transId, type: payment.transactions[index]!.type },
-    outcome: outcome === 'queued' ? 'done' : 'refused',
-    ...(outcome === 'queued' ? {} : { detail: 'This callback is already waiting to be sent.' }),
+    after: {
+      ...(done ? { callback: 'pending' } : {}),
+      trans_id: payment.transactions[index]!.transId,
+      type: message.type,
+      status: message.status,
+      amount: `${message.amount} ${message.currency}`,
+      order_status: message.orderStatus,
+      payment_status: message.paymentStatus,
+      contradicts: message.contradiction !== undefined,
+    },
+    outcome: done ? 'done' : 'refused',
+    ...(detail ? { detail } : {}),
   });
+  if (refusal !== undefined && refusal !== NOT_RESENDABLE.waiting) throw new ApiError('CALLBACK_NOT_RESENDABLE', [], refusal);
+  if (unconfirmed) throw new ApiError('CALLBACK_CONTRADICTS_PAYMENT', [], `${message.contradiction} Confirm the resend to send it anyway.`);
   return { payment_id: paymentId, index, number: index + 1, outcome };
 }
 

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { reportedStatus } from '../domain/attempts';
 import { ApiError, invalidRequest } from '../domain/errors';
 import { formatMinor } from '../domain/money';
 import { protocolDate, type Payment } from '../domain/payment';
+import { paymentReading } from '../domain/payment-view';
 import { RULE, fieldErrorsFrom, text } from '../domain/validation';
 import type { Clock } from '../ports/clock';
 import type { PaymentStore } from '../ports/payments';
@@ -46,18 +46,14 @@ export interface PaymentStatusResponse {
   refunded_amount?: string;
 }
 
-export const SESSION_EXPIRED_REASON = 'Checkout session expired without a payment.';
+export { SESSION_EXPIRED_REASON } from '../domain/payment-view';
 
 /**
- * What a merchant sees of a payment. An unpaid payment whose link expired reads as a decline; a
- * declined attempt after which the customer may still pay on the link reads `prepare` (attempts.ts):
- * `decline` is only ever the final outcome, as its callback is.
+ * What a merchant sees of a payment: its status and reason as everyone reads them
+ * (domain/payment-view.ts), so the portal, its search and the CSV export say the same.
  */
 export function toStatusResponse(p: Payment, now: Date): PaymentStatusResponse {
-  const expiredUnpaid = p.status === 'prepare' && p.transactions.length === 0 && p.checkout !== undefined && Date.parse(p.checkout.expiresAt) <= now.getTime();
-  const reported = reportedStatus(p, now);
-  const status = expiredUnpaid ? 'decline' : reported.status;
-  const reason = expiredUnpaid ? SESSION_EXPIRED_REASON : reported.reason;
+  const { status, reason } = paymentReading(p, now);
   return {
     payment_id: p.paymentId,
     date: protocolDate(p.createdAt),

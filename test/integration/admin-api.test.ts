@@ -3,11 +3,14 @@ import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { AuditEntry } from '../../lambdas/ports/operators';
-import { ADMIN_LIMITS, type ActionOutcome } from '../../lambdas/use-cases/admin';
+import fc from 'fast-check';
+import { SESSION_EXPIRED_REASON } from '../../lambdas/domain/payment-view';
+import { ADMIN_LIMITS, EXPORT_COLUMNS, type ActionOutcome } from '../../lambdas/use-cases/admin';
+import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { ROUTES } from '../../lib/routes';
 import { adminApi, adminRequest, operatorToken, seedOperator, signIn, signInRequest, type AdminApi, type AdminPayment } from '../support/admin';
-import { openSession, paidPayment, statusOf, storedPayment } from '../support/payments';
+import { closePage, openSession, paidPayment, refundOf, statusOf, storedPayment, submitPage } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /** An audit entry without its chain fields (seq, prevHash, hash: see audit-chain.test.ts). */
@@ -182,14 +185,20 @@ describe('payments search (GET /admin/api/payments)', () => {
     expect((await api.searchPayments({ payment_id: 'no-such-payment' })).json).toEqual({ payments: [] });
   });
 
-  it('filters by status and by merchant', async () => {
+  it('filters by status, as the merchant reads it, and by merchant', async () => {
     const shop = await service.createMerchant({ name: 'Status Shop' });
-    const [approved, declined] = [await paidPayment(service, shop), await paidPayment(service, shop, { card: '02/38' })];
-    await paidPayment(service, smsShop, { card: '02/38' });
+    const approved = await paidPayment(service, shop);
+    // Closed after the decline, the decline is final; left open, the customer may still pay: prepare.
+    const declined = await paidPayment(service, shop, { card: '02/38', close: true });
+    const open = await paidPayment(service, shop, { card: '02/38' });
+    expect([declined.status.status, open.status.status]).toEqual(['decline', 'prepare']);
+    await paidPayment(service, smsShop, { card: '02/38', close: true });
     const declines = await api.searchPayments({ merchant: shop.merchant_key, status: 'decline' });
     expect(declines.json.payments.map((p) => [p.payment_id, p.status, p.reason])).toEqual([[declined.paymentId, 'decline', 'Declined by processing.']]);
+    const prepares = await api.searchPayments({ merchant: shop.merchant_key, status: 'prepare' });
+    expect(prepares.json.payments.map((p) => [p.payment_id, p.status, p.reason])).toEqual([[open.paymentId, 'prepare', undefined]]);
     const ofShop = await api.searchPayments({ merchant: shop.merchant_key });
-    expect(ofShop.json.payments.map((p) => p.payment_id).sort()).toEqual([approved.paymentId, declined.paymentId].sort());
+    expect(ofShop.json.payments.map((p) => p.payment_id).sort()).toEqual([approved.paymentId, declined.paymentId, open.paymentId].sort());
     const res = await api.searchPayments({ status: 'paid' });
     expect([res.status, res.json]).toEqual([400, invalid('status: The value you selected is not a valid choice.')]);
   });
@@ -718,4 +727,89 @@ describe('the audit log (GET /admin/api/audit)', () => {
     expect((await service.deps.audit.forTarget(copy.target, 10)).map(withoutChain)).toEqual([copy]);
     expect((await service.tableItems()).filter((i) => i.id === entry.id)).toEqual([expect.objectContaining({ actor: entry.actor, outcome: entry.outcome })]);
   });
+});
+
+describe('one status everywhere: the status route, the payment detail, the search, its count and the CSV export agree', () => {
+  /** The cells of an RFC 4180 export, by column name (quoted cells and the byte-order mark allowed). */
+  function csvRows(text: string): Record<string, string>[] {
+    const lines = text.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+    const cells = (line: string) => [...line.matchAll(/("(?:[^"]|"")*"|[^,]*)(,|$)/g)].slice(0, -1).map((m) => (m[1]!.startsWith('"') ? m[1]!.slice(1, -1).replace(/""/g, '"') : m[1]!));
+    const [head, ...rows] = lines.map(cells);
+    expect(head).toEqual([...EXPORT_COLUMNS]);
+    return rows.map((r) => Object.fromEntries(head!.map((h, i) => [h, r[i] ?? ''])));
+  }
+
+  /**
+   * Every reading of one payment, made now: what the merchant's status route says, the detail, the
+   * search by id and by merchant, the status filters (the status read must find it, the others
+   * not), the filtered count and the export row.
+   */
+  async function readings(shop: MerchantCredentials, paymentId: string) {
+    const day = clock.now().toISOString().slice(0, 10);
+    const range = { merchant: shop.merchant_key, from: day, to: day };
+    const merchant = await statusOf(service, shop, paymentId);
+    const said = { status: merchant.status, reason: merchant.reason };
+    const detail = (await api.payment(paymentId)).json.payment;
+    const byId = (await api.searchPayments({ payment_id: paymentId })).json.payments;
+    const listed = (await api.searchPayments(range)).json.payments.filter((p) => p.payment_id === paymentId);
+    // The status it reads as, and the two a payment may read as instead of its stored one (each search reads the day's 32 shards).
+    const candidates = [...new Set([said.status, 'prepare', 'decline', (await storedPayment(service, paymentId)).status])];
+    const underEach = await Promise.all(candidates.map(async (status) => [status, (await api.searchPayments({ ...range, status })).json.payments.some((p) => p.payment_id === paymentId)] as const));
+    const counted = (await api.countPayments({ ...range, status: said.status })).json;
+    const exported = await api.exportPayments(range);
+    expect(exported.status).toBe(200);
+    const rows = csvRows(exported.text).filter((r) => r.payment_id === paymentId);
+    return {
+      said,
+      detail: { status: detail.status, reason: detail.reason },
+      byId: byId.map((p) => ({ status: p.status, reason: p.reason })),
+      listed: listed.map((p) => ({ status: p.status, reason: p.reason })),
+      foundUnder: underEach.filter(([, found]) => found).map(([status]) => status),
+      counted: counted.total,
+      exported: rows.map((r) => ({ status: r.status, reason: r.reason || undefined })),
+    };
+  }
+
+  /** The readings all say what the merchant's status route says; only its own status filter finds it. */
+  function expectAgreement(r: Awaited<ReturnType<typeof readings>>) {
+    expect(r).toEqual({ said: r.said, detail: r.said, byId: [r.said], listed: [r.said], foundUnder: [r.said.status], counted: 1, exported: [r.said] });
+  }
+
+  it('an unpaid link reads prepare until its expiry, then decline with its reason, everywhere; a decline filter finds it', async () => {
+    const shop = await service.createMerchant({ name: 'Expiring Link Shop' });
+    const session = await openSession(service, shop, { extra: { session_expiry: 5 } });
+    clock.advance(5 * 60_000 - 1);
+    const before = await readings(shop, session.paymentId);
+    expect(before.said).toEqual({ status: 'prepare', reason: undefined });
+    expectAgreement(before);
+
+    clock.advance(1);
+    const after = await readings(shop, session.paymentId);
+    expect(after.said).toEqual({ status: 'decline', reason: SESSION_EXPIRED_REASON });
+    expectAgreement(after);
+    // Nothing was written: the stored status is still prepare; the reading is the same everywhere.
+    expect((await storedPayment(service, session.paymentId)).status).toBe('prepare');
+  });
+
+  it('over random histories of one link (payments, declines, Close, waiting, expiry, the reconciler, a refund), every reading agrees', async () => {
+    type Step = 'approve' | 'decline' | 'close' | 'wait' | 'expire' | 'reconcile' | 'refund';
+    const steps = fc.array(fc.constantFrom<Step>('approve', 'decline', 'close', 'wait', 'expire', 'reconcile', 'refund'), { maxLength: 5 });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.boolean(), steps, async (dms, history) => {
+        const shop = await service.createMerchant({ name: `History Shop ${++run}`, settings: { dms } });
+        const session = await openSession(service, shop, { extra: { session_expiry: 5 } });
+        for (const step of history) {
+          if (step === 'approve' || step === 'decline') await submitPage(service, session, { card: step === 'approve' ? '01/38' : '02/38' });
+          if (step === 'close') await closePage(service, session);
+          if (step === 'wait') clock.advance(60_000);
+          if (step === 'expire') clock.advance(6 * 60_000);
+          if (step === 'reconcile') await reconcileDue(service.deps);
+          if (step === 'refund') await refundOf(service, shop, session.paymentId, '25.00');
+        }
+        expectAgreement(await readings(shop, session.paymentId));
+      }),
+      { numRuns: 8, seed: 2105 },
+    );
+  }, 180_000);
 });

@@ -1,3 +1,4 @@
+import { NOT_RESENDABLE } from '../../lambdas/domain/callback-resend';
 import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { ADMIN_LIMITS } from '../../lambdas/use-cases/admin';
@@ -6,7 +7,8 @@ import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { CallbackView } from '../../lambdas/use-cases/callback-log';
 import { adminApi, adminRequest, seedOperator, signIn, type AdminApi, type DeadCallback } from '../support/admin';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
-import { paidPayment, transactionsOf } from '../support/payments';
+import { closePage, openSession, paidPayment, refundOf, submitPage, transactionsOf } from '../support/payments';
+import { NO_URL_REASON } from '../../lambdas/use-cases/deliver-callbacks';
 import { startTestService, type TestService } from '../support/service';
 
 /** An audit entry without its chain fields (seq, prevHash, hash: see audit-chain.test.ts). */
@@ -85,7 +87,10 @@ describe('the delivery log (GET /admin/api/payments/{paymentId}/callbacks)', () 
     const first = clock.now().toISOString();
 
     expect(await callbacksOf(paid.paymentId)).toEqual([
-      { index: 0, number: 1, trans_id: expect.any(String), type: 'sale', status: 'success', date: expect.any(String), state: 'not-sent', attempt_count: 0, attempts: [], resendable: false },
+      {
+        index: 0, number: 1, trans_id: expect.any(String), type: 'sale', status: 'success', amount: '25.00', currency: 'USD', order_status: 'settled', date: expect.any(String),
+        state: 'not-sent', attempt_count: 0, attempts: [], resendable: false, not_resendable_reason: NOT_RESENDABLE.waiting,
+      },
     ]);
 
     await deliver();
@@ -109,6 +114,9 @@ describe('the delivery log (GET /admin/api/payments/{paymentId}/callbacks)', () 
       trans_id: (await transactionsOf(service, paid.paymentId))[0]?.transId,
       type: 'sale',
       status: 'success',
+      amount: '25.00',
+      currency: 'USD',
+      order_status: 'settled',
       date: expect.any(String),
       state: 'delivered',
       attempt_count: 2,
@@ -167,7 +175,7 @@ describe('resending one callback (POST /admin/api/payments/{paymentId}/callbacks
           target: paid.paymentId,
           targetKind: 'payment',
           before: { callback: 'delivered' },
-          after: { callback: 'pending', trans_id: expect.any(String), type: 'sale' },
+          after: { callback: 'pending', trans_id: expect.any(String), type: 'sale', status: 'success', amount: '25.00 USD', order_status: 'settled', payment_status: 'settled', contradicts: false },
           outcome: 'done',
         },
         expect.objectContaining({ actor: 'olga', action: 'callback.resend no. 1', before: { callback: 'pending' }, outcome: 'refused', detail: 'This callback is already waiting to be sent.' }),
@@ -207,6 +215,124 @@ describe('resending one callback (POST /admin/api/payments/{paymentId}/callbacks
     expect([crossSite.status, crossSite.json]).toEqual([401, refusal('UNAUTHORIZED', 'Cross-origin requests are not accepted.')]);
     expect(await callbacksOf(paid.paymentId)).toEqual([expect.objectContaining({ state: 'delivered', resendable: true })]);
     expect((await api.payment(paid.paymentId)).json.audit).toEqual([]);
+  });
+});
+
+describe('which callbacks may be resent: only those the merchant was due, and a contradiction only when confirmed', () => {
+  const resendPath = (paymentId: string, index: number) => `/admin/api/payments/${encodeURIComponent(paymentId)}/callbacks/${index}/resend`;
+  const resendWith = (paymentId: string, index: number, body: unknown) => adminRequest<unknown>(service, 'POST', resendPath(paymentId, index), token, body);
+  const sent = (receiver: CallbackReceiver, paymentId: string) => receivedFor(receiver, paymentId).map((c) => `${c.fields.type}/${c.fields.status}/${c.fields.order_status}`);
+  const auditOf = async (paymentId: string) => (await api.payment(paymentId)).json.audit.map(withoutChain);
+
+  it('a decline the customer followed with a payment on the same link (02/38, then 01/38) is never offered, and a direct call is refused (409), audited', async () => {
+    const { shop, receiver } = await shopWithReceiver('Second Try Shop');
+    const session = await openSession(service, shop);
+    expect((await submitPage(service, session, { card: '02/38' })).status).toBeLessThan(500);
+    expect((await submitPage(service, session, { card: '01/38' })).status).toBeLessThan(500);
+    await deliver();
+    expect(sent(receiver, session.paymentId)).toEqual(['sale/success/settled']);
+
+    const [declined, paid] = await callbacksOf(session.paymentId);
+    expect(declined).toMatchObject({ number: 1, type: 'sale', status: 'fail', order_status: 'decline', state: 'skipped', resendable: false, not_resendable_reason: NOT_RESENDABLE.superseded });
+    expect(paid).toMatchObject({ number: 2, type: 'sale', status: 'success', order_status: 'settled', state: 'delivered', resendable: true });
+    expect(paid).not.toHaveProperty('contradiction');
+
+    // Called directly, with or without a confirmation: refused, nothing queued.
+    for (const body of [{}, { contradiction_confirmed: true }]) {
+      const res = await resendWith(session.paymentId, 0, body);
+      expect([res.status, res.json]).toEqual([409, refusal('CALLBACK_NOT_RESENDABLE', NOT_RESENDABLE.superseded)]);
+    }
+    await deliver();
+    expect(sent(receiver, session.paymentId)).toEqual(['sale/success/settled']);
+    expect((await callbacksOf(session.paymentId))[0]).toMatchObject({ state: 'skipped', attempt_count: 0 });
+
+    const refused = {
+      actor: 'olga',
+      action: 'callback.resend no. 1',
+      before: { callback: 'skipped' },
+      after: { trans_id: declined?.trans_id, type: 'sale', status: 'fail', amount: '25.00 USD', order_status: 'decline', payment_status: 'settled', contradicts: true },
+      outcome: 'refused',
+      detail: NOT_RESENDABLE.superseded,
+    };
+    expect(await auditOf(session.paymentId)).toEqual([expect.objectContaining(refused), expect.objectContaining(refused)]);
+  });
+
+  it('a held decline is refused while the customer may still pay, and while its closure sends it; delivered, it may be resent and contradicts nothing', async () => {
+    const { shop, receiver } = await shopWithReceiver('Held Decline Shop');
+    const session = await openSession(service, shop);
+    await submitPage(service, session, { card: '02/38' });
+    await deliver();
+    expect(sent(receiver, session.paymentId)).toEqual([]);
+    expect((await callbacksOf(session.paymentId))[0]).toMatchObject({ state: 'skipped', resendable: false, not_resendable_reason: NOT_RESENDABLE.notFinal });
+    // A minute between the resends: the audit log lists them newest first.
+    clock.advance(60_000);
+    const early = await api.resendCallback(session.paymentId, 0);
+    expect([early.status, early.json]).toEqual([409, refusal('CALLBACK_NOT_RESENDABLE', NOT_RESENDABLE.notFinal)]);
+
+    // The customer closes the page: the decline is final and its closure queues the callback.
+    await closePage(service, session);
+    clock.advance(60_000);
+    expect((await callbacksOf(session.paymentId))[0]).toMatchObject({ state: 'skipped', resendable: false, not_resendable_reason: NOT_RESENDABLE.finalHeld });
+    const queuedByClosure = await api.resendCallback(session.paymentId, 0);
+    expect([queuedByClosure.status, queuedByClosure.json]).toEqual([409, refusal('CALLBACK_NOT_RESENDABLE', NOT_RESENDABLE.finalHeld)]);
+    await deliver();
+    expect(sent(receiver, session.paymentId)).toEqual(['sale/fail/decline']);
+
+    const [delivered] = await callbacksOf(session.paymentId);
+    expect(delivered).toMatchObject({ state: 'delivered', resendable: true, order_status: 'decline' });
+    expect(delivered).not.toHaveProperty('contradiction');
+    clock.advance(60_000);
+    expect((await api.resendCallback(session.paymentId, 0)).json).toMatchObject({ outcome: 'queued' });
+    await deliver();
+    expect(sent(receiver, session.paymentId)).toEqual(['sale/fail/decline', 'sale/fail/decline']);
+    expect((await auditOf(session.paymentId)).map((e) => [e.outcome, e.detail, (e.after as { contradicts?: boolean }).contradicts])).toEqual([
+      ['done', undefined, false],
+      ['refused', NOT_RESENDABLE.finalHeld, false],
+      ['refused', NOT_RESENDABLE.notFinal, true],
+    ]);
+  });
+
+  it('a callback skipped because the merchant had no notification URL is not offered, and refused when asked', async () => {
+    const shop = await service.createMerchant({ name: 'No Url Shop' });
+    const paid = await paidPayment(service, shop);
+    await deliver();
+    const [skipped] = await callbacksOf(paid.paymentId);
+    expect(skipped).toMatchObject({ state: 'skipped', last_error: NO_URL_REASON, resendable: false, not_resendable_reason: NOT_RESENDABLE.skipped });
+    const res = await api.resendCallback(paid.paymentId, 0);
+    expect([res.status, res.json]).toEqual([409, refusal('CALLBACK_NOT_RESENDABLE', NOT_RESENDABLE.skipped)]);
+  });
+
+  it('a sale callback after a full refund contradicts the payment: refused unless confirmed, then sent; both audited as contradicting', async () => {
+    const { shop, receiver } = await shopWithReceiver('Refunded Shop');
+    const paid = await paidPayment(service, shop);
+    expect((await refundOf(service, shop, paid.paymentId, '25.00')).status).toBe(200);
+    await deliver();
+    expect(sent(receiver, paid.paymentId)).toEqual(['sale/success/settled', 'refund/waiting/settled', 'refund/success/refund']);
+
+    const [sale, , refund] = await callbacksOf(paid.paymentId);
+    const warning = 'It tells the merchant the order is settled, but the payment is refund now: the merchant may take it as the latest state.';
+    expect(sale).toMatchObject({ state: 'delivered', resendable: true, amount: '25.00', currency: 'USD', order_status: 'settled', contradiction: warning });
+    expect(refund).toMatchObject({ state: 'delivered', resendable: true, order_status: 'refund' });
+    expect(refund).not.toHaveProperty('contradiction');
+
+    const unconfirmed = await api.resendCallback(paid.paymentId, 0);
+    expect([unconfirmed.status, unconfirmed.json]).toEqual([409, refusal('CALLBACK_CONTRADICTS_PAYMENT', `${warning} Confirm the resend to send it anyway.`)]);
+    const notBoolean = await resendWith(paid.paymentId, 0, { contradiction_confirmed: 'yes' });
+    expect([notBoolean.status, notBoolean.json]).toEqual([400, invalid('contradiction_confirmed: This value is not valid.')]);
+    await deliver();
+    expect(sent(receiver, paid.paymentId)).toHaveLength(3);
+
+    clock.advance(60_000);
+    const confirmed = await resendWith(paid.paymentId, 0, { contradiction_confirmed: true });
+    expect([confirmed.status, confirmed.json]).toEqual([200, { payment_id: paid.paymentId, index: 0, number: 1, outcome: 'queued' }]);
+    await deliver();
+    expect(sent(receiver, paid.paymentId)).toEqual(['sale/success/settled', 'refund/waiting/settled', 'refund/success/refund', 'sale/success/settled']);
+
+    const after = { trans_id: sale?.trans_id, type: 'sale', status: 'success', amount: '25.00 USD', order_status: 'settled', payment_status: 'refund', contradicts: true };
+    expect(await auditOf(paid.paymentId)).toEqual([
+      expect.objectContaining({ action: 'callback.resend no. 1', before: { callback: 'delivered' }, after: { callback: 'pending', ...after }, outcome: 'done', detail: `Sent although it contradicts the payment's state. ${warning}` }),
+      expect.objectContaining({ action: 'callback.resend no. 1', before: { callback: 'delivered' }, after, outcome: 'refused', detail: `Not sent unconfirmed. ${warning}` }),
+    ]);
   });
 });
 

@@ -348,6 +348,26 @@ export class DynamoPaymentStore implements PaymentStore {
     }
   }
 
+  async hurry(paymentId: string, queue: string, dueAt: Date): Promise<boolean> {
+    const entry = workEntry(paymentId, { name: queue, dueAt: dueAt.toISOString() });
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key.payment(paymentId),
+          UpdateExpression: 'SET workSk = :sk',
+          // Only earlier, only in this queue: the work index entry is the whole change.
+          ConditionExpression: 'attribute_exists(pk) AND workPk = :pk AND workSk > :sk',
+          ExpressionAttributeValues: { ':pk': entry.workPk, ':sk': entry.workSk },
+        }),
+      );
+      return true;
+    } catch (e) {
+      if (isConditionFailure(e)) return false;
+      throw e;
+    }
+  }
+
   async findPayments(paymentIds: readonly string[]): Promise<Payment[]> {
     const ids = [...new Set(paymentIds)].slice(0, 100);
     const items = await itemsByKey(this.db, this.tableName, ids.flatMap((id) => [key.payment(id), key.paymentDetails(id)]));
@@ -363,7 +383,8 @@ export class DynamoPaymentStore implements PaymentStore {
   }
 
   async paymentsOfDay(query: DaySearch): Promise<{ payments: Payment[]; cursor?: string }> {
-    const { merchantKey, day, status, limit } = query;
+    const { merchantKey, day, limit } = query;
+    const filter = statusFilter(query.statuses);
     // Every shard of the merchant's day, newest first, each read from where the last page stopped
     // (the cursor holds the sort key of the last payment shown): merged, the newest `limit` win.
     const after = query.cursor;
@@ -379,9 +400,8 @@ export class DynamoPaymentStore implements PaymentStore {
             TableName: this.tableName,
             IndexName: SEARCH_INDEX,
             KeyConditionExpression: after ? 'searchPk = :pk AND searchSk < :after' : 'searchPk = :pk',
-            ...(status ? { FilterExpression: '#status = :status' } : {}),
-            ExpressionAttributeNames: status ? { '#status': 'status' } : undefined,
-            ExpressionAttributeValues: { ':pk': key.search(merchantKey, day, shard), ...(after ? { ':after': after } : {}), ...(status ? { ':status': status } : {}) },
+            ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
+            ExpressionAttributeValues: { ':pk': key.search(merchantKey, day, shard), ...(after ? { ':after': after } : {}), ...filter?.values },
             ScanIndexForward: false,
             Limit: limit,
             ExclusiveStartKey: start,
@@ -409,7 +429,8 @@ export class DynamoPaymentStore implements PaymentStore {
   }
 
   async countPaymentsOfDay(query: Omit<DaySearch, 'limit' | 'cursor'>): Promise<number> {
-    const { merchantKey, day, status } = query;
+    const { merchantKey, day } = query;
+    const filter = statusFilter(query.statuses);
     const shards = Array.from({ length: SHARDS.search }, (_, shard) => shard);
     // Select COUNT over the keys-only entries: a page of up to 1 MB of them per read, nothing else fetched.
     const counts = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
@@ -422,8 +443,8 @@ export class DynamoPaymentStore implements PaymentStore {
             IndexName: SEARCH_INDEX,
             KeyConditionExpression: 'searchPk = :pk',
             Select: 'COUNT',
-            ...(status ? { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } } : {}),
-            ExpressionAttributeValues: { ':pk': key.search(merchantKey, day, shard), ...(status ? { ':status': status } : {}) },
+            ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
+            ExpressionAttributeValues: { ':pk': key.search(merchantKey, day, shard), ...filter?.values },
             ExclusiveStartKey: start,
           }),
         );
@@ -479,6 +500,13 @@ export class DynamoPaymentStore implements PaymentStore {
       .sort((a, b) => a.dueAt.localeCompare(b.dueAt))
       .slice(0, limit);
   }
+}
+
+/** The search index's filter on the stored status (any of `statuses`); none when no status is asked. */
+function statusFilter(statuses: readonly string[] | undefined): { expression: string; names: Record<string, string>; values: Record<string, string> } | undefined {
+  if (!statuses?.length) return undefined;
+  const values = Object.fromEntries(statuses.map((s, i) => [`:status${i}`, s]));
+  return { expression: `#status IN (${Object.keys(values).join(', ')})`, names: { '#status': 'status' }, values };
 }
 
 /** The shards of a family a worker reads: all of them, or its part. */
