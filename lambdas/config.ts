@@ -47,6 +47,11 @@ const configSchema = z.object({
    * table across every function instance (lambdas/middleware/merchant-gate.ts, ADR 0025): under a
    * route's throttle (100 a second), so one merchant cannot take a route's capacity from the others.
    */
+  /**
+   * Seals the portal's page cursors (HMAC), so a cursor's running count or position cannot be forged.
+   * The local runner derives it from its data directory's key; unset, the stack's names are used.
+   */
+  CURSOR_SECRET: z.optional(z.string().check(z.minLength(32))),
   MERCHANT_REQUESTS_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(1000)), 40),
   /**
    * Who moves the money: the simulated acquirer (`sandbox`, dev and staging) or the S2S CARD

@@ -3,6 +3,7 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDocumentClient } from './adapters/dynamodb/client';
 import { DynamoMerchantDirectory } from './adapters/dynamodb/merchant-directory';
 import { DynamoMerchantRateLimiter } from './adapters/dynamodb/merchant-rate';
+import { configureCursorSeal } from './adapters/dynamodb/cursor';
 import { DynamoPaymentStore } from './adapters/dynamodb/payment-store';
 import { DynamoTokenVault } from './adapters/dynamodb/token-vault';
 import type { TokenVault } from './ports/tokens';
@@ -54,6 +55,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
   const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT);
   const sandbox = new SandboxAcquirer(db, config.TABLE_NAME);
   const directory = new DynamoMerchantDirectory(db, config.TABLE_NAME);
+  configureCursorSeal(config.CURSOR_SECRET ?? `${config.TABLE_NAME}\n${config.MERCHANT_SECRET_PREFIX}`);
   // The stage's acquirer (config.ts refuses the sandbox on prod).
   const s2sParts = config.ACQUIRER === 's2s-card' ? { settings: s2sCardSettings(config, secretsClient, clock), records: new S2SRecords(db, config.TABLE_NAME) } : undefined;
   const s2sCard = s2sParts ? { ...s2sParts, connector: new S2SCardAcquirer(s2sParts.settings, s2sParts.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) } : undefined;

@@ -3,7 +3,7 @@ import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCo
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { callbackParts, type DepsWithCallbacks } from '../lambdas/callback-container';
 import { buildDeps, type Deps } from '../lambdas/container';
 import type { Config } from '../lambdas/config';
@@ -143,6 +143,8 @@ export function backendEnvironment(backend: LocalBackend, extra: Record<string, 
     AWS_REGION: 'local',
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
+    // Page cursors are sealed with a key of the data directory (its operator key, derived apart).
+    CURSOR_SECRET: createHmac('sha256', backend.operatorKey).update('cursor secret').digest('hex'),
     ...extra,
   };
 }
