@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import { ROUTES } from '../../lib/routes';
 import { DEFAULT_MEMORY_MB } from '../../lib/constructs/checkout-function';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
@@ -42,6 +43,55 @@ interface Measured {
   gbSeconds: number;
   reads: number;
   secretsCalls: number;
+  /** Bytes of the log lines our code wrote (stdout and stderr of the service, as Lambda ships them to CloudWatch Logs). */
+  logBytes: number;
+  /** Bytes of the answers' bodies the service sent (pages, JSON, redirects), toward the internet. */
+  responseBytes: number;
+  /** Calls to the acquirer (each one a wait on the gateway in prod). */
+  acquirerCalls: number;
+}
+
+const ACQUIRER_METHODS = ['authorize', 'completeAction', 'lookup', 'capture', 'void', 'refund', 'reverse', 'close'] as const;
+
+/**
+ * Counts, while `on` says so, the bytes written to stdout and stderr (our handlers' log lines), the
+ * bytes of response bodies the in-process HTTP servers send, and the calls to the acquirer.
+ */
+function meterProcess(acquirer: object, on: () => boolean): { logBytes: number; responseBytes: number; acquirerCalls: number; restore(): void } {
+  const meter = { logBytes: 0, responseBytes: 0, acquirerCalls: 0, restore: () => undefined as void };
+  const bytes = (chunk: unknown) => (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk instanceof Uint8Array ? chunk.byteLength : 0);
+  const streams = [process.stdout, process.stderr].map((stream) => {
+    const write = stream.write;
+    stream.write = function (this: NodeJS.WriteStream, chunk: unknown, ...rest: unknown[]) {
+      if (on()) meter.logBytes += bytes(chunk);
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof stream.write;
+    return () => void (stream.write = write);
+  });
+  const { write, end } = ServerResponse.prototype;
+  ServerResponse.prototype.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    if (on()) meter.responseBytes += bytes(chunk);
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof write;
+  ServerResponse.prototype.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
+    if (on() && typeof chunk !== 'function') meter.responseBytes += bytes(chunk);
+    return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  } as typeof end;
+  const target = acquirer as Record<string, unknown>;
+  const originals = ACQUIRER_METHODS.filter((name) => typeof target[name] === 'function').map((name) => {
+    const fn = target[name] as (...a: unknown[]) => unknown;
+    target[name] = (...args: unknown[]) => {
+      if (on()) meter.acquirerCalls++;
+      return fn.apply(acquirer, args);
+    };
+    return () => void (target[name] = fn);
+  });
+  meter.restore = () => {
+    streams.forEach((r) => r());
+    Object.assign(ServerResponse.prototype, { write, end });
+    originals.forEach((r) => r());
+  };
+  return meter;
 }
 
 export interface CostRow {
@@ -75,14 +125,19 @@ export async function measureCheckouts(service: TestService, flow: Flow, checkou
   counter.attach(service.deps.secretsClient, 'SecretsManager');
   for (const acquirer of new Set<object>([service.deps.acquirer, service.deps.sandbox])) counter.attributeToAcquirer(acquirer);
   const receiver = await startCallbackReceiver();
-  const measured: Measured = { apiRequests: 0, invocations: 0, gbSeconds: 0, reads: 0, secretsCalls: 0 };
+  const measured: Measured = { apiRequests: 0, invocations: 0, gbSeconds: 0, reads: 0, secretsCalls: 0, logBytes: 0, responseBytes: 0, acquirerCalls: 0 };
+  let metering = false;
+  const meter = meterProcess(service.deps.acquirer, () => metering);
   try {
     const merchant = await service.createMerchant({ name: `Key Heat Shop ${flow}`, settings: { notificationUrl: receiver.url } });
     // One checkout first, unrecorded: the secret cache and the merchant's settings warm, as in a running service.
     await runOne(0);
     recorder.reset();
     counter.reset();
+    metering = true;
     for (let n = 1; n <= checkouts; n++) await recorder.during(n, () => runOne(n));
+    metering = false;
+    Object.assign(measured, { logBytes: meter.logBytes, responseBytes: meter.responseBytes, acquirerCalls: meter.acquirerCalls });
     const calls = counter.snapshot();
     measured.reads = calls.reads;
     measured.secretsCalls = calls.secretsManager;
@@ -129,6 +184,7 @@ export async function measureCheckouts(service: TestService, flow: Flow, checkou
       if (report.delivered !== (flow === '3ds' ? 2 : 1)) throw new Error(`checkout ${n}: callback not delivered: ${JSON.stringify(report)}`);
     }
   } finally {
+    meter.restore();
     await receiver.close();
     recorder.close();
   }
@@ -147,7 +203,16 @@ export async function measureCheckouts(service: TestService, flow: Flow, checkou
     flow,
     checkouts,
     heat,
-    measured: { ...measured, apiRequests: per(measured.apiRequests), invocations: per(measured.invocations), gbSeconds: per(measured.gbSeconds), reads: per(measured.reads), secretsCalls: per(measured.secretsCalls) },
+    measured: {
+      apiRequests: per(measured.apiRequests),
+      invocations: per(measured.invocations),
+      gbSeconds: per(measured.gbSeconds),
+      reads: per(measured.reads),
+      secretsCalls: per(measured.secretsCalls),
+      logBytes: per(measured.logBytes),
+      responseBytes: per(measured.responseBytes),
+      acquirerCalls: per(measured.acquirerCalls),
+    },
     dollars: { ...dollars, total: Object.values(dollars).reduce((a, b) => a + b, 0) },
   };
 }
@@ -195,8 +260,8 @@ export function renderKeysSection(rows: readonly CostRow[]): string[] {
     'Lambda time is the handler time measured here (HTTP included), billed at each function\'s configured memory; the callback',
     'dispatcher\'s time grows with the merchant\'s answer time (about $0.003 per million checkouts for every millisecond the',
     'endpoint takes, at 256 MB). Reads: every read is a consistent read of one item under 4 KB or a query of a few index keys,',
-    'counted as one read unit each. Not modelled: CloudWatch Logs ingestion, X-Ray, data transfer, the stream (free for a',
-    'Lambda trigger), the scheduled jobs\' idle runs (a few thousand a day, whatever the traffic).',
+    'counted as one read unit each. This table is the request-driven part; the all-in model below adds logs, X-Ray, NAT,',
+    'data transfer and the gateway\'s wait, and the idle cost of each stage.',
     '',
     '| flow | API requests | Lambda invocations | GB-s | DynamoDB WRU | RRU | Secrets Manager calls | API | Lambda | DynamoDB writes | DynamoDB reads | Secrets Manager | **total** |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -14,6 +14,8 @@ import { measureColdImports, type ImportProbe } from './cold-import';
 import { describeMachine, loadAverage } from './machine';
 import { renderReport, renderSummary, type BenchResults, type BundleRow, type ThroughputRow } from './report';
 import { closeServer, generateLoad, helloWorldServer, listenOnFreePort } from './throughput';
+import { COST_SECTION_END, COST_SECTION_START, buildCostModel, costLines, renderCostSection, spliceCostSection } from './cost-model';
+import { DEFAULT_MEMORY_MB } from '../../lib/constructs/checkout-function';
 import { KEYS_SECTION_END, KEYS_SECTION_START, keysLine, measureBacklog, measureCheckouts, renderBacklogSection, renderKeysSection, spliceKeysSection, type CostRow } from './keys';
 
 /** Samples per cold-import row (each a fresh Node process): 7, fewer only if the rows would overrun the budget. */
@@ -112,7 +114,7 @@ const KEY_HEAT_CHECKOUTS = Number(process.env.KEY_HEAT_CHECKOUTS ?? 100);
 const BACKLOG = Number(process.env.BACKLOG_CAPTURES ?? 5000);
 
 /** The key-heat and cost runs and the backlog run, each on a service of its own. */
-async function measureKeys(phase: (what: string) => void): Promise<{ rows: CostRow[]; section: string[] }> {
+async function measureKeys(phase: (what: string) => void, withBacklog = true): Promise<{ rows: CostRow[]; section: string[] }> {
   const rows: CostRow[] = [];
   for (const flow of ['plain', '3ds'] as const) {
     phase(`key heat: ${KEY_HEAT_CHECKOUTS} ${flow} checkouts, every write recorded…`);
@@ -124,6 +126,7 @@ async function measureKeys(phase: (what: string) => void): Promise<{ rows: CostR
       await service.close();
     }
   }
+  if (!withBacklog) return { rows, section: renderKeysSection(rows) };
   phase(`backlog: ${BACKLOG} due captures, then one capture run…`);
   const service = await startTestService();
   let backlog;
@@ -151,14 +154,25 @@ async function withEnv<T>(vars: Record<string, string>, fn: () => Promise<T>): P
 }
 
 /** `--only keys`: the key-heat section alone, spliced into the report; its last line is the verdict. */
-async function keysOnly(): Promise<void> {
+async function keysOnly(costOnly = false): Promise<void> {
   const started = performance.now();
   const phase = (what: string) => console.log(`[${((performance.now() - started) / 1000).toFixed(1)} s] ${what}`);
-  const { rows, section } = await measureKeys(phase);
+  const { rows, section } = await measureKeys(phase, !costOnly);
   const report = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n';
-  writeFileSync(REPORT, spliceKeysSection(report, section));
-  console.log(`\n${section.join('\n')}\n\nwrote ${REPORT}`);
+  phase('cost: synthesizing every stage to count what it bills…');
+  const cost = costModelOf(rows);
+  const costSection = renderCostSection(cost);
+  // `--only cost` measures the checkouts without the backlog run and replaces the cost section only.
+  writeFileSync(REPORT, spliceCostSection(costOnly ? report : spliceKeysSection(report, section), costSection));
+  console.log(`\n${section.join('\n')}\n\n${costSection.join('\n')}\n\nwrote ${REPORT}`);
   console.log(keysLine(rows[0]!));
+  for (const line of costLines(cost)) console.log(line);
+}
+
+/** The all-in cost model (test/bench/cost-model.ts) on the key-heat run's measurements. */
+function costModelOf(rows: readonly CostRow[]) {
+  const pay = ROUTES.find((r) => r.id === 'CheckoutPay');
+  return buildCostModel(rows, { payMemoryGb: (pay?.memoryMb ?? DEFAULT_MEMORY_MB) / 1024, jobMemoryGb: DEFAULT_MEMORY_MB / 1024 });
 }
 
 async function main(): Promise<void> {
@@ -223,9 +237,15 @@ async function main(): Promise<void> {
       pageWeights,
       money,
     };
-    writeFileSync(REPORT, `${renderReport(results).trimEnd()}\n\n${[KEYS_SECTION_START, ...keys.section, KEYS_SECTION_END].join('\n')}\n`);
+    phase('cost: synthesizing every stage to count what it bills…');
+    const cost = costModelOf(keys.rows);
+    writeFileSync(
+      REPORT,
+      `${renderReport(results).trimEnd()}\n\n${[KEYS_SECTION_START, ...keys.section, KEYS_SECTION_END].join('\n')}\n\n${[COST_SECTION_START, ...renderCostSection(cost), COST_SECTION_END].join('\n')}\n`,
+    );
     console.log(`\n${renderSummary(results)}\n\nwrote ${REPORT}`);
     console.log(keysLine(keys.rows[0]!));
+    for (const line of costLines(cost)) console.log(line);
     const unimportable = bundles.filter((b) => b.cold.error !== undefined);
     const broken = bundleChecks.filter((c) => c.outcome === 'failed');
     const problems = [
@@ -243,12 +263,13 @@ async function main(): Promise<void> {
 
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
-if (only !== undefined && only !== 'keys') {
-  console.error(`unknown --only ${only}: the one part that runs alone is "keys"`);
+// `--only cost` runs the key-heat checkouts (not the backlog): the all-in cost model prices what they measure.
+if (only !== undefined && only !== 'keys' && only !== 'cost') {
+  console.error(`unknown --only ${only}: the parts that run alone are "keys" and "cost" (the key-heat run and the cost model on it)`);
   process.exit(2);
 }
 
-(only === 'keys' ? keysOnly() : main()).then(
+(only === 'keys' || only === 'cost' ? keysOnly(only === 'cost') : main()).then(
   // Keep-alive sockets of fetch may linger; the run is over.
   () => process.exit(0),
   (e: unknown) => {
