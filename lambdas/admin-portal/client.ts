@@ -483,15 +483,24 @@ export function portalClient(hosted) {
     var section = el('section', { 'aria-labelledby': 'callbacks-title' }, title,
       el('p', { class: 'hint', text: 'One server-to-server callback per transaction, posted to the merchant\'s notification URL. A failed one is tried again for 24 hours, then it is dead.' }), body);
     var path = '/admin/api/payments/' + encodeURIComponent(paymentId) + '/callbacks';
+    /**
+     * Asks first, naming what the merchant will receive again; a callback whose order status is not
+     * the payment's now is sent only after the operator has read that warning (the API asks the same).
+     */
     function resend(c, button) {
       var n = c.index + 1;
-      button.disabled = true;
-      say('Queuing callback ' + n + '…');
-      api('POST', path + '/' + c.index + '/resend', {}).then(function (r) {
-        if (r.outcome === 'queued') say('Callback ' + n + ' (' + c.type + ') queued: the callback job sends it again on its next run.', 'ok');
-        else say('Callback ' + n + ' is already waiting to be sent.', 'error');
-        load(true);
-      }).catch(function (e) { fail(e); load(true); });
+      var lines = ['Type: ' + c.type, 'Status: ' + c.status, 'Amount: ' + c.amount + ' ' + c.currency, 'Order status it reports: ' + c.order_status];
+      if (c.contradiction) lines.push('Warning: ' + c.contradiction);
+      confirmMoney('Resend callback ' + n + ' to the merchant?', lines, 'Resend callback ' + n, Boolean(c.contradiction)).then(function (yes) {
+        if (!yes) return;
+        button.disabled = true;
+        say('Queuing callback ' + n + '…');
+        api('POST', path + '/' + c.index + '/resend', c.contradiction ? { contradiction_confirmed: true } : {}).then(function (r) {
+          if (r.outcome === 'queued') say('Callback ' + n + ' (' + c.type + '/' + c.status + ', ' + c.amount + ' ' + c.currency + ') queued: the callback job sends it again on its next run.', 'ok');
+          else say('Callback ' + n + ' is already waiting to be sent.', 'error');
+          load(true);
+        }).catch(function (e) { fail(e); load(true); });
+      });
     }
     function load(focus) {
       body.setAttribute('aria-busy', 'true');
@@ -500,9 +509,11 @@ export function portalClient(hosted) {
         body.removeAttribute('aria-busy');
         var rows = r.callbacks.map(function (c) {
           var last = c.attempts.length ? c.attempts[c.attempts.length - 1] : null;
+          // Not offered: a callback waiting to be sent says so by its state; any other says why.
+          var waiting = c.state === 'pending' || c.state === 'not-sent';
           var action = c.resendable && may(ROUTE.resend)
             ? el('button', { type: 'button', class: 'secondary', text: 'Resend', 'aria-label': 'Resend callback ' + (c.index + 1), onclick: function (e) { resend(c, e.currentTarget); } })
-            : null;
+            : (!c.resendable && !waiting && c.not_resendable_reason ? el('span', { class: 'hint', text: c.not_resendable_reason }) : null);
           return [el('tr', null, cell(String(c.index + 1), 'num'), cell(c.type), cell(c.status), el('td', null, el('span', { class: 'badge state-' + c.state, text: c.state })),
             cell(String(c.attempt_count), 'num'), cell(last ? when(last.at) : '', 'time'), cell(last && last.httpStatus !== undefined ? String(last.httpStatus) : (last ? 'no answer' : ''), 'num'),
             cell(last ? String(last.latencyMs) : '', 'num'), cell(c.last_error || (last && last.error) || ''), timeCell(c.next_attempt_at), el('td', null, action)), attemptHistoryRow(c)];

@@ -8,7 +8,9 @@ import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { operatorToken, seedOperator, type OperatorCredentials } from '../support/admin';
 import { auditContext, launchBrowser, newPage, screenshot, seriousA11yViolations } from '../support/browser';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
-import { openSession, paidPayment, statusOf, storedPayment, type PaidPayment } from '../support/payments';
+import { openSession, paidPayment, refundOf, statusOf, storedPayment, submitPage, type PaidPayment } from '../support/payments';
+import { NOT_RESENDABLE } from '../../lambdas/domain/callback-resend';
+import { SESSION_EXPIRED_REASON } from '../../lambdas/domain/payment-view';
 import { startTestService, type TestService } from '../support/service';
 import { startAll } from '../support/lifecycle';
 
@@ -592,6 +594,31 @@ describe('an order as a shop writes it', () => {
   });
 });
 
+describe('one status everywhere', () => {
+  it('an expired link reads the same in the portal and the API: decline with its reason, in the detail and under a decline filter', async () => {
+    const shop = await service.createMerchant({ name: 'Expired Link Shop' });
+    const session = await openSession(service, shop, { extra: { session_expiry: 5 } });
+    clock.advance(5 * 60_000);
+    const merchantReads = await statusOf(service, shop, session.paymentId);
+    expect(merchantReads).toMatchObject({ status: 'decline', reason: SESSION_EXPIRED_REASON });
+    const page = await open();
+    await signIn(page);
+
+    await visit(page, `#/payments/${session.paymentId}`, `Payment ${session.order.number}`);
+    const status = page.locator('dl.facts dt', { hasText: 'Status' }).locator('xpath=following-sibling::dd[1]');
+    await expect(status.textContent()).resolves.toBe(`decline – ${SESSION_EXPIRED_REASON}`);
+
+    await visit(page, `#/payments?merchant=${encodeURIComponent(shop.merchant_key)}&status=decline`, 'Payments');
+    const row = rowOf(page, session.order.number);
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    expect(cells).toEqual(expect.arrayContaining(['decline', SESSION_EXPIRED_REASON]));
+    await visit(page, `#/payments?merchant=${encodeURIComponent(shop.merchant_key)}&status=prepare`, 'Payments');
+    await page.getByText('No payments match this search.').waitFor();
+    expect(await rowOf(page, session.order.number).count()).toBe(0);
+  });
+});
+
 describe('callbacks', () => {
   it('shows a payment\'s delivery attempts (a 500, then a 200) on a phone, and resends the callback', async () => {
     const { shop, receiver } = await shopWithReceiver('Callback Shop');
@@ -615,8 +642,14 @@ describe('callbacks', () => {
     expect(await pageOverflows(page)).toBe(false);
     await screenshot(page, 'admin-payment-callbacks-320');
 
+    // Asked first, naming what the merchant receives again.
     await callbacks.getByRole('button', { name: 'Resend callback 1' }).click();
-    await statusLine(page).filter({ hasText: 'Callback 1 (sale) queued: the callback job sends it again on its next run.' }).waitFor();
+    expect(await confirmationLines(page)).toEqual({
+      title: 'Resend callback 1 to the merchant?',
+      lines: ['Type: sale', 'Status: success', 'Amount: 25.00 USD', 'Order status it reports: settled'],
+    });
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Callback 1 (sale/success, 25.00 USD) queued: the callback job sends it again on its next run.' }).waitFor();
     await callbacks.getByRole('cell', { name: 'pending', exact: true }).waitFor();
     expect(await callbacks.getByRole('button').count()).toBe(0);
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Callbacks');
@@ -631,6 +664,59 @@ describe('callbacks', () => {
     expect((await rowsOf(callbacks))[0]?.slice(3, 5)).toEqual(['delivered', '3']);
     await callbacks.getByText('Attempt history of callback 1 (3 attempts)').click();
     expect((await rowsOf(history)).map((cells) => cells[1])).toEqual(['500', '200', '200']);
+  });
+
+  it('does not offer to resend a skipped callback: a decline the customer followed with a payment on the link (02/38, then 01/38) says why', async () => {
+    const { shop, receiver } = await shopWithReceiver('Second Try Portal Shop');
+    const session = await openSession(service, shop);
+    await submitPage(service, session, { card: '02/38' });
+    await submitPage(service, session, { card: '01/38' });
+    await runCallbackJob(service.deps);
+    expect(receiver.received.filter((c) => c.fields.id === session.paymentId).map((c) => `${c.fields.type}/${c.fields.status}`)).toEqual(['sale/success']);
+    const page = await open();
+    await signIn(page);
+    await visit(page, `#/payments/${session.paymentId}`, `Payment ${session.order.number}`);
+
+    const callbacks = page.getByRole('table', { name: 'Callbacks of this payment' });
+    await callbacks.getByRole('button', { name: 'Resend callback 2' }).waitFor();
+    const rows = await rowsOf(callbacks);
+    expect(rows.map((r) => [r[0], r[1], r[2], r[3], r[10]])).toEqual([
+      ['1', 'sale', 'fail', 'skipped', NOT_RESENDABLE.superseded],
+      ['2', 'sale', 'success', 'delivered', 'Resend'],
+    ]);
+    expect(await callbacks.getByRole('button', { name: 'Resend callback 1' }).count()).toBe(0);
+    // The portal and the merchant read the payment alike.
+    await expect(page.locator('dl.facts').textContent()).resolves.toContain('settled');
+    await expect(statusOf(service, shop, session.paymentId)).resolves.toMatchObject({ status: 'settled' });
+  });
+
+  it('warns, in the confirmation, that a resend contradicts the payment: the sale\'s callback after a full refund', async () => {
+    const { shop, receiver } = await shopWithReceiver('Refunded Portal Shop');
+    const paid = await paidPayment(service, shop);
+    expect((await refundOf(service, shop, paid.paymentId, '25.00')).status).toBe(200);
+    await runCallbackJob(service.deps);
+    const page = await open();
+    await signIn(page);
+    await visit(page, `#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`);
+
+    const callbacks = page.getByRole('table', { name: 'Callbacks of this payment' });
+    await callbacks.getByRole('button', { name: 'Resend callback 1' }).click();
+    const warning = 'It tells the merchant the order is settled, but the payment is refund now: the merchant may take it as the latest state.';
+    expect(await confirmationLines(page)).toEqual({
+      title: 'Resend callback 1 to the merchant?',
+      lines: ['Type: sale', 'Status: success', 'Amount: 25.00 USD', 'Order status it reports: settled', `Warning: ${warning}`],
+    });
+    await answer(page, false);
+    await runCallbackJob(service.deps);
+    expect(receiver.received.filter((c) => c.fields.id === paid.paymentId)).toHaveLength(3);
+
+    await callbacks.getByRole('button', { name: 'Resend callback 1' }).click();
+    await answer(page, true);
+    await statusLine(page).filter({ hasText: 'Callback 1 (sale/success, 25.00 USD) queued' }).waitFor();
+    await runCallbackJob(service.deps);
+    expect(receiver.received.filter((c) => c.fields.id === paid.paymentId).map((c) => c.fields.type)).toEqual(['sale', 'refund', 'refund', 'sale']);
+    const [entry] = (await service.deps.audit.forTarget(paid.paymentId, 10)).filter((e) => e.action === 'callback.resend no. 1');
+    expect(entry).toMatchObject({ outcome: 'done', after: { type: 'sale', status: 'success', amount: '25.00 USD', order_status: 'settled', payment_status: 'refund', contradicts: true } });
   });
 
   it('lists a merchant\'s dead callbacks and resends them all: the count is announced and the list empties', async () => {
