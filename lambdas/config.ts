@@ -52,7 +52,7 @@ const configSchema = z.object({
    * The local runner derives it from its data directory's key; unset, the stack's names are used.
    */
   CURSOR_SECRET: z.optional(z.string().check(z.minLength(32))),
-  MERCHANT_REQUESTS_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(1000)), 40),
+  MERCHANT_REQUESTS_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(100_000)), 40),
   /**
    * Who moves the money: the simulated acquirer (`sandbox`, dev and staging) or the S2S CARD
    * gateway (`s2s-card`). prod refuses the sandbox (below, and the stack refuses it first).

@@ -99,8 +99,8 @@ export const ACCESS = {
   acquirerAuthorizations: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem', 'PutItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
   /** A merchant-initiated charge (recurring, retry) uses the stored credential and never stores one (`storeCredential: false`). */
   acquirerMerchantInitiated: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
-  /** The S2S CARD gateway's callbacks: its records read (to verify the hash) and the answer recorded. */
-  acquirerNotifications: { items: { S2SCARD: ['GetItem', 'UpdateItem'] } },
+  /** The S2S CARD gateway's callbacks: its records read (to verify the hash), what the gateway confirms recorded, the payment made due (PaymentStore.hurry). */
+  acquirerNotifications: { items: { S2SCARD: ['GetItem', 'UpdateItem'], PAYMENT: ['UpdateItem'] } },
   /** The customer's answer on the sandbox's challenge page: one conditional update; an approval may store the card. */
   acquirerChallengeAnswers: { items: { SANDBOX: ['GetItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['PutItem'] } },
   /**

@@ -6,6 +6,7 @@ import { acceptNotification } from '../adapters/s2s-card/notifications';
 import { formFields } from '../middleware/page-chain';
 import type { LambdaHandler } from '../middleware/merchant-endpoint';
 import { logger } from '../observability/logger';
+import { QUEUES } from '../use-cases/work-queue';
 
 const text = (statusCode: number, body: 'OK' | 'ERROR'): APIGatewayProxyStructuredResultV2 => ({ statusCode, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body });
 
@@ -30,6 +31,9 @@ export const handler: LambdaHandler = middy<APIGatewayProxyEventV2, APIGatewayPr
     return text(400, 'ERROR');
   }
   if (!result.changed) logger.info('s2s-card callback confirmed nothing new', { payment_id: result.paymentId, action: form.get('action') ?? undefined, result: form.get('result') ?? undefined });
+  // What the gateway confirmed reaches the payment at the reconciler's next run, not only after the
+  // reconcile delay: the payment is made due now (an index attribute, nothing else).
+  else await d.store.hurry(result.paymentId, QUEUES.reconcile, d.clock.now());
   return text(200, 'OK');
 })
   .use(requestObservability())

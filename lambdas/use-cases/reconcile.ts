@@ -73,13 +73,18 @@ export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, no
     }
   };
   const after = deps.policy.reconcileAfterMs;
-  if (payment.inFlight && due(payment.inFlight.startedAt, after, now)) await step(() => settleAttempt(deps, payment, now));
-  else if (payment.action && (payment.status === '3ds' || payment.status === 'redirect') && due(payment.action.startedAt, ACTION_TIMEOUT_MS, now)) {
-    await step(() => settleAction(deps, payment, now));
+  // What is not due yet (a hint made the payment due early, PaymentStore.hurry) is only looked up:
+  // recorded when the acquirer already has its final answer, never closed or sent again.
+  if (payment.inFlight) await step(() => (due(payment.inFlight!.startedAt, after, now) ? settleAttempt(deps, payment, now) : recordKnownAttempt(deps, payment)));
+  else if (payment.action && (payment.status === '3ds' || payment.status === 'redirect')) {
+    await step(() => (due(payment.action!.startedAt, ACTION_TIMEOUT_MS, now) ? settleAction(deps, payment, now) : recordKnownAction(deps, payment)));
   }
-  if (payment.operation && due(payment.operation.startedAt, after, now)) await step(() => settleOperation(deps, payment, payment.operation as PendingOperation));
+  if (payment.operation) {
+    const op = payment.operation;
+    await step(() => (due(op.startedAt, after, now) ? settleOperation(deps, payment, op) : recordKnownOperation(deps, payment, op)));
+  }
   for (const [transId, refund] of Object.entries(payment.refunds ?? {})) {
-    if (due(refund.startedAt, after, now)) await step(() => settleRefund(deps, payment, transId));
+    await step(() => (due(refund.startedAt, after, now) ? settleRefund(deps, payment, transId) : recordKnownRefund(deps, payment, transId)));
   }
   for (const watched of Object.values(payment.watching ?? {})) await step(() => checkLateApproval(deps, payment, watched, now));
   const closesAt = closesByExpiryAt(payment);
@@ -90,6 +95,46 @@ export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, no
   if (results.includes('reversed')) return 'reversed';
   if (results.includes('postponed')) return 'postponed';
   return results.includes('settled') ? 'settled' : 'released';
+}
+
+/**
+ * Lookup only, for what is not due yet: the attempt's answer if the acquirer already has a final one.
+ * Nothing known counts as `released` (nothing was due), as these used to be skipped.
+ */
+async function recordKnownAttempt(deps: ReconcileDeps, payment: Payment): Promise<ReconcileOutcome> {
+  const attempt = payment.inFlight;
+  if (!attempt) return 'released';
+  const seen = (await askAcquirer(() => deps.acquirer.lookup(refOf(payment.paymentId, attempt.idempotencyKey)) as Promise<never>)) as AcquirerOutcome | undefined;
+  if (!isFinal(seen)) return 'released';
+  const recorded = await recordOutcome(deps, payment, await merchantOf(deps, payment), attempt, seen, payment.checkout ? 'sale' : 'recurring');
+  return recorded.kind === 'recorded' ? 'settled' : 'postponed';
+}
+
+/** The challenge's answer if the acquirer already has a final one; the challenge stays open otherwise. */
+async function recordKnownAction(deps: ReconcileDeps, payment: Payment): Promise<ReconcileOutcome> {
+  const action = payment.action;
+  if (!action) return 'released';
+  const answer = (await askAcquirer(() => deps.acquirer.completeAction(refOf(payment.paymentId, action.idempotencyKey)) as Promise<never>)) as AcquirerOutcome | undefined;
+  if (!isFinal(answer)) return 'released';
+  const recorded = await recordOutcome(deps, payment, await merchantOf(deps, payment), action, answer, 'sale', 'action');
+  if (recorded.kind === 'recorded' && answer.kind === 'approved') telemetry.reconciledApproval();
+  return recorded.kind === 'recorded' ? 'settled' : 'postponed';
+}
+
+async function recordKnownOperation(deps: ReconcileDeps, payment: Payment, op: PendingOperation): Promise<ReconcileOutcome> {
+  const seen = (await askAcquirer(() => deps.acquirer.lookup(refOf(payment.paymentId, op.idempotencyKey)) as Promise<never>)) as AcquirerOutcome | undefined;
+  if (!isFinal(seen)) return 'released';
+  const recorded = await recordOperation(deps, payment.paymentId, op, seen);
+  return recorded.kind === 'recorded' ? (op.lateApproval && seen.kind === 'approved' ? 'reversed' : 'settled') : 'postponed';
+}
+
+async function recordKnownRefund(deps: ReconcileDeps, payment: Payment, transId: string): Promise<ReconcileOutcome> {
+  const refund = payment.refunds?.[transId];
+  if (!refund) return 'released';
+  const seen = (await askAcquirer(() => deps.acquirer.lookup(refOf(payment.paymentId, refund.idempotencyKey)) as Promise<never>)) as AcquirerOutcome | undefined;
+  if (!isFinal(seen)) return 'released';
+  const recorded = await recordRefund(deps, payment.paymentId, transId, refund, seen);
+  return recorded.kind === 'recorded' ? 'settled' : 'postponed';
 }
 
 async function settleAttempt(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
@@ -221,6 +266,26 @@ async function checkLateApproval(deps: ReconcileDeps, payment: Payment, watched:
 
 export const LATE_REVERSAL_REASON = 'Reversal of an approval that came after the attempt was declined.';
 
+/**
+ * When to look at a payment again: what is in flight when it becomes due (or, once overdue, after
+ * RETRY_LATER_MS), so a payment looked at early for a hint keeps the time it was due at; watched
+ * attempts only, every LATE_APPROVAL_CHECK_MS.
+ */
+function nextLook(deps: ReconcileDeps, p: Payment, now: Date): Date {
+  const after = deps.policy.reconcileAfterMs;
+  const at = (since: string | undefined, ms: number) => {
+    const dueAt = since === undefined ? 0 : Date.parse(since) + ms;
+    return dueAt > now.getTime() ? dueAt : now.getTime() + RETRY_LATER_MS;
+  };
+  const times = [
+    ...(p.inFlight ? [at(p.inFlight.startedAt, after)] : []),
+    ...(p.action ? [at(p.action.startedAt, ACTION_TIMEOUT_MS)] : []),
+    ...(p.operation ? [at(p.operation.startedAt, after)] : []),
+    ...Object.values(p.refunds ?? {}).map((r) => at(r.startedAt, after)),
+  ];
+  return new Date(times.length ? Math.min(...times) : now.getTime() + LATE_APPROVAL_CHECK_MS);
+}
+
 /** Back in the reconcile queue while anything is left, else where the payment rests. */
 async function requeue(deps: ReconcileDeps, paymentId: string, now: Date): Promise<void> {
   const p = await deps.store.findPayment(paymentId);
@@ -228,8 +293,7 @@ async function requeue(deps: ReconcileDeps, paymentId: string, now: Date): Promi
   const left = p.inFlight || p.action || p.operation || Object.keys(p.refunds ?? {}).length || Object.keys(p.watching ?? {}).length;
   try {
     if (left) {
-      const next = Object.keys(p.watching ?? {}).length && !p.inFlight && !p.operation && !Object.keys(p.refunds ?? {}).length && !p.action ? LATE_APPROVAL_CHECK_MS : RETRY_LATER_MS;
-      await deps.store.transition(paymentId, {}, { set: { updatedAt: p.updatedAt }, queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + next).toISOString() } });
+      await deps.store.transition(paymentId, {}, { set: { updatedAt: p.updatedAt }, queue: { name: QUEUES.reconcile, dueAt: nextLook(deps, p, now).toISOString() } });
     } else {
       // Only while nothing is in flight: an intent that just started keeps its place.
       await deps.store.transition(paymentId, { inFlight: 'none', operation: 'none', noRefundsInFlight: true, statusIn: [p.status] }, { set: { updatedAt: p.updatedAt }, queue: restingQueue(p, now) });

@@ -110,6 +110,42 @@ describe('the service on the S2S CARD connector', () => {
     expect((await statusOf(service, shop, s.paymentId)).status).toBe('settled');
   });
 
+  it('3-D Secure: a confirmed callback makes the payment due at once: the next reconcile run records it, not twenty minutes later', async () => {
+    const s = await session();
+    await submitPage(service, s, { card: '05/38' });
+    const t = gateway.byOrder(`${s.paymentId}.1`)!;
+    const callbacksBefore = gateway.callbacks.length;
+    await gateway.answerChallenge(t.transId, true);
+    for (let i = 0; i < 100 && gateway.callbacks.length === callbacksBefore; i++) await new Promise((r) => setTimeout(r, 20));
+    clock.advance(60_000);
+    await reconcile();
+    expect((await statusOf(service, shop, s.paymentId)).status).toBe('settled');
+  });
+
+  it('a refund whose callback is confirmed is recorded by the next reconcile run, before the reconcile delay', async () => {
+    const s = await session();
+    await submitPage(service, s, { card: '01/38' });
+    const t = gateway.byOrder(`${s.paymentId}.1`)!;
+    // The request gives up waiting (its answer lost), then the gateway's callback arrives.
+    gateway.sendCallbacks = false;
+    gateway.delayNext('CREDITVOID', 1_000);
+    try {
+      expect((await refundOf(service, shop, s.paymentId, '2.00')).status).toBe(200);
+    } finally {
+      gateway.sendCallbacks = true;
+    }
+    const stored = await service.deps.store.findPayment(s.paymentId);
+    expect(Object.keys(stored?.refunds ?? {})).toHaveLength(1);
+    {
+      const res = await service.request({ path: '/acquirer/s2s-card/notify', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'CREDITVOID', result: 'SUCCESS', status: 'SETTLED', order_id: t.orderId, trans_id: t.transId, amount: '2.00', hash: transactionHash(gateway.password, t.party, t.transId) }).toString() });
+      expect(res).toMatchObject({ status: 200, text: 'OK' });
+      clock.advance(60_000);
+      await reconcile();
+    }
+    expect(await statusOf(service, shop, s.paymentId)).toMatchObject({ refunded_amount: '2.00' });
+    expect(t.refundedMinor).toBe(200);
+  });
+
   it('a tampered redirect link is refused with 400, not followed', async () => {
     const s = await session();
     const page = await submitPage(service, s, { card: '05/38' });

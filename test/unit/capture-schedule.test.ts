@@ -67,6 +67,10 @@ class MemoryStore implements PaymentStore {
     yield await this.due(queue, until, pageSize * 1000);
   }
 
+  async hurry(): Promise<boolean> {
+    throw new Error('not used by the capture job');
+  }
+
   async due(_queue: string, until: Date, limit: number): Promise<QueuedPayment[]> {
     return [...this.queue]
       .filter(([, dueAt]) => dueAt <= until.toISOString())
