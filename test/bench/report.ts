@@ -39,21 +39,42 @@ export interface BenchResults {
 }
 
 /** The money model and the crash run: how much was tried against the acquirer's ledger, and what diverged. */
+export interface MoneyModelFigures {
+  readonly runs: number;
+  readonly operations: number;
+  readonly faults: number;
+  readonly divergences: number;
+  readonly seconds: number;
+  readonly seed: number;
+  /** S2S CARD: the gateway's misbehaviour by kind. */
+  readonly gatewayFaults?: Readonly<Record<string, number>>;
+}
+export interface CrashFigures {
+  readonly seed?: number;
+  readonly payments: number;
+  readonly requests: number;
+  readonly kills: number;
+  readonly fiveXx: number;
+  readonly divergences: number;
+  readonly reconcileMs: number;
+  readonly callbackRepeats: number;
+  /** S2S CARD: the gateway's misbehaviour, callbacks it sent while the runner was down, refunds accepted and not done at the kills. */
+  readonly gateway?: { readonly faults: Readonly<Record<string, number>>; readonly callbacksUnreachable: number; readonly waitingAtKills: number };
+}
 export interface MoneyResults {
-  readonly model: { readonly runs: number; readonly operations: number; readonly faults: number; readonly divergences: number; readonly seconds: number; readonly seed: number };
-  readonly crash?: {
-    readonly payments: number;
-    readonly requests: number;
-    readonly kills: number;
-    readonly fiveXx: number;
-    readonly divergences: number;
-    readonly reconcileMs: number;
-    readonly callbackRepeats: number;
-  };
+  readonly model: MoneyModelFigures;
+  readonly crash?: CrashFigures;
+  /** The same over the S2S CARD connector against the fake gateway (test/support/s2s-card-gateway.ts). */
+  readonly s2s?: { readonly model: MoneyModelFigures; readonly crash?: CrashFigures };
 }
 
 function moneySection(r: BenchResults): string[] {
-  const { model, crash } = r.money;
+  const { model, crash, s2s } = r.money;
+  const both = (label: string, f: (m: MoneyModelFigures) => string) => `| ${label} | ${f(model)} | ${s2s ? f(s2s.model) : '—'} |`;
+  const crashes = (label: string, f: (c: CrashFigures) => string) => `| ${label} | ${crash ? f(crash) : '—'} | ${s2s?.crash ? f(s2s.crash) : '—'} |`;
+  const pass = (n: number) => `${n} ${n === 0 ? '(pass)' : '**FAIL**'}`;
+  const reconciled = (c: CrashFigures) => (c.reconcileMs < 0 ? 'never (**FAIL**)' : `${(c.reconcileMs / 1000).toFixed(1)} s`);
+  const faultsOf = (f: Readonly<Record<string, number>> | undefined) => (f ? Object.entries(f).sort().map(([k, v]) => `${k} ${v}`).join(', ') : '');
   return [
     '## Money integrity: our records against the acquirer\'s ledger',
     '',
@@ -61,26 +82,35 @@ function moneySection(r: BenchResults): string[] {
     '3-D Secure answers and abandonment, void, partial and full refunds, capture, release, recurring, retry and the',
     'jobs, with a fault injected at a random step boundary (a crash before or after a write, a request the acquirer',
     'never got, a reply it sent that was lost) and pairs of operations racing; after each run the reconciler runs',
-    'and the ledger checker (test/support/ledger-checker.ts) compares every payment with the sandbox acquirer\'s',
-    'ledger. Goal: 0 divergences.',
+    'and the ledger checker (test/support/ledger-checker.ts) compares every payment with the acquirer\'s own',
+    'ledger. It runs on both connectors: the sandbox acquirer, and the S2S CARD connector against the fake gateway',
+    '(test/support/s2s-card-gateway.ts) over HTTP, which in each run also misbehaves as drawn (requests dropped,',
+    'answers lost after the work was done, answers past the timeout, callbacks lost, repeated, early, late, held',
+    'and delivered at once, refunds carried out later). The crash run kills the local runner with SIGKILL under',
+    'load three times (test/support/crash-run.ts); on S2S CARD the gateway keeps running and sends its callbacks',
+    'while the runner is down. Goal: 0 divergences on both.',
     '',
-    '| | |',
-    '|---|---|',
-    `| Model runs (seed ${model.seed}) | ${model.runs} |`,
-    `| Operations run | ${model.operations} |`,
-    `| Faults injected | ${model.faults} |`,
-    `| Divergences found | ${model.divergences} ${model.divergences === 0 ? '(pass)' : '**FAIL**'} |`,
-    `| Time | ${model.seconds.toFixed(1)} s |`,
-    ...(crash
+    '| | sandbox | S2S CARD |',
+    '|---|---|---|',
+    both('Model runs (seed)', (m) => `${m.runs} (${m.seed})`),
+    both('Operations run', (m) => String(m.operations)),
+    both('Faults injected (step boundaries, and the gateway\'s)', (m) => String(m.faults)),
+    both('Divergences found', (m) => pass(m.divergences)),
+    both('Time', (m) => `${m.seconds.toFixed(1)} s`),
+    ...(crash || s2s?.crash
       ? [
-          `| Crash run: payments / requests | ${crash.payments} / ${crash.requests} |`,
-          `| Crash run: SIGKILLs of the local runner | ${crash.kills} |`,
-          `| Crash run: HTTP 5xx from a live runner | ${crash.fiveXx} |`,
-          `| Crash run: divergences after reconcile | ${crash.divergences} ${crash.divergences === 0 ? '(pass)' : '**FAIL**'} |`,
-          `| Time to reconcile after the last crash | ${(crash.reconcileMs / 1000).toFixed(1)} s (reconcile delay 2 s, job every 10 s locally) |`,
-          `| Callbacks re-sent after a crash (at-least-once) | ${crash.callbackRepeats} |`,
+          crashes('Crash run: payments / requests', (c) => `${c.payments} / ${c.requests}`),
+          crashes('Crash run: SIGKILLs of the local runner', (c) => String(c.kills)),
+          crashes('Crash run: HTTP 5xx from a live runner', (c) => String(c.fiveXx)),
+          crashes('Crash run: divergences after reconcile', (c) => pass(c.divergences)),
+          crashes('Time to reconcile after the last crash (reconcile delay 2 s, job every 10 s locally)', reconciled),
+          crashes('Callbacks to the merchant re-sent after a crash (at-least-once)', (c) => String(c.callbackRepeats)),
+          crashes('Gateway callbacks sent while the runner was down (lost)', (c) => (c.gateway ? String(c.gateway.callbacksUnreachable) : '—')),
+          crashes('Refunds accepted by the gateway and not done at the kills', (c) => (c.gateway ? String(c.gateway.waitingAtKills) : '—')),
         ]
       : []),
+    ...(s2s?.model.gatewayFaults ? ['', `The S2S CARD gateway's misbehaviour in the model runs: ${faultsOf(s2s.model.gatewayFaults)}.`] : []),
+    ...(s2s?.crash?.gateway ? ['', `In the S2S CARD crash run (seed ${s2s.crash.seed}): ${faultsOf(s2s.crash.gateway.faults)}.`] : []),
   ];
 }
 
@@ -566,5 +596,8 @@ export function renderSummary(r: BenchResults): string {
   const { model, crash } = r.money;
   out.push('', `money model: ${model.runs} runs, ${model.operations} operations, ${model.faults} faults injected, ${model.divergences} divergences (seed ${model.seed})`);
   if (crash) out.push(`crash run: ${crash.kills} SIGKILLs, ${crash.requests} requests, ${crash.fiveXx} 5xx, ${crash.divergences} divergences, reconciled ${(crash.reconcileMs / 1000).toFixed(1)} s after the last restart`);
+  const s2s = r.money.s2s;
+  if (s2s) out.push(`money model (S2S CARD): ${s2s.model.runs} runs, ${s2s.model.operations} operations, ${s2s.model.faults} faults injected, ${s2s.model.divergences} divergences (seed ${s2s.model.seed})`);
+  if (s2s?.crash) out.push(`crash run (S2S CARD): ${s2s.crash.kills} SIGKILLs, ${s2s.crash.requests} requests, ${s2s.crash.fiveXx} 5xx, ${s2s.crash.divergences} divergences, ${s2s.crash.reconcileMs < 0 ? 'not reconciled' : `reconciled ${(s2s.crash.reconcileMs / 1000).toFixed(1)} s after the last restart`}`);
   return out.join('\n');
 }

@@ -4,7 +4,7 @@ import { backendEnvironment } from '../../local/backend';
 import { startTestService } from '../support/service';
 import { JOBS } from '../../lib/jobs';
 import fc from 'fast-check';
-import { scenarioArb, startMoneyModel } from '../support/money-model';
+import { scenarioArbOf, startMoneyModel, type Connector } from '../support/money-model';
 import { runCrashScenario } from '../support/crash-run';
 import { AwsCallCounter, OPERATIONS, countAwsCalls } from './aws-calls';
 import { checkBundles } from './bundle-check';
@@ -81,21 +81,21 @@ async function bundleRows(phase: (what: string) => void): Promise<{ rows: Bundle
 
 const MONEY_RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 300);
 
-/** The money model's random runs, then one crash run of the local runner. */
-async function measureMoney(): Promise<BenchResults['money']> {
-  const seed = Number(process.env.MONEY_MODEL_SEED ?? Date.now() % 2 ** 31);
-  const model = await startMoneyModel();
+/** One connector's money model runs, then one crash run of the local runner on it. */
+async function measureMoneyOn(connector: Connector, seed: number) {
+  const model = await startMoneyModel({ connector });
   const started = performance.now();
   try {
-    await fc.assert(fc.asyncProperty(scenarioArb, async (s) => void (await model.run(s))), { numRuns: MONEY_RUNS, seed, endOnFailure: true });
+    await fc.assert(fc.asyncProperty(scenarioArbOf(connector), async (s) => void (await model.run(s))), { numRuns: MONEY_RUNS, seed, endOnFailure: true });
   } finally {
     await model.close();
   }
   const seconds = (performance.now() - started) / 1000;
-  const crash = await runCrashScenario();
+  const crash = await runCrashScenario({ acquirer: connector });
   return {
     model: { ...model.stats, seconds, seed },
     crash: {
+      seed: crash.seed,
       payments: crash.payments,
       requests: crash.requests,
       kills: crash.kills,
@@ -103,8 +103,17 @@ async function measureMoney(): Promise<BenchResults['money']> {
       divergences: crash.divergences.length,
       reconcileMs: crash.reconcileMs,
       callbackRepeats: crash.callbackRepeats,
+      ...(crash.gateway ? { gateway: crash.gateway } : {}),
     },
   };
+}
+
+/** The money model's random runs and a crash run, on the sandbox and on the S2S CARD connector (its fake gateway). */
+async function measureMoney(): Promise<BenchResults['money']> {
+  const seed = Number(process.env.MONEY_MODEL_SEED ?? Date.now() % 2 ** 31);
+  const sandbox = await measureMoneyOn('sandbox', seed);
+  const s2s = await measureMoneyOn('s2s-card', seed);
+  return { ...sandbox, s2s };
 }
 
 /** Checkouts per flow in the key-heat run (each one recorded write by write). */
@@ -219,7 +228,7 @@ async function main(): Promise<void> {
       { name: 'POST /api/v1/session (local runner)', result: await generateLoad({ ...LOAD, url: `${baseUrl}/api/v1/session`, merchant }) },
     ];
 
-    phase(`money model: ${MONEY_RUNS} runs against the sandbox ledger…`);
+    phase(`money model: ${MONEY_RUNS} runs and a crash run against the sandbox ledger, then the same against the S2S CARD gateway's…`);
     const money = await measureMoney();
     const keys = await measureKeys(phase);
 
@@ -251,6 +260,8 @@ async function main(): Promise<void> {
     const problems = [
       ...(money.model.divergences ? [`the money model found ${money.model.divergences} divergences`] : []),
       ...(money.crash?.divergences ? [`the crash run found ${money.crash.divergences} divergences`] : []),
+      ...(money.s2s?.model.divergences ? [`the money model over the S2S CARD connector found ${money.s2s.model.divergences} divergences`] : []),
+      ...(money.s2s?.crash?.divergences ? [`the crash run over the S2S CARD connector found ${money.s2s.crash.divergences} divergences`] : []),
       ...unimportable.map((b) => `${b.bundle.spec.name} cannot be imported: ${b.cold.error}`),
       ...broken.map((c) => `bundled ${c.route.id} is broken: ${c.detail}`),
     ];

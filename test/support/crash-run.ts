@@ -9,7 +9,8 @@ import { joinedPayment } from '../../lambdas/adapters/dynamodb/payment-store';
 import { sandboxLedger } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import type { Payment } from '../../lambdas/domain/payment';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver, type ReceivedCallback } from './callback-receiver';
-import { checkPayment, type Divergence } from './ledger-checker';
+import { checkAgainstGateway, checkPayment, gatewayHolds, type Divergence } from './ledger-checker';
+import { startFakeGateway, type FakeGateway, type GatewayAdversity } from './s2s-card-gateway';
 import { paymentIdOf } from './links';
 import { freePort, runTs, startTs, type Service } from './processes';
 import { hashFor } from './sign';
@@ -28,6 +29,12 @@ import { hashFor } from './sign';
  * ledger checker must find no divergence and nothing in flight, and every callback (one per
  * transaction not marked internal) must have arrived, in the payment's transaction order, a crash
  * allowing only an immediate resend of the callback just sent.
+ *
+ * With `acquirer: 's2s-card'` the runner pays through the S2S CARD connector against the fake
+ * gateway (test/support/s2s-card-gateway.ts), which runs in this process and is never killed: it
+ * carries out CREDITVOIDs a while after accepting them, loses some answers after doing the work,
+ * loses, repeats, advances and delays callbacks, and sends them while the runner is down (lost: no
+ * retry). The checker then compares every payment with the gateway's own ledger.
  */
 export interface CrashRunOptions {
   /** SIGKILLs (each followed by a restart); at least 1. */
@@ -42,7 +49,22 @@ export interface CrashRunOptions {
   readonly callbackTimeoutMs?: number;
   /** Progress lines (kills, restarts, what each kill left in flight). */
   readonly log?: (line: string) => void;
+  /** Who moves the money: the sandbox acquirer (default) or the S2S CARD connector against the fake gateway. */
+  readonly acquirer?: 'sandbox' | 's2s-card';
+  /** S2S CARD: the gateway's misbehaviour (the default below when not given). */
+  readonly gatewayAdversity?: Partial<GatewayAdversity>;
 }
+
+/**
+ * The S2S CARD gateway of a crash run: refunds carried out 0.4 s after they are accepted (so the
+ * kills find some accepted and not done), a tenth of the answers of money requests lost after the
+ * work was done, callbacks lost, repeated, early and late.
+ */
+export const CRASH_GATEWAY_ADVERSITY: Partial<GatewayAdversity> = {
+  loseAnswer: { SALE: 0.1, CAPTURE: 0.1, VOID: 0.1, CREDITVOID: 0.1, RECURRING_SALE: 0.1 },
+  callbacks: { lose: 0.2, repeat: 0.2, beforeAnswer: 0.3, jitterMs: 200, hold: false },
+  creditVoid: 400,
+};
 
 export interface CrashRunResult {
   readonly seed: number;
@@ -78,6 +100,8 @@ export interface CrashRunResult {
   readonly callbackRepeats: number;
   /** Missing, out of order, repeated other than immediately, unknown, or with a hash that does not verify. */
   readonly callbackProblems: readonly string[];
+  /** S2S CARD: what the gateway did wrong on purpose, by kind; callbacks it sent while the runner was down; CREDITVOIDs accepted and not done at each kill. */
+  readonly gateway?: { readonly faults: Readonly<Record<string, number>>; readonly callbacksUnreachable: number; readonly waitingAtKills: number };
 }
 
 const DEMO = { merchant_key: 'crash-shop', password: 'crash-shop-password-0123456789' };
@@ -145,6 +169,41 @@ export function checkCallbackOrder(expected: readonly string[], received: readon
   return { problems, repeats };
 }
 
+/** The store of a runner on this data directory (it announces its backend there for tools). */
+export async function withRunnerStore<T>(dataDir: string, use: (db: DynamoDBDocumentClient, tableName: string) => Promise<T>): Promise<T> {
+  const { dynamodbEndpoint, tableName } = JSON.parse(readFileSync(join(dataDir, 'backend.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
+  const db = createDocumentClient({ endpoint: dynamodbEndpoint });
+  try {
+    return await use(db, tableName);
+  } finally {
+    db.destroy();
+  }
+}
+
+/** Every item with this sort key. */
+async function scan(db: DynamoDBDocumentClient, tableName: string, sk: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey, FilterExpression: 'sk = :sk', ExpressionAttributeValues: { ':sk': sk } }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
+/** Every payment: its state item joined with its details (a payment stored whole is read as it is). */
+async function scanPayments(db: DynamoDBDocumentClient, tableName: string): Promise<Payment[]> {
+  const details = new Map((await scan(db, tableName, key.paymentDetails('').sk)).map((i) => [String(i.pk), i]));
+  return (await scan(db, tableName, key.payment('').sk)).flatMap((i) => {
+    const payment = joinedPayment(i, details.get(String(i.pk)));
+    return payment ? [payment] : [];
+  });
+}
+
+/** Every payment in the store of a runner on this data directory. */
+export const runnerPayments = (dataDir: string): Promise<Payment[]> => withRunnerStore(dataDir, scanPayments);
+
 export async function runCrashScenario(options: CrashRunOptions = {}): Promise<CrashRunResult> {
   const kills = Math.max(1, options.kills ?? 3);
   const workers = options.workers ?? 8;
@@ -154,6 +213,11 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-crash-'));
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const s2s = options.acquirer === 's2s-card';
+  const gateway: FakeGateway | undefined = s2s
+    ? await startFakeGateway({ seed, notifyUrl: `${base}/acquirer/s2s-card/notify`, adversity: options.gatewayAdversity ?? CRASH_GATEWAY_ADVERSITY })
+    : undefined;
+  let waitingAtKills = 0;
 
   const counts = { requests: 0, connectionErrors: 0, interrupted: 0, fiveXx: 0, unanswered: 0, orphaned: 0, unexpectedExits: 0 };
   const failures: string[] = [];
@@ -181,6 +245,17 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
     RECONCILE_AFTER_SECONDS: '2',
     // A callback cut off by a kill is tried again a quarter of a second later, not after 30 s.
     CALLBACK_FIRST_RETRY_MS: '250',
+    ...(gateway
+      ? {
+          ACQUIRER: 's2s-card',
+          S2S_CARD_URL: gateway.url,
+          S2S_CARD_CLIENT_KEY: gateway.clientKey,
+          S2S_CARD_PASSWORD: gateway.password,
+          S2S_CARD_TIMEOUT_MS: '3000',
+          // Shorter than the gateway's delay of a refund: most refunds are left to the reconciler.
+          S2S_CARD_FOLLOW_UP_WAIT_MS: '300',
+        }
+      : {}),
   };
 
   const startRunner = async () => {
@@ -217,6 +292,7 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
     wakeUp();
     runner?.kill();
     await receiver?.close();
+    await gateway?.close();
     rmSync(dataDir, { recursive: true, force: true });
   };
   let cleaned: Promise<void> | undefined;
@@ -381,36 +457,7 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
   };
 
   // --- the store --------------------------------------------------------------------------------
-  /** The running runner's store (it announces its backend in the data directory for tools). */
-  const withStore = async <T>(use: (db: DynamoDBDocumentClient, tableName: string) => Promise<T>): Promise<T> => {
-    const { dynamodbEndpoint, tableName } = JSON.parse(readFileSync(join(dataDir, 'backend.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
-    const db = createDocumentClient({ endpoint: dynamodbEndpoint });
-    try {
-      return await use(db, tableName);
-    } finally {
-      db.destroy();
-    }
-  };
-
-  /** Every item with this sort key. */
-  const scan = async (db: DynamoDBDocumentClient, tableName: string, sk: string): Promise<Record<string, unknown>[]> => {
-    const items: Record<string, unknown>[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey, FilterExpression: 'sk = :sk', ExpressionAttributeValues: { ':sk': sk } }));
-      items.push(...(page.Items ?? []));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return items;
-  };
-  /** Every payment: its state item joined with its details (a payment stored whole is read as it is). */
-  const scanPayments = async (db: DynamoDBDocumentClient, tableName: string): Promise<Payment[]> => {
-    const details = new Map((await scan(db, tableName, key.paymentDetails('').sk)).map((i) => [String(i.pk), i]));
-    return (await scan(db, tableName, key.payment('').sk)).flatMap((i) => {
-      const payment = joinedPayment(i, details.get(String(i.pk)));
-      return payment ? [payment] : [];
-    });
-  };
+  const withStore = <T>(use: (db: DynamoDBDocumentClient, tableName: string) => Promise<T>) => withRunnerStore(dataDir, use);
 
   const readPayments = () => withStore(scanPayments);
 
@@ -418,6 +465,16 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
   const check = () =>
     withStore(async (db, tableName) => {
       const payments = await scanPayments(db, tableName);
+      if (gateway) {
+        const divergences = payments.flatMap((p) => checkAgainstGateway(p, gateway.ledgerOf(p.paymentId), { settled: true }));
+        const ours = new Set(payments.map((p) => p.paymentId.toLowerCase()));
+        for (const id of gateway.paymentIds()) {
+          if (ours.has(id.toLowerCase())) continue;
+          const held = gateway.ledgerOf(id).reduce((n, t) => n + gatewayHolds(t), 0);
+          if (held) divergences.push({ paymentId: id, problem: `the gateway holds ${held} for a payment we have no record of` });
+        }
+        return { payments, divergences };
+      }
       const divergences: Divergence[] = [];
       for (const p of payments) divergences.push(...checkPayment(p, await sandboxLedger(db, tableName, p.paymentId), { settled: true }));
       // Money the acquirer moved for a payment we have no record of would escape the check above.
@@ -459,6 +516,8 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
       while (inFlightRequests === 0 && Date.now() < aimUntil) await sleep(5);
       const cutOff = inFlightRequests;
       const killedAt = Date.now();
+      const waitingNow = gateway ? [...gateway.transactions.values()].reduce((n, t) => n + t.operations.filter((o) => o.result === 'WAITING').length, 0) : 0;
+      waitingAtKills += waitingNow;
       await killRunner();
       await sleep(rnd.int(0, 400));
       await startRunner();
@@ -466,7 +525,7 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
       const orphans = await orphansOf(previousKill, killedAt);
       previousKill = killedAt;
       counts.orphaned += orphans;
-      log(`kill ${k}: SIGKILL with ${cutOff} requests on their way (${counts.requests} sent so far); back after ${lastRestart - killedAt} ms; ${orphans} intents left in flight`);
+      log(`kill ${k}: SIGKILL with ${cutOff} requests on their way (${counts.requests} sent so far); back after ${lastRestart - killedAt} ms; ${orphans} intents left in flight${gateway ? `; ${waitingNow} CREDITVOIDs accepted and not done at the gateway` : ''}`);
     }
     // The load goes on for a moment on the last runner, then the lifecycles under way finish.
     await sleep(1500);
@@ -545,6 +604,9 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
       callbacksReceived: callbacks.received,
       callbackRepeats: callbacks.repeats,
       callbackProblems: callbacks.problems,
+      ...(gateway
+        ? { gateway: { faults: { ...gateway.faults }, callbacksUnreachable: gateway.callbacks.filter((c) => c.answer.startsWith('unreachable')).length, waitingAtKills } }
+        : {}),
     };
   } finally {
     stopLoad = true;

@@ -103,3 +103,109 @@ export function checkPayment(p: Payment, ledger: readonly AcquirerRecord[], opti
   }
   return problems.map((problem) => ({ paymentId: p.paymentId, problem }));
 }
+
+/**
+ * The S2S CARD gateway's ledger of one of our payments: every transaction it holds under an order id
+ * of the payment (`<payment>.<n>`, one per attempt), as GET_TRANS_DETAILS reports it (the fake
+ * gateway's `ledgerOf`).
+ */
+export interface GatewayLedgerTransaction {
+  readonly transId: string;
+  readonly orderId: string;
+  readonly status: string;
+  readonly auth: boolean;
+  readonly amountMinor: number;
+  readonly capturedMinor: number;
+  readonly refundedMinor: number;
+  readonly transactions: readonly { readonly type: string; readonly status: 'success' | 'waiting' | 'fail'; readonly amountMinor: number }[];
+}
+
+/** Money a gateway transaction holds of the customer's: an open authorization, or what was captured and not given back. */
+export function gatewayHolds(t: GatewayLedgerTransaction): number {
+  if (t.status === 'PENDING') return t.amountMinor;
+  if (t.status === 'SETTLED') return t.capturedMinor - t.refundedMinor;
+  return 0;
+}
+
+/** The gateway statuses each of our statuses may stand beside (the payment's approved transaction). */
+const GATEWAY_STATUS: Readonly<Record<string, readonly string[]>> = {
+  settled: ['SETTLED'],
+  pending: ['PENDING'],
+  refund: ['REFUND'],
+  void: ['VOID'],
+  // A released authorization; a whole sale given back reads REFUND at the gateway.
+  reversal: ['REVERSAL', 'REFUND'],
+  // Declined, or approved late and given back in full (the reversal of a late approval).
+  decline: ['DECLINED', 'REVERSAL', 'REFUND', 'VOID'],
+  prepare: ['PREPARE', 'DECLINED'],
+  '3ds': ['3DS', 'PREPARE'],
+  redirect: ['REDIRECT', 'PREPARE'],
+};
+
+const successful = (t: GatewayLedgerTransaction, types: readonly string[]) => t.transactions.filter((i) => i.status === 'success' && types.includes(i.type));
+const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b).join(',');
+
+/**
+ * One payment of ours against the S2S CARD gateway's ledger of it, per the gateway's own words:
+ * - status: ours beside the gateway's status of the transaction our authorization names (ours
+ *   `settled` = SETTLED with refunds below the captured amount, `refund` = REFUND, `void` = VOID,
+ *   `reversal` = REVERSAL, `pending` = PENDING, `decline` = DECLINED or no transaction…);
+ * - money: what that transaction holds (an open authorization, or captured minus refunded) equals
+ *   what we say is held, and every other transaction of the payment (other attempts, late
+ *   approvals) holds nothing;
+ * - refunded: ours equals the sum of the gateway's successful refunds of that transaction;
+ * - captured: ours equals the gateway's (the sale, or the successful capture of an authorization);
+ * - the successful money transactions (captures, voids, refunds and reversals), by count and amount;
+ * - once settled: nothing in flight on our side, nothing `waiting` at the gateway.
+ */
+export function checkAgainstGateway(p: Payment, ledger: readonly GatewayLedgerTransaction[], options: { readonly settled: boolean }): Divergence[] {
+  const problems: string[] = [];
+  const ours = ourView(p);
+  const main = p.authorization ? ledger.find((t) => t.transId === p.authorization!.acquirerRef) : undefined;
+  const others = ledger.filter((t) => t !== main);
+  const expect = (what: string, a: number | string, b: number | string) => {
+    if (a !== b) problems.push(`${what}: ours ${a}, gateway ${b}`);
+  };
+
+  const allowed = GATEWAY_STATUS[p.status];
+  if (main) {
+    if (allowed && !allowed.includes(main.status)) problems.push(`status: ours ${p.status}, gateway ${main.status} (${main.transId})`);
+  } else if (['settled', 'pending', 'refund', 'void', 'reversal'].includes(p.status)) {
+    problems.push(`status: ours ${p.status}, the gateway has no transaction ${p.authorization?.acquirerRef ?? '(no authorization recorded)'}`);
+  }
+  if (p.status === 'settled' && ours.refunded >= ours.captured) problems.push(`status settled with refunded ${ours.refunded} ≥ captured ${ours.captured}`);
+
+  const held = main ? gatewayHolds(main) : 0;
+  expect('money held', ours.net + ours.heldByAuth, held);
+  for (const t of others) {
+    const h = gatewayHolds(t);
+    if (h) problems.push(`the gateway holds ${h} on ${t.transId} (order ${t.orderId}, ${t.status}), which we do not count`);
+  }
+
+  const gatewayRefunded = main ? successful(main, ['refund']).reduce((n, i) => n + i.amountMinor, 0) : 0;
+  expect('refunded', ours.refunded, gatewayRefunded);
+  expect('refund transactions', ours.refundTransactions, gatewayRefunded);
+  const gatewayCaptured = !main ? 0 : main.auth ? successful(main, ['capture']).reduce((n, i) => n + i.amountMinor, 0) : successful(main, ['sale']).reduce((n, i) => n + i.amountMinor, 0);
+  expect('captured', ['settled', 'refund', 'void'].includes(p.status) ? ours.captured : 0, ['SETTLED', 'REFUND', 'VOID'].includes(main?.status ?? '') ? gatewayCaptured : 0);
+
+  // Follow-ups by count and amount: captures and voids exactly; refunds and reversals together (a
+  // reversal of a whole sale is a full CREDITVOID, which the gateway lists as a refund).
+  const ourOk = (types: string[]) => p.transactions.filter((t) => t.status === 'success' && types.includes(t.type)).map((t) => t.amountMinor);
+  const theirs = (types: string[]) => ledger.flatMap((t) => successful(t, types).map((i) => i.amountMinor));
+  expect('successful captures', sorted(ourOk(['capture'])), sorted(theirs(['capture'])));
+  expect('successful voids', sorted(ourOk(['void'])), sorted(theirs(['void'])));
+  expect('successful refunds and reversals', sorted(ourOk(['refund', 'reversal'])), sorted(theirs(['refund', 'reversal'])));
+
+  if (ours.refunded > ours.captured) problems.push(`refunded ${ours.refunded} > captured ${ours.captured}`);
+  if (options.settled) {
+    if (ours.inFlight.length) problems.push(`left in flight: ${ours.inFlight.join(', ')}`);
+    if ((p.refundHeldMinor ?? 0) !== ours.refunded) problems.push(`refunds held ${p.refundHeldMinor ?? 0} ≠ refunded ${ours.refunded} with nothing in flight`);
+    const last = new Map(p.transactions.map((t) => [t.transId, t.status]));
+    const waiting = [...last].filter(([, status]) => status === 'waiting').map(([id]) => id);
+    if (waiting.length) problems.push(`transactions left waiting: ${waiting.join(', ')}`);
+    if (Object.keys(p.watching ?? {}).length) problems.push(`still watching ${Object.keys(p.watching ?? {}).join(', ')}`);
+    const gatewayWaiting = ledger.flatMap((t) => t.transactions.filter((i) => i.status === 'waiting').map((i) => `${t.transId} ${i.type} ${i.amountMinor}`));
+    if (gatewayWaiting.length) problems.push(`the gateway still has waiting: ${gatewayWaiting.join(', ')}`);
+  }
+  return problems.map((problem) => ({ paymentId: p.paymentId, problem }));
+}

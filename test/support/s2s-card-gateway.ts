@@ -12,7 +12,23 @@ import { minorOfWireAmount, wireAmount } from '../../lambdas/adapters/s2s-card/t
  * ACS page with PaReq/MD/TermUrl, a bank redirect as a GET, asynchronous CREDITVOID answered
  * ACCEPTED, callbacks to the account's Notification URL signed with Formula 2, and the error codes
  * of the guide (208001, 208003, 208004, 208005, 208006, 208009, 400). It keeps its own ledger, so a
- * test can compare what we recorded with what the gateway did.
+ * test can compare what we recorded with what the gateway did (`ledgerOf`).
+ *
+ * By default it is well-behaved: every request answered at once, one callback per event, sent after
+ * the answer. Adversity is opt-in, per switch (`adversity`, `delayNext`, `dropNext`, `loseAnswerNext`,
+ * `restart`) and, where a switch is a chance, drawn from the gateway's seeded generator, so a seed
+ * replays the same misbehaviour against the same sequence of requests:
+ * - a dropped request is never carried out (the gateway never got it);
+ * - a lost answer is carried out (the gateway did the work, the connection dies before the answer);
+ * - a slow answer is carried out at once and answered late (past the client's timeout);
+ * - callbacks may come before the answer, several times, late and out of order (a random delay each),
+ *   held back and then delivered all at once (concurrently, for one payment too), or never; one sent
+ *   while the receiver is down is lost (the gateway does not retry);
+ * - a CREDITVOID is answered ACCEPTED and carried out at once, after a delay, or held `waiting`
+ *   (GET_TRANS_DETAILS shows the item `waiting`) until `finishWaiting()`; its callback names the
+ *   payment's `trans_id` only, never the refund.
+ * A 3-D Secure or bank challenge nobody answers expires (DECLINED) after `challengeExpiryMs` of the
+ * gateway's clock (the test's clock when it moves time).
  */
 export interface GatewayTransaction {
   readonly transId: string;
@@ -33,9 +49,63 @@ export interface GatewayTransaction {
   declineReason?: string;
   recurringToken?: string;
   cardToken?: string;
-  /** Every money operation the gateway carried out on it, in order. */
-  readonly operations: { action: string; result: 'SUCCESS' | 'DECLINED'; amountMinor: number; date?: string }[];
+  /**
+   * Every money operation the gateway carried out on it, in order; a CREDITVOID answered ACCEPTED
+   * and not carried out yet is `WAITING` in its place until its outcome.
+   */
+  readonly operations: { action: string; result: 'SUCCESS' | 'DECLINED' | 'WAITING'; amountMinor: number; date?: string }[];
 }
+
+/** What the gateway did for one of its transactions, as GET_TRANS_DETAILS lists it (amounts in minor units). */
+export interface GatewayLedgerEntry {
+  readonly transId: string;
+  readonly orderId: string;
+  readonly status: string;
+  /** Sent with auth=Y (held for a CAPTURE). */
+  readonly auth: boolean;
+  readonly currency: string;
+  readonly amountMinor: number;
+  readonly capturedMinor: number;
+  readonly refundedMinor: number;
+  readonly transactions: readonly { readonly type: 'sale' | 'auth' | 'capture' | 'void' | 'refund' | 'reversal'; readonly status: 'success' | 'waiting' | 'fail'; readonly amountMinor: number }[];
+}
+
+/** Per action (`SALE`, `CAPTURE`, `CREDITVOID`…): a chance between 0 and 1. */
+export type ActionChances = Partial<Record<string, number>>;
+
+/** The gateway's misbehaviour; every switch off by default. Settable at any time (per test, per seed). */
+export interface GatewayAdversity {
+  /** The chance a request is dropped unanswered and never carried out. */
+  drop: ActionChances;
+  /** The chance a request is carried out and its answer lost (the connection closed instead). */
+  loseAnswer: ActionChances;
+  /** The chance a request is carried out at once and answered only after `slowMs`. */
+  slow: ActionChances;
+  slowMs: number;
+  callbacks: {
+    /** The chance a callback is never sent. */
+    lose: number;
+    /** The chance a callback is sent once more (drawn again after each extra copy, at most three). */
+    repeat: number;
+    /** The chance a callback is delivered (and answered) before the request's answer is sent. */
+    beforeAnswer: number;
+    /** Each callback waits a random 0..jitterMs first, so callbacks overtake each other. */
+    jitterMs: number;
+    /** Callbacks wait in a queue until `deliverCallbacks()`, which sends them all at once in a random order. */
+    hold: boolean;
+  };
+  /** When an accepted CREDITVOID is carried out: at once, after this many ms, or when `finishWaiting()` is called. */
+  creditVoid: 'immediate' | 'held' | number;
+}
+
+export const wellBehaved = (): GatewayAdversity => ({
+  drop: {},
+  loseAnswer: {},
+  slow: {},
+  slowMs: 0,
+  callbacks: { lose: 0, repeat: 0, beforeAnswer: 0, jitterMs: 0, hold: false },
+  creditVoid: 'immediate',
+});
 
 export interface Callback {
   readonly fields: Record<string, string>;
@@ -58,8 +128,26 @@ export interface FakeGateway {
   delayNext(action: string, ms: number): void;
   /** The next request of this action is dropped unanswered without being carried out (never received). */
   dropNext(action: string): void;
+  /** The next request of this action is carried out, and its answer lost (the connection closed). */
+  loseAnswerNext(action: string): void;
   /** Callbacks are not sent while this is false. */
   sendCallbacks: boolean;
+  /** The gateway's misbehaviour (all off by default). */
+  adversity: GatewayAdversity;
+  /** Sends every held callback now, all at once, in a random order. Resolves when each was answered or failed. */
+  deliverCallbacks(): Promise<void>;
+  /** Carries out every CREDITVOID still waiting (and sends its callback). */
+  finishWaiting(): void;
+  /** Stops listening (connections cut, nothing carried out meanwhile) and listens again on the same port after `downMs`; the ledger is kept. */
+  restart(downMs?: number): Promise<void>;
+  /** Requests cut off, dropped, lost or slowed by adversity, and callbacks lost, repeated or held, by kind. */
+  readonly faults: Record<string, number>;
+  /** Every transaction of one of our payments (order ids `<payment>.<n>`), as GET_TRANS_DETAILS reports each. */
+  ledgerOf(paymentId: string): GatewayLedgerEntry[];
+  /** Every payment id the gateway has an order for. */
+  paymentIds(): string[];
+  /** Seeds the generator adversity draws from again (one run of a model, replayable). */
+  reseed(seed: number): void;
   /** The customer's answer on the ACS or bank page, without a browser. */
   answerChallenge(transId: string, confirm: boolean): Promise<void>;
   byOrder(orderId: string): GatewayTransaction | undefined;
@@ -83,7 +171,33 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function startFakeGateway(options: { clientKey?: string; password?: string; notifyUrl?: string } = {}): Promise<FakeGateway> {
+/** xorshift32: a small deterministic generator, so a seed replays the same misbehaviour. */
+function generator(seed: number): () => number {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+
+export interface FakeGatewayOptions {
+  clientKey?: string;
+  password?: string;
+  notifyUrl?: string;
+  /** Seeds the generator the chances of `adversity` are drawn from. */
+  seed?: number;
+  adversity?: Partial<GatewayAdversity>;
+  /** The gateway's clock (challenge expiry); the wall clock by default. */
+  now?: () => number;
+  /** How long an unanswered 3-D Secure or bank challenge stays open. */
+  challengeExpiryMs?: number;
+  /** Listen on this port (a restarted gateway keeps its address). */
+  port?: number;
+}
+
+export async function startFakeGateway(options: FakeGatewayOptions = {}): Promise<FakeGateway> {
   const clientKey = options.clientKey ?? randomUUID();
   const password = options.password ?? randomBytes(16).toString('hex');
   const transactions = new Map<string, GatewayTransaction>();
@@ -92,7 +206,20 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
   const callbacks: Callback[] = [];
   const delays = new Map<string, number>();
   const drops = new Set<string>();
+  const lostAnswers = new Set<string>();
   const sockets = new Set<Socket>();
+  let random = generator(options.seed ?? 1);
+  const chance = (p: number | undefined) => (p ?? 0) > 0 && random() < p!;
+  const now = options.now ?? (() => Date.now());
+  const challengeExpiryMs = options.challengeExpiryMs ?? 30 * 60_000;
+  const faults: Record<string, number> = {};
+  const count = (kind: string) => void (faults[kind] = (faults[kind] ?? 0) + 1);
+  /** Callbacks waiting for `deliverCallbacks()` (adversity.callbacks.hold). */
+  const heldCallbacks: (() => Promise<void>)[] = [];
+  /** Callbacks a request delivers before its answer. */
+  let beforeAnswer: Promise<void>[] | undefined;
+  /** CREDITVOIDs accepted and not carried out yet. */
+  const waiting: { t: GatewayTransaction; run: () => void }[] = [];
   let origin = '';
 
   const gateway: FakeGateway = {
@@ -105,9 +232,37 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
     requests,
     callbacks,
     sendCallbacks: true,
+    adversity: { ...wellBehaved(), ...options.adversity },
+    faults,
     delayNext: (action, ms) => void delays.set(action, ms),
     dropNext: (action) => void drops.add(action),
+    loseAnswerNext: (action) => void lostAnswers.add(action),
+    deliverCallbacks: async () => {
+      const batch = heldCallbacks.splice(0);
+      // Fisher-Yates with the seeded generator: out of order, and all at once.
+      for (let i = batch.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [batch[i], batch[j]] = [batch[j]!, batch[i]!];
+      }
+      await Promise.all(batch.map((send) => send()));
+    },
+    finishWaiting: () => {
+      for (const w of waiting.splice(0)) w.run();
+    },
+    restart: async (downMs = 0) => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+    },
+    ledgerOf: (paymentId) => {
+      const prefix = `${paymentId.toLowerCase()}.`;
+      return [...transactions.values()].filter((t) => t.orderId.toLowerCase().startsWith(prefix)).map(ledgerEntry);
+    },
+    paymentIds: () => [...new Set([...transactions.values()].map((t) => t.orderId.split('.')[0]!))],
+    reseed: (seed) => void (random = generator(seed)),
     answerChallenge: async (transId, confirm) => {
+      expireChallenges();
       finishChallenge(transId, confirm);
     },
     byOrder: (orderId) => transactions.get(orders.get(orderId) ?? ''),
@@ -117,7 +272,11 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
     },
   };
 
-  /** The callback of a transaction's latest event, signed with Formula 2, posted after the answer. */
+  /**
+   * The callback of a transaction's latest event, signed with Formula 2: after the answer by default;
+   * with adversity before it, late, repeated, held for `deliverCallbacks()`, or never. One that
+   * cannot be delivered (the receiver down) is recorded and never retried.
+   */
   function notify(t: GatewayTransaction, action: string, result: string, extra: Record<string, string> = {}) {
     const target = gateway.notifyUrl;
     if (!target || !gateway.sendCallbacks) return;
@@ -138,12 +297,33 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
       ...(t.cardToken ? { card_token: t.cardToken } : {}),
       ...extra,
     };
-    setImmediate(() => {
-      fetch(target, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() })
+    const cb = gateway.adversity.callbacks;
+    if (chance(cb.lose)) {
+      count('callback lost');
+      callbacks.push({ fields, answer: 'lost by the gateway' });
+      return;
+    }
+    let copies = 1;
+    while (copies < 4 && chance(cb.repeat)) copies++;
+    if (copies > 1) count('callback repeated');
+    const post = async () => {
+      if (cb.jitterMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * cb.jitterMs)));
+      await fetch(gateway.notifyUrl ?? target, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), signal: AbortSignal.timeout(10_000) })
         .then((r) => r.text())
-        .then((answer) => callbacks.push({ fields, answer }))
-        .catch((e: Error) => callbacks.push({ fields, answer: `unreachable: ${e.message}` }));
-    });
+        .then((answer) => void callbacks.push({ fields, answer }))
+        .catch((e: Error) => void callbacks.push({ fields, answer: `unreachable: ${e.message}` }));
+    };
+    for (let i = 0; i < copies; i++) {
+      if (cb.hold) {
+        count('callback held');
+        heldCallbacks.push(post);
+      } else if (beforeAnswer && chance(cb.beforeAnswer)) {
+        count('callback before the answer');
+        beforeAnswer.push(post());
+      } else {
+        setImmediate(() => void post());
+      }
+    }
   }
 
   /** What a card does (the guide's test cards; any other card is approved). */
@@ -184,7 +364,21 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
     ...(t.cardToken ? { card_token: t.cardToken } : {}),
   });
 
-  const pendingChallenges = new Map<string, { then: 'approve' | 'decline'; fields: Record<string, string> }>();
+  const pendingChallenges = new Map<string, { then: 'approve' | 'decline'; fields: Record<string, string>; until: number }>();
+
+  /** A challenge nobody answered in time is declined, as the ACS gives up (looked at on every request). */
+  function expireChallenges() {
+    const at = now();
+    for (const [transId, pending] of pendingChallenges) {
+      if (pending.until > at) continue;
+      pendingChallenges.delete(transId);
+      const t = transactions.get(transId);
+      if (!t) continue;
+      t.status = 'DECLINED';
+      t.declineReason = 'The customer did not complete the authentication in time.';
+      notify(t, t.action, 'DECLINED');
+    }
+  }
 
   function finishChallenge(transId: string, confirm: boolean): GatewayTransaction | undefined {
     const t = transactions.get(transId);
@@ -273,7 +467,7 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
       return saleAnswer(t, 'DECLINED');
     }
     t.status = plan.flow;
-    pendingChallenges.set(t.transId, { then: plan.then, fields });
+    pendingChallenges.set(t.transId, { then: plan.then, fields, until: now() + challengeExpiryMs });
     notify(t, action, 'REDIRECT');
     const redirect =
       plan.flow === '3DS'
@@ -296,9 +490,10 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
     const amount = fields.amount === undefined ? undefined : minorOfWireAmount(fields.amount, t.currency);
     if (fields.amount !== undefined && !amount) return error(100000, 'Request data is invalid.', [{ error_code: 100000, error_message: 'amount: This value should be greater than 0.' }]);
     const answer = (result: 'SUCCESS' | 'DECLINED', extra: Record<string, string> = {}) => ({ action: fields.action, result, status: t.status, order_id: t.orderId, trans_id: t.transId, amount: wireAmount(amount ?? t.amountMinor, t.currency), currency: t.currency, ...extra });
+    const waitingOn = waiting.filter((w) => w.t === t).length;
     switch (fields.action) {
       case 'CAPTURE': {
-        if (t.status !== 'PENDING') return error(208003, 'Capture is allowed only for a PENDING payment.');
+        if (t.status !== 'PENDING' || waitingOn) return error(208003, 'Capture is allowed only for a PENDING payment.');
         const captured = amount ?? t.amountMinor;
         if (captured > t.amountMinor) return error(208004, 'Capture amount exceeds the authorized amount.');
         if (t.expYear === TEST_YEAR && t.expMonth === 3) {
@@ -313,28 +508,53 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
         return answer('SUCCESS');
       }
       case 'VOID': {
-        if (t.status !== 'SETTLED' || t.refundedMinor > 0) return error(208005, 'Void is allowed only for a SETTLED payment without refunds.');
+        if (t.status !== 'SETTLED' || t.refundedMinor > 0 || waitingOn) return error(208005, 'Void is allowed only for a SETTLED payment without refunds.');
         t.status = 'VOID';
         t.operations.push({ action: 'VOID', result: 'SUCCESS', amountMinor: t.capturedMinor, date: transDate() });
         notify(t, 'VOID', 'SUCCESS');
         return answer('SUCCESS');
       }
       case 'CREDITVOID': {
+        // Accepted now, carried out now or later; what is accepted is reserved, so refunds in waiting
+        // can never together exceed what was captured.
+        const reserved = t.operations.filter((o) => o.result === 'WAITING').reduce((n, o) => n + o.amountMinor, 0);
+        let op: GatewayTransaction['operations'][number];
         if (t.status === 'PENDING') {
+          if (waitingOn) return error(208005, 'A reversal of this payment is already in progress.');
           if (amount !== undefined && amount !== t.amountMinor) return error(208009, 'Partial reversal is not allowed.');
-          t.status = 'REVERSAL';
-          t.operations.push({ action: 'REVERSAL', result: 'SUCCESS', amountMinor: t.amountMinor, date: transDate() });
+          op = { action: 'REVERSAL', result: 'WAITING', amountMinor: t.amountMinor, date: transDate() };
         } else if (t.status === 'SETTLED') {
-          const refund = amount ?? t.capturedMinor - t.refundedMinor;
-          if (refund > t.capturedMinor - t.refundedMinor) return error(208006, 'Refund amount exceeds the payment amount.');
-          t.refundedMinor += refund;
-          if (t.refundedMinor === t.capturedMinor) t.status = 'REFUND';
-          t.operations.push({ action: 'REFUND', result: 'SUCCESS', amountMinor: refund, date: transDate() });
+          const left = t.capturedMinor - t.refundedMinor - reserved;
+          const refund = amount ?? left;
+          if (refund <= 0 || refund > left) return error(208006, 'Refund amount exceeds the payment amount.');
+          op = { action: 'REFUND', result: 'WAITING', amountMinor: refund, date: transDate() };
         } else {
           return error(208005, 'Refund is allowed only for a SETTLED or PENDING payment.');
         }
-        const moved = t.operations[t.operations.length - 1]!.amountMinor;
-        notify(t, 'CREDITVOID', 'SUCCESS', { amount: wireAmount(moved, t.currency), creditvoid_date: transDate() });
+        t.operations.push(op);
+        const run = () => {
+          op.result = 'SUCCESS';
+          op.date = transDate();
+          if (op.action === 'REVERSAL') t.status = 'REVERSAL';
+          else {
+            t.refundedMinor += op.amountMinor;
+            if (t.refundedMinor === t.capturedMinor) t.status = 'REFUND';
+          }
+          // The callback names the payment (its trans_id), with the amount of this CREDITVOID.
+          notify(t, 'CREDITVOID', 'SUCCESS', { amount: wireAmount(op.amountMinor, t.currency), creditvoid_date: transDate() });
+        };
+        const when = gateway.adversity.creditVoid;
+        if (when === 'immediate') run();
+        else {
+          const entry = { t, run };
+          waiting.push(entry);
+          if (typeof when === 'number') {
+            setTimeout(() => {
+              const i = waiting.indexOf(entry);
+              if (i >= 0) waiting.splice(i, 1)[0]!.run();
+            }, when);
+          }
+        }
         return { action: 'CREDITVOID', result: 'ACCEPTED', order_id: t.orderId, trans_id: t.transId };
       }
       default:
@@ -373,8 +593,25 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
       card: maskOf(t.party.digits),
       transactions: [
         { date: t.date, type: t.auth ? 'auth' : 'sale', status: first, amount: wireAmount(t.amountMinor, t.currency) },
-        ...t.operations.map((o) => ({ date: o.date ?? t.date, type: types[o.action] ?? o.action.toLowerCase(), status: o.result === 'SUCCESS' ? 'success' : 'fail', amount: wireAmount(o.amountMinor, t.currency) })),
+        ...t.operations.map((o) => ({ date: o.date ?? t.date, type: types[o.action] ?? o.action.toLowerCase(), status: o.result === 'SUCCESS' ? 'success' : o.result === 'WAITING' ? 'waiting' : 'fail', amount: wireAmount(o.amountMinor, t.currency) })),
       ],
+    };
+  }
+
+  /** The ledger of one transaction: GET_TRANS_DETAILS, with amounts in minor units. */
+  function ledgerEntry(t: GatewayTransaction): GatewayLedgerEntry {
+    expireChallenges();
+    const d = details(t);
+    return {
+      transId: t.transId,
+      orderId: t.orderId,
+      status: t.status,
+      auth: t.auth,
+      currency: t.currency,
+      amountMinor: t.amountMinor,
+      capturedMinor: t.capturedMinor,
+      refundedMinor: t.refundedMinor,
+      transactions: d.transactions.map((i) => ({ type: i.type as GatewayLedgerEntry['transactions'][number]['type'], status: i.status as 'success' | 'waiting' | 'fail', amountMinor: minorOfWireAmount(i.amount, t.currency) ?? 0 })),
     };
   }
 
@@ -430,13 +667,35 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
         const action = str(form.action);
         const { card_number: _n, card_cvv2: _c, ...safe } = form;
         requests.push({ action, fields: safe });
-        if (drops.delete(action)) {
+        const adversity = gateway.adversity;
+        if (drops.delete(action) || chance(adversity.drop[action])) {
+          count(`${action} dropped`);
           req.socket.destroy();
           return;
         }
-        const delay = delays.get(action);
+        const lose = lostAnswers.delete(action) || chance(adversity.loseAnswer[action]);
+        const asked = delays.get(action);
         delays.delete(action);
-        const answer = handle(form);
+        const slowed = asked === undefined && chance(adversity.slow[action]);
+        if (slowed) count(`${action} slow`);
+        const delay = asked ?? (slowed ? adversity.slowMs : 0);
+        expireChallenges();
+        beforeAnswer = [];
+        let answer: unknown;
+        let early: Promise<void>[];
+        try {
+          answer = handle(form);
+        } finally {
+          early = beforeAnswer;
+          beforeAnswer = undefined;
+        }
+        await Promise.all(early);
+        if (lose) {
+          // Carried out; the answer never reaches the caller.
+          count(`${action} answer lost`);
+          req.socket.destroy();
+          return;
+        }
         if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
         if (!res.destroyed) json(res, answer);
         return;
@@ -469,8 +728,9 @@ export async function startFakeGateway(options: { clientKey?: string; password?:
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  origin = `http://127.0.0.1:${port}`;
   Object.assign(gateway, { url: `${origin}/post`, origin });
   return gateway;
 }
