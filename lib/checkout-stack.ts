@@ -21,7 +21,7 @@ import { StaticEgress } from './constructs/static-egress';
 import { Tracing } from './constructs/tracing';
 import { resolveStageSettings, type DomainSettings, type StageFile, type StageSettings } from './stage-settings';
 import { STAGE_FILES } from './stages';
-import { ACQUIRER_TIMEOUTS, ACQUIRER_WORK, acquirerRouteTimeoutSeconds, acquirerTimeoutEnvironment, type AcquirerTimeouts } from './time-budget';
+import { ACQUIRER_TIMEOUTS, acquirerTimeoutEnvironment, routeTimeoutSeconds, type AcquirerTimeouts } from './time-budget';
 import type { FunctionAcquirer } from './constructs/checkout-function';
 import { merchantSecretPrefix, stackName, type Stage } from './naming';
 import { deployedRoutes, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, type RouteDefinition } from './routes';
@@ -263,7 +263,7 @@ export class CheckoutStack extends Stack {
         entry: route.entry,
         access: route.access,
         memoryMb: route.memoryMb,
-        timeoutSeconds: this.routeTimeoutSeconds(route),
+        timeoutSeconds: routeTimeoutSeconds(route, this.acquirerTimeouts),
         extraEnvironment: route.id === ADMIN_PORTAL_ROUTE_ID ? this.operators.portalEnvironment : undefined,
       });
       this.api.addRoute(route, routeFunction.function, this.authorizerFor(route));
@@ -339,13 +339,6 @@ export class CheckoutStack extends Stack {
     new CfnOutput(this, 'OperatorSignInUrl', { value: this.operators.signInPagesUrl, description: "Cognito's sign-in pages for operators (the portal sends them there)" });
     const portal = routes.find((r) => r.id === ADMIN_PORTAL_ROUTE_ID);
     if (portal) new CfnOutput(this, 'AdminPortalUrl', { value: `${publicBase}${portal.path}` });
-  }
-
-  /** A route's own timeout, or for one that waits on the acquirer the time its acquirer work may take (lib/time-budget.ts). */
-  private routeTimeoutSeconds(route: RouteDefinition): number | undefined {
-    if (!route.acquirerWork) return route.timeoutSeconds;
-    if (route.timeoutSeconds !== undefined) throw new Error(`Route ${route.id}: an acquirer route's timeout is derived from the acquirer's timeouts; remove its timeoutSeconds`);
-    return acquirerRouteTimeoutSeconds(route.id, ACQUIRER_WORK[route.acquirerWork], this.acquirerTimeouts);
   }
 
   /** A new kind of `auth` fails to compile here until it is given an authorizer. */

@@ -77,6 +77,43 @@ export function acquirerRouteTimeoutSeconds(routeId: string, work: AcquirerWork,
   return seconds;
 }
 
+/** A function's timeout when its route names none (Lambda's 3 s default is too short for a cold start and a table write or two). */
+export const DEFAULT_FUNCTION_TIMEOUT_SECONDS = 10;
+
+/** What a route says about its time: a number of its own, or the acquirer work it does (lib/routes.ts). */
+export interface RouteTiming {
+  readonly id: string;
+  readonly timeoutSeconds?: number;
+  readonly acquirerWork?: AcquirerWorkKind;
+}
+
+/**
+ * A route's function timeout at these acquirer timeouts: its own number, or for a route that waits
+ * on the acquirer the time its acquirer work may take. The stack and the local runner both call it,
+ * so a refund gets the same time on a laptop as in the cloud for the same settings.
+ */
+export function routeTimeoutSeconds(route: RouteTiming, timeouts: AcquirerTimeouts): number {
+  if (!route.acquirerWork) return route.timeoutSeconds ?? DEFAULT_FUNCTION_TIMEOUT_SECONDS;
+  if (route.timeoutSeconds !== undefined) throw new Error(`Route ${route.id}: an acquirer route's timeout is derived from the acquirer's timeouts; remove its timeoutSeconds`);
+  return acquirerRouteTimeoutSeconds(route.id, ACQUIRER_WORK[route.acquirerWork], timeouts);
+}
+
+/**
+ * The acquirer timeouts of a configuration given as environment variables (the local runner's, a
+ * test's): each value set there, else the stack's choice (ACQUIRER_TIMEOUTS), never lambdas/config.ts's
+ * longer defaults, under which a follow-up could not answer inside API Gateway's limit.
+ */
+export function acquirerTimeoutsOf(env: Readonly<Record<string, string | undefined>>): AcquirerTimeouts {
+  const of = (name: keyof AcquirerTimeouts): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return ACQUIRER_TIMEOUTS[name];
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number of milliseconds, got ${JSON.stringify(raw)}`);
+    return value;
+  };
+  return { S2S_CARD_TIMEOUT_MS: of('S2S_CARD_TIMEOUT_MS'), S2S_CARD_FOLLOW_UP_WAIT_MS: of('S2S_CARD_FOLLOW_UP_WAIT_MS') };
+}
+
 /**
  * What a scheduled job leaves of its Lambda's time when it stops taking new payments: the longest
  * acquirer operation (a follow-up) and our own work around it, so a payment begun just before the

@@ -14,6 +14,7 @@ import { createTableInput } from '../lib/table-schema';
 import { describeMigration, migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/client';
 import { startSecretsServer } from './secrets-server';
+import { ACQUIRER_TIMEOUTS, acquirerTimeoutEnvironment } from '../lib/time-budget';
 
 // dynalite ships without types; its factory returns an http.Server whose close() also closes LevelDB.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -145,6 +146,9 @@ export function backendEnvironment(backend: LocalBackend, extra: Record<string, 
     AWS_SECRET_ACCESS_KEY: 'local',
     // Page cursors are sealed with a key of the data directory (its operator key, derived apart).
     CURSOR_SECRET: createHmac('sha256', backend.operatorKey).update('cursor secret').digest('hex'),
+    // The acquirer timeouts the stack configures (lib/time-budget.ts); `extra` may set others, and
+    // the runner then derives its route timeouts from those (local/http-server.ts runnerTimeouts).
+    ...acquirerTimeoutEnvironment(ACQUIRER_TIMEOUTS),
     ...extra,
   };
 }

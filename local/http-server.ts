@@ -6,6 +6,7 @@ import { canonicalPath, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, pathPattern, ROUTES,
 import { inInvocation, lambdaContext } from './lambda-context';
 import { redactText } from '../lambdas/observability/redact';
 import { verifyLocalOperatorToken } from '../lambdas/adapters/local/operator-auth';
+import { ACQUIRER_TIMEOUTS, routeTimeoutSeconds, type AcquirerTimeouts } from '../lib/time-budget';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
 
@@ -129,6 +130,21 @@ export interface AppOptions {
    * them; tests pass their own sink.
    */
   readonly logRefusal?: (line: string) => void;
+  /**
+   * The acquirer timeouts the functions are configured with (S2S_CARD_TIMEOUT_MS,
+   * S2S_CARD_FOLLOW_UP_WAIT_MS): each acquirer route's timeout derives from them as the stack's
+   * does. The stack's choice (lib/time-budget.ts ACQUIRER_TIMEOUTS) unless given.
+   */
+  readonly acquirerTimeouts?: AcquirerTimeouts;
+}
+
+/**
+ * Each route's function timeout in seconds, by route id, as the runner invokes it: the one
+ * derivation the stack uses (lib/time-budget.ts routeTimeoutSeconds), so a refund has the same time
+ * here as in the cloud. Settings under which a route could not answer in time stop the start.
+ */
+export function runnerTimeouts(routes: readonly RouteDefinition[], timeouts: AcquirerTimeouts = ACQUIRER_TIMEOUTS): Map<string, number> {
+  return new Map([...routes, FALLBACK_ROUTE].map((r) => [r.id, routeTimeoutSeconds(r, timeouts)]));
 }
 
 /** The line a refused request is reported with. Reads the answer, never the request's body. */
@@ -155,6 +171,7 @@ export function refusalLine(method: string, where: string, status: number, answe
  */
 export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: AppOptions = {}): Server {
   const compiled = routes.map(compile);
+  const timeouts = runnerTimeouts(routes, options.acquirerTimeouts);
   const fallback: { readonly route: FallbackRouteDefinition; handler?: Handler } = { route: FALLBACK_ROUTE };
   const report = options.logRefusal ?? ((line: string) => console.log(line));
   const load = async (entry: string) => ((await import(resolve(PROJECT_ROOT, entry))) as { handler: Handler }).handler;
@@ -164,8 +181,8 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: 
       gatewayAnswer(res, status, message);
     };
     /** Invokes a function as its Lambda would be, sends its answer and reports a refusal by `where` (a route, never a raw path). */
-    const invoke = async (handler: Handler, event: APIGatewayProxyEventV2, fn: { id: string; timeoutSeconds?: number; memoryMb?: number }, where: string) => {
-      const context = lambdaContext(fn.id, fn.timeoutSeconds ?? 10, fn.memoryMb);
+    const invoke = async (handler: Handler, event: APIGatewayProxyEventV2, fn: { id: string; memoryMb?: number }, where: string) => {
+      const context = lambdaContext(fn.id, timeouts.get(fn.id)!, fn.memoryMb);
       const result = await inInvocation(context, () => handler(event, context));
       send(res, result);
       const status = typeof result === 'object' && result ? (result.statusCode ?? 200) : 200;

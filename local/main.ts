@@ -14,6 +14,7 @@ import { createApp } from './http-server';
 import { announceBackend, auditAnchorDirectory, dataDirectory } from './local-store';
 import { startScheduler } from './scheduler';
 import { JOBS } from '../lib/jobs';
+import { acquirerTimeoutEnvironment, acquirerTimeoutsOf } from '../lib/time-budget';
 
 /**
  * `npm start`: the whole service on one machine. The same handlers and route table as the cloud
@@ -30,10 +31,17 @@ async function main(): Promise<void> {
   const backend = await startLocalBackend({ dataDir });
   // Links are built on configuration only, never on a request's Host header: here, the listening address.
   const publicBase = process.env.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
+  const acquirerTimeouts = acquirerTimeoutsOf(process.env);
   // Callbacks to loopback are refused everywhere but here, where `npm run receiver` listens on localhost.
   Object.assign(
     process.env,
-    backendEnvironment(backend, { PUBLIC_BASE_URL: publicBase, ALLOW_LOOPBACK_CALLBACKS: process.env.ALLOW_LOOPBACK_CALLBACKS ?? '1', AUDIT_ANCHOR_DIR: auditAnchorDirectory(dataDir) }),
+    backendEnvironment(backend, {
+      PUBLIC_BASE_URL: publicBase,
+      ALLOW_LOOPBACK_CALLBACKS: process.env.ALLOW_LOOPBACK_CALLBACKS ?? '1',
+      AUDIT_ANCHOR_DIR: auditAnchorDirectory(dataDir),
+      // The operator's own acquirer timeouts if set, else the stack's: the routes' timeouts follow.
+      ...acquirerTimeoutEnvironment(acquirerTimeouts),
+    }),
   );
   const config = readConfig();
   const deps = localDeps(backend, config);
@@ -45,7 +53,7 @@ async function main(): Promise<void> {
 
   const demo = await seedDemoMerchant(deps, dataDir);
   const operator = await seedOperator(deps.operators as LocalOperatorAuthenticator, dataDir);
-  const app = createApp(routes, { operatorKey: backend.operatorKey });
+  const app = createApp(routes, { operatorKey: backend.operatorKey, acquirerTimeouts });
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
     app.listen(port, host, resolve);

@@ -11,11 +11,13 @@ import type { AcquirerName } from '../acquirer';
 import { assertLocalEsbuild, BUNDLE_ALIASES, ESBUILD_OPTIONS, PROJECT_ROOT } from '../bundling';
 import type { Stage } from '../naming';
 import { accessForAcquirer, callsAcquirer, type TableAccess } from '../table-access';
+import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../time-budget';
 import type { CheckoutTable } from './checkout-table';
 import type { MerchantSecrets } from './merchant-secrets';
 
 export const DEFAULT_MEMORY_MB = 256;
-export const DEFAULT_TIMEOUT_SECONDS = 10;
+/** One number for the stack and the local runner (lib/time-budget.ts). */
+export const DEFAULT_TIMEOUT_SECONDS = DEFAULT_FUNCTION_TIMEOUT_SECONDS;
 
 /** What a route or a job declares it touches; nothing else is granted. */
 export interface FunctionAccess {

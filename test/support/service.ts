@@ -12,6 +12,7 @@ import { createMerchant, type MerchantCredentials } from '../../lambdas/use-case
 import { backendEnvironment, localDeps, startLocalBackend, type LocalBackend } from '../../local/backend';
 import { createApp } from '../../local/http-server';
 import { localRoutes } from '../../lib/routes';
+import { acquirerTimeoutsOf } from '../../lib/time-budget';
 import { postJson, rawRequest, type HttpAnswer, type RawRequest } from './http';
 import { signBody } from './sign';
 import { attributeRequests, recordTableAccess, refusalReport, type TableAccessRecorder } from './table-access';
@@ -56,7 +57,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const refusals: string[] = [];
   // Listening first: the links the service hands out are built on its address (PUBLIC_BASE_URL), as in the runner.
   // The routes of the configured acquirer, as the runner serves them (the sandbox unless the test says otherwise).
-  const app: Server = createApp(localRoutes(options.env?.ACQUIRER === 's2s-card' ? 's2s-card' : 'sandbox'), { operatorKey: backend.operatorKey, logRefusal: (line) => refusals.push(line) });
+  const app: Server = createApp(localRoutes(options.env?.ACQUIRER === 's2s-card' ? 's2s-card' : 'sandbox'), {
+    operatorKey: backend.operatorKey,
+    logRefusal: (line) => refusals.push(line),
+    // The acquirer timeouts the test configures (its env), else the stack's: route timeouts derive from them as in the runner.
+    acquirerTimeouts: acquirerTimeoutsOf(options.env ?? {}),
+  });
   attributeRequests(app);
   try {
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,69 @@
+import type { AddressInfo } from 'node:net';
+import { CheckoutStack } from '../../lib/checkout-stack';
+import { stackName, type Stage } from '../../lib/naming';
+import { deployedRoutes, FALLBACK_ROUTE, localRoutes, ROUTES, type RouteDefinition } from '../../lib/routes';
+import type { StageFile } from '../../lib/stage-settings';
+import { STAGE_FILES } from '../../lib/stages';
+import { ACQUIRER_TIMEOUTS, acquirerTimeoutsOf, type AcquirerTimeouts } from '../../lib/time-budget';
+import { createApp, runnerTimeouts } from '../../local/http-server';
+import { Template } from 'aws-cdk-lib/assertions';
+import { logicalId, PROD_ACQUIRER_CONTEXT, testApp } from './synth';
+
+/**
+ * The local runner gives each route the timeout the stack gives its function for the same acquirer
+ * timeouts (one derivation, lib/time-budget.ts routeTimeoutSeconds): a refund waits as long on a
+ * laptop as in the cloud, not a fixed 10 s.
+ */
+const stackWith = (stage: Stage, acquirerTimeouts: AcquirerTimeouts) => {
+  const stageFile: StageFile = { ...STAGE_FILES[stage], acquirerTimeouts };
+  const stack = new CheckoutStack(testApp({ context: { stage, ...(stage === 'dev' ? {} : PROD_ACQUIRER_CONTEXT), 'aws:cdk:bundling-stacks': [] } }), stackName(stage), { stage, stageFile });
+  return { stack, resources: Template.fromStack(stack).toJSON().Resources as Record<string, { Properties: { Timeout?: number } }> };
+};
+
+const SETTINGS: readonly [Stage, AcquirerTimeouts][] = [
+  ['prod', ACQUIRER_TIMEOUTS],
+  ['prod', { S2S_CARD_TIMEOUT_MS: 5_000, S2S_CARD_FOLLOW_UP_WAIT_MS: 2_500 }],
+  ['dev', { S2S_CARD_TIMEOUT_MS: 3_000, S2S_CARD_FOLLOW_UP_WAIT_MS: 0 }],
+];
+
+test.each(SETTINGS)('on %s with %j every route has the same timeout in the runner as in the stack', (stage, timeouts) => {
+  const { stack, resources } = stackWith(stage, timeouts);
+  const acquirer = stage === 'dev' ? 'sandbox' : 's2s-card';
+  const runner = runnerTimeouts(localRoutes(acquirer), timeouts);
+  const routes = deployedRoutes(ROUTES, acquirer);
+  expect(routes.length).toBeGreaterThan(20);
+  const differing = routes.flatMap((r) => {
+    const cloud = resources[logicalId(stack.functions.get(r.id)!.function)]!.Properties.Timeout;
+    return cloud === runner.get(r.id) ? [] : [`${r.id}: stack ${cloud} s, runner ${runner.get(r.id)} s`];
+  });
+  expect(differing).toEqual([]);
+  // The $default route's function too.
+  expect(resources[logicalId(stack.fallbackFunction.function)]!.Properties.Timeout).toBe(runner.get(FALLBACK_ROUTE.id));
+  // Not the old fixed 10 s: a follow-up route follows the acquirer timeouts.
+  expect(runner.get('RefundPayment')).toBe(Math.ceil((2 * timeouts.S2S_CARD_TIMEOUT_MS + timeouts.S2S_CARD_FOLLOW_UP_WAIT_MS + 3_000) / 1000));
+});
+
+test('the runner reads the acquirer timeouts from its environment, the stack\'s choice when unset, and refuses a malformed one', () => {
+  expect(acquirerTimeoutsOf({})).toEqual(ACQUIRER_TIMEOUTS);
+  expect(acquirerTimeoutsOf({ S2S_CARD_TIMEOUT_MS: '5000' })).toEqual({ ...ACQUIRER_TIMEOUTS, S2S_CARD_TIMEOUT_MS: 5000 });
+  expect(() => acquirerTimeoutsOf({ S2S_CARD_FOLLOW_UP_WAIT_MS: '4s' })).toThrow(/S2S_CARD_FOLLOW_UP_WAIT_MS must be a whole number of milliseconds/);
+  // lambdas/config.ts's defaults would not fit API Gateway's limit: the runner stops, naming the route, as the synth does.
+  expect(() => runnerTimeouts(localRoutes('s2s-card'), { S2S_CARD_TIMEOUT_MS: 15_000, S2S_CARD_FOLLOW_UP_WAIT_MS: 5_000 })).toThrow(/would need 38 s/);
+});
+
+test('an invocation in the runner is given its derived time (the Lambda context it runs with)', async () => {
+  const refund = ROUTES.find((r) => r.id === 'RefundPayment')!;
+  const probe = { ...refund, id: 'RefundPayment', method: 'GET', path: '/probe', entry: 'test/cdk/fixtures/remaining-time.ts' } as RouteDefinition;
+  const timeouts = { S2S_CARD_TIMEOUT_MS: 5_000, S2S_CARD_FOLLOW_UP_WAIT_MS: 2_000 };
+  const app = createApp([probe], { acquirerTimeouts: timeouts, logRefusal: () => undefined });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(app.address() as AddressInfo).port}/probe`);
+    const { remainingMs } = (await res.json()) as { remainingMs: number };
+    // 2 × 5 s + 2 s + 3 s of our own: 15 s, not the old 10 s.
+    expect(remainingMs).toBeGreaterThan(14_000);
+    expect(remainingMs).toBeLessThanOrEqual(15_000);
+  } finally {
+    await new Promise((resolve) => app.close(resolve));
+  }
+});
