@@ -13,9 +13,9 @@ import { adminApi, adminRequest, operatorToken, seedOperator, signIn, signInRequ
 import { closePage, openSession, paidPayment, refundOf, statusOf, storedPayment, submitPage } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
-/** An audit entry without its chain fields (seq, prevHash, hash: see audit-chain.test.ts). */
-const withoutChain = <T extends object>(e: T): Omit<T, 'seq' | 'prevHash' | 'hash'> => {
-  const { seq: _s, prevHash: _p, hash: _h, ...rest } = e as T & { seq?: number; prevHash?: string; hash?: string };
+/** An audit entry without its chain fields (seq, prevHash, hash, and a day's link to the day before: see audit-chain.test.ts). */
+const withoutChain = <T extends object>(e: T): Omit<T, 'seq' | 'prevHash' | 'hash' | 'prevDay' | 'prevSeq'> => {
+  const { seq: _s, prevHash: _p, hash: _h, prevDay: _d, prevSeq: _q, ...rest } = e as T & { seq?: number; prevHash?: string; hash?: string; prevDay?: string; prevSeq?: number };
   return rest;
 };
 
