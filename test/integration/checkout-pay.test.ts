@@ -182,7 +182,8 @@ describe('one charge per link', () => {
     expect(seen).toHaveLength(1);
     const atCall = seen[0] as Record<string, unknown>;
     expect(atCall.status).toBe('prepare');
-    expect(atCall.inFlight).toEqual({ attempt: 1, transId: expect.any(String), startedAt: expect.any(String), idempotencyKey: `${link.paymentId}.1` });
+    // The capture mode the attempt is sent with is kept with it (a sale here: the merchant is not DMS).
+    expect(atCall.inFlight).toEqual({ attempt: 1, transId: expect.any(String), startedAt: expect.any(String), idempotencyKey: `${link.paymentId}.1`, authorizeOnly: false });
     expect(atCall.attempt).toBe(1);
     expect(atCall[TTL_ATTRIBUTE]).toBeUndefined();
     expect(atCall.workPk).toMatch(/^reconcile#\d+$/);
