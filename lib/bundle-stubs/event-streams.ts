@@ -14,3 +14,10 @@ export class EventStreamSerde {
 }
 
 export const eventStreamSerdeProvider = notBundled;
+
+/**
+ * The S3 client resolves its event-stream configuration when it is built (for SelectObjectContent,
+ * which the audit anchors never call): left without a marshaller, such an operation fails, and
+ * every other S3 call works.
+ */
+export const resolveEventStreamSerdeConfig = <T>(input: T): T => input;
