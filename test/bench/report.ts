@@ -68,7 +68,7 @@ export interface MoneyResults {
   readonly s2s?: { readonly model: MoneyModelFigures; readonly crash?: CrashFigures };
 }
 
-function moneySection(r: BenchResults): string[] {
+function moneySection(r: Pick<BenchResults, 'money'>): string[] {
   const { model, crash, s2s } = r.money;
   const both = (label: string, f: (m: MoneyModelFigures) => string) => `| ${label} | ${f(model)} | ${s2s ? f(s2s.model) : '—'} |`;
   const crashes = (label: string, f: (c: CrashFigures) => string) => `| ${label} | ${crash ? f(crash) : '—'} | ${s2s?.crash ? f(s2s.crash) : '—'} |`;
@@ -112,6 +112,26 @@ function moneySection(r: BenchResults): string[] {
     ...(s2s?.model.gatewayFaults ? ['', `The S2S CARD gateway's misbehaviour in the model runs: ${faultsOf(s2s.model.gatewayFaults)}.`] : []),
     ...(s2s?.crash?.gateway ? ['', `In the S2S CARD crash run (seed ${s2s.crash.seed}): ${faultsOf(s2s.crash.gateway.faults)}.`] : []),
   ];
+}
+
+/** `npm run bench -- --only money`: the money section of an existing report replaced by a new measurement. */
+export function spliceMoneySection(report: string, money: MoneyResults): string {
+  const section = moneySection({ money }).join('\n');
+  const start = report.indexOf('## Money integrity');
+  if (start < 0) return `${report.trimEnd()}\n\n${section}\n`;
+  const next = report.indexOf('\n## ', start + 1);
+  return `${report.slice(0, start)}${section}\n${next < 0 ? '' : report.slice(next)}`;
+}
+
+/** The money lines of the summary. */
+export function moneyLines(money: MoneyResults): string[] {
+  const out: string[] = [];
+  const { model, crash, s2s } = money;
+  out.push(`money model: ${model.runs} runs, ${model.operations} operations, ${model.faults} faults injected, ${model.divergences} divergences (seed ${model.seed})`);
+  if (crash) out.push(`crash run: ${crash.kills} SIGKILLs, ${crash.requests} requests, ${crash.fiveXx} 5xx, ${crash.divergences} divergences, reconciled ${(crash.reconcileMs / 1000).toFixed(1)} s after the last restart`);
+  if (s2s) out.push(`money model (S2S CARD): ${s2s.model.runs} runs, ${s2s.model.operations} operations, ${s2s.model.faults} faults injected, ${s2s.model.divergences} divergences (seed ${s2s.model.seed})`);
+  if (s2s?.crash) out.push(`crash run (S2S CARD): ${s2s.crash.kills} SIGKILLs, ${s2s.crash.requests} requests, ${s2s.crash.fiveXx} 5xx, ${s2s.crash.divergences} divergences, ${s2s.crash.reconcileMs < 0 ? 'not reconciled' : `reconciled ${(s2s.crash.reconcileMs / 1000).toFixed(1)} s after the last restart`}`);
+  return out;
 }
 
 const kb = (bytes: number) => kib(bytes).toFixed(1);
@@ -593,11 +613,6 @@ export function renderSummary(r: BenchResults): string {
   for (const { name, result } of r.throughput) {
     out.push(`${name.padEnd(46)} ${result.requestsPerSecond.toFixed(0).padStart(6)} req/s  p50 ${ms(result.p50Ms)} ms  p99 ${ms(result.p99Ms)} ms  non-2xx ${result.non2xx}  errors ${result.errors}`);
   }
-  const { model, crash } = r.money;
-  out.push('', `money model: ${model.runs} runs, ${model.operations} operations, ${model.faults} faults injected, ${model.divergences} divergences (seed ${model.seed})`);
-  if (crash) out.push(`crash run: ${crash.kills} SIGKILLs, ${crash.requests} requests, ${crash.fiveXx} 5xx, ${crash.divergences} divergences, reconciled ${(crash.reconcileMs / 1000).toFixed(1)} s after the last restart`);
-  const s2s = r.money.s2s;
-  if (s2s) out.push(`money model (S2S CARD): ${s2s.model.runs} runs, ${s2s.model.operations} operations, ${s2s.model.faults} faults injected, ${s2s.model.divergences} divergences (seed ${s2s.model.seed})`);
-  if (s2s?.crash) out.push(`crash run (S2S CARD): ${s2s.crash.kills} SIGKILLs, ${s2s.crash.requests} requests, ${s2s.crash.fiveXx} 5xx, ${s2s.crash.divergences} divergences, ${s2s.crash.reconcileMs < 0 ? 'not reconciled' : `reconciled ${(s2s.crash.reconcileMs / 1000).toFixed(1)} s after the last restart`}`);
+  out.push('', ...moneyLines(r.money));
   return out.join('\n');
 }

@@ -12,7 +12,7 @@ import { buildBundles, esbuildApiOptions, projectPath, type BundleSpec } from '.
 import { RENDER_PLAN, measurePageWeights, measureRender } from './checkout-page';
 import { measureColdImports, type ImportProbe } from './cold-import';
 import { describeMachine, loadAverage } from './machine';
-import { renderReport, renderSummary, type BenchResults, type BundleRow, type ThroughputRow } from './report';
+import { moneyLines, renderReport, renderSummary, spliceMoneySection, type BenchResults, type BundleRow, type ThroughputRow } from './report';
 import { closeServer, generateLoad, helloWorldServer, listenOnFreePort } from './throughput';
 import { COST_SECTION_END, COST_SECTION_START, buildCostModel, costLines, renderCostSection, spliceCostSection } from './cost-model';
 import { DEFAULT_MEMORY_MB } from '../../lib/constructs/checkout-function';
@@ -272,15 +272,25 @@ async function main(): Promise<void> {
   }
 }
 
+/** `--only money`: the money model and crash runs on both connectors, their section replaced in the report. */
+async function moneyOnly(): Promise<void> {
+  const money = await measureMoney();
+  const report = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n';
+  writeFileSync(REPORT, spliceMoneySection(report, money));
+  console.log(`${moneyLines(money).join('\n')}\n\nwrote ${REPORT}`);
+  const divergences = money.model.divergences + (money.crash?.divergences ?? 0) + (money.s2s?.model.divergences ?? 0) + (money.s2s?.crash?.divergences ?? 0);
+  if (divergences) throw new Error(`${divergences} divergences between our records and an acquirer's ledger`);
+}
+
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
 // `--only cost` runs the key-heat checkouts (not the backlog): the all-in cost model prices what they measure.
-if (only !== undefined && only !== 'keys' && only !== 'cost') {
-  console.error(`unknown --only ${only}: the parts that run alone are "keys" and "cost" (the key-heat run and the cost model on it)`);
+if (only !== undefined && only !== 'keys' && only !== 'cost' && only !== 'money') {
+  console.error(`unknown --only ${only}: the parts that run alone are "keys" and "cost" (the key-heat run and the cost model on it) and "money" (the money models and crash runs)`);
   process.exit(2);
 }
 
-(only === 'keys' || only === 'cost' ? keysOnly(only === 'cost') : main()).then(
+(only === 'money' ? moneyOnly() : only === 'keys' || only === 'cost' ? keysOnly(only === 'cost') : main()).then(
   // Keep-alive sockets of fetch may linger; the run is over.
   () => process.exit(0),
   (e: unknown) => {

@@ -7,6 +7,7 @@ import { completeAction, pay } from '../../lambdas/use-cases/checkout';
 import { capture, release } from '../../lambdas/use-cases/capture-payment';
 import { runCaptureJob } from '../../lambdas/use-cases/capture-job';
 import { createSession, validateCreateSession } from '../../lambdas/use-cases/create-session';
+import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { chargeRecurring } from '../../lambdas/use-cases/recurring-payment';
 import { refundPayment } from '../../lambdas/use-cases/refund-payment';
@@ -48,8 +49,9 @@ const MINUTE = 60_000;
 type Op =
   | 'pay' | 'pay-again' | 'answer' | 'refuse-answer' | 'return' | 'void' | 'refund-part' | 'refund-all' | 'capture-part' | 'capture-all'
   | 'release' | 'recurring' | 'retry' | 'reconcile' | 'capture-job' | 'minutes' | 'hours' | 'day'
-  // S2S CARD only: the gateway sends the callbacks it held back and carries out the CREDITVOIDs it kept waiting.
-  | 'gateway-catches-up';
+  // S2S CARD only: the gateway sends the callbacks it held back and carries out the CREDITVOIDs it kept waiting;
+  // the merchant switches between one-stage and two-stage (what an attempt already sent must keep its mode).
+  | 'gateway-catches-up' | 'merchant-switches';
 
 export type Connector = 'sandbox' | 's2s-card';
 
@@ -92,7 +94,7 @@ const stepArbOf = (ops: fc.Arbitrary<Op>, faults = faultArb): fc.Arbitrary<Step>
     .map((s) => ({ op: s.op, ...(s.fault ? { fault: s.fault } : {}), ...(s.racing ? { racing: s.racing, ...(s.racingFault ? { racingFault: s.racingFault } : {}) } : {}) }));
 const stepArb = stepArbOf(opArb);
 /** S2S CARD: the same operations, plus the gateway catching up on what it held back. */
-const s2sStepArb = stepArbOf(fc.oneof({ weight: 6, arbitrary: opArb }, { weight: 1, arbitrary: fc.constant<Op>('gateway-catches-up') }), s2sFaultArb);
+const s2sStepArb = stepArbOf(fc.oneof({ weight: 6, arbitrary: opArb }, { weight: 1, arbitrary: fc.constantFrom<Op>('gateway-catches-up', 'merchant-switches') }), s2sFaultArb);
 
 /** The requests that move money, which a run's gateway may drop, answer late or lose the answer of. */
 const MONEY_ACTIONS = ['SALE', 'RECURRING_SALE', 'CAPTURE', 'VOID', 'CREDITVOID'] as const;
@@ -288,6 +290,8 @@ async function runScenario(
   const token = session.linkToken;
   const paymentIds = new Set([session.paymentId]);
   let recurringCount = 0;
+  /** Whether the merchant's capture mode is the other one now (restored at the end of the run). */
+  let switched = false;
 
   const read = async (id = session.paymentId): Promise<Payment> => (await base.store.findPayment(id)) as Payment;
   const depsWith = (fault: Fault | undefined) => {
@@ -318,6 +322,10 @@ async function runScenario(
         case 'gateway-catches-up':
           gateway?.finishWaiting();
           await gateway?.deliverCallbacks();
+          break;
+        case 'merchant-switches':
+          switched = !switched;
+          await updateMerchantSettings(base, mk, { dms: s.dms !== switched });
           break;
         case 'return':
           await completeAction(deps, token);
@@ -425,6 +433,7 @@ async function runScenario(
   }
   for (const id of touched) divergences.push(...(await checkOne(service, gateway, id)));
   lastRun.splice(0, lastRun.length, ...touched);
+  if (switched) await updateMerchantSettings(serviceDeps, merchant.merchant_key, { dms: s.dms });
   stats.runs++;
   stats.divergences += divergences.length;
   return divergences;
