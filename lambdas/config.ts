@@ -43,15 +43,29 @@ const configSchema = z.object({
   CALLBACK_STREAM: z._default(z.enum(['0', '1']), '0'),
   SECRET_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
   /**
+   * Seals the portal's page cursors (HMAC), so a cursor's running count or position cannot be forged.
+   * The local runner derives it from its data directory's key. On AWS the key is a generated secret
+   * instead (CURSOR_SECRET_ID), given only to the functions that seal cursors; a function with
+   * neither refuses to seal or open one.
+   */
+  CURSOR_SECRET: z.optional(z.string().check(z.minLength(32))),
+  /** The Secrets Manager secret holding the cursor key (the stack's CursorKey), read on first use and cached like the other secrets. */
+  CURSOR_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
+  /**
    * Signed requests one merchant may make per second over the whole merchant API, counted in the
    * table across every function instance (lambdas/middleware/merchant-gate.ts, ADR 0025): under a
    * route's throttle (100 a second), so one merchant cannot take a route's capacity from the others.
    */
   /**
-   * Seals the portal's page cursors (HMAC), so a cursor's running count or position cannot be forged.
-   * The local runner derives it from its data directory's key; unset, the stack's names are used.
+   * Counts and exports one operator may run at once (the portal's bulk reads), counted in the table
+   * across every function instance; beyond it 429 OPERATOR_SEARCHES_BUSY with Retry-After.
    */
-  CURSOR_SECRET: z.optional(z.string().check(z.minLength(32))),
+  OPERATOR_SEARCHES_AT_ONCE: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(10)), 2),
+  /**
+   * How long one count or export request reads before it answers the part read so far (with a
+   * cursor to read on): far under the route's timeout, so a slow index never makes API Gateway's 503.
+   */
+  ADMIN_SEARCH_BUDGET_MS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(25_000)), 10_000),
   MERCHANT_REQUESTS_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(100_000)), 40),
   /**
    * Who moves the money: the simulated acquirer (`sandbox`, dev and staging) or the S2S CARD

@@ -3,14 +3,16 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { createDocumentClient } from './adapters/dynamodb/client';
 import { DynamoMerchantDirectory } from './adapters/dynamodb/merchant-directory';
 import { DynamoMerchantRateLimiter } from './adapters/dynamodb/merchant-rate';
-import { configureCursorSeal } from './adapters/dynamodb/cursor';
+import { DynamoSearchLeases } from './adapters/dynamodb/search-leases';
+import { configureCursorSeal, configureCursorSealFromSecret, resetCursorSeal } from './adapters/dynamodb/cursor';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { DynamoPaymentStore } from './adapters/dynamodb/payment-store';
 import { DynamoTokenVault } from './adapters/dynamodb/token-vault';
 import type { TokenVault } from './ports/tokens';
 import { DynamoAuditLog } from './adapters/dynamodb/audit-log';
 import { DynamoRequestKeys } from './adapters/dynamodb/request-keys';
 import type { RequestKeys } from './ports/request-keys';
-import type { AuditLog, OperatorAuthenticator } from './ports/operators';
+import type { AuditLog, OperatorAuthenticator, SearchLeases } from './ports/operators';
 import type { Policy } from './use-cases/record-outcome';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
 import { SandboxAcquirer } from './adapters/sandbox-acquirer/sandbox-acquirer';
@@ -38,6 +40,8 @@ export interface Deps {
   readonly secrets: MerchantSecrets;
   /** Each merchant's requests per second, across instances (lambdas/middleware/merchant-gate.ts). */
   readonly merchantLimits: MerchantRateLimiter;
+  /** Each operator's running counts and exports, across instances (lambdas/use-cases/admin.ts boundedSearchWork). */
+  readonly searchLeases: SearchLeases;
   readonly acquirer: Acquirer;
   readonly tokens: TokenVault;
   readonly policy: Policy;
@@ -55,7 +59,16 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
   const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT);
   const sandbox = new SandboxAcquirer(db, config.TABLE_NAME);
   const directory = new DynamoMerchantDirectory(db, config.TABLE_NAME);
-  configureCursorSeal(config.CURSOR_SECRET ?? `${config.TABLE_NAME}\n${config.MERCHANT_SECRET_PREFIX}`);
+  // Never a key derived from names anyone can read: a function with neither setting seals no cursor.
+  if (config.CURSOR_SECRET_ID) {
+    const secretId = config.CURSOR_SECRET_ID;
+    configureCursorSealFromSecret(
+      async () => (await secretsClient.send(new GetSecretValueCommand({ SecretId: secretId }))).SecretString ?? '',
+      config.SECRET_CACHE_TTL_SECONDS * 1000,
+      () => clock.now().getTime(),
+    );
+  } else if (config.CURSOR_SECRET) configureCursorSeal(config.CURSOR_SECRET);
+  else resetCursorSeal();
   // The stage's acquirer (config.ts refuses the sandbox on prod).
   const s2sParts = config.ACQUIRER === 's2s-card' ? { settings: s2sCardSettings(config, secretsClient, clock), records: new S2SRecords(db, config.TABLE_NAME) } : undefined;
   const s2sCard = s2sParts ? { ...s2sParts, connector: new S2SCardAcquirer(s2sParts.settings, s2sParts.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) } : undefined;
@@ -78,6 +91,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
       (merchantKey) => directory.exists(merchantKey),
     ),
     merchantLimits: new DynamoMerchantRateLimiter(db, config.TABLE_NAME, config.MERCHANT_REQUESTS_PER_SECOND),
+    searchLeases: new DynamoSearchLeases(db, config.TABLE_NAME, config.OPERATOR_SEARCHES_AT_ONCE),
     // Each acquirer call is its own trace subsegment (on AWS; a pass-through elsewhere).
     acquirer: tracedAcquirer(acquirer),
     tokens: new DynamoTokenVault(db, config.TABLE_NAME),

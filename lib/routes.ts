@@ -26,6 +26,8 @@ interface RouteFields {
      * a function that touches them (lib/table-access.ts acquirer blocks) gets them anyway.
      */
     readonly acquirerCredentials?: true;
+    /** Seals and opens the portal's page cursors: reads the stack's cursor key (CURSOR_SECRET_ID). */
+    readonly cursorSecret?: true;
   };
   /**
    * A path parameter that stands for a few spellings of one literal segment: the only values
@@ -269,7 +271,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/admin/api/payments',
     entry: 'lambdas/handlers/admin-payments.ts',
     // By id, by order number (the lookup index) or by merchant and day (the search index, merchants listed when none is named).
-    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, { indexes: ['search', 'lookup'] }), merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, { indexes: ['search', 'lookup'] }), merchantSecrets: false, cursorSecret: true },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -280,8 +282,8 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/payments/count',
     entry: 'lambdas/handlers/admin-payments-count.ts',
-    // The search index counted (Select COUNT), or the payments it names read and checked.
-    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, { indexes: ['search', 'lookup'] }), merchantSecrets: false },
+    // The search index counted (Select COUNT), or the payments it names read and checked; one of the operator's slots held meanwhile.
+    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, ACCESS.searchLease, { indexes: ['search', 'lookup'] }), merchantSecrets: false, cursorSecret: true },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -292,7 +294,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     method: 'GET',
     path: '/admin/api/payments/export',
     entry: 'lambdas/handlers/admin-payments-export.ts',
-    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, { indexes: ['search', 'lookup'] }), merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, ACCESS.searchLease, { indexes: ['search', 'lookup'] }), merchantSecrets: false, cursorSecret: true },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',
@@ -451,7 +453,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     path: '/admin/api/audit',
     entry: 'lambdas/handlers/admin-audit.ts',
     // Filtered by target, the log reads that target's history through the lookup index.
-    access: { table: tableAccess({ items: { AUDIT: ['Query'] } }, ACCESS.auditHistory), merchantSecrets: false },
+    access: { table: tableAccess({ items: { AUDIT: ['Query'] } }, ACCESS.auditHistory), merchantSecrets: false, cursorSecret: true },
     throttle: ADMIN_THROTTLE,
     auth: 'operator',
     role: 'viewer',

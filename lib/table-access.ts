@@ -73,6 +73,11 @@ export const ACCESS = {
    * a verified request takes one of its merchant's requests of this second (a conditional increment).
    */
   merchantGate: { items: { MERCHANT: ['GetItem'], RATE: ['UpdateItem'] } },
+  /**
+   * A count or export takes one of its operator's slots and gives it back (conditional updates of
+   * SEARCHLEASE# items, never a delete): the portal's bulk reads bounded per operator.
+   */
+  searchLease: { items: { SEARCHLEASE: ['UpdateItem'] } },
   /** A merchant's settings read by key (merchantOf / merchants.find): never written by this. */
   merchantSettingsRead: { items: { MERCHANT: ['GetItem'] } },
   /** A webhook secret rotation noted on the merchant (one attribute, markWebhookSecretRotated), so callbacks sign with it at once. */

@@ -91,6 +91,11 @@ export const ITEM_KINDS = {
   S2SCARD: 'S2SCARD#',
   /** A merchant's signed requests in one second (lambdas/adapters/dynamodb/merchant-rate.ts), gone by TTL. */
   RATE: 'RATE#',
+  /**
+   * An operator's running counts and exports, one item per slot (lambdas/adapters/dynamodb/search-leases.ts):
+   * a slot is taken by a conditional update and lapses with its function's deadline; gone by TTL.
+   */
+  SEARCHLEASE: 'SEARCHLEASE#',
 } as const;
 
 export type ItemKind = keyof typeof ITEM_KINDS;

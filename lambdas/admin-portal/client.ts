@@ -130,7 +130,7 @@ export function portalClient(hosted) {
       return read.then(function (answer) {
         if (res.status === 401 && !(method === 'POST' && path === '/admin/api/session')) { signOut('Your session has ended. Sign in again.'); throw new Error('signed out'); }
         if (method === 'GET' && asked !== generation) return new Promise(function () {});
-        if (!res.ok) { var err = new Error(problemText(answer)); err.body = answer; throw err; }
+        if (!res.ok) { var err = new Error(problemText(answer)); err.body = answer; err.status = res.status; err.retryAfter = Number(res.headers.get('retry-after')) || 0; throw err; }
         return csv ? { text: answer, headers: res.headers } : answer;
       });
     });
@@ -331,14 +331,32 @@ export function portalClient(hosted) {
     var params = Object.assign({}, search);
     delete params.cursor;
     line.textContent = 'Counting the payments that match…';
-    function step(cursor, requests) {
+    function step(cursor, requests, waits) {
       api('GET', '/admin/api/payments/count?' + query(Object.assign({}, params, cursor ? { cursor: cursor } : {}))).then(function (c) {
         if (c.complete) { line.textContent = plural(c.total, 'payment matches', 'payments match') + ' this search in all.'; return; }
         line.textContent = 'Counting… ' + c.total.toLocaleString('en') + ' so far.';
-        if (requests < 200) step(c.cursor, requests + 1); else line.textContent = 'More than ' + c.total.toLocaleString('en') + ' payments match this search.';
-      }).catch(function (e) { line.textContent = ''; fail(e); });
+        if (requests < 200) step(c.cursor, requests + 1, 0); else line.textContent = 'More than ' + c.total.toLocaleString('en') + ' payments match this search.';
+      }).catch(function (e) {
+        // Busy with this operator's other counts or exports: the same part again after Retry-After.
+        if (whenBusy(e, waits, function (text) { line.textContent = text; }, function () { step(cursor, requests, waits + 1); })) return;
+        line.textContent = '';
+        fail(e);
+      });
     }
-    step('', 1);
+    step('', 1, 0);
+  }
+
+  /**
+   * A count or export refused because the operator's other ones are running (429 with Retry-After):
+   * says so and asks again after the wait, a bounded number of times. False for any other refusal
+   * (a search too broad to answer in time is shown as its message says: narrow the search).
+   */
+  function whenBusy(e, waits, show, again) {
+    if (!e || e.status !== 429 || waits >= 20) return false;
+    var seconds = Math.min(Math.max(e.retryAfter || 2, 1), 30);
+    show('Your other counts or exports are still running: trying again in ' + plural(seconds, 'second', 'seconds') + '…');
+    setTimeout(again, seconds * 1000);
+    return true;
   }
 
   /**
@@ -352,13 +370,13 @@ export function portalClient(hosted) {
     var rows = 0;
     button.disabled = true;
     say('Exporting…');
-    function step(cursor) {
+    function step(cursor, waits) {
       // A part for a page the operator has left never comes back: the export ends with the page.
       api('GET', '/admin/api/payments/export?' + query(Object.assign({}, params, cursor ? { cursor: cursor } : {})), undefined, true).then(function (part) {
         parts.push(part.text);
         rows += Number(part.headers.get('x-export-rows') || 0);
         var next = part.headers.get('x-next-cursor');
-        if (next) { say('Exporting… ' + plural(rows, 'payment', 'payments') + ' so far.'); return step(next); }
+        if (next) { say('Exporting… ' + plural(rows, 'payment', 'payments') + ' so far.'); return step(next, 0); }
         var name = 'payments-' + (params.from || 'recent') + (params.to ? '-to-' + params.to : '') + '.csv';
         var url = URL.createObjectURL(new Blob(parts, { type: 'text/csv;charset=utf-8' }));
         var link = el('a', { href: url, download: name, hidden: true });
@@ -368,9 +386,13 @@ export function portalClient(hosted) {
         setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
         button.disabled = false;
         say('Exported ' + plural(rows, 'payment', 'payments') + ' to ' + name + '.', 'ok');
-      }).catch(function (e) { button.disabled = false; fail(e); });
+      }).catch(function (e) {
+        if (whenBusy(e, waits, function (text) { say(text); }, function () { step(cursor, waits + 1); })) return;
+        button.disabled = false;
+        fail(e);
+      });
     }
-    step('');
+    step('', 0);
   }
 
   /** New credentials, shown once: each in a read-only field to select and copy. */

@@ -168,6 +168,22 @@ export const ERRORS = {
       'counted over every merchant route together. Only requests whose hash verified count, so nobody else can use up a merchant\'s limit. ' +
       'Nothing was done: send the same request again after `Retry-After` seconds (with the same Idempotency-Key, if it had one).',
   },
+  OPERATOR_SEARCHES_BUSY: {
+    code: 429001,
+    httpStatus: 429,
+    message: 'Your other counts or exports are still running. Retry after the number of seconds in the Retry-After header.',
+    when:
+      'Admin API (count, export): this operator already has as many counts and exports running as one operator may (OPERATOR_SEARCHES_AT_ONCE, 2 by default), ' +
+      'counted in the table across every function instance. Nothing was read: ask again after `Retry-After` seconds with the same parameters and cursor.',
+  },
+  SEARCH_TOO_BROAD: {
+    code: 422000,
+    httpStatus: 422,
+    message: 'This search cannot be answered in the time one request has. Narrow your search: fewer days, one merchant, or a status.',
+    when:
+      'Admin API (count, export): the request\'s time budget ended before it could read even one part of the search, so there is no part and no cursor to answer with. ' +
+      'A part read in time is answered as usual, with a cursor to read on.',
+  },
   INTERNAL: {
     code: 500000,
     httpStatus: 500,

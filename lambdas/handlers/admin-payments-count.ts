@@ -1,8 +1,11 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { countPayments, paymentSearchOf } from '../use-cases/admin';
+import { boundedSearchWork, countPayments, paymentSearchOf } from '../use-cases/admin';
 
 /**
  * GET /admin/api/payments/count with the search's parameters: `{ total, complete, cursor? }`; while
- * `complete` is false, the same request with `cursor` counts on.
+ * `complete` is false, the same request with `cursor` counts on. One of the operator's slots is held
+ * meanwhile, and the part ends with its time budget (use-cases/admin.ts boundedSearchWork).
  */
-export const handler = operatorEndpoint(({ event, deps }) => countPayments(deps, paymentSearchOf(event.queryStringParameters)));
+export const handler = operatorEndpoint(({ event, deps, actor, deadline }) =>
+  boundedSearchWork(deps, actor, deadline, (budget) => countPayments(deps, paymentSearchOf(event.queryStringParameters), budget)),
+);

@@ -1,14 +1,15 @@
 import { JSON_HEADERS } from '../middleware/error-envelope';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { exportPayments, paymentSearchOf } from '../use-cases/admin';
+import { boundedSearchWork, exportPayments, paymentSearchOf } from '../use-cases/admin';
 
 /**
  * GET /admin/api/payments/export with the search's parameters: one part of the search's CSV file
  * (text/csv). `X-Next-Cursor` names the next part; the request again with `cursor` set to it reads
- * on, until an answer carries none. Parts joined in order are the whole file.
+ * on, until an answer carries none. Parts joined in order are the whole file. One of the operator's
+ * slots is held meanwhile, and the part ends with its time budget (use-cases/admin.ts boundedSearchWork).
  */
 export const handler = operatorEndpoint(
-  ({ event, deps }) => exportPayments(deps, paymentSearchOf(event.queryStringParameters)),
+  ({ event, deps, actor, deadline }) => boundedSearchWork(deps, actor, deadline, (budget) => exportPayments(deps, paymentSearchOf(event.queryStringParameters), budget)),
   {
     respond: (part) => ({
       statusCode: 200,

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import { requestObservability } from './observability';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { roleAllows, strongestRole, type OperatorRole } from '../../lib/operator-roles';
 import { ROUTES, routeKey } from '../../lib/routes';
 import { deps as processDeps, type Deps } from '../container';
@@ -9,6 +9,7 @@ import type { AuditEntry, AuditLog } from '../ports/operators';
 import { logger } from '../observability/logger';
 import { errorEnvelope, jsonResponse } from './error-envelope';
 import { jsonBody } from './json-body';
+import { loadCursorSeal } from '../adapters/dynamodb/cursor';
 import type { LambdaHandler } from './merchant-endpoint';
 
 export interface OperatorRequest {
@@ -20,6 +21,8 @@ export interface OperatorRequest {
   /** Their role, which the route's declared role has already been checked against. */
   readonly role: OperatorRole;
   readonly body: Record<string, unknown>;
+  /** When the function's time ends (its Lambda context): work that may run long stops before it. */
+  readonly deadline: Date;
 }
 
 type Claims = Record<string, unknown>;
@@ -94,7 +97,8 @@ export function operatorEndpoint<T>(
   run: (request: OperatorRequest) => Promise<T>,
   options: { body?: boolean; respond?: (out: T) => APIGatewayProxyStructuredResultV2 } = {},
 ): LambdaHandler {
-  const core = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+  const core = async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+    const deadline = new Date(Date.now() + (context?.getRemainingTimeInMillis?.() ?? 30_000));
     const { actor, role } = authorize(event);
     const origin = event.headers?.origin;
     if (options.body && origin && hostOf(origin) !== (event.headers?.host ?? event.requestContext.domainName)) {
@@ -102,8 +106,10 @@ export function operatorEndpoint<T>(
     }
     logger.appendKeys({ operator: actor, operatorRole: role });
     const base = processDeps();
+    // The cursor key, when it is a secret: read on the first request (and after its cache time), before any cursor is sealed or opened.
+    await loadCursorSeal();
     const deps: Deps = { ...base, audit: auditOfRole(base.audit, role) };
-    const out = await run({ event, deps, actor, role, body: (options.body ? event.body : {}) as unknown as Record<string, unknown> });
+    const out = await run({ event, deps, actor, role, body: (options.body ? event.body : {}) as unknown as Record<string, unknown>, deadline });
     return options.respond ? options.respond(out) : jsonResponse(200, out);
   };
   const chain = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)

@@ -50,6 +50,14 @@ export interface AuditEntry {
   readonly prevSeq?: number;
 }
 
+/**
+ * An operator's running counts and exports, bounded across every function instance: a slot is
+ * held until released or until the deadline it was taken for (its function cannot run longer).
+ */
+export interface SearchLeases {
+  take(operator: string, until: Date, now: Date): Promise<{ readonly taken: true; release(): Promise<void> } | { readonly taken: false; readonly retryAfterSeconds: number }>;
+}
+
 /** Append-only: there is no way to change or remove an entry. */
 export interface AuditLog {
   append(entry: AuditEntry): Promise<void>;

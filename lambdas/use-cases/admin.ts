@@ -1,6 +1,6 @@
 import { openCursor, sealCursor } from '../adapters/dynamodb/cursor';
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
-import { ApiError, ERRORS, invalidRequest, type FieldError } from '../domain/errors';
+import { ApiError, ERRORS, RetryLaterError, invalidRequest, type FieldError } from '../domain/errors';
 import { currencyExponent, formatMinor, parseAmount } from '../domain/money';
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../domain/payment';
 import { alwaysReadsAsStored, paymentReading, storedStatusesReadingAs } from '../domain/payment-view';
@@ -10,7 +10,7 @@ import type { Acquirer } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import type { Merchant, MerchantDirectory, MerchantSecrets, MerchantSettings } from '../ports/merchants';
-import type { AuditEntry, AuditLog } from '../ports/operators';
+import type { AuditEntry, AuditLog, SearchLeases } from '../ports/operators';
 import type { PaymentStore } from '../ports/payments';
 import { CAPTURE_IN_PROGRESS_REASON, capture, release, type CaptureResult } from './capture-payment';
 import { QUEUES } from './record-outcome';
@@ -148,14 +148,56 @@ export const BULK_LIMITS = {
   pageSize: 100,
   /** Rows of one export part (well under Lambda's 6 MB answer). */
   exportRows: 1000,
+  /**
+   * What a request leaves of its function's time when it stops starting index reads: the reads
+   * under way (a DynamoDB query with its retries) and the answer must still fit before the timeout.
+   */
+  querySlackMs: 3000,
 } as const;
+
+/** How long a count or export part may go on starting index reads: real time (Date.now), as a deadline is. */
+export interface SearchBudget {
+  /** Epoch milliseconds after which no index read is started; the part read so far is answered. */
+  readonly stopAt: number;
+}
+
+export interface SearchBoundsDeps {
+  readonly searchLeases: SearchLeases;
+  readonly config: { readonly ADMIN_SEARCH_BUDGET_MS: number };
+}
+
+/**
+ * Runs one count or export part for an operator, bounded two ways: it takes one of the operator's
+ * slots first (at most OPERATOR_SEARCHES_AT_ONCE run at once, across instances; beyond that 429
+ * with Retry-After and nothing read), held until it answers or at the latest until `deadline`
+ * (the function's end); and it stops starting index reads when its budget ends (ADMIN_SEARCH_BUDGET_MS,
+ * never later than the deadline less BULK_LIMITS.querySlackMs), answering the part read so far with
+ * its cursor. A flood of one operator's counts thus neither times out nor takes the table's reads
+ * from the merchants.
+ */
+export async function boundedSearchWork<T>(deps: SearchBoundsDeps, operator: string, deadline: Date, work: (budget: SearchBudget) => Promise<T>): Promise<T> {
+  const now = Date.now();
+  const slot = await deps.searchLeases.take(operator, deadline, new Date(now));
+  if (!slot.taken) throw new RetryLaterError('OPERATOR_SEARCHES_BUSY', slot.retryAfterSeconds);
+  try {
+    return await work({ stopAt: Math.min(now + deps.config.ADMIN_SEARCH_BUDGET_MS, deadline.getTime() - BULK_LIMITS.querySlackMs) });
+  } finally {
+    await slot.release();
+  }
+}
+
+/** Whether the budget still allows starting an index read (always, without a budget: tests and scripts). */
+const inBudget = (budget: SearchBudget | undefined): boolean => !budget || Date.now() < budget.stopAt;
+
+/** The budget ended before a single index read: no part, no cursor to answer with. */
+const tooBroad = (): ApiError => new ApiError('SEARCH_TOO_BROAD');
 
 /**
  * How many payments match a search. Criteria the search index answers (merchant, days, status)
  * are counted there without reading a payment; the others read the payments page by page. One
  * request does a bounded amount of work: `complete` is false and `cursor` resumes the count.
  */
-export async function countPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ total: number; complete: boolean; cursor?: string }> {
+export async function countPayments(deps: AdminDeps, q: PaymentSearch, budget?: SearchBudget): Promise<{ total: number; complete: boolean; cursor?: string }> {
   const plan = await planSearch(deps, q);
   if (plan.fixed) return { total: plan.fixed.length, complete: true };
   const resume = q.cursor ? countPosition(q.cursor) : { ...START, counted: 0 };
@@ -165,13 +207,21 @@ export async function countPayments(deps: AdminDeps, q: PaymentSearch): Promise<
     // Merchant days in order, a few at once; a day is counted whole, so the position is a day and merchant.
     const batch: Position[] = [];
     for (let p = position; p.day < plan.days && batch.length < BULK_LIMITS.countDaysPerRequest; p = nextOf(plan, p)) batch.push(p);
-    const counts = await inParallel(batch, BULK_LIMITS.countConcurrency, (p) =>
-      plan.merchants[p.merchant] === undefined ? Promise.resolve(0) : deps.store.countPaymentsOfDay({ merchantKey: plan.merchants[p.merchant]!, day: dayOf(plan, p), statuses: plan.statuses }),
-    );
-    total += counts.reduce((a, b) => a + b, 0);
-    position = batch.length ? nextOf(plan, batch[batch.length - 1]!) : position;
+    // A few at once, and a round is started only while the budget lasts: the position after the last round counted.
+    for (let from = 0; from < batch.length; from += BULK_LIMITS.countConcurrency) {
+      if (!inBudget(budget)) {
+        if (from === 0) throw tooBroad();
+        break;
+      }
+      const round = batch.slice(from, from + BULK_LIMITS.countConcurrency);
+      const counts = await inParallel(round, BULK_LIMITS.countConcurrency, (p) =>
+        plan.merchants[p.merchant] === undefined ? Promise.resolve(0) : deps.store.countPaymentsOfDay({ merchantKey: plan.merchants[p.merchant]!, day: dayOf(plan, p), statuses: plan.statuses }),
+      );
+      total += counts.reduce((a, b) => a + b, 0);
+      position = nextOf(plan, round[round.length - 1]!);
+    }
   } else {
-    const read = await readOn(deps, plan, position, Number.POSITIVE_INFINITY, BULK_LIMITS.readsPerRequest, BULK_LIMITS.pageSize);
+    const read = await readOn(deps, plan, position, Number.POSITIVE_INFINITY, BULK_LIMITS.readsPerRequest, BULK_LIMITS.pageSize, budget);
     total += read.found.length;
     position = read.position;
   }
@@ -191,12 +241,12 @@ export const EXPORT_COLUMNS = [
  * The first part starts with a byte-order mark and the header row; the parts concatenated are one
  * RFC 4180 file. Card numbers appear only masked, as stored.
  */
-export async function exportPayments(deps: AdminDeps, q: PaymentSearch): Promise<{ csv: string; rows: number; cursor?: string }> {
+export async function exportPayments(deps: AdminDeps, q: PaymentSearch, budget?: SearchBudget): Promise<{ csv: string; rows: number; cursor?: string }> {
   const plan = await planSearch(deps, q);
   const first = !q.cursor;
   const head = first ? `\uFEFF${csvLine([...EXPORT_COLUMNS])}` : '';
   if (plan.fixed) return { csv: head + plan.fixed.map((p) => csvLine(exportRow(plan.listed(p)))).join(''), rows: plan.fixed.length };
-  const read = await readOn(deps, plan, q.cursor ? searchPosition(q.cursor) : START, BULK_LIMITS.exportRows, BULK_LIMITS.readsPerRequest, BULK_LIMITS.pageSize);
+  const read = await readOn(deps, plan, q.cursor ? searchPosition(q.cursor) : START, BULK_LIMITS.exportRows, BULK_LIMITS.readsPerRequest, BULK_LIMITS.pageSize, budget);
   return {
     csv: head + read.found.map((p) => csvLine(exportRow(plan.listed(p)))).join(''),
     rows: read.found.length,
@@ -309,13 +359,18 @@ const nextOf = (plan: SearchPlan, p: Position): Position =>
 /**
  * Reads on from a position, day by day (newest first) and merchant by merchant, through the sharded
  * search index, keeping the payments that pass the plan's checks, until `want` are found, `maxReads`
- * index pages are read or the days end. Never reads more than still fits: the position it returns
+ * index pages are read, the budget ends (none started after it) or the days end. Never reads more than still fits: the position it returns
  * resumes right after the last payment read.
  */
-async function readOn(deps: AdminDeps, plan: SearchPlan, start: Position, want: number, maxReads: number, pageLimit: number): Promise<{ found: Payment[]; position: Position; more: boolean }> {
+async function readOn(deps: AdminDeps, plan: SearchPlan, start: Position, want: number, maxReads: number, pageLimit: number, budget?: SearchBudget): Promise<{ found: Payment[]; position: Position; more: boolean }> {
   let position = start;
   const found: Payment[] = [];
   for (let reads = 0; reads < maxReads && position.day < plan.days && found.length < want; reads++) {
+    // With a budget (a count or export part), no index read is started after it ends.
+    if (!inBudget(budget)) {
+      if (reads === 0) throw tooBroad();
+      break;
+    }
     const merchantKey = plan.merchants[position.merchant];
     if (merchantKey === undefined) {
       position = { day: position.day + 1, merchant: 0 };
@@ -454,8 +509,9 @@ function operatorRefusal(e: ApiError, action: PaymentAction, p: Payment, amount:
 export interface ActionOutcome {
   readonly payment_id: string;
   readonly action: PaymentAction;
-  readonly outcome: 'done' | 'refused' | 'failed';
-  readonly status: PaymentStatus;
+  /** `not-started`: a bulk request ran out of time before this payment; nothing was done to it. */
+  readonly outcome: 'done' | 'refused' | 'failed' | 'not-started';
+  readonly status?: PaymentStatus;
   readonly message?: string;
 }
 
@@ -464,7 +520,7 @@ export interface ActionOutcome {
  * the capture job. Every attempt, done or refused, is written to the audit log with the state
  * before and after.
  */
-export async function operatorAction(deps: AdminDeps, actor: string, paymentId: string, action: PaymentAction, typedAmount?: string): Promise<ActionOutcome> {
+export async function operatorAction(deps: AdminDeps, actor: string, paymentId: string, action: PaymentAction, typedAmount?: string, answerBy?: Date): Promise<ActionOutcome> {
   const before = await deps.store.findPayment(paymentId);
   if (!before) throw new ApiError('PAYMENT_NOT_FOUND');
   let outcome: ActionOutcome['outcome'] = 'done';
@@ -474,15 +530,16 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
     amount = typedAmount === undefined || typedAmount.trim() === '' ? undefined : operatorAmount(typedAmount, before.order.currency);
     switch (action) {
       case 'capture': {
-        const result: CaptureResult = await capture(deps, before, amount?.amountMinor ?? before.order.amountMinor, `operator:${actor}`);
+        const result: CaptureResult = await capture(deps, before, amount?.amountMinor ?? before.order.amountMinor, `operator:${actor}`, undefined, answerBy);
         if (result.kind === 'declined') [outcome, message] = ['failed', result.reason];
         if (result.kind === 'taken') [outcome, message] = ['refused', 'Someone else captured or released this payment first.'];
         if (result.kind === 'in-progress') message = CAPTURE_IN_PROGRESS_REASON;
         break;
       }
       case 'release': {
-        const result = await release(deps, before, `operator:${actor}`);
+        const result = await release(deps, before, `operator:${actor}`, undefined, answerBy);
         if (result.kind === 'taken') [outcome, message] = ['refused', 'Someone else captured or released this payment first.'];
+        if (result.kind === 'in-progress') message = RELEASE_IN_PROGRESS_REASON;
         if (result.kind === 'declined') [outcome, message] = ['failed', result.reason];
         break;
       }
@@ -517,13 +574,43 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
   return { payment_id: paymentId, action, outcome, status: after.status, ...(message ? { message } : {}) };
 }
 
+export const RELEASE_IN_PROGRESS_REASON = 'The release is being processed; its outcome follows in the payment status.';
+export const NOT_STARTED_REASON = 'Not started: the request ran out of time before this payment. Nothing was done to it; select it and try again.';
+
+/** What a bulk request leaves for the answer when it stops starting payments: the intent write, the audit entry, the answer. */
+export const BULK_START_MARGIN_MS = 1_000;
+/** What a request leaves of its function's time to send its answer (as the merchant routes do). */
+export const ANSWER_MARGIN_MS = 1_500;
+
+/** When a bulk request stops: no payment started after `startBy`; a started one's answer waited for until `answerBy`. */
+export interface BulkDeadline {
+  /** Epoch milliseconds (real time, as a function's deadline is). */
+  readonly startBy: number;
+  readonly answerBy: Date;
+}
+
+/** A bulk request's deadline from its function's end (the Lambda context's remaining time). */
+export function bulkDeadlineOf(functionEnd: Date): BulkDeadline {
+  const answerBy = new Date(functionEnd.getTime() - ANSWER_MARGIN_MS);
+  return { startBy: answerBy.getTime() - BULK_START_MARGIN_MS, answerBy };
+}
+
 /**
  * The same action on many payments (bounded), each with its own audit entry. A capture takes each
  * payment's own amount from `amounts` (what the operator typed in its row); a payment without one
  * is captured in full. Amounts for payments not selected, or with a release, are refused: an
- * amount the request carries is never silently ignored.
+ * amount the request carries is never silently ignored. With a deadline, payments are started only
+ * until `startBy` (each waited for until `answerBy` at most, then "being processed"); the rest are
+ * answered `not-started`, so a big batch against a slow gateway answers per row instead of timing out.
  */
-export async function bulkAction(deps: AdminDeps, actor: string, action: 'capture' | 'release', paymentIds: readonly string[], amounts: Readonly<Record<string, string>> = {}): Promise<ActionOutcome[]> {
+export async function bulkAction(
+  deps: AdminDeps,
+  actor: string,
+  action: 'capture' | 'release',
+  paymentIds: readonly string[],
+  amounts: Readonly<Record<string, string>> = {},
+  deadline?: BulkDeadline,
+): Promise<ActionOutcome[]> {
   if (!paymentIds.length || paymentIds.length > ADMIN_LIMITS.bulkSize) {
     throw invalidRequest([{ path: 'payment_ids', message: `Select 1 to ${ADMIN_LIMITS.bulkSize} payments.` }]);
   }
@@ -532,8 +619,13 @@ export async function bulkAction(deps: AdminDeps, actor: string, action: 'captur
   if (stray.length) throw invalidRequest([{ path: 'amounts', message: `Amounts for payments that are not selected: ${stray.slice(0, 5).join(', ')}.` }]);
   const results: ActionOutcome[] = [];
   for (const id of paymentIds) {
+    // Out of time: the rest are answered as not started (nothing moved), never left to a timeout's 5xx.
+    if (deadline && Date.now() >= deadline.startBy) {
+      results.push({ payment_id: id, action, outcome: 'not-started', message: NOT_STARTED_REASON });
+      continue;
+    }
     try {
-      results.push(await operatorAction(deps, actor, id, action, amounts[id]));
+      results.push(await operatorAction(deps, actor, id, action, amounts[id], deadline?.answerBy));
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       results.push({ payment_id: id, action, outcome: 'refused', status: 'prepare', message: e.message });

@@ -47,8 +47,11 @@ export async function capture(deps: CaptureDeps, payment: Payment, amountMinor: 
 
 export const RELEASE_REASON = 'Authorization released.';
 
-/** Gives an authorization back (status reversal) at the acquirer: by an operator, or by the job when it expires. */
-export async function release(deps: CaptureDeps, payment: Payment, actor: string, reason = RELEASE_REASON): Promise<CaptureResult> {
+/**
+ * Gives an authorization back (status reversal) at the acquirer: by an operator, or by the job when
+ * it expires. With `answerBy` it stops waiting then (in progress; the reconciler finishes it).
+ */
+export async function release(deps: CaptureDeps, payment: Payment, actor: string, reason = RELEASE_REASON, answerBy?: Date): Promise<CaptureResult> {
   const refusal = refusalOf('release', payment);
   if (refusal) throw new ApiError(refusal);
   const id = deps.ids.transId();
@@ -61,7 +64,7 @@ export async function release(deps: CaptureDeps, payment: Payment, actor: string
     actor,
     reason,
   };
-  return runExclusive(deps, payment, op, TRANSITIONS.release.from);
+  return runExclusive(deps, payment, op, TRANSITIONS.release.from, undefined, answerBy);
 }
 
 async function runExclusive(deps: CaptureDeps, payment: Payment, op: PendingOperation, from: readonly Payment['status'][], replayId?: string, answerBy?: Date): Promise<CaptureResult> {

@@ -26,6 +26,8 @@ export interface FunctionAccess {
   readonly merchantSecrets: boolean | 'write';
   /** Needs the acquirer's credentials without touching its records (lib/routes.ts). */
   readonly acquirerCredentials?: true;
+  /** Seals the portal's page cursors (lib/routes.ts): the stack's cursor key, read by these functions only. */
+  readonly cursorSecret?: true;
 }
 
 /** The stage's acquirer as the functions see it. */
@@ -46,6 +48,11 @@ export interface FunctionSettings {
   readonly table: CheckoutTable;
   readonly merchantSecrets: MerchantSecrets;
   readonly acquirer: FunctionAcquirer;
+  /**
+   * The key the portal's page cursors are sealed with (a generated secret): its ARN is given as
+   * CURSOR_SECRET_ID, and read granted, only to the functions that declare `cursorSecret`.
+   */
+  readonly cursorSecret?: secretsmanager.ISecret;
   /** The configuration lambdas/config.ts reads, shared by every function. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: logs.RetentionDays;
@@ -135,7 +142,11 @@ export class CheckoutFunction extends Construct {
       applicationLogLevelV2: settings.applicationLogLevel,
       systemLogLevelV2: lambda.SystemLogLevel.INFO,
       bundling: BUNDLING,
-      environment: { ...settings.environment, ...props.extraEnvironment },
+      environment: {
+        ...settings.environment,
+        ...(access.cursorSecret && settings.cursorSecret ? { CURSOR_SECRET_ID: settings.cursorSecret.secretArn } : {}),
+        ...props.extraEnvironment,
+      },
       ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       ...(egress ? { vpc: egress.vpc, vpcSubnets: egress.subnets, securityGroups: [egress.securityGroup] } : {}),
       ...props.asyncInvoke,
@@ -148,6 +159,7 @@ export class CheckoutFunction extends Construct {
     if (access.merchantSecrets === 'write') settings.merchantSecrets.grantWrite(this.role);
     else if (access.merchantSecrets) settings.merchantSecrets.grantRead(this.role);
     if (usesAcquirer && acquirer.secret) acquirer.secret.grantRead(this.role);
+    if (access.cursorSecret && settings.cursorSecret) settings.cursorSecret.grantRead(this.role);
     if (egress) {
       // Lambda's own ENI management in the VPC (CreateNetworkInterface and friends work on `*` only).
       this.role.addToPrincipalPolicy(

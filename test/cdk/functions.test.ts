@@ -42,6 +42,11 @@ function idsOf({ stack }: Synthesized, fn: CheckoutFunction | undefined): Functi
   return { fn: logicalId(fn.function), role: logicalId(fn.role), logGroup: logicalId(fn.logGroup), table: logicalId(stack.table.table) };
 }
 const secretIdOf = ({ stack }: Synthesized) => (stack.acquirerSecret ? logicalId(stack.acquirerSecret) : '');
+const cursorSecretIdOf = ({ stack }: Synthesized) => logicalId(stack.cursorSecret);
+/** A function that seals the portal's cursors reads the stack's cursor key, and no other function does. */
+const cursorSecretPermissions = (s: Synthesized, access: FunctionAccess): string[] =>
+  access.cursorSecret ? ['DescribeSecret', 'GetSecretValue'].map((a) => `secretsmanager:${a} \${${cursorSecretIdOf(s)}}`) : [];
+const cursorSecretEnvironment = (s: Synthesized, access: FunctionAccess): Record<string, unknown> => (access.cursorSecret ? { CURSOR_SECRET_ID: { Ref: cursorSecretIdOf(s) } } : {});
 const routeIds = (s: Synthesized, id: string) => idsOf(s, s.stack.functions.get(id));
 const jobIds = (s: Synthesized, id: string) => idsOf(s, s.stack.jobFunctions.get(id));
 const fallbackIds = (s: Synthesized) => idsOf(s, s.stack.fallbackFunction);
@@ -159,14 +164,14 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       memoryMb: route.memoryMb ?? 256,
       // An acquirer route's timeout is derived from the acquirer timeouts (test/cdk/production-shape.test.ts proves it outlives them).
       timeoutSeconds: route.acquirerWork ? acquirerRouteTimeoutSeconds(route.id, ACQUIRER_WORK[route.acquirerWork], ACQUIRER_TIMEOUTS) : (route.timeoutSeconds ?? 10),
-      extraPermissions: (): string[] => [],
+      extraPermissions: (s: Synthesized): string[] => cursorSecretPermissions(s, route.access),
       extraEnvironment: (s: Synthesized): Record<string, unknown> =>
         route.id === ADMIN_PORTAL_ROUTE_ID
           ? {
               OPERATOR_SIGN_IN_URL: { 'Fn::Join': ['', ['https://', { Ref: logicalId(s.stack.operators.domain) }, '.auth.', { Ref: 'AWS::Region' }, '.amazoncognito.com']] },
               OPERATOR_CLIENT_ID: { Ref: logicalId(s.stack.operators.client) },
             }
-          : {},
+          : cursorSecretEnvironment(s, route.access),
     })),
     {
       name: `the $default route's ${FALLBACK_ROUTE.id}`,
@@ -243,7 +248,9 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:') && p.includes(merchantSecretPrefix(stage)))).toBe(Boolean(f.declared.access.merchantSecrets));
       // Only the merchant administration may create or change a merchant's secret.
       expect(grantedPermissions(synthesized, ids.role).some((p) => /^Allow secretsmanager:(CreateSecret|PutSecretValue) /.test(p))).toBe(f.declared.access.merchantSecrets === 'write');
-      expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:') && !p.includes(merchantSecretPrefix(stage)))).toBe(usesGateway(stage, f.declared.access));
+      const other = (p: string) => p.startsWith('Allow secretsmanager:') && !p.includes(merchantSecretPrefix(stage));
+      expect(grantedPermissions(synthesized, ids.role).some((p) => other(p) && !p.includes(cursorSecretIdOf(synthesized)))).toBe(usesGateway(stage, f.declared.access));
+      expect(grantedPermissions(synthesized, ids.role).some((p) => other(p) && p.includes(cursorSecretIdOf(synthesized)))).toBe((f.declared.access as FunctionAccess).cursorSecret === true);
     });
 
     test(

@@ -5,6 +5,8 @@ export const key = {
   merchant: (merchantKey: string) => ({ pk: `MERCHANT#${merchantKey}`, sk: 'PROFILE' }),
   /** A merchant's request count in the second that starts at `epochSecond`. */
   merchantRate: (merchantKey: string, epochSecond: number) => ({ pk: `RATE#${merchantKey}`, sk: String(epochSecond) }),
+  /** One of an operator's slots for a running count or export. */
+  searchLease: (operator: string, slot: number) => ({ pk: `SEARCHLEASE#${operator}`, sk: `SLOT#${slot}` }),
   payment: (paymentId: string) => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT' }),
   /** What a payment's merchant asked, written once before its state item (payment-store.ts). */
   paymentDetails: (paymentId: string) => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT#DETAILS' }),
