@@ -53,6 +53,12 @@ export interface CrashRunOptions {
   readonly acquirer?: 'sandbox' | 's2s-card';
   /** S2S CARD: the gateway's misbehaviour (the default below when not given). */
   readonly gatewayAdversity?: Partial<GatewayAdversity>;
+  /**
+   * How long the load runs before each kill, drawn between these (ms): [1200, 3000] by default,
+   * [4000, 7000] on S2S CARD, where a lifecycle takes longer (a refund waits for its callback), so
+   * that as much is in flight when the kills hit.
+   */
+  readonly killSpacingMs?: readonly [number, number];
 }
 
 /**
@@ -89,6 +95,8 @@ export interface CrashRunResult {
   readonly unexpectedExits: number;
   /** Transactions at the end by type and status (`refund/success`: 12), to show what the load did. */
   readonly transactions: Readonly<Record<string, number>>;
+  /** Failed transactions at the end by type and reason (`sale: Declined by processing.`: 2). */
+  readonly failuresByReason?: Readonly<Record<string, number>>;
   /** Left when the checker gave up (empty when it passed). */
   readonly divergences: readonly Divergence[];
   /** From the last restart (the runner answering again) until the checker passed; -1 if it never did. */
@@ -511,7 +519,7 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
     let previousKill = 0;
     for (let k = 1; k <= kills; k++) {
       // A random moment of the load, taken while requests are on their way to the runner.
-      await sleep(rnd.int(1200, 3000));
+      await sleep(rnd.int(...(options.killSpacingMs ?? (s2s ? [4000, 7000] : [1200, 3000]))));
       const aimUntil = Date.now() + 1000;
       while (inFlightRequests === 0 && Date.now() < aimUntil) await sleep(5);
       const cutOff = inFlightRequests;
@@ -597,6 +605,9 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
       unexpectedExits: counts.unexpectedExits,
       transactions: Object.fromEntries(
         [...state.payments.flatMap((p) => p.transactions.map((t) => `${t.type}/${t.status}`)).reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>())].sort(),
+      ),
+      failuresByReason: Object.fromEntries(
+        [...state.payments.flatMap((p) => p.transactions.filter((t) => t.status === 'fail').map((t) => `${t.type}: ${t.reason ?? p.reason ?? '?'}`)).reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>())].sort(),
       ),
       divergences: state.divergences,
       reconcileMs,
