@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { scenarioArbOf, startMoneyModel, type Connector } from '../support/money-model';
 import { runCrashScenario } from '../support/crash-run';
 import { AwsCallCounter, OPERATIONS, countAwsCalls } from './aws-calls';
+import { measureRandomMerchantKeys, randomKeysLine, renderRandomKeysSection, spliceRandomKeysSection, type RandomKeysResult } from './merchant-keys';
 import { checkBundles } from './bundle-check';
 import { buildBundles, esbuildApiOptions, projectPath, type BundleSpec } from './bundles';
 import { RENDER_PLAN, measurePageWeights, measureRender } from './checkout-page';
@@ -209,6 +210,8 @@ async function main(): Promise<void> {
 
     phase('counting AWS calls…');
     const awsCalls = await countAwsCalls(OPERATIONS, service, counter);
+    phase('requests with random merchant keys…');
+    const randomKeys = await measureRandomMerchantKeys(service);
 
     const checkoutPage = ROUTES.find((r) => r.id === 'CheckoutPage');
     if (!checkoutPage) throw new Error('no CheckoutPage route in lib/routes.ts');
@@ -250,11 +253,15 @@ async function main(): Promise<void> {
     const cost = costModelOf(keys.rows);
     writeFileSync(
       REPORT,
-      `${renderReport(results).trimEnd()}\n\n${[KEYS_SECTION_START, ...keys.section, KEYS_SECTION_END].join('\n')}\n\n${[COST_SECTION_START, ...renderCostSection(cost), COST_SECTION_END].join('\n')}\n`,
+      spliceRandomKeysSection(
+        `${renderReport(results).trimEnd()}\n\n${[KEYS_SECTION_START, ...keys.section, KEYS_SECTION_END].join('\n')}\n\n${[COST_SECTION_START, ...renderCostSection(cost), COST_SECTION_END].join('\n')}\n`,
+        renderRandomKeysSection(randomKeys),
+      ),
     );
     console.log(`\n${renderSummary(results)}\n\nwrote ${REPORT}`);
     console.log(keysLine(keys.rows[0]!));
     for (const line of costLines(cost)) console.log(line);
+    console.log(randomKeysLine(randomKeys));
     const unimportable = bundles.filter((b) => b.cold.error !== undefined);
     const broken = bundleChecks.filter((c) => c.outcome === 'failed');
     const problems = [
@@ -262,6 +269,7 @@ async function main(): Promise<void> {
       ...(money.crash?.divergences ? [`the crash run found ${money.crash.divergences} divergences`] : []),
       ...(money.s2s?.model.divergences ? [`the money model over the S2S CARD connector found ${money.s2s.model.divergences} divergences`] : []),
       ...(money.s2s?.crash?.divergences ? [`the crash run over the S2S CARD connector found ${money.s2s.crash.divergences} divergences`] : []),
+      ...randomKeysProblems(randomKeys),
       ...unimportable.map((b) => `${b.bundle.spec.name} cannot be imported: ${b.cold.error}`),
       ...broken.map((c) => `bundled ${c.route.id} is broken: ${c.detail}`),
     ];
@@ -282,15 +290,41 @@ async function moneyOnly(): Promise<void> {
   if (divergences) throw new Error(`${divergences} divergences between our records and an acquirer's ledger`);
 }
 
+/** What a random-key run must show: every request refused at the hash, none reaching Secrets Manager. */
+const randomKeysProblems = (r: RandomKeysResult): string[] => [
+  ...(r.secretsManagerCalls || r.repeat.secretsManagerCalls ? [`requests with random merchant keys made ${r.secretsManagerCalls + r.repeat.secretsManagerCalls} Secrets Manager calls (goal 0)`] : []),
+  ...(r.unexpectedAnswers ? [`${r.unexpectedAnswers} requests with random merchant keys were not refused at the hash`] : []),
+];
+
+/** `--only merchant-keys`: the random merchant keys run alone, its section replaced in the report. */
+async function randomKeysOnly(): Promise<void> {
+  const service = await startTestService();
+  let result: RandomKeysResult;
+  try {
+    result = await measureRandomMerchantKeys(service);
+  } finally {
+    await service.close();
+  }
+  const report = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n';
+  const section = renderRandomKeysSection(result);
+  writeFileSync(REPORT, spliceRandomKeysSection(report, section));
+  console.log(`${section.join('\n')}\n\nwrote ${REPORT}`);
+  console.log(randomKeysLine(result));
+  const problems = randomKeysProblems(result);
+  if (problems.length) throw new Error(problems.join('; '));
+}
+
 const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
 // `--only cost` runs the key-heat checkouts (not the backlog): the all-in cost model prices what they measure.
-if (only !== undefined && only !== 'keys' && only !== 'cost' && only !== 'money') {
-  console.error(`unknown --only ${only}: the parts that run alone are "keys" and "cost" (the key-heat run and the cost model on it) and "money" (the money models and crash runs)`);
+if (only !== undefined && only !== 'keys' && only !== 'cost' && only !== 'money' && only !== 'merchant-keys') {
+  console.error(
+    `unknown --only ${only}: the parts that run alone are "keys" and "cost" (the key-heat run and the cost model on it), "money" (the money models and crash runs) and "merchant-keys" (requests with random merchant keys)`,
+  );
   process.exit(2);
 }
 
-(only === 'money' ? moneyOnly() : only === 'keys' || only === 'cost' ? keysOnly(only === 'cost') : main()).then(
+(only === 'merchant-keys' ? randomKeysOnly() : only === 'money' ? moneyOnly() : only === 'keys' || only === 'cost' ? keysOnly(only === 'cost') : main()).then(
   // Keep-alive sockets of fetch may linger; the run is over.
   () => process.exit(0),
   (e: unknown) => {
