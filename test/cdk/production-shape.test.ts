@@ -186,7 +186,8 @@ describe('staging has prod\'s shape', () => {
     const { stack, template } = synthesize('staging');
     expect(stack.acquirer.name).toBe('s2s-card');
     template.resourceCountIs('AWS::EC2::NatGateway', 1);
-    template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    // The gateway's credentials, and the cursor key every stage has (test/cdk/cursor-secret.test.ts).
+    template.resourceCountIs('AWS::SecretsManager::Secret', 2);
     expect(stack.api.routes.has('S2SCardNotify')).toBe(true);
   });
 });

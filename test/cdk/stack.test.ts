@@ -48,9 +48,10 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
     for (const job of JOBS) expect(stack.jobFunctions.get(job.id)?.function.runtime.name).toBe('nodejs24.x');
   });
 
-  test('creates no merchant secret (they belong to the merchant CLI), only the gateway credentials with the S2S CARD connector, and no key but the alarm topic\'s', () => {
+  test('creates no merchant secret (they belong to the merchant CLI), only the cursor key and the gateway credentials with the S2S CARD connector, and no key but the alarm topic\'s', () => {
     const { stack, template } = synthesize(stage);
-    template.resourceCountIs('AWS::SecretsManager::Secret', stage === 'dev' ? 0 : 1);
+    // The cursor key on every stage (test/cdk/cursor-secret.test.ts), the gateway's credentials with its connector.
+    template.resourceCountIs('AWS::SecretsManager::Secret', stage === 'dev' ? 1 : 2);
     template.resourceCountIs('AWS::KMS::Key', 1);
     expect(stack.callbackDelivery?.alarmKey).toBeDefined();
   });
