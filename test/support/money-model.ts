@@ -285,7 +285,10 @@ async function runScenario(
   }
   const gatewayFaultsBefore = gateway ? Object.values(gateway.faults).reduce((n, x) => n + x, 0) : 0;
   const gatewayBefore = new Set(gateway?.paymentIds() ?? []);
-  const acquirer = s.canClose ? base.acquirer : withoutClose(base.acquirer);
+  // An acquirer that cannot close is the sandbox's variant. The S2S CARD connector's close is what it
+  // is: it bars locally what the gateway says it never received (the gateway itself closes nothing),
+  // and that is the deployed behaviour the model must check, not a weaker one.
+  const acquirer = s.canClose || gateway ? base.acquirer : withoutClose(base.acquirer);
   const session = await createSession(base, merchant.merchant_key, body);
   const token = session.linkToken;
   const paymentIds = new Set([session.paymentId]);
