@@ -24,7 +24,12 @@ try {
   const stack = new CheckoutStack(app, stackName(stage), { stage });
   // CloudFront and WAF for a domain with edge settings: a stack of their own in us-east-1 (lib/edge-stack.ts).
   const domain = stack.settings.domain;
-  if (domain?.edge) new CheckoutEdgeStack(app, edgeStackName(stage), { stage, domain: { ...domain, edge: domain.edge } });
+  if (domain?.edge) {
+    const edge = new CheckoutEdgeStack(app, edgeStackName(stage), { stage, domain: { ...domain, edge: domain.edge } });
+    // Not a reference (the stacks are in two regions): an order, since the distribution's origin
+    // header reads the secret the API's stack creates and replicates to us-east-1.
+    edge.addDependency(stack, 'CloudFront reads the origin secret the API stack creates');
+  }
 } catch (e) {
   // A configuration mistake (no acquirer on prod, a bad domain…): its message, not a stack trace.
   console.error(`Cannot synthesize: ${(e as Error).message}`);

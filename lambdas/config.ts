@@ -13,6 +13,12 @@ const configSchema = z.object({
    * stack sets it with its edge stack) the CloudFront-Viewer-Address header CloudFront writes.
    */
   CLIENT_ADDRESS_FROM: z._default(z.enum(['api-gateway', 'cloudfront']), 'api-gateway'),
+  /**
+   * A stage behind CloudFront: the Secrets Manager secret whose values CloudFront sends in
+   * x-origin-verify (lib/edge-stack.ts). Every HTTP function then refuses a request without one
+   * (403, lambdas/middleware/origin-guard.ts). Unset without an edge, and on the local runner.
+   */
+  ORIGIN_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
   /** The local runner's switch for its own callback receiver on loopback; ignored on AWS. */
   ALLOW_LOOPBACK_CALLBACKS: z._default(z.enum(['0', '1']), '0'),
   /** Endpoints of the local stand-ins; unset on AWS. */

@@ -15,6 +15,8 @@ import type { RequestKeys } from './ports/request-keys';
 import type { AuditLog, OperatorAuthenticator, SearchLeases } from './ports/operators';
 import type { Policy } from './use-cases/record-outcome';
 import { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } from './adapters/secrets-manager/merchant-secrets';
+import { secretsManagerOriginSecret, type CachedOriginSecret } from './adapters/secrets-manager/origin-secret';
+import { provideOriginSecret } from './middleware/origin-guard';
 import { SandboxAcquirer } from './adapters/sandbox-acquirer/sandbox-acquirer';
 import { tracedAcquirer } from './adapters/tracing/remote-calls';
 import { S2SCardAcquirer } from './adapters/s2s-card/s2s-card-acquirer';
@@ -50,6 +52,8 @@ export interface Deps {
   readonly operators: OperatorAuthenticator;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
+  /** Behind CloudFront (ORIGIN_SECRET_ID): the header values every HTTP request must carry (lambdas/middleware/origin-guard.ts). */
+  readonly originSecret?: CachedOriginSecret;
   /** The S2S CARD connector's parts its callback and redirect pages use; set when it is the acquirer. */
   readonly s2sCard?: { readonly settings: S2SCardSettings; readonly records: S2SRecords; readonly connector: S2SCardAcquirer };
 }
@@ -101,6 +105,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     policy: { authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000, reconcileAfterMs: config.RECONCILE_AFTER_SECONDS * 1000 },
     sandbox,
     ...(s2sCard ? { s2sCard } : {}),
+    ...(config.ORIGIN_SECRET_ID ? { originSecret: secretsManagerOriginSecret(secretsClient, config.ORIGIN_SECRET_ID, clock, config.SECRET_CACHE_TTL_SECONDS * 1000) } : {}),
     ...overrides,
   };
 }
@@ -112,6 +117,8 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
 const noOperatorSignIn: OperatorAuthenticator = { signIn: () => Promise.reject(new Error('operators sign in on the Cognito sign-in pages here')) };
 
 let current: Deps | undefined;
+// The origin check of every HTTP function (lambdas/middleware/origin-guard.ts) reads the secret these dependencies carry.
+provideOriginSecret(() => deps().originSecret);
 
 /** The process-wide dependencies; built on first use so a bad configuration fails at cold start. */
 export function deps(): Deps {

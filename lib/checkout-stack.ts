@@ -1,4 +1,4 @@
-import { Annotations, Aws, CfnOutput, NestedStack, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnCondition, CfnOutput, Fn, NestedStack, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { ApplicationLogLevel } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -18,6 +18,7 @@ import { MAX_METRIC_MERCHANTS, METRIC_NAMESPACE } from '../lambdas/observability
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { AcquirerChoice } from './acquirer';
 import { StaticEgress } from './constructs/static-egress';
+import { EDGE_REGION, originSecretName } from './edge-stack';
 import { Tracing } from './constructs/tracing';
 import { resolveStageSettings, type DomainSettings, type StageFile, type StageSettings } from './stage-settings';
 import { STAGE_FILES } from './stages';
@@ -86,6 +87,8 @@ const AUTHORIZATION_VALIDITY_DAYS_RANGE = { min: 1, max: 30 } as const;
 
 /** The scheduled job that relays callbacks from the outbox (lib/jobs.ts). */
 export const CALLBACK_RELAY_JOB_ID = 'DeliverCallbacks';
+/** The `$default` function of a stage behind CloudFront: not-found.ts with the origin check's secret reader. */
+export const FALLBACK_BEHIND_EDGE_ENTRY = 'lambdas/handlers/not-found-behind-edge.ts';
 /** The route that serves the admin portal page; it alone needs the operators' sign-in configuration. */
 export const ADMIN_PORTAL_ROUTE_ID = 'AdminPortal';
 /** Where operators open the portal, and where Cognito's sign-in pages send them back. */
@@ -140,6 +143,11 @@ export class CheckoutStack extends Stack {
   readonly acquirerSecret?: secretsmanager.Secret;
   /** The key the portal's page cursors are sealed with; read by the functions that seal them only. */
   readonly cursorSecret: secretsmanager.Secret;
+  /**
+   * Behind CloudFront: the values CloudFront sends in x-origin-verify and every HTTP function
+   * requires (replicated to us-east-1, where the edge stack reads it); absent without an edge.
+   */
+  readonly originSecret?: secretsmanager.Secret;
   /** The NAT egress on fixed addresses the S2S CARD gateway whitelists. */
   readonly egress?: StaticEgress;
   /** The base of every link handed out (custom domain, context, or the API's URL). */
@@ -290,12 +298,14 @@ export class CheckoutStack extends Stack {
     this.fallbackFunction = new CheckoutFunction(this, FALLBACK_ROUTE.id, {
       settings: functionSettings,
       purpose: `${FALLBACK_ROUTE_KEY}: requests no route takes`,
-      entry: FALLBACK_ROUTE.entry,
+      // Behind CloudFront it checks the origin header too, which takes a Secrets Manager client its plain entry does without.
+      entry: customDomain?.edge ? FALLBACK_BEHIND_EDGE_ENTRY : FALLBACK_ROUTE.entry,
       access: FALLBACK_ROUTE.access,
       memoryMb: FALLBACK_ROUTE.memoryMb,
       timeoutSeconds: FALLBACK_ROUTE.timeoutSeconds,
     });
     this.api.addFallbackRoute(FALLBACK_ROUTE, this.fallbackFunction.function);
+    if (customDomain?.edge) this.originSecret = this.guardOrigin(stage, [...functions.values(), this.fallbackFunction]);
 
     this.jobs = new ScheduledJobs(this, 'Jobs', { jobs, settings: functionSettings, removalPolicy, reserveConcurrency: settings.reserveJobConcurrency });
     this.tracing = new Tracing(this, 'Tracing', { name: stackName(stage), fixedRate: settings.traceFixedRate });
@@ -356,6 +366,39 @@ export class CheckoutStack extends Stack {
     new CfnOutput(this, 'OperatorSignInUrl', { value: this.operators.signInPagesUrl, description: "Cognito's sign-in pages for operators (the portal sends them there)" });
     const portal = routes.find((r) => r.id === ADMIN_PORTAL_ROUTE_ID);
     if (portal) new CfnOutput(this, 'AdminPortalUrl', { value: `${publicBase}${portal.path}` });
+  }
+
+  /**
+   * Closes the way around CloudFront and WAF (ADR 0027): the API's origin name answers anyone, and
+   * an HTTP API has no resource policy or web ACL, so every HTTP function (routes and `$default`;
+   * not the jobs, which no request reaches) refuses a request without a value of this secret in
+   * x-origin-verify, which the edge stack's distribution adds. Two stacks in two regions and no
+   * references between them: the secret has a fixed name (originSecretName) and a replica in
+   * us-east-1, which the edge stack's origin header reads through a dynamic reference at deploy.
+   */
+  private guardOrigin(stage: Stage, httpFunctions: readonly CheckoutFunction[]): secretsmanager.Secret {
+    const secret = new secretsmanager.Secret(this, 'OriginSecret', {
+      secretName: originSecretName(stage),
+      description: `Header value CloudFront adds to every request it forwards to ${stackName(stage)} (x-origin-verify); two slots, a and b, for rotation with an overlap`,
+      // Slot a is what CloudFront sends first; b stays empty (accepting nothing) until the first rotation.
+      generateSecretString: { secretStringTemplate: JSON.stringify({ b: '' }), generateStringKey: 'a', passwordLength: 64, excludePunctuation: true },
+      // Nothing to keep: a new stack generates a new value and the edge stack's next deploy sends it.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    // The replica CloudFront's stack reads; none when the API itself is in us-east-1 (a secret cannot replicate to its own region).
+    const elsewhere = new CfnCondition(this, 'OriginSecretNeedsReplica', { expression: Fn.conditionNot(Fn.conditionEquals(Aws.REGION, EDGE_REGION)) });
+    (secret.node.defaultChild as secretsmanager.CfnSecret).replicaRegions = Fn.conditionIf(elsewhere.logicalId, [{ Region: EDGE_REGION }], Aws.NO_VALUE) as unknown as secretsmanager.CfnSecret.ReplicaRegionProperty[];
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'CloudFront takes the value at the edge stack\'s deploy, so a rotation is a deploy: write the slot CloudFront does not send, wait for the functions\' cache, ' +
+        'switch edge.originSecretSlot and deploy the edge stack; the old value stays accepted meanwhile (docs/operations.md, "Rotating secrets"). A rotation Lambda could not redeploy CloudFront.',
+    });
+    for (const httpFunction of httpFunctions) {
+      httpFunction.function.addEnvironment('ORIGIN_SECRET_ID', secret.secretArn);
+      secret.grantRead(httpFunction.role);
+    }
+    return secret;
   }
 
   /** A new kind of `auth` fails to compile here until it is given an authorizer. */

@@ -1,4 +1,4 @@
-import { Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { SecretValue, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
@@ -7,10 +7,16 @@ import { CfnOutput } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { stackName, type Stage } from './naming';
 import type { DomainSettings } from './stage-settings';
+import { ORIGIN_SECRET_HEADER } from '../lambdas/domain/origin-secret';
 
 /** CloudFront's web ACLs and certificates live in us-east-1, whatever the service's region. */
 export const EDGE_REGION = 'us-east-1';
 export const edgeStackName = (stage: string) => `${stackName(stage)}-edge`;
+/**
+ * The secret CloudFront's origin header is read from: created by the API's stack (with a replica in
+ * us-east-1), read here by name, since the two stacks hold no references to each other.
+ */
+export const originSecretName = (stage: string) => `${stackName(stage)}/origin-verify`;
 
 /**
  * Requests per client IP in WAF's five-minute window. A customer's checkout takes a handful of
@@ -101,6 +107,13 @@ export class CheckoutEdgeStack extends Stack {
       webAclId: this.webAcl.attrArn,
       defaultBehavior: {
         origin: new origins.HttpOrigin(domain.edge.originName, {
+          // The functions refuse a request without it (lambdas/middleware/origin-guard.ts): the origin
+          // name cannot be called past the web ACL. A dynamic reference, resolved by CloudFormation at
+          // deploy from the replica in this region: the value is in no template. The slot comes from
+          // the stage file, so a rotation changes the template and the deploy sends the new value.
+          customHeaders: {
+            [ORIGIN_SECRET_HEADER]: SecretValue.secretsManager(originSecretName(stage), { jsonField: domain.edge.originSecretSlot ?? 'a' }).unsafeUnwrap(),
+          },
           protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
           originSslProtocols: [cloudfront.OriginSslPolicy.TLS_V1_2],
           // API Gateway's own limit is 30 s; CloudFront's default read timeout is as long.

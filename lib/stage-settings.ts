@@ -3,6 +3,7 @@ import type { Node } from 'constructs';
 import { acquirerFromContext, ACQUIRER_CONTEXT, S2S_CARD_URL_CONTEXT, type AcquirerChoice, type AcquirerName } from './acquirer';
 import type { Stage } from './naming';
 import type { AcquirerTimeouts } from './time-budget';
+import { ORIGIN_SECRET_SLOTS, type OriginSecretSlot } from '../lambdas/domain/origin-secret';
 
 /** A custom domain: the name links use, and its ACM certificate in the stack's region (API Gateway's). */
 export interface DomainSettings {
@@ -14,7 +15,16 @@ export interface DomainSettings {
    * API's own custom domain becomes `originName` (covered by `certificateArn`), which only the
    * distribution should call. Without it the API serves `name` itself, with no WAF.
    */
-  readonly edge?: { readonly certificateArn: string; readonly originName: string };
+  readonly edge?: {
+    readonly certificateArn: string;
+    readonly originName: string;
+    /**
+     * Which slot of the origin secret CloudFront sends in x-origin-verify (lib/edge-stack.ts;
+     * default `a`). A rotation writes the other slot, then switches this (docs/operations.md,
+     * "Rotating secrets"); the functions accept both slots.
+     */
+    readonly originSecretSlot?: OriginSecretSlot;
+  };
 }
 
 /**
@@ -86,6 +96,9 @@ function checkedDomain(domain: DomainSettings, where: string): DomainSettings {
     }
     if (!HOST_NAME.test(domain.edge.originName) || domain.edge.originName.toLowerCase() === domain.name.toLowerCase()) {
       throw new Error(`${where}: edge.originName must be a host name other than ${domain.name} (the name CloudFront calls the API on), got ${JSON.stringify(domain.edge.originName)}`);
+    }
+    if (domain.edge.originSecretSlot !== undefined && !ORIGIN_SECRET_SLOTS.includes(domain.edge.originSecretSlot)) {
+      throw new Error(`${where}: edge.originSecretSlot must be ${ORIGIN_SECRET_SLOTS.join(' or ')}, got ${JSON.stringify(domain.edge.originSecretSlot)}`);
     }
   }
   return { ...domain, name: domain.name.toLowerCase(), ...(domain.edge ? { edge: { ...domain.edge, originName: domain.edge.originName.toLowerCase() } } : {}) };

@@ -143,6 +143,14 @@ export const ERRORS = {
     message: 'Your role does not allow this.',
     when: 'Admin portal: the operator is signed in, but the route needs a stronger role (viewer < operator < admin; lib/routes.ts), or the operator has no role.',
   },
+  ORIGIN_REFUSED: {
+    code: 403001,
+    httpStatus: 403,
+    message: 'Call this service on its public address.',
+    when:
+      "A stage served through CloudFront and AWS WAF (a custom domain with `edge` settings): the request reached the API's origin name directly, " +
+      "without the header CloudFront adds (or with a wrong value). Merchants, customers and the gateway use the public domain. Not on stages without an edge, nor on the local runner.",
+  },
   ROUTE_NOT_FOUND: {
     code: 404000,
     httpStatus: 404,

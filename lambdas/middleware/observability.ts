@@ -5,6 +5,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { logger } from '../observability/logger';
 import { metrics, tracer } from '../observability/telemetry';
+import { originGuard } from './origin-guard';
 
 // Middy's types are per chain; these middlewares read nothing of the event but what is typed here.
 type AnyMiddleware = middy.MiddlewareObj<any, any>;
@@ -17,7 +18,10 @@ type AnyMiddleware = middy.MiddlewareObj<any, any>;
  *   request (the payment and merchant a request appended do not leak into the next one);
  * - the metrics of the invocation, flushed as one EMF line when it ends (also after an error);
  * - one `request` log line per request with its route, status and duration, which carries the
- *   request id, payment_id and merchant_key keys the request collected.
+ *   request id, payment_id and merchant_key keys the request collected;
+ * - then, on a stage behind CloudFront, the origin check (lambdas/middleware/origin-guard.ts): it
+ *   rides here because this is the one list every HTTP function's chain starts with, so no route
+ *   (merchant API, pages, portal, the gateway's callbacks, `$default`) can be built without it.
  */
 export function requestObservability(): AnyMiddleware[] {
   return [
@@ -25,6 +29,7 @@ export function requestObservability(): AnyMiddleware[] {
     injectLambdaContext(logger, { logEvent: false, resetKeys: true, correlationIdPath: 'requestContext.requestId' }) as AnyMiddleware,
     logMetrics(metrics) as AnyMiddleware,
     requestLog(),
+    originGuard() as AnyMiddleware,
   ];
 }
 
