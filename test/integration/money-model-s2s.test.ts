@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
+import { cardDigits, saleHash, transactionHash } from '../../lambdas/adapters/s2s-card/hash';
+import { startFakeGateway } from '../support/s2s-card-gateway';
 import { s2sScenarioArb, startMoneyModel, type GatewayScenario, type MoneyModel, type Scenario } from '../support/money-model';
 
 /**
@@ -49,7 +51,7 @@ describe('money model over the S2S CARD connector: our records agree with the ga
 
 /** A gateway that behaves, and a run that pays 10.00 and refunds 3.00 of it. */
 const calm: GatewayScenario = {
-  seed: 1, drop: 0, loseAnswer: 0, slow: 0, lookupsLost: 0, callbacksLost: 0, callbacksRepeated: 0, callbacksEarly: 0, callbackJitterMs: 0, callbacksHeld: false, creditVoid: 'immediate', followUpWaitMs: 60,
+  seed: 1, drop: 0, loseAnswer: 0, slow: 0, lookupsLost: 0, callbacksLost: 0, callbacksRepeated: 0, callbacksEarly: 0, callbackJitterMs: 0, callbacksHeld: false, creditVoid: 'immediate', followUpWaitMs: 150,
 };
 const payAndRefund: Scenario = { dms: false, card: 'approve', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'refund-part' }], gateway: calm };
 
@@ -75,4 +77,61 @@ describe('the S2S ledger checker is not blind', () => {
       expect.arrayContaining(['refunded: ours 300, gateway 400', 'successful refunds and reversals: ours 300, gateway 100,300', expect.stringMatching(/^the gateway still has waiting/)]),
     );
   }, 60_000);
+});
+
+describe('the fake gateway misbehaves as switched, and its ledger says what it did', () => {
+  const party = { email: 'payer@example.com', digits: cardDigits('4111111111111111') };
+  const post = (url: string, fields: Record<string, string>, timeoutMs = 5_000) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), signal: AbortSignal.timeout(timeoutMs) }).then(
+      async (r) => (await r.json()) as Record<string, unknown>,
+    );
+
+  it('a dropped request is never carried out; a lost answer and a slow answer are; a CREDITVOID held waiting shows `waiting` until it is done, then its callback names the payment', async () => {
+    const received: Record<string, string>[] = [];
+    const { createServer } = await import('node:http');
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push(Object.fromEntries(new URLSearchParams(body)));
+        res.end('OK');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    const gateway = await startFakeGateway({ notifyUrl: `http://127.0.0.1:${(receiver.address() as { port: number }).port}/`, adversity: { creditVoid: 'held' } });
+    try {
+      const sale = (orderId: string) => ({
+        action: 'SALE', client_key: gateway.clientKey, order_id: orderId, order_amount: '10.00', order_currency: 'USD', order_description: 'Switches',
+        card_number: '4111111111111111', card_exp_month: '01', card_exp_year: '2038', card_cvv2: '123', payer_email: party.email, payer_ip: '198.51.100.7',
+        term_url_3ds: 'https://shop.example/back', hash: saleHash(gateway.password, party),
+      });
+      gateway.dropNext('SALE');
+      await expect(post(gateway.url, sale('pay_dropped.1'))).rejects.toThrow();
+      expect(gateway.ledgerOf('pay_dropped')).toEqual([]);
+
+      gateway.loseAnswerNext('SALE');
+      await expect(post(gateway.url, sale('pay_lost.1'))).rejects.toThrow();
+      expect(gateway.ledgerOf('pay_lost')).toMatchObject([{ status: 'SETTLED', transactions: [{ type: 'sale', status: 'success', amountMinor: 1000 }] }]);
+
+      gateway.delayNext('SALE', 400);
+      await expect(post(gateway.url, sale('pay_slow.1'), 100)).rejects.toThrow();
+      expect(gateway.ledgerOf('pay_slow')).toMatchObject([{ status: 'SETTLED' }]);
+
+      const t = gateway.ledgerOf('pay_lost')[0]!;
+      const refund = await post(gateway.url, { action: 'CREDITVOID', client_key: gateway.clientKey, trans_id: t.transId, amount: '3.00', hash: transactionHash(gateway.password, party, t.transId) });
+      expect(refund).toMatchObject({ result: 'ACCEPTED' });
+      const details = await post(gateway.url, { action: 'GET_TRANS_DETAILS', client_key: gateway.clientKey, trans_id: t.transId, hash: transactionHash(gateway.password, party, t.transId) });
+      expect(details).toMatchObject({ status: 'SETTLED', transactions: [{ type: 'sale', status: 'success' }, { type: 'refund', status: 'waiting', amount: '3.00' }] });
+      // What is accepted is reserved: 7.01 more does not fit beside the waiting 3.00.
+      expect(await post(gateway.url, { action: 'CREDITVOID', client_key: gateway.clientKey, trans_id: t.transId, amount: '7.01', hash: transactionHash(gateway.password, party, t.transId) })).toMatchObject({ result: 'ERROR', error_code: 208006 });
+      gateway.finishWaiting();
+      expect(gateway.ledgerOf('pay_lost')[0]).toMatchObject({ status: 'SETTLED', refundedMinor: 300, transactions: [{ type: 'sale' }, { type: 'refund', status: 'success', amountMinor: 300 }] });
+      for (let i = 0; i < 100 && !received.some((c) => c.action === 'CREDITVOID'); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(received.find((c) => c.action === 'CREDITVOID')).toMatchObject({ result: 'SUCCESS', trans_id: t.transId, order_id: 'pay_lost.1', amount: '3.00' });
+      expect(gateway.faults).toMatchObject({ 'SALE dropped': 1, 'SALE answer lost': 1 });
+    } finally {
+      await gateway.close();
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
+  }, 30_000);
 });
