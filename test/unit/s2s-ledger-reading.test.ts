@@ -90,5 +90,10 @@ describe('follow-ups settled from the gateway history by counting', () => {
     const voided: S2SEntry = { ...entry(1, 1000), key: 'pay.void.t1', operation: 'void' };
     expect(followUpVerdicts([voided], { status: 'VOID', history: [] }).get(voided.key)).toEqual({ kind: 'approved' });
     expect(followUpVerdicts([voided], { status: 'SETTLED', history: [] }).get(voided.key)).toEqual({ kind: 'absent' });
+    const released: S2SEntry = { ...entry(1, 1000), key: 'pay.reversal.t1', operation: 'reversal' };
+    expect(followUpVerdicts([released], { status: 'REVERSAL', history: [] }).get(released.key)).toEqual({ kind: 'approved' });
+    // A hold still PENDING with no reversal in its history never received the release.
+    expect(followUpVerdicts([released], { status: 'PENDING', history: [{ type: 'auth', status: 'success', amountMinor: 1000 }] }).get(released.key)).toEqual({ kind: 'absent' });
+    expect(followUpVerdicts([released], { status: 'SETTLED', history: [{ type: 'refund', status: 'waiting', amountMinor: 1000 }] }).get(released.key)).toEqual({ kind: 'open' });
   });
 });

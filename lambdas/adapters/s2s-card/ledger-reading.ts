@@ -115,7 +115,10 @@ export function followUpVerdicts(entries: readonly S2SEntry[], reading: GatewayR
     // A gateway whose history does not list this kind: what the status proves (one of each at most).
     const proven =
       kind === 'capture' ? ['SETTLED', 'REFUND', 'VOID', 'CHARGEBACK'].includes(status) : kind === 'void' ? status === 'VOID' : status === 'REVERSAL' || status === 'REFUND';
-    const never = kind === 'capture' ? status === 'PENDING' : kind === 'void' ? status === 'SETTLED' : false;
+    // A reversal the gateway had would show: REVERSAL (of a hold), REFUND (of a sale), or a refund of
+    // its amount still waiting; a hold still PENDING or a sale SETTLED without one never received it.
+    const reversalWaiting = kind === 'reversal' && history.some((h) => h.type === 'refund' && h.status === 'waiting' && h.amountMinor === ours[0]!.amountMinor);
+    const never = kind === 'capture' ? status === 'PENDING' : kind === 'void' ? status === 'SETTLED' : (status === 'PENDING' || status === 'SETTLED') && !reversalWaiting;
     const synthetic: GatewayHistoryItem[] = proven ? [{ type: kind, status: 'success' }] : never ? [] : [{ type: kind, status: 'waiting' }];
     assign(synthetic, ours);
   }
