@@ -122,21 +122,8 @@ export class S2SRecords {
       sets.push('#e.#k.transId = :transId');
       values[':transId'] = change.transId;
     }
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: s2sRecordsKey(paymentId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          // A final answer is never replaced: a late or repeated callback changes nothing.
-          ConditionExpression: 'attribute_exists(#e.#k) AND #e.#k.#s <> :answered',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
+    // A final answer is never replaced: a late or repeated callback changes nothing.
+    await this.update(paymentId, `SET ${sets.join(', ')}`, 'attribute_exists(#e.#k) AND #e.#k.#s <> :answered', names, values);
     return this.entry(paymentId, key);
   }
 
@@ -158,13 +145,31 @@ export class S2SRecords {
       sets.push(`#e.#k${i}.#s = :answered`, `#e.#k${i}.#o = :o${i}`);
       conditions.push(`#e.#k${i}.#s = :sent`);
     });
+    return this.update(paymentId, `SET ${sets.join(', ')}`, conditions.join(' AND '), names, values);
+  }
+
+  /**
+   * Takes the right to ask the gateway about an authorization for the customer's page: won when no
+   * other look-up holds it (`lookupUntil` passed). The holder sets it to `until`; `release` then
+   * shortens it to the minimum interval between look-ups.
+   */
+  async takeLookup(paymentId: string, key: string, nowMs: number, untilMs: number): Promise<boolean> {
+    return this.update(paymentId, 'SET #e.#k.#l = :until', 'attribute_exists(#e.#k) AND (attribute_not_exists(#e.#k.#l) OR #e.#k.#l <= :now)', { '#e': 'entries', '#k': canonicalKey(key), '#l': 'lookupUntil' }, { ':until': untilMs, ':now': nowMs });
+  }
+
+  async releaseLookup(paymentId: string, key: string, untilMs: number, doneMs: number): Promise<void> {
+    await this.update(paymentId, 'SET #e.#k.#l = :until, #e.#k.#d = :done', 'attribute_exists(#e.#k)', { '#e': 'entries', '#k': canonicalKey(key), '#l': 'lookupUntil', '#d': 'lookedAt' }, { ':until': untilMs, ':done': doneMs });
+  }
+
+  /** One conditional update of the payment's records item: false when its condition did not hold. */
+  private async update(paymentId: string, expression: string, condition: string, names: Record<string, string>, values: Record<string, unknown>): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: s2sRecordsKey(paymentId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
+          UpdateExpression: expression,
+          ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
@@ -174,45 +179,6 @@ export class S2SRecords {
       if (!isConditionFailure(e)) throw e;
       return false;
     }
-  }
-
-  /**
-   * Takes the right to ask the gateway about an authorization for the customer's page: won when no
-   * other look-up holds it (`lookupUntil` passed). The holder sets it to `until`; `release` then
-   * shortens it to the minimum interval between look-ups.
-   */
-  async takeLookup(paymentId: string, key: string, nowMs: number, untilMs: number): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: s2sRecordsKey(paymentId),
-          UpdateExpression: 'SET #e.#k.#l = :until',
-          ConditionExpression: 'attribute_exists(#e.#k) AND (attribute_not_exists(#e.#k.#l) OR #e.#k.#l <= :now)',
-          ExpressionAttributeNames: { '#e': 'entries', '#k': canonicalKey(key), '#l': 'lookupUntil' },
-          ExpressionAttributeValues: { ':until': untilMs, ':now': nowMs },
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-      return false;
-    }
-  }
-
-  async releaseLookup(paymentId: string, key: string, untilMs: number, doneMs: number): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: s2sRecordsKey(paymentId),
-        UpdateExpression: 'SET #e.#k.#l = :until, #e.#k.#d = :done',
-        ConditionExpression: 'attribute_exists(#e.#k)',
-        ExpressionAttributeNames: { '#e': 'entries', '#k': canonicalKey(key), '#l': 'lookupUntil', '#d': 'lookedAt' },
-        ExpressionAttributeValues: { ':until': untilMs, ':done': doneMs },
-      }),
-    ).catch((e: unknown) => {
-      if (!isConditionFailure(e)) throw e;
-    });
   }
 
   private async createItem(paymentId: string): Promise<void> {
