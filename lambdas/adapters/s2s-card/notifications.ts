@@ -38,14 +38,19 @@ export async function acceptNotification(connector: S2SCardAcquirer, records: S2
   const recorded = authorization.transId ?? authorization.outcome?.acquirerRef;
   if (recorded !== transId && (await connector.transIdOfOrder(authorization)) !== transId) return { answer: 'ERROR', why: 'unconfirmed' };
 
-  const before = fingerprint(entries);
-  const settled = authorization.state === 'answered' ? authorization : await connector.rereadAuthorization(paymentId, authorization);
+  let current = entries;
+  if (authorization.state !== 'answered') {
+    await connector.rereadAuthorization(paymentId, authorization);
+    current = await records.entries(paymentId);
+  }
+  const settled = current[authorization.key];
   const approvedRef = settled?.outcome?.kind === 'approved' ? settled.outcome.acquirerRef : undefined;
-  const openFollowUps = Object.values(await records.entries(paymentId)).some((e) => e.operation !== 'authorization' && e.state === 'sent');
+  const openFollowUps = Object.values(current).some((e) => e.operation !== 'authorization' && e.state === 'sent');
   if (approvedRef && (FOLLOW_UP_ACTIONS.has(action) || openFollowUps)) {
     await connector.settleFollowUps(paymentId, approvedRef, authorization.party, authorization.currency);
+    current = await records.entries(paymentId);
   }
-  return { answer: 'OK', paymentId, changed: fingerprint(await records.entries(paymentId)) !== before };
+  return { answer: 'OK', paymentId, changed: fingerprint(current) !== fingerprint(entries) };
 }
 
 const fingerprint = (entries: Record<string, S2SEntry>): string =>

@@ -181,11 +181,10 @@ export class S2SCardAcquirer implements Acquirer {
 
   /**
    * Reads an authorization without a final answer again from the gateway by our order id (a
-   * callback's hint) and returns its entry as recorded afterwards.
+   * callback's hint), recording what it reports.
    */
-  async rereadAuthorization(paymentId: string, entry: S2SEntry): Promise<S2SEntry | undefined> {
+  async rereadAuthorization(paymentId: string, entry: S2SEntry): Promise<void> {
     await this.resumeAuthorization(paymentId, entry);
-    return this.records.entry(paymentId, entry.key);
   }
 
   /** The trans_id the gateway reports for an authorization's order (GET_TRANS_STATUS_BY_ORDER); undefined when it has none. */
@@ -318,7 +317,7 @@ export class S2SCardAcquirer implements Acquirer {
       case 'REDIRECT': {
         const redirect = redirectOf(answer);
         if (!redirect) return { kind: 'unknown', acquirerRef: transId, reason: 'The acquirer asked for a redirect without an address.' };
-        return { kind: 'action', acquirerRef: transId, flow: flowOf(answer.status), url: signedRedirectUrl(new URL(returnUrl).origin, redirect, password, { paymentId: entry.key.split('.')[0] ?? '', key: entry.key, expiresAtMs: this.clock.now().getTime() + REDIRECT_LINK_MS }) };
+        return { kind: 'action', acquirerRef: transId, flow: flowOf(answer.status), url: signedRedirectUrl(new URL(returnUrl).origin, redirect, password, { key: entry.key, expiresAtMs: this.clock.now().getTime() + REDIRECT_LINK_MS }) };
       }
       case 'ERROR':
         if (isRefusal(answer)) return { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) };
@@ -397,11 +396,11 @@ export class S2SCardAcquirer implements Acquirer {
   }
 
   /** The gateway's status and history of one payment. */
-  private async readPayment(transId: string, party: HashParty, currency: string): Promise<GatewayReading & { orderId?: string }> {
+  private async readPayment(transId: string, party: HashParty, currency: string): Promise<GatewayReading> {
     const { clientKey, password } = await this.settings.credentials();
     const answer = await postAction(this.settings, { action: 'GET_TRANS_DETAILS', client_key: clientKey, trans_id: transId, hash: transactionHash(password, party, transId) });
     if (answer.result !== 'SUCCESS') throw new S2SCardUnavailable(`GET_TRANS_DETAILS: ${reasonOf(answer)}`);
-    return { status: String(answer.status ?? ''), history: historyOf(answer.transactions, currency), orderId: str(answer.order_id) };
+    return { status: String(answer.status ?? ''), history: historyOf(answer.transactions, currency) };
   }
 }
 

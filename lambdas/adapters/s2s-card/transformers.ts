@@ -190,7 +190,6 @@ const redirectKey = (password: string) => createHmac('sha256', password).update(
 
 /** Which attempt a signed redirect belongs to, and until when it may be used. */
 export interface RedirectScope {
-  readonly paymentId: string;
   /** Our idempotency key of the attempt (its order_id). */
   readonly key: string;
   readonly expiresAtMs: number;
