@@ -555,6 +555,44 @@ describe('the total and the CSV file of a search', () => {
   });
 });
 
+describe('a count the server cannot give at once', () => {
+  async function searchPage() {
+    const name = `Busy Shop ${Date.now() % 100000}`;
+    const shop = await service.createMerchant({ name });
+    for (let i = 0; i < 3; i++) await openSession(service, shop, { order: { number: `BUSY-${i}` } });
+    const page = await open();
+    await signIn(page);
+    return { page, name };
+  }
+  const envelope = (entry: { code: number; message: string }) => JSON.stringify({ error_code: entry.code, error_message: entry.message, errors: [] });
+
+  it('busy with the operator\'s other counts (429): says so, waits the Retry-After, and then shows the total', async () => {
+    const { page, name } = await searchPage();
+    let refused = 0;
+    await page.route('**/admin/api/payments/count?**', async (route) => {
+      if (refused++ === 0) return route.fulfill({ status: 429, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: envelope(ERRORS.OPERATOR_SEARCHES_BUSY) });
+      return route.continue();
+    });
+    await visit(page, `#/payments?merchant=${encodeURIComponent(name)}`, 'Payments');
+    await page.locator('#result-total').filter({ hasText: 'Your other counts or exports are still running: trying again in 1 second' }).waitFor();
+    await page.locator('#result-total').filter({ hasText: '3 payments match this search in all.' }).waitFor();
+    expect(refused).toBe(2);
+  });
+
+  it('too broad for one request (422): shows the server\'s "narrow your search" message, asks nothing again', async () => {
+    const { page, name } = await searchPage();
+    let asked = 0;
+    await page.route('**/admin/api/payments/count?**', (route) => {
+      asked++;
+      return route.fulfill({ status: 422, headers: { 'content-type': 'application/json' }, body: envelope(ERRORS.SEARCH_TOO_BROAD) });
+    });
+    await visit(page, `#/payments?merchant=${encodeURIComponent(name)}`, 'Payments');
+    await statusLine(page).filter({ hasText: 'Narrow your search' }).waitFor();
+    await page.waitForTimeout(1_500);
+    expect(asked).toBe(1);
+  });
+});
+
 describe('an order as a shop writes it', () => {
   it('is found by an order number with # & + / and shown with its description as text; a customer without a name shows no placeholder', async () => {
     const shop = await service.createMerchant({ name: 'Module Shop' });
