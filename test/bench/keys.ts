@@ -334,6 +334,9 @@ export function renderBacklogSection(b: BacklogResult): string[] {
     '|---:|---:|---:|---:|---:|---:|',
     `| ${b.backlog} | ${b.report.examined} | ${b.report.captured} | ${b.report.failed} | ${b.seconds.toFixed(1)} s | ${perSecond.toFixed(0)} |`,
     '',
+    ...(b.report.examined < b.backlog
+      ? [`Not drained in one run on this machine: ${b.backlog - b.report.examined} were left for the next run (a minute later), one local process holding the engine, the sandbox acquirer and the job.`, '']
+      : []),
     `In the cloud each job runs ${JOB_WORKERS} invocations per tick, each draining its part of the work index's shards (the relay: of the outbox's), each`,
     `handling ${perWorkerSlots} payments at once until its budget: ${JOB_WORKERS * perWorkerSlots} payments in flight per job. What that keeps up with`,
     'depends on the acquirer\'s answer time, which dominates a capture, a reconciliation or a callback POST:',
