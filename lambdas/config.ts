@@ -72,7 +72,8 @@ const configSchema = z.object({
    * cursor to read on): far under the route's timeout, so a slow index never makes API Gateway's 503.
    */
   ADMIN_SEARCH_BUDGET_MS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(25_000)), 10_000),
-  MERCHANT_REQUESTS_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(100_000)), 40),
+  // At most what one counter item can take: a DynamoDB partition's 1,000 writes a second (ADR 0025).
+  MERCHANT_REQUESTS_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(1000)), 40),
   /**
    * Who moves the money: the simulated acquirer (`sandbox`, dev and staging) or the S2S CARD
    * gateway (`s2s-card`). prod refuses the sandbox (below, and the stack refuses it first).

@@ -78,7 +78,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   // The tests' receivers listen on loopback: allowed explicitly, as the local runner does for its own.
   // Tests drive a clock that stands still: every request of a file falls in one of its seconds, so the
   // per-merchant limit (ADR 0025) is set out of reach unless a test sets its own.
-  const env = backendEnvironment(backend, { PUBLIC_BASE_URL: baseUrl, ALLOW_LOOPBACK_CALLBACKS: '1', MERCHANT_REQUESTS_PER_SECOND: '100000', ...options.env });
+  const env = backendEnvironment(backend, { PUBLIC_BASE_URL: baseUrl, ALLOW_LOOPBACK_CALLBACKS: '1', MERCHANT_REQUESTS_PER_SECOND: '1000', ...options.env });
   const previousEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   const deps = localDeps(backend, readConfig(), options.clock, options.ids);
