@@ -15,9 +15,12 @@ module.exports = {
   // A temp dir per run (removed after it, leftovers reported) and the browser chosen once.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  // On a small machine Jest would run every file in one process, whose heap grows with each file
-  // (CDK synths of every stage shape, browsers, local engines) until it runs out. A limit makes it
-  // use a worker and start a fresh one once a file leaves it above this size, which leaves the money
-  // model (test/integration/money-model.test.ts, about 650 MB over its 200 runs) room to finish.
+  // Two workers: the suite is sized for a two-core machine (docs/testing.md), and Jest's default
+  // on two cores is one. Files are spread over both; the longest ones start first (Jest orders by
+  // the durations of the last run).
+  maxWorkers: 2,
+  // A worker's heap grows with each file (CDK synths of every stage shape, local engines); a worker
+  // left above this size after a file is replaced by a fresh one, which keeps two workers well
+  // inside a small machine's memory and leaves the money model (about 650 MB over its runs) room.
   workerIdleMemoryLimit: '1GB',
 };

@@ -544,8 +544,10 @@ describe('the total and the CSV file of a search', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('payments-2030-05-04-to-2030-06-03.csv');
     await statusLine(page).filter({ hasText: 'Exported 30 payments to payments-2030-05-04-to-2030-06-03.csv.' }).waitFor();
-    const path = await download.path();
-    const text = (await import('node:fs')).readFileSync(path, 'utf8');
+    // Read as a stream: the browser is the run's shared one, connected to, whose files are not ours to open.
+    const chunks: Buffer[] = [];
+    for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
     const lines = text.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
     expect(lines[0]).toBe('created_at,payment_id,merchant_key,merchant_name,order_number,amount,currency,status,reason,captured_amount,refunded_amount,card_brand,card_mask,customer_email,updated_at');
     expect(lines).toHaveLength(31);

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type FrameLocator, type Page } from 'playwright-core';
-import { chooseBrowser } from './chromium';
+import { launchOptions, sharedBrowserEndpoint } from './shared-browser';
 
 /** Where the e2e tests keep full-page screenshots (gitignored; CI keeps them as artifacts). */
 export const SCREENSHOT_DIR = resolve(__dirname, '../e2e/__screenshots__');
@@ -9,23 +9,13 @@ export const SCREENSHOT_DIR = resolve(__dirname, '../e2e/__screenshots__');
 /**
  * Chromium, headless, without background traffic: CHROMIUM_PATH, else a system Chromium, else the
  * one shipped in an npm package (test/support/chromium.ts; CHECKOUT_TEST_BROWSER=bundled forces it).
+ * Under Jest it is the run's one browser (shared-browser.ts), connected to: close() then closes this
+ * suite's contexts and disconnects, and the browser stays for the next suite. Elsewhere (a script)
+ * it is launched for the caller.
  */
 export async function launchBrowser(): Promise<Browser> {
-  const chosen = chooseBrowser();
-  return chromium.launch({
-    executablePath: chosen.executablePath,
-    env: { ...process.env, ...chosen.env },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const shared = await sharedBrowserEndpoint();
+  return shared ? chromium.connect(shared) : chromium.launch(launchOptions());
 }
 
 export const newPage = async (browser: Browser, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page }> => {

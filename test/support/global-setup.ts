@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chooseBrowser } from './chromium';
+import { BROWSER_BROKER, startBrowserBroker } from './shared-browser';
 
 /** The environment variable naming the run's own temp directory (see global-teardown.ts). */
 export const RUN_TMPDIR = 'CHECKOUT_TEST_RUN_TMPDIR';
@@ -23,9 +24,10 @@ const alive = (pid: number): boolean => {
  *   process or the browser puts in "the temp dir" is found and removed by the teardown instead of
  *   piling up in the system's. A run stopped before its teardown (Ctrl-C, a closed pipe) leaves its
  *   directory: the next run removes those whose Jest process is gone;
- * - the browser the e2e tests will use is chosen, and a bundled one unpacked, once.
+ * - the browser the e2e tests will use is chosen, and a bundled one unpacked, once; the one browser
+ *   the browser suites share is launched when the first of them asks (shared-browser.ts).
  */
-export default function globalSetup(): void {
+export default async function globalSetup(): Promise<void> {
   if (!process.env[RUN_TMPDIR]) {
     const systemTmp = tmpdir();
     for (const name of readdirSync(systemTmp)) {
@@ -43,4 +45,5 @@ export default function globalSetup(): void {
     // Said once here; each browser suite fails with the same message, the others run.
     process.stdout.write(`\nbrowser tests: no browser: ${(error as Error).message}\n`);
   }
+  process.env[BROWSER_BROKER] ??= await startBrowserBroker();
 }

@@ -1,5 +1,6 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { RUN_TMPDIR } from './global-setup';
+import { BROWSER_BROKER, stopBrowserBroker } from './shared-browser';
 
 /**
  * What tools leave in the temp dir by design, not a test: tsx's compile cache (tsx-<uid>), and the
@@ -9,11 +10,13 @@ import { RUN_TMPDIR } from './global-setup';
 const TOOL_FILES = /^(tsx-\d+|\.org\.chromium\.Chromium\..+)$/;
 
 /**
- * After the run: whatever a test left in the run's temp directory is named (the run fails: a test
- * that makes a temp dir removes it), then the directory goes, so a run leaves nothing in the system
- * temp dir either way.
+ * After the run: the shared browser is closed (it writes into the temp dir too); whatever a test
+ * left in the run's temp directory is named (the run fails: a test that makes a temp dir removes
+ * it), then the directory goes, so a run leaves nothing in the system temp dir either way.
  */
-export default function globalTeardown(): void {
+export default async function globalTeardown(): Promise<void> {
+  await stopBrowserBroker();
+  delete process.env[BROWSER_BROKER];
   const runDir = process.env[RUN_TMPDIR];
   if (!runDir) return;
   let leftovers: string[] = [];
