@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { canonicalPath, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, pathPattern, ROUTES, routeKey, type FallbackRouteDefinition, type RouteDefinition } from '../lib/routes';
+import { FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, routeKey, type FallbackRouteDefinition, type RouteDefinition } from '../lib/routes';
+import { canonicalPath, pathPattern } from '../lib/route-table/paths';
 import { inInvocation, lambdaContext } from './lambda-context';
 import { redactText } from '../lambdas/observability/redact';
 import { verifyLocalOperatorToken } from '../lambdas/adapters/local/operator-auth';

@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { canonicalPath, deployedRoutes, pathPattern, ROUTES, routesAtPath, type RouteDefinition } from '../../lib/routes';
+import { deployedRoutes, ROUTES, type RouteDefinition } from '../../lib/routes';
+import { canonicalPath, pathPattern, routesAtPath } from '../../lib/route-table/paths';
 import { methodNotAllowed, routeNotFound, shownPath } from '../domain/unknown-route';
 import { errorEnvelope, JSON_HEADERS, jsonResponse } from '../middleware/error-envelope';
 import type { LambdaHandler } from '../middleware/merchant-endpoint';
