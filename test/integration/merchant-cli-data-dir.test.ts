@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Io } from '../../local/cli';
 import { runMerchantCommand } from '../../local/merchant-command';
+import { inProcess } from '../support/cli';
 
 /**
  * A merchant created in the runner's data directory (DATA_DIR=elsewhere) and looked up by the CLI
@@ -21,12 +21,9 @@ afterAll(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-async function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: Io = { out: (t) => (out += `${t}\n`), err: (t) => (err += `${t}\n`) };
-  const code = await runMerchantCommand(args, io, env);
-  return { code, out, err };
+async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
+  const { code, stdout, stderr } = await inProcess(runMerchantCommand, env)(...args);
+  return { code, out: stdout, err: stderr };
 }
 
 it('an unknown merchant in the default data directory is reported with that directory and the way to the runner’s', async () => {

@@ -10,6 +10,7 @@ import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { announceBackend } from '../../local/local-store';
 import { cliActor, parseCommand, runMerchantCommand, stageEnvironment, type DeadCallback } from '../../local/merchant-command';
+import { inProcess } from '../support/cli';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
 import { validSessionBody } from '../support/fixtures';
 import { paidPayment } from '../support/payments';
@@ -17,8 +18,9 @@ import { freePort, runTs, startTs, type Service } from '../support/processes';
 import { startTestService, type TestService } from '../support/service';
 
 /**
- * `npm run merchant`: spawned as a developer runs it, against a local data directory, with and
- * without the local runner holding that directory.
+ * `npm run merchant`: against a local data directory, with and without the local runner holding
+ * that directory. The commands run in this process through the entry point's function; one test
+ * spawns the CLI as a developer runs it.
  */
 jest.setTimeout(60_000);
 
@@ -31,7 +33,7 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const merchant = (...args: string[]) => runTs(CLI, args, { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined });
+const merchant = inProcess(runMerchantCommand, { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined });
 const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
 describe('the merchant CLI on the local store', () => {
@@ -136,8 +138,9 @@ describe('the merchant CLI on the local store', () => {
     expect(run.stderr).toContain('merchant no-such-merchant not found');
   });
 
-  it('--help prints the usage with exit 0, bad usage exits 2 with a message', async () => {
-    const [help, bad] = await Promise.all([merchant('--help'), merchant('set', 'some-key', '--dms', 'maybe')]);
+  it('spawned as a developer runs it: --help prints the usage with exit 0, bad usage exits 2 with a message', async () => {
+    const spawned = (...args: string[]) => runTs(CLI, args, { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined });
+    const [help, bad] = await Promise.all([spawned('--help'), spawned('set', 'some-key', '--dms', 'maybe')]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: npm run -s merchant -- <command> [options]');
     for (const command of ['callbacks PAYMENT_ID', 'resend-callback PAYMENT_ID NO', 'dead-callbacks KEY', 'resend-dead KEY', '--json']) expect(help.stdout).toContain(command);
@@ -184,12 +187,7 @@ describe('the merchant CLI while the local runner is running', () => {
 });
 
 describe('merchant CLI usage', () => {
-  const run = async (...args: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runMerchantCommand(args, { out: (t) => out.push(t), err: (t) => err.push(t) }, { DATA_DIR: dataDir });
-    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-  };
+  const run = merchant;
 
   it.each([
     [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead, verify-audit or migrate-indexes'],
@@ -248,7 +246,7 @@ describe('merchant CLI usage', () => {
 
 describe('callbacks through the merchant CLI', () => {
   // The service runs in this process, as the local runner would, and announces its backend in a data
-  // directory the spawned CLI reads, so the tests can move the clock the callback job runs on.
+  // directory the CLI reads, so the tests can move the clock the callback job runs on.
   const callbackDataDir = mkdtempSync(join(tmpdir(), 'checkout-cli-callbacks-'));
   const clock = new ManualClock();
   let service: TestService;
@@ -269,7 +267,7 @@ describe('callbacks through the merchant CLI', () => {
     rmSync(callbackDataDir, { recursive: true, force: true });
   });
 
-  const cli = (...args: string[]) => runTs(CLI, args, { DATA_DIR: callbackDataDir, CHECKOUT_STAGE: undefined });
+  const cli = inProcess(runMerchantCommand, { DATA_DIR: callbackDataDir, CHECKOUT_STAGE: undefined });
   const deliver = () => runCallbackJob(service.deps);
   /** The next minute's job run. The CLI queues a resend at wall-clock time, so a minute past the later of the two. */
   const nextRun = () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ERRORS } from '../../lambdas/domain/errors';
 import { runOperatorCommand } from '../../local/operator-command';
+import { inProcess } from '../support/cli';
 import { freePort, runTs, startTs, type Service } from '../support/processes';
 
 /**
@@ -19,12 +20,7 @@ afterAll(() => {
 });
 
 /** The command in this process, its output captured. */
-async function operator(args: string[], env: Record<string, string> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runOperatorCommand(args, { out: (t) => out.push(t), err: (t) => err.push(t) }, { DATA_DIR: dataDir, ...env });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-}
+const operator = (args: string[], env: Record<string, string> = {}) => inProcess(runOperatorCommand, { DATA_DIR: dataDir, ...env })(...args);
 
 describe('the operator CLI on the local store', () => {
   it('creates an operator with a role and a generated password, or the one in OPERATOR_PASSWORD', async () => {
@@ -53,7 +49,7 @@ describe('the operator CLI on the local store', () => {
   ])('refuses %j as bad usage (exit 2)', async (args, message) => {
     const run = await operator(args);
     expect(run.code).toBe(2);
-    expect(run.stderr).toBe(`operator: ${message}\nRun with --help for usage.`);
+    expect(run.stderr).toBe(`operator: ${message}\nRun with --help for usage.\n`);
   });
 
   it.each([
@@ -61,7 +57,7 @@ describe('the operator CLI on the local store', () => {
     [['create', 'x', '--role', 'admin'], 'operator: operator names are 3-64 letters, digits, dots, @, _ or -'],
   ])('fails %j with a reason (exit 1)', async (args, message) => {
     const run = await operator(args, { OPERATOR_PASSWORD: 'a-long-enough-password' });
-    expect([run.code, run.stderr]).toEqual([1, message]);
+    expect([run.code, run.stderr]).toEqual([1, `${message}\n`]);
   });
 });
 

@@ -10,17 +10,20 @@ import { refundPayment } from '../../lambdas/use-cases/refund-payment';
 import { backendEnvironment, localDeps, startLocalBackend } from '../../local/backend';
 import { validSessionBody } from '../support/fixtures';
 import { TEST_PAN } from '../support/payments';
+import { runSandboxCommand } from '../../local/sandbox-cli';
+import { inProcess } from '../support/cli';
 import { runTs } from '../support/processes';
 
 /**
  * `npm run -s sandbox -- ledger PAYMENT_ID`: the sandbox acquirer's own records of a payment, the
- * truth our records are checked against, spawned as a developer runs it on a data directory.
+ * truth our records are checked against, on a data directory: in this process through the entry
+ * point's function, and once spawned as a developer runs it.
  */
 jest.setTimeout(60_000);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'checkout-ledger-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-const ledger = (...args: string[]) => runTs('local/sandbox-cli.ts', args, { DATA_DIR: dataDir });
+const ledger = inProcess(runSandboxCommand, { DATA_DIR: dataDir });
 
 let paymentId: string;
 
@@ -43,8 +46,8 @@ beforeAll(async () => {
   }
 });
 
-it('prints the acquirer records of the payment as JSON, oldest first, amounts as decimal strings', async () => {
-  const run = await ledger('ledger', paymentId);
+it('prints the acquirer records of the payment as JSON, oldest first, amounts as decimal strings (spawned as a developer runs it)', async () => {
+  const run = await runTs('local/sandbox-cli.ts', ['ledger', paymentId], { DATA_DIR: dataDir });
   expect(run.code).toBe(0);
   const records = JSON.parse(run.stdout) as Record<string, unknown>[];
   expect(records.map((r) => [r.operation, r.amount, r.currency, r.outcome])).toEqual([
