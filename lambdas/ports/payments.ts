@@ -1,65 +1,12 @@
-import type { Payment, PaymentStatus, PendingRefund, Transaction, WatchedAttempt } from '../domain/payment';
+import type { Payment, PaymentChange, QueueEntry, Transition, TransitionGuard } from '../domain/payment';
+
+export type { PaymentChange, QueueEntry, Transition, TransitionGuard };
 
 /**
- * The business rule a transition depends on. The store turns it into the condition of a single
- * conditional write, so two concurrent requests can never both pass it.
+ * What applying a transition came to: written, with the payment as it is now; or refused because
+ * its guard did not hold, with the payment as it was then (undefined when there is none).
  */
-export interface TransitionGuard {
-  readonly statusIn?: readonly PaymentStatus[];
-  /** The number of attempts made so far (optimistic check). */
-  readonly attemptIs?: number;
-  /** The in-flight attempt must be this one, or there must be none. */
-  readonly inFlight?: number | 'none';
-  /** The pending challenge must belong to this attempt. */
-  readonly actionAttempt?: number;
-  /** The checkout link must still be open at this time (not expired, not closed after a decline). */
-  readonly linkOpenAt?: Date;
-  /** The link must not be closed yet (it may have expired). */
-  readonly linkNotClosed?: boolean;
-  /** The void window must still be open at this time. */
-  readonly voidableAt?: Date;
-  /** At most this much may be refunded or held by refunds in flight (so a new refund fits). */
-  readonly refundHeldAtMost?: number;
-  /** Exactly this much is refunded now (optimistic check). */
-  readonly refundedIs?: number;
-  /** No exclusive operation may be in flight; or the one in flight must be this transaction. */
-  readonly operation?: 'none' | string;
-  /** This refund must be in flight. */
-  readonly refundInFlight?: string;
-  /** No refund may be in flight. */
-  readonly noRefundsInFlight?: boolean;
-  /** Exactly this many refunds are in flight (a write that takes the last one out of the queue). */
-  readonly refundsInFlightCount?: number;
-  /** This closed attempt must still be watched for a late approval. */
-  readonly watching?: number;
-  /**
-   * No operation with this transaction id may have started before (a replayed request reuses its
-   * id); the write records the id.
-   */
-  readonly newTransaction?: string;
-}
-
-/** What a transition changes; history is appended in the same write that changes the status. */
-export interface PaymentChange {
-  readonly set: Partial<Omit<Payment, 'paymentId' | 'merchantKey' | 'transactions' | 'createdAt'>> & { readonly updatedAt: string };
-  readonly remove?: readonly ('inFlight' | 'action' | 'reason' | 'operation' | 'voidableUntil' | 'browser' | 'billingAddress')[];
-  /** Atomic additions (negative to subtract); an absent attribute counts as 0. */
-  readonly add?: Partial<Record<'refundHeldMinor' | 'refundedMinor', number>>;
-  /** Puts a refund in flight, or takes one out. */
-  readonly refund?: { readonly put: [string, PendingRefund] } | { readonly delete: string };
-  /** Starts or stops watching a closed attempt for a late approval. */
-  readonly watch?: { readonly put: WatchedAttempt } | { readonly delete: number };
-  readonly append?: readonly Transaction[];
-  /** Puts the payment in a work queue (sparse index) or takes it out (null). */
-  readonly queue?: { readonly name: string; readonly dueAt: string } | null;
-  /** Keeps the item for good: an attempted payment is never removed by TTL. */
-  readonly keep?: boolean;
-  /**
-   * Queues the callback of the transaction at this position to be sent (again), in the same write:
-   * a held decline that this change makes final.
-   */
-  readonly sendCallback?: number;
-}
+export type Applied = { readonly applied: true; readonly payment: Payment } | { readonly applied: false; readonly payment: Payment | undefined };
 
 export class TransitionRejected extends Error {
   override readonly name = 'TransitionRejected';
@@ -95,7 +42,7 @@ export interface PaymentStore {
    * Writes a new payment (status prepare) with its checkout link. Until a first attempt is made the
    * item carries a TTL at the link's expiry, so abandoned checkouts clean themselves up.
    */
-  createPayment(payment: Payment, queue?: { readonly name: string; readonly dueAt: string }): Promise<void>;
+  createPayment(payment: Payment, queue?: QueueEntry): Promise<void>;
   findPayment(paymentId: string): Promise<Payment | undefined>;
   /**
    * What is left of a link DynamoDB's TTL removed unpaid (its state item is gone): its details.
@@ -106,6 +53,11 @@ export interface PaymentStore {
   paymentsByOrder(merchantKey: string, orderNumber: string, limit: number): Promise<Payment[]>;
   /** The most recent payment of a merchant's order number. */
   findLatestPaymentByOrder(merchantKey: string, orderNumber: string): Promise<Payment | undefined>;
+  /**
+   * One conditional write whose condition is the transition's guard. A guard that does not hold is
+   * an answer, not an error: `applied: false` with the payment as it is (read by the same call).
+   */
+  apply(paymentId: string, transition: Transition): Promise<Applied>;
   /** One conditional write; throws TransitionRejected when the guard does not hold. Returns the new state. */
   transition(paymentId: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment>;
   /** Several payments by id (missing ones are left out), at most 100. */

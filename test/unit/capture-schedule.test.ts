@@ -4,13 +4,13 @@ import type { Acquirer, FollowUpOutcome } from '../../lambdas/ports/acquirer';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { Ids } from '../../lambdas/ports/ids';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory } from '../../lambdas/ports/merchants';
-import { TransitionRejected, type PaymentChange, type PaymentStore, type QueuedPayment, type TransitionGuard } from '../../lambdas/ports/payments';
+import { MemoryPaymentStore } from '../../lambdas/adapters/memory/payment-store';
 import { AUTO_CAPTURE_ACTOR, EXPIRED_REASON, STALE_CLAIM_MS, runCaptureJob } from '../../lambdas/use-cases/capture-job';
-import { nextCaptureEvent } from '../../lambdas/use-cases/record-outcome';
+import { QUEUES, nextCaptureEvent } from '../../lambdas/use-cases/record-outcome';
 
 /**
  * When the capture job looks at an authorization, and what it does then. The rules only: the
- * store is an in-memory stand-in here (test/integration/capture-job.test.ts runs the same job on
+ * store is the in-memory one here (test/integration/capture-job.test.ts runs the same job on
  * the real DynamoDB engine).
  */
 const MINUTE = 60_000;
@@ -45,79 +45,10 @@ describe('nextCaptureEvent: the automatic capture, else the expiry, whichever co
   });
 });
 
-/** Just enough of a payment store for the job: payments by id, the capture queue, guarded writes. */
-class MemoryStore implements PaymentStore {
-  readonly payments = new Map<string, Payment>();
-  readonly queue = new Map<string, string>();
-
-  put(payment: Payment, dueAt?: Date): void {
-    this.payments.set(payment.paymentId, payment);
-    if (dueAt) this.queue.set(payment.paymentId, dueAt.toISOString());
-  }
-
-  async findPayment(id: string) {
-    return this.payments.get(id);
-  }
-
-  async forgetExpiredLink(id: string) {
-    this.payments.delete(id);
-  }
-
-  async *dueBatches(queue: string, until: Date, pageSize: number): AsyncIterable<QueuedPayment[]> {
-    yield await this.due(queue, until, pageSize * 1000);
-  }
-
-  async hurry(): Promise<boolean> {
-    throw new Error('not used by the capture job');
-  }
-
-  async due(_queue: string, until: Date, limit: number): Promise<QueuedPayment[]> {
-    return [...this.queue]
-      .filter(([, dueAt]) => dueAt <= until.toISOString())
-      .sort((a, b) => a[1].localeCompare(b[1]))
-      .slice(0, limit)
-      .map(([paymentId, dueAt]) => ({ paymentId, dueAt }));
-  }
-
-  async transition(id: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment> {
-    const p = this.payments.get(id);
-    if (!p) throw new TransitionRejected(id);
-    if (guard.statusIn && !guard.statusIn.includes(p.status)) throw new TransitionRejected(id);
-    if (guard.operation === 'none' && p.operation) throw new TransitionRejected(id);
-    if (guard.operation !== undefined && guard.operation !== 'none' && p.operation?.transId !== guard.operation) throw new TransitionRejected(id);
-    if (guard.noRefundsInFlight && Object.keys(p.refunds ?? {}).length) throw new TransitionRejected(id);
-    if (guard.inFlight === 'none' && p.inFlight) throw new TransitionRejected(id);
-    const next: Record<string, unknown> = { ...p, ...change.set, transactions: [...p.transactions, ...(change.append ?? [])] };
-    for (const k of change.remove ?? []) delete next[k];
-    for (const [k, v] of Object.entries(next)) if (v === undefined) delete next[k];
-    if (change.queue) this.queue.set(id, change.queue.dueAt);
-    else if (change.queue === null) this.queue.delete(id);
-    this.payments.set(id, next as unknown as Payment);
-    return next as unknown as Payment;
-  }
-
-  createPayment(): Promise<void> {
-    throw new Error('not used by the job');
-  }
-  findLatestPaymentByOrder(): Promise<Payment | undefined> {
-    throw new Error('not used by the job');
-  }
-  findPayments(): Promise<Payment[]> {
-    throw new Error('not used by the job');
-  }
-  paymentsByOrder(): Promise<Payment[]> {
-    throw new Error('not used by the job');
-  }
-  paymentsOfDay(): Promise<{ payments: Payment[] }> {
-    throw new Error('not used by the job');
-  }
-  countPaymentsOfDay(): Promise<number> {
-    throw new Error('not used by the job');
-  }
-}
-
 function world(merchant: Partial<Merchant> = {}, captureOutcome: FollowUpOutcome = { kind: 'approved', acquirerRef: 'cap-1' }) {
-  const store = new MemoryStore();
+  const store = new MemoryPaymentStore();
+  let made = 0;
+  const creating: Promise<void>[] = [];
   const clock = new ManualClock(T0);
   const settings: Merchant = { ...DEFAULT_SETTINGS, dms: true, merchantKey: 'shop', createdAt: T0.toISOString(), updatedAt: T0.toISOString(), ...merchant };
   const merchants: MerchantDirectory = {
@@ -148,7 +79,7 @@ function world(merchant: Partial<Merchant> = {}, captureOutcome: FollowUpOutcome
   const authorize = (extra: Partial<Payment> = {}, queuedAt?: Date): Payment => {
     const expiresAt = at(7 * DAY);
     const payment: Payment = {
-      paymentId: `pay-${store.payments.size + 1}`,
+      paymentId: `pay-${++made}`,
       merchantKey: 'shop',
       status: 'pending',
       order: { number: 'o-1', amount: '25.00', amountMinor: 2500, currency: 'USD', description: 'Gift' },
@@ -161,14 +92,16 @@ function world(merchant: Partial<Merchant> = {}, captureOutcome: FollowUpOutcome
       authorizationExpiresAt: expiresAt.toISOString(),
       ...extra,
     };
-    store.put(payment, queuedAt ?? nextCaptureEvent(T0, settings.autoCaptureDelayMinutes, expiresAt));
+    const dueAt = queuedAt ?? nextCaptureEvent(T0, settings.autoCaptureDelayMinutes, expiresAt);
+    creating.push(store.createPayment(payment, { name: QUEUES.capture, dueAt: dueAt.toISOString() }));
     return payment;
   };
-  const run = (when: Date, maxPayments?: number) => {
+  const run = async (when: Date, maxPayments?: number) => {
+    await Promise.all(creating.splice(0));
     clock.set(when);
     return runCaptureJob({ store, merchants, acquirer, clock, ids }, maxPayments === undefined ? {} : { maxPayments });
   };
-  const state = (id: string) => ({ payment: store.payments.get(id) as Payment, queuedUntil: store.queue.get(id) });
+  const state = (id: string) => ({ payment: store.snapshot(id) as Payment, queuedUntil: store.queueOf(id)?.dueAt });
   return { store, authorize, run, state, captures };
 }
 

@@ -1,6 +1,6 @@
 /** The payment as the domain sees it: statuses, the order it pays for, its history. */
-import type { CardSummary } from './card';
-import type { BrowserInfo } from '../ports/acquirer';
+import type { CardSummary } from '../card';
+import type { BrowserInfo } from '../../ports/acquirer';
 
 export const PAYMENT_STATUSES = [
   'prepare', 'settled', 'pending', '3ds', 'redirect', 'decline', 'refund', 'void', 'reversal', 'chargeback',

@@ -1,0 +1,114 @@
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Payment, QueueEntry } from '../../domain/payment';
+import { SHARDS, key, shardOf, withoutStorageAttributes } from './keys';
+
+/**
+ * The item codec of a payment: its state item and its details item, the index entries they carry,
+ * and the reading of both layouts (one whole item before the split, two after).
+ */
+
+/**
+ * The outbox (sending index) entry of a payment whose callbacks are due from `at` on, in the
+ * payment's shard. The sort key is the due time alone: an index entry carries the table's key, so
+ * the id need not ride in the item (entries of the layout before it end in `#<id>`, read alike).
+ */
+export const outboxEntry = (paymentId: string, at: string) => ({ sendPk: key.outbox(shardOf(paymentId, SHARDS.outbox)), sendSk: at });
+
+/** The work index entry of a payment due in a queue (reconcile, capture) at `dueAt`, in the payment's shard. */
+export const workEntry = (paymentId: string, queue: QueueEntry) => ({
+  workPk: key.work(queue.name, shardOf(paymentId, SHARDS.work)),
+  workSk: `${queue.dueAt}#${paymentId}`,
+});
+
+/**
+ * The tag of the lease a write that makes a callback due leaves for the table's stream dispatcher
+ * (where there is one: `streamDelivery`), which takes it as it is: a delivery then costs no lease
+ * write. The relay leaves such a lease alone until it ends, then takes the payment over.
+ */
+export const STREAM_LEASE_TAG = 'stream';
+/** How long the stream dispatcher has to take its lease before the relay may: a callback's timeout and margins. */
+export const STREAM_LEASE_MS = 60_000;
+
+/**
+ * The fields of a payment written once, with it, and never changed: what the merchant asked (the
+ * order, the link's settings, custom data, what a recurring request asked for). They live in the
+ * payment's details item, apart from the state every change rewrites (docs/architecture.md, "Keys
+ * and heat"): a write is billed by the size of the item it changes, one unit per KB.
+ */
+export const DETAIL_FIELDS = ['order', 'checkout', 'customData', 'recurringInit', 'scheduleId', 'recurringChainToken', 'requestFingerprint'] as const;
+/** The link's expiry on the state item, in epoch milliseconds (a number is smaller): the attempt's condition reads it there. */
+export const LINK_ENDS = 'linkEnds';
+
+/** A payment's two items: its state, and its details (DETAIL_FIELDS). */
+export function paymentItems(payment: Payment): { state: Record<string, unknown>; details: Record<string, unknown> } {
+  const state: Record<string, unknown> = { ...payment };
+  const details: Record<string, unknown> = {};
+  for (const field of DETAIL_FIELDS) {
+    if (state[field] !== undefined) details[field] = state[field];
+    delete state[field];
+  }
+  if (payment.checkout) state[LINK_ENDS] = Date.parse(payment.checkout.expiresAt);
+  // The id is the partition key's.
+  delete state.paymentId;
+  return {
+    state: {
+      ...key.payment(payment.paymentId),
+      kind: 'payment',
+      ...state,
+      // The search entry carries the status, so it lives on the state item.
+      searchPk: key.search(payment.merchantKey, payment.createdAt.slice(0, 10), shardOf(payment.paymentId, SHARDS.search)),
+      searchSk: `${payment.createdAt}#${payment.paymentId}`,
+    },
+    details: {
+      ...key.paymentDetails(payment.paymentId),
+      kind: 'payment-details',
+      ...details,
+      // The order lookup never changes: it lives on the item written once.
+      gsi1pk: key.orderIndex(payment.merchantKey, payment.order.number),
+      gsi1sk: payment.createdAt,
+    },
+  };
+}
+
+/**
+ * The payment of a state item and its details item. A state item that holds the order was written
+ * whole, as one item, before the split, and is read as it is. A state item without its details is
+ * no payment (the details are written first: this cannot be seen, short of a damaged table).
+ */
+export function joinedPayment(state: Record<string, unknown>, details: Record<string, unknown> | undefined): Payment | undefined {
+  const own = withoutStorageAttributes<Record<string, unknown>>(state);
+  delete own[LINK_ENDS];
+  own.paymentId ??= String(state.pk).slice('PAYMENT#'.length);
+  if ('order' in state) return own as unknown as Payment;
+  if (!details) return undefined;
+  return { ...withoutStorageAttributes<Record<string, unknown>>(details), ...own } as unknown as Payment;
+}
+
+
+/**
+ * A payment read by id, consistently: its state item and its details in one query of its
+ * partition (one read unit for both), with the state item as stored (the callback outbox reads
+ * its own attributes there).
+ */
+export async function readPayment(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  paymentId: string,
+  seen?: (paymentId: string, details: Record<string, unknown>) => void,
+): Promise<{ payment: Payment; state: Record<string, unknown> } | undefined> {
+  const { pk, sk } = key.payment(paymentId);
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: { ':pk': pk, ':sk': sk },
+      ConsistentRead: true,
+    }),
+  );
+  const state = out.Items?.find((i) => i.sk === sk);
+  const details = out.Items?.find((i) => i.sk === key.paymentDetails(paymentId).sk);
+  if (!state) return undefined;
+  if (details) seen?.(paymentId, details);
+  const payment = joinedPayment(state, details);
+  return payment ? { payment, state } : undefined;
+}

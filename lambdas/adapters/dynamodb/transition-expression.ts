@@ -1,0 +1,122 @@
+import { stamped, type PaymentChange, type TransitionGuard } from '../../domain/payment';
+import { OPERATION_IDS, TTL_ATTRIBUTE } from './keys';
+import { DETAIL_FIELDS, LINK_ENDS, outboxEntry, workEntry } from './payment-items';
+
+/** The parts of an UpdateCommand that carry one transition. */
+export interface TransitionExpression {
+  readonly UpdateExpression: string;
+  readonly ConditionExpression: string;
+  readonly ExpressionAttributeNames: Record<string, string>;
+  readonly ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+/**
+ * A transition as one conditional update of a payment's state item: the guard becomes the
+ * condition (what `guardHolds` says, clause for clause; the store contract suite checks the two
+ * against each other), the change the update, with the store's own bookkeeping in the same write:
+ * the callback outbox of appended transactions, the work queue entry, the TTL, the ids of operations
+ * started. `streamLease` is the lease left for the stream dispatcher, where there is one.
+ */
+export function transitionExpression(paymentId: string, guard: TransitionGuard, change: PaymentChange, streamLease?: (at: string) => string | undefined): TransitionExpression {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const adds: string[] = [];
+  let n = 0;
+  const placeholders = new Map<string, string>();
+  // Placeholders must be alphanumeric; map keys (transaction ids) are not.
+  const name = (attr: string) => {
+    let k = placeholders.get(attr);
+    if (!k) {
+      k = /^[A-Za-z0-9_]+$/.test(attr) ? `#${attr}` : `#k${placeholders.size}`;
+      placeholders.set(attr, k);
+      names[k] = attr;
+    }
+    return k;
+  };
+  const value = (v: unknown) => {
+    const k = `:v${n++}`;
+    values[k] = v;
+    return k;
+  };
+
+  const conditions = conditionOf(guard, name, value);
+  if (guard.newTransaction !== undefined) adds.push(`${name(OPERATION_IDS)} ${value(new Set([guard.newTransaction]))}`);
+
+  for (const [attr, v] of Object.entries(change.set)) {
+    if ((DETAIL_FIELDS as readonly string[]).includes(attr)) throw new Error(`${attr} is written once, with the payment`);
+    if (v !== undefined) sets.push(`${name(attr)} = ${value(v)}`);
+  }
+  const appended = stamped(change);
+  if (appended.length) {
+    sets.push(`${name('transactions')} = list_append(if_not_exists(${name('transactions')}, ${value([])}), ${value(appended)})`);
+    // The outbox, in the same write: a committed transaction always has its callback due. A
+    // delivery in progress (or a retry waiting) keeps its place, so callbacks stay in order.
+    const entry = outboxEntry(paymentId, change.set.updatedAt);
+    sets.push(`${name('sendPk')} = ${value(entry.sendPk)}`, `${name('sendSk')} = if_not_exists(${name('sendSk')}, ${value(entry.sendSk)})`);
+  }
+  // The stream dispatcher's lease, unless a worker holds the payment (it delivers this one too).
+  const lease = (appended.length || change.sendCallback !== undefined) && streamLease?.(change.set.updatedAt);
+  if (lease) sets.push(`${name('sendLease')} = if_not_exists(${name('sendLease')}, ${value(lease)})`);
+  if (change.sendCallback !== undefined) {
+    // Behind the callbacks in order (callbacks.ts claims those first), and due now unless leased or waiting.
+    const entry = outboxEntry(paymentId, change.set.updatedAt);
+    sets.push(`${name('callbackResends')} = list_append(if_not_exists(${name('callbackResends')}, ${value([])}), ${value([change.sendCallback])})`);
+    if (!appended.length) sets.push(`${name('sendPk')} = ${value(entry.sendPk)}`, `${name('sendSk')} = if_not_exists(${name('sendSk')}, ${value(entry.sendSk)})`);
+  }
+  for (const [attr, k] of Object.entries(change.add ?? {})) {
+    if (k !== undefined && k !== 0) sets.push(`${name(attr)} = if_not_exists(${name(attr)}, ${value(0)}) + ${value(k)}`);
+  }
+  // Entries of the maps of things in flight come and go by name (the maps exist from creation on).
+  if (change.refund && 'put' in change.refund) sets.push(`${name('refunds')}.${name(change.refund.put[0])} = ${value(change.refund.put[1])}`);
+  if (change.refund && 'delete' in change.refund) removes.push(`${name('refunds')}.${name(change.refund.delete)}`);
+  if (change.watch && 'put' in change.watch) sets.push(`${name('watching')}.${name(String(change.watch.put.attempt))} = ${value(change.watch.put)}`);
+  if (change.watch && 'delete' in change.watch) removes.push(`${name('watching')}.${name(String(change.watch.delete))}`);
+  for (const attr of change.remove ?? []) removes.push(name(attr));
+  if (change.queue) {
+    const entry = workEntry(paymentId, change.queue);
+    sets.push(`${name('workPk')} = ${value(entry.workPk)}`, `${name('workSk')} = ${value(entry.workSk)}`);
+  } else if (change.queue === null) {
+    removes.push(name('workPk'), name('workSk'));
+  }
+  if (change.keep) removes.push(name(TTL_ATTRIBUTE));
+
+  return {
+    UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : ''].join(' ').trim(),
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+  };
+}
+
+/** The guard as condition clauses over the state item, in the order guardHolds reads them. */
+function conditionOf(guard: TransitionGuard, name: (attr: string) => string, value: (v: unknown) => string): string[] {
+  const conditions: string[] = ['attribute_exists(pk)'];
+  if (guard.statusIn) conditions.push(`${name('status')} IN (${guard.statusIn.map(value).join(', ')})`);
+  if (guard.attemptIs !== undefined) {
+    conditions.push(guard.attemptIs === 0 ? `attribute_not_exists(${name('attempt')})` : `${name('attempt')} = ${value(guard.attemptIs)}`);
+  }
+  if (guard.inFlight === 'none') conditions.push(`attribute_not_exists(${name('inFlight')})`);
+  else if (guard.inFlight !== undefined) conditions.push(`${name('inFlight')}.${name('attempt')} = ${value(guard.inFlight)}`);
+  if (guard.actionAttempt !== undefined) conditions.push(`${name('action')}.${name('attempt')} = ${value(guard.actionAttempt)}`);
+  if (guard.linkOpenAt) {
+    // A payment written whole before the split has its link's expiry inside `checkout`.
+    conditions.push(`(${name(LINK_ENDS)} > ${value(guard.linkOpenAt.getTime())} OR ${name('checkout')}.${name('expiresAt')} > ${value(guard.linkOpenAt.toISOString())})`);
+  }
+  if (guard.linkOpenAt || guard.linkNotClosed) conditions.push(`attribute_not_exists(${name('linkClosed')})`);
+  if (guard.voidableAt) conditions.push(`${name('voidableUntil')} > ${value(guard.voidableAt.toISOString())}`);
+  const absentOr = (attr: string, test: string) => `(attribute_not_exists(${name(attr)}) OR ${name(attr)} ${test})`;
+  if (guard.refundHeldAtMost !== undefined) conditions.push(absentOr('refundHeldMinor', `<= ${value(guard.refundHeldAtMost)}`));
+  if (guard.refundedIs !== undefined) {
+    conditions.push(guard.refundedIs === 0 ? absentOr('refundedMinor', `= ${value(0)}`) : `${name('refundedMinor')} = ${value(guard.refundedIs)}`);
+  }
+  if (guard.operation === 'none') conditions.push(`attribute_not_exists(${name('operation')})`);
+  else if (guard.operation !== undefined) conditions.push(`${name('operation')}.${name('transId')} = ${value(guard.operation)}`);
+  if (guard.refundInFlight !== undefined) conditions.push(`attribute_exists(${name('refunds')}.${name(guard.refundInFlight)})`);
+  if (guard.refundsInFlightCount !== undefined) conditions.push(`size(${name('refunds')}) = ${value(guard.refundsInFlightCount)}`);
+  if (guard.noRefundsInFlight) conditions.push(`(attribute_not_exists(${name('refunds')}) OR size(${name('refunds')}) = ${value(0)})`);
+  if (guard.watching !== undefined) conditions.push(`attribute_exists(${name('watching')}.${name(String(guard.watching))})`);
+  if (guard.newTransaction !== undefined) conditions.push(`NOT contains(${name(OPERATION_IDS)}, ${value(guard.newTransaction)})`);
+  return conditions;
+}

@@ -1,0 +1,8 @@
+/**
+ * The payment: its shape (model.ts), the rule a change depends on (guard.ts), what a change does
+ * (change.ts) and the transitions the use cases decide with (transitions.ts). Pure: no I/O and no
+ * clock; the time a rule needs is a parameter.
+ */
+export * from './model';
+export * from './guard';
+export * from './change';
