@@ -1,4 +1,5 @@
-import { auditMerchantChange, createMerchantAudited, rotatePasswordAudited, rotateWebhookSecretAudited } from '../lambdas/use-cases/admin';
+import { changeMerchantSettings, createMerchantAudited, rotatePasswordAudited, rotateWebhookSecretAudited } from '../lambdas/use-cases/admin/merchants';
+import { SETTING_OPTIONS, merchantView, settingsFromOptions } from '../lambdas/protocol/merchant-settings';
 import { auditAnchorStore } from '../lambdas/adapters/audit-anchor-store';
 import type { AuditAnchorStore } from '../lambdas/ports/audit-anchors';
 import { dayIsWhole, verifyAnchoredDays } from '../lambdas/use-cases/audit-anchors';
@@ -11,15 +12,9 @@ import { buildDeps } from '../lambdas/container';
 import { CALLBACK_POLICY } from '../lambdas/domain/callback';
 import { ApiError, ERRORS } from '../lambdas/domain/errors';
 import type { CallbackRecord } from '../lambdas/ports/callbacks';
-import type { Merchant, MerchantSettings } from '../lambdas/ports/merchants';
+import type { MerchantSettings } from '../lambdas/ports/merchants';
 import { callbackLog, deadCallbacks, deadCallbackView, resendCallback, resendDeadCallbacks, type CallbackView } from '../lambdas/use-cases/callback-log';
-import {
-  MerchantAdminError,
-  webhookSecretOf,
-  settingsProblems,
-  showMerchant,
-  updateMerchantSettings,
-} from '../lambdas/use-cases/manage-merchants';
+import { MerchantAdminError, showMerchant, webhookSecretOf } from '../lambdas/use-cases/manage-merchants';
 import { stageEnvironment } from './stack-outputs';
 import { consoleIo, runCli, stageOf, UsageError, type Io } from './cli';
 import { migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
@@ -141,96 +136,11 @@ const OPTIONS = {
 
 type Values = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
 
-const SETTING_OPTIONS = ['name', 'dms', 'auto-capture-delay', 'return-params', 'notification-url', 'methods', 'max-declines', 'brand-color', 'logo-url', 'frame-ancestors'] as const;
-
-
-function onOff(option: string, value: string): boolean {
-  if (value === 'on') return true;
-  if (value === 'off') return false;
-  throw new UsageError(`--${option} must be on or off, not "${value}"`);
-}
-
-function wholeNumber(option: string, value: string): number {
-  if (!/^\d{1,6}$/.test(value)) throw new UsageError(`--${option} must be a whole number, not "${value}"`);
-  return Number(value);
-}
-
-const orOff = <T>(value: string, read: (v: string) => T): T | undefined => (value === 'off' ? undefined : read(value));
-
-const list = (value: string): string[] => value.split(',').map((s) => s.trim());
-
-/** The settings named on the command line; an option given as "off" clears its setting. */
+/** The settings named on the command line (protocol/merchant-settings.ts); an option given as "off" clears its setting. */
 function settingsFrom(values: Values): Partial<MerchantSettings> {
-  const patch: { -readonly [K in keyof MerchantSettings]?: MerchantSettings[K] } = {};
-  const branding: { primaryColor?: string; logoUrl?: string } = {};
-  let brandingGiven = false;
-  for (const option of SETTING_OPTIONS) {
-    const value = values[option];
-    if (value === undefined) continue;
-    switch (option) {
-      case 'name':
-        patch.name = value;
-        break;
-      case 'dms':
-        patch.dms = onOff(option, value);
-        break;
-      case 'return-params':
-        patch.returnParams = onOff(option, value);
-        break;
-      case 'auto-capture-delay':
-        patch.autoCaptureDelayMinutes = orOff(value, (v) => wholeNumber(option, v));
-        break;
-      case 'notification-url':
-        patch.notificationUrl = orOff(value, (v) => v);
-        break;
-      case 'methods':
-        patch.methods = orOff(value, list);
-        break;
-      case 'max-declines':
-        patch.maxDeclines = wholeNumber(option, value);
-        break;
-      case 'brand-color':
-        branding.primaryColor = orOff(value, (v) => v);
-        brandingGiven = true;
-        break;
-      case 'logo-url':
-        branding.logoUrl = orOff(value, (v) => v);
-        brandingGiven = true;
-        break;
-      case 'frame-ancestors':
-        patch.frameAncestors = orOff(value, list);
-        break;
-    }
-  }
-  if (brandingGiven) patch.branding = branding;
-  // Where callbacks may go depends on the target (a stage, or the local store): the use case checks that.
-  const problems = settingsProblems(patch, { allowLoopback: true, httpsOnly: false });
-  if (problems.length) throw new UsageError(problems.join('; '));
-  return patch;
-}
-
-/**
- * What `show` and `set` print: the settings, by name, so nothing else stored can leak out. Typed
- * so that a new setting fails to compile here until it is listed.
- */
-function settingsView(m: Merchant): Record<string, unknown> {
-  const view: Record<keyof Merchant, unknown> = {
-    merchantKey: m.merchantKey,
-    name: m.name,
-    dms: m.dms,
-    autoCaptureDelayMinutes: m.autoCaptureDelayMinutes,
-    returnParams: m.returnParams,
-    notificationUrl: m.notificationUrl,
-    methods: m.methods,
-    maxDeclines: m.maxDeclines,
-    branding: m.branding,
-    preRouting: m.preRouting,
-    frameAncestors: m.frameAncestors,
-    createdAt: m.createdAt,
-    updatedAt: m.updatedAt,
-    webhookSecretRotatedAt: m.webhookSecretRotatedAt,
-  };
-  return Object.fromEntries(Object.entries(view).filter(([, v]) => v !== undefined));
+  const read = settingsFromOptions(values);
+  if ('problem' in read) throw new UsageError(read.problem);
+  return read.settings;
 }
 
 /**
@@ -505,7 +415,7 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
       return asJson(await createMerchantAudited(deps, cliActor(env), { name: name as string, settings }));
     }
     case 'show': {
-      const settings = settingsView(await showMerchant(deps, key));
+      const settings = merchantView(await showMerchant(deps, key));
       const webhookSecret = await webhookSecretOf(deps, key);
       return asJson({ ...settings, ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) });
     }
@@ -515,10 +425,8 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
       return asJson(await rotateWebhookSecretAudited(deps, cliActor(env), key));
     }
     case 'set': {
-      const before = await showMerchant(deps, key);
-      const after = await updateMerchantSettings(deps, key, command.settings);
-      await auditMerchantChange(deps, cliActor(env), 'merchant.settings', before, after);
-      return asJson(settingsView(after));
+      await showMerchant(deps, key);
+      return asJson(merchantView(await changeMerchantSettings(deps, cliActor(env), key, command.settings)));
     }
     case 'rotate-password': {
       await showMerchant(deps, key);

@@ -1,8 +1,6 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { auditPage } from '../use-cases/admin';
+import { auditSearchOf } from '../protocol/admin/queries';
+import { auditPage } from '../use-cases/admin/audit';
 
 /** GET /admin/api/audit?actor=&action=&target=&cursor= : the audit log, newest first, filtered. */
-export const handler = operatorEndpoint(({ event, deps }) => {
-  const q = event.queryStringParameters ?? {};
-  return auditPage(deps, { cursor: q.cursor, actor: q.actor, action: q.action, target: q.target });
-});
+export const handler = operatorEndpoint(({ event, deps }) => auditPage(deps, auditSearchOf(event.queryStringParameters)));

@@ -1,23 +1,13 @@
-import { invalidRequest } from '../domain/errors';
-import { RULE } from '../domain/validation';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { bulkAction, bulkDeadlineOf } from '../use-cases/admin';
+import { bulkActionOf } from '../protocol/admin/actions';
+import { bulkAction, bulkDeadlineOf } from '../use-cases/admin/operator-actions';
 
-/**
- * POST /admin/api/capture-queue/bulk with {"action": "capture"|"release", "payment_ids": [...],
- * "amounts"?: {"<payment id>": "1.00"}}: a capture takes each payment's amount from `amounts`.
- */
+/** POST /admin/api/capture-queue/bulk (protocol/admin/actions.ts bulkActionOf). */
 export const handler = operatorEndpoint(
   async ({ deps, actor, body, deadline }) => {
-    const action = body.action;
-    if (action !== 'capture' && action !== 'release') throw invalidRequest([{ path: 'action', message: RULE.choice }]);
-    const ids = Array.isArray(body.payment_ids) ? body.payment_ids.filter((i): i is string => typeof i === 'string') : [];
-    const amounts = body.amounts ?? {};
-    if (typeof amounts !== 'object' || Array.isArray(amounts) || amounts === null || Object.values(amounts).some((a) => typeof a !== 'string')) {
-      throw invalidRequest([{ path: 'amounts', message: 'Give an object of payment id to amount, e.g. {"<payment id>": "1.00"}.' }]);
-    }
+    const { action, paymentIds, amounts } = bulkActionOf(body);
     // Payments are started only while the function's time allows (its Lambda context), the rest answered "not started".
-    return { results: await bulkAction(deps, actor, action, ids, amounts as Record<string, string>, bulkDeadlineOf(deadline)) };
+    return { results: await bulkAction(deps, actor, action, paymentIds, amounts, bulkDeadlineOf(deadline)) };
   },
   { body: true },
 );

@@ -1,6 +1,6 @@
 import { withCallbacks } from '../callback-container';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { ADMIN_LIMITS } from '../use-cases/admin';
+import { ADMIN_LIMITS } from '../use-cases/admin/deps';
 import { deadCallbacks } from '../use-cases/callback-log';
 
 /** GET /admin/api/merchants/{merchantKey}/callbacks/dead?cursor= : the merchant's dead callbacks, oldest first. */

@@ -1,5 +1,6 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { merchantDetail } from '../use-cases/admin';
+import { merchantDetailView } from '../protocol/admin/merchants';
+import { merchantDetail } from '../use-cases/admin/merchants';
 
 /** GET /admin/api/merchants/{merchantKey}: settings and their audit history. */
-export const handler = operatorEndpoint(({ event, deps }) => merchantDetail(deps, event.pathParameters?.merchantKey ?? ''));
+export const handler = operatorEndpoint(async ({ event, deps }) => merchantDetailView(await merchantDetail(deps, event.pathParameters?.merchantKey ?? '')));

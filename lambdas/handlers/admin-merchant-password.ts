@@ -1,5 +1,5 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { rotatePasswordAudited } from '../use-cases/admin';
+import { rotatePasswordAudited } from '../use-cases/admin/merchants';
 
 /**
  * POST /admin/api/merchants/{merchantKey}/password: a new signing password, in the answer only. It is

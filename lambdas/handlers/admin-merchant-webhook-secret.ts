@@ -1,5 +1,5 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { rotateWebhookSecretAudited } from '../use-cases/admin';
+import { rotateWebhookSecretAudited } from '../use-cases/admin/merchants';
 
 /**
  * POST /admin/api/merchants/{merchantKey}/webhook-secret: a new secret signing callbacks, in the

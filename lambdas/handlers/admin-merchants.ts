@@ -1,5 +1,6 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { merchantList } from '../use-cases/admin';
+import { merchantListView } from '../protocol/admin/merchants';
+import { merchantList } from '../use-cases/admin/merchants';
 
 /** GET /admin/api/merchants */
-export const handler = operatorEndpoint(async ({ deps }) => ({ merchants: await merchantList(deps) }));
+export const handler = operatorEndpoint(async ({ deps }) => merchantListView(await merchantList(deps)));

@@ -1,5 +1,7 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
-import { paymentSearchOf, searchPayments } from '../use-cases/admin';
+import { paymentList } from '../protocol/admin/payment-view';
+import { paymentSearchOf } from '../protocol/admin/queries';
+import { searchPayments } from '../use-cases/admin/search';
 
 /** GET /admin/api/payments?payment_id=&order=&status=&merchant=&email=&last4=&amount=&from=&to=&cursor= */
-export const handler = operatorEndpoint(({ event, deps }) => searchPayments(deps, paymentSearchOf(event.queryStringParameters)));
+export const handler = operatorEndpoint(async ({ event, deps }) => paymentList(await searchPayments(deps, paymentSearchOf(event.queryStringParameters))));

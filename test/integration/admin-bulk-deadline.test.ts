@@ -1,5 +1,5 @@
 import { ManualClock } from '../../lambdas/ports/clock';
-import { ANSWER_MARGIN_MS, BULK_START_MARGIN_MS, NOT_STARTED_REASON, bulkAction, type ActionOutcome } from '../../lambdas/use-cases/admin';
+import { ANSWER_MARGIN_MS, BULK_START_MARGIN_MS, NOT_STARTED_REASON, bulkAction, type ActionOutcome } from '../../lambdas/use-cases/admin/operator-actions';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { ACQUIRER_WORK, acquirerRouteTimeoutSeconds } from '../../lib/time-budget';
 import { adminApi, seedOperator, signIn, type AdminApi } from '../support/admin';

@@ -1,7 +1,7 @@
 import { NOT_RESENDABLE } from '../../lambdas/domain/callback-resend';
 import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
-import { ADMIN_LIMITS } from '../../lambdas/use-cases/admin';
+import { ADMIN_LIMITS } from '../../lambdas/use-cases/admin/deps';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { CallbackView } from '../../lambdas/use-cases/callback-log';

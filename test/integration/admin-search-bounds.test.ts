@@ -1,7 +1,7 @@
 import { DynamoSearchLeases } from '../../lambdas/adapters/dynamodb/search-leases';
 import { ApiError, ERRORS } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
-import { BULK_LIMITS, countPayments, exportPayments } from '../../lambdas/use-cases/admin';
+import { BULK_LIMITS, countPayments, exportPayments } from '../../lambdas/use-cases/admin/search';
 import { adminApi, seedOperator, signIn, type AdminApi } from '../support/admin';
 import { openSession } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { ManualClock } from '../../lambdas/ports/clock';
-import { BULK_LIMITS, EXPORT_COLUMNS, csvLine } from '../../lambdas/use-cases/admin';
+import { BULK_LIMITS } from '../../lambdas/use-cases/admin/search';
+import { EXPORT_COLUMNS, csvLine } from '../../lambdas/protocol/admin/payments-csv';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { adminApi, seedOperator, signIn, type AdminApi, type AdminPayment } from '../support/admin';
 import { openSession, paidPayment } from '../support/payments';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { entryHash, firstBreak, GENESIS } from '../../lambdas/domain/audit-chain';
 import type { AuditEntry } from '../../lambdas/ports/operators';
-import { auditPage, verifyAuditDays } from '../../lambdas/use-cases/admin';
+import { auditPage, verifyAuditDays } from '../../lambdas/use-cases/admin/audit';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { startTestService, type TestService } from '../support/service';
 

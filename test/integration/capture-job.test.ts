@@ -4,7 +4,7 @@ import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import type { Payment } from '../../lambdas/domain/payment';
 import type { Acquirer } from '../../lambdas/ports/acquirer';
 import { ManualClock } from '../../lambdas/ports/clock';
-import { operatorAction } from '../../lambdas/use-cases/admin';
+import { operatorAction } from '../../lambdas/use-cases/admin/operator-actions';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { INTERRUPTED_OPERATION_REASON } from '../../lambdas/use-cases/money-operations';
 import { AUTO_CAPTURE_ACTOR, EXPIRED_REASON, STALE_CLAIM_MS, runCaptureJob, type CaptureJobReport } from '../../lambdas/use-cases/capture-job';

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalOperatorAuthenticator } from '../../lambdas/adapters/local/operator-auth';
 import type { AuditEntry } from '../../lambdas/ports/operators';
 import type { OperatorRole } from '../../lib/operator-roles';
-import type { ActionOutcome, PaymentAction } from '../../lambdas/use-cases/admin';
+import type { ActionOutcome, PaymentAction } from '../../lambdas/use-cases/admin/operator-actions';
 import type { CallbackView, ResendOutcome } from '../../lambdas/use-cases/callback-log';
 import type { HttpAnswer } from './http';
 import type { TestService } from './service';

@@ -1,0 +1,25 @@
+import { invalidRequest } from '../../domain/errors';
+import { RULE } from '../../domain/validation';
+import { PAYMENT_ACTIONS, type PaymentAction } from '../../use-cases/admin/operator-actions';
+
+/** POST /admin/api/payments/{paymentId}/{action} with {"amount"?}: the action, and the amount as typed. */
+export function paymentActionOf(action: string | undefined, body: Record<string, unknown>): { action: PaymentAction; typedAmount?: string } {
+  if (!(PAYMENT_ACTIONS as readonly (string | undefined)[]).includes(action)) throw invalidRequest([{ path: 'action', message: RULE.choice }]);
+  const amount = body.amount === undefined || body.amount === null ? undefined : String(body.amount);
+  return { action: action as PaymentAction, ...(amount !== undefined ? { typedAmount: amount } : {}) };
+}
+
+/**
+ * POST /admin/api/capture-queue/bulk with {"action": "capture"|"release", "payment_ids": [...],
+ * "amounts"?: {"<payment id>": "1.00"}}: a capture takes each payment's amount from `amounts`.
+ */
+export function bulkActionOf(body: Record<string, unknown>): { action: 'capture' | 'release'; paymentIds: string[]; amounts: Record<string, string> } {
+  const action = body.action;
+  if (action !== 'capture' && action !== 'release') throw invalidRequest([{ path: 'action', message: RULE.choice }]);
+  const paymentIds = Array.isArray(body.payment_ids) ? body.payment_ids.filter((i): i is string => typeof i === 'string') : [];
+  const amounts = body.amounts ?? {};
+  if (typeof amounts !== 'object' || Array.isArray(amounts) || amounts === null || Object.values(amounts).some((a) => typeof a !== 'string')) {
+    throw invalidRequest([{ path: 'amounts', message: 'Give an object of payment id to amount, e.g. {"<payment id>": "1.00"}.' }]);
+  }
+  return { action, paymentIds, amounts: amounts as Record<string, string> };
+}
