@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/client';
-import { sandboxLedger } from '../lambdas/adapters/sandbox-acquirer/ledger';
+import { sandboxLedger } from '../lambdas/adapters/sandbox-acquirer/ledger-store';
 import { readConfig } from '../lambdas/config';
 import { stageEnvironment } from './stack-outputs';
 import { dataDirectory, openLocalStore } from './local-store';

@@ -18,7 +18,7 @@ export const handler = pageEndpoint(async (event, deps) => {
     return htmlResponse(404, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
   }
   const form = formFields(event);
-  const answered = await deps.sandbox.answer(key, {
+  const answered = await deps.sandbox.challenges.answer(key, {
     code: form?.get('code')?.trim() ?? undefined,
     confirm: form?.get('decision') === 'confirm',
   });

@@ -17,7 +17,7 @@ export const handler = pageEndpoint(async (event, deps) => {
     return htmlResponse(404, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
   }
   const nonce = newNonce();
-  const challenge = await deps.sandbox.challenge(key);
+  const challenge = await deps.sandbox.challenges.challenge(key);
   if (!challenge) return htmlResponse(404, renderState({ kind: 'not-found' }, { nonce, texts: pageTexts(undefined, event.headers?.['accept-language']) }), contentSecurityPolicy(nonce), false);
   // The answer is a form post whose redirects end on the merchant's return URLs (through
   // /auth/{token}/complete); browsers check form-action on every redirect, so those origins are

@@ -25,7 +25,7 @@ afterAll(async () => {
 acquirerContract('the sandbox', (): AcquirerHarness => ({
   acquirer,
   answerChallenge: async (key, _action, confirm) => {
-    await acquirer.answerChallenge(key, { code: SANDBOX_OTP, confirm });
+    await acquirer.challenges.answerChallenge(key, { code: SANDBOX_OTP, confirm });
   },
   // 08/2038: the sandbox approves and the answer is lost on the way.
   loseNextAnswer: async (request) =>

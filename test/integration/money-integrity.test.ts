@@ -129,7 +129,7 @@ describe('4. an abandoned 3-D Secure challenge', () => {
     expect(declined).toMatchObject({ status: 'decline', reason: ABANDONED_REASON });
 
     const key = challenged.action?.idempotencyKey ?? '';
-    await service.deps.sandbox.answerChallenge(key, { code: SANDBOX_OTP, confirm: true });
+    await service.deps.sandbox.challenges.answerChallenge(key, { code: SANDBOX_OTP, confirm: true });
     expect((await ledger(session.paymentId)).filter((r) => r.outcome === 'approved')).toEqual([]);
     await reconcileAfter(25 * 60 * MINUTE);
     await expect(statusOf(service, shop, session.paymentId)).resolves.toMatchObject({ status: 'decline' });
@@ -149,7 +149,7 @@ describe('4. an abandoned 3-D Secure challenge', () => {
     await reconcileDue(deps);
     expect(await storedPayment(service, session.paymentId)).toMatchObject({ status: 'decline', reason: ABANDONED_REASON });
 
-    await service.deps.sandbox.answerChallenge(challenged.action?.idempotencyKey ?? '', { code: SANDBOX_OTP, confirm: true });
+    await service.deps.sandbox.challenges.answerChallenge(challenged.action?.idempotencyKey ?? '', { code: SANDBOX_OTP, confirm: true });
     clock.set(new Date(T0.getTime() + 50 * MINUTE));
     await reconcileDue(deps);
     const p = await storedPayment(service, session.paymentId);

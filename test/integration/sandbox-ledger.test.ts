@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/client';
 import { SANDBOX_OTP, SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
-import { sandboxLedger, type SandboxLedgerRecord } from '../../lambdas/adapters/sandbox-acquirer/ledger';
+import type { SandboxLedgerRecord } from '../../lambdas/adapters/sandbox-acquirer/ledger';
+import { sandboxLedger } from '../../lambdas/adapters/sandbox-acquirer/ledger-store';
 import { SANDBOX_CLOSED_REASONS, SANDBOX_FOLLOW_UP_REASONS as R, SandboxAcquirer } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import { parseAmount } from '../../lambdas/domain/money';
 import type { AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest } from '../../lambdas/ports/acquirer';
@@ -429,7 +430,7 @@ describe('challenges, lookup and close', () => {
     const refused = await answerPage(challenged, { code: SANDBOX_OTP, decision: 'confirm' });
     expect(refused.status).toBe(409);
     expect(refused.text).toContain('This confirmation is closed');
-    await expect(acquirer.answer(keyOf(challenged), { code: SANDBOX_OTP, confirm: true })).resolves.toMatchObject({ result: 'closed' });
+    await expect(acquirer.challenges.answer(keyOf(challenged), { code: SANDBOX_OTP, confirm: true })).resolves.toMatchObject({ result: 'closed' });
 
     await expect(acquirer.lookup(ref)).resolves.toEqual(closed);
     await expect(acquirer.completeAction(ref)).resolves.toEqual(closed);
@@ -443,7 +444,7 @@ describe('challenges, lookup and close', () => {
     for (let round = 0; round < 5; round++) {
       const challenged = await authorized({ expiry: '12/38' });
       const ref = { paymentId: challenged.paymentId, idempotencyKey: challenged.key };
-      const [closed, answered] = await Promise.all([acquirer.close(ref), acquirer.answer(keyOf(challenged), { confirm: true })]);
+      const [closed, answered] = await Promise.all([acquirer.close(ref), acquirer.challenges.answer(keyOf(challenged), { confirm: true })]);
       await expect(acquirer.lookup(ref)).resolves.toEqual(closed);
       expect(answered?.result).toBe(closed.kind === 'approved' ? 'approved' : 'closed');
       const records = await ledger(challenged.paymentId);

@@ -323,7 +323,7 @@ async function runScenario(
           if (p.action && gateway) {
             const t = gateway.byOrder(p.action.idempotencyKey);
             if (t) await gateway.answerChallenge(t.transId, op === 'answer');
-          } else if (p.action) await base.sandbox.answerChallenge(p.action.idempotencyKey, { code: SANDBOX_OTP, confirm: op === 'answer' });
+          } else if (p.action) await base.sandbox.challenges.answerChallenge(p.action.idempotencyKey, { code: SANDBOX_OTP, confirm: op === 'answer' });
           break;
         case 'gateway-catches-up':
           gateway?.finishWaiting();

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, paginateQuery, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { traced } from '../../observability/telemetry';
 
 export interface DynamoOptions {
@@ -8,6 +8,17 @@ export interface DynamoOptions {
 
 /** A conditional write whose condition did not hold (the answer every guarded write expects). */
 export const isConditionFailure = (e: unknown): boolean => (e as Error).name === 'ConditionalCheckFailedException';
+
+/** One conditional update: false when its condition did not hold, any other failure thrown. */
+export async function conditionalUpdate(db: DynamoDBDocumentClient, input: UpdateCommandInput & { readonly ConditionExpression: string }): Promise<boolean> {
+  try {
+    await db.send(new UpdateCommand(input));
+    return true;
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+    return false;
+  }
+}
 
 /** One document client per process; undefined attributes are dropped, never written as null. */
 export function createDocumentClient(options: DynamoOptions = {}): DynamoDBDocumentClient {

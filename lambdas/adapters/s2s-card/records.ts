@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AcquirerOutcome } from '../../ports/acquirer';
-import { isConditionFailure } from '../dynamodb/client';
+import { conditionalUpdate, isConditionFailure } from '../dynamodb/client';
 import type { HashParty } from './hash';
 
 /**
@@ -78,26 +78,12 @@ export class S2SRecords {
   /** Writes the entry unless its key has one: `won` tells whether this write is the one recorded. */
   async intend(paymentId: string, entry: S2SEntry): Promise<{ entry: S2SEntry; won: boolean }> {
     for (let round = 0; round < 3; round++) {
-      try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: s2sRecordsKey(paymentId),
-            UpdateExpression: 'SET #e.#k = :entry',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#e.#k)',
-            ExpressionAttributeNames: { '#e': 'entries', '#k': entry.key },
-            ExpressionAttributeValues: { ':entry': entry },
-          }),
-        );
-        return { entry, won: true };
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-        const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: s2sRecordsKey(paymentId), ConsistentRead: true }));
-        const item = out.Item as RecordsItem | undefined;
-        const winner = item?.entries[entry.key];
-        if (winner) return { entry: winner, won: false };
-        if (!item) await this.createItem(paymentId);
-      }
+      if (await this.update(paymentId, 'SET #e.#k = :entry', 'attribute_exists(pk) AND attribute_not_exists(#e.#k)', { '#e': 'entries', '#k': entry.key }, { ':entry': entry })) return { entry, won: true };
+      const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: s2sRecordsKey(paymentId), ConsistentRead: true }));
+      const item = out.Item as RecordsItem | undefined;
+      const winner = item?.entries[entry.key];
+      if (winner) return { entry: winner, won: false };
+      if (!item) await this.createItem(paymentId);
     }
     throw new Error(`s2s-card: could not record ${entry.key}`);
   }
@@ -162,23 +148,15 @@ export class S2SRecords {
   }
 
   /** One conditional update of the payment's records item: false when its condition did not hold. */
-  private async update(paymentId: string, expression: string, condition: string, names: Record<string, string>, values: Record<string, unknown>): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: s2sRecordsKey(paymentId),
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-      return false;
-    }
+  private update(paymentId: string, expression: string, condition: string, names: Record<string, string>, values: Record<string, unknown>): Promise<boolean> {
+    return conditionalUpdate(this.db, {
+      TableName: this.tableName,
+      Key: s2sRecordsKey(paymentId),
+      UpdateExpression: expression,
+      ConditionExpression: condition,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
   }
 
   private async createItem(paymentId: string): Promise<void> {

@@ -5,7 +5,7 @@ import { en, type Texts } from '../../checkout-page/texts/en';
 import type { Payment } from '../../domain/payment';
 import type { Merchant } from '../../ports/merchants';
 import { SANDBOX_OTP } from './rules';
-import type { ChallengeView } from './sandbox-acquirer';
+import type { ChallengeView } from './challenge';
 
 /**
  * The simulated issuer (3-D Secure) and bank (redirect) pages of the sandbox acquirer: the form while

@@ -1,12 +1,12 @@
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CardSummary } from '../../domain/card';
 import { formatMinor } from '../../domain/money';
-import type { AcquirerOutcome } from '../../ports/acquirer';
+import type { AcquirerOutcome, OperationRef } from '../../ports/acquirer';
 
 /**
  * The sandbox acquirer's own records, one item per payment (`pk = SANDBOX#<payment_id>`,
  * `sk = LEDGER`): a map of entries by idempotency key plus the balances of each authorization. The
- * acquirer changes it only with single conditional writes; this module reads it.
+ * ledger store (ledger-store.ts) reads it and changes it only with single conditional writes; this
+ * module is its shape and how it is shown.
  */
 
 /** What the sandbox may keep of a card: the mask (`411111****1111`) and the expiry, never a number or CVV. */
@@ -109,10 +109,18 @@ export interface SandboxLedgerRecord {
 
 export const ledgerKey = (paymentId: string) => ({ pk: `SANDBOX#${paymentId.toLowerCase()}`, sk: 'LEDGER' });
 
-/** Reads a payment's ledger item (strongly consistent). */
-export async function readLedgerItem(db: DynamoDBDocumentClient, tableName: string, paymentId: string): Promise<LedgerItem | undefined> {
-  const out = await db.send(new GetCommand({ TableName: tableName, Key: ledgerKey(paymentId), ConsistentRead: true }));
-  return out.Item as LedgerItem | undefined;
+/** Keys are canonical: our keys are UUIDs and words, so they are compared and stored lower-cased. */
+export const canonicalKey = (key: string) => key.toLowerCase();
+
+/** Our keys start with the payment id (`<payment>.<n>`, `<payment>.<kind>.<trans_id>`). */
+export function refOfKey(idempotencyKey: string): OperationRef {
+  return { paymentId: idempotencyKey.split('.')[0] ?? '', idempotencyKey };
+}
+
+/** The kind of operation one of our keys names. */
+export function operationOfKey(key: string): LedgerOperation {
+  const kind = key.split('.')[1];
+  return kind === 'capture' || kind === 'refund' || kind === 'void' || kind === 'reversal' ? kind : 'sale';
 }
 
 const amountText = (amountMinor: number, currency: string): string => {
@@ -150,12 +158,4 @@ export function ledgerRecords(item: LedgerItem | undefined): SandboxLedgerRecord
       ...(card ? { card } : {}),
     };
   });
-}
-
-/**
- * The acquirer's own records of one payment, oldest first; `[]` for a payment it never saw. This is
- * the truth our records are checked against (each approved record moved money once).
- */
-export async function sandboxLedger(db: DynamoDBDocumentClient, tableName: string, paymentId: string): Promise<SandboxLedgerRecord[]> {
-  return ledgerRecords(await readLedgerItem(db, tableName, paymentId));
 }

@@ -1,0 +1,160 @@
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AcquirerOutcome, OperationRef } from '../../ports/acquirer';
+import { conditionalUpdate, isConditionFailure } from '../dynamodb/client';
+import type { BalanceChange, BalanceGuard } from './bank';
+import { canonicalKey, ledgerKey, ledgerRecords, type CardFacts, type LateRequest, type LedgerEntry, type LedgerItem, type SandboxLedgerRecord } from './ledger';
+
+const credentialKey = (ref: string) => ({ pk: `SANDBOX-CREDENTIAL#${ref}`, sk: 'CREDENTIAL' });
+
+/** Reads a payment's ledger item (strongly consistent). */
+async function readLedgerItem(db: DynamoDBDocumentClient, tableName: string, paymentId: string): Promise<LedgerItem | undefined> {
+  const out = await db.send(new GetCommand({ TableName: tableName, Key: ledgerKey(paymentId), ConsistentRead: true }));
+  return out.Item as LedgerItem | undefined;
+}
+
+/**
+ * The acquirer's own records of one payment, oldest first; `[]` for a payment it never saw. This is
+ * the truth our records are checked against (each approved record moved money once).
+ */
+export async function sandboxLedger(db: DynamoDBDocumentClient, tableName: string, paymentId: string): Promise<SandboxLedgerRecord[]> {
+  return ledgerRecords(await readLedgerItem(db, tableName, paymentId));
+}
+
+/**
+ * The sandbox's DynamoDB I/O: one ledger item per payment (ledger.ts) and the cards it keeps as
+ * stored credentials. Every change of the ledger is one conditional update of that item, so the
+ * bank's rules (bank.ts) hold under any concurrency; a write whose condition failed returns false
+ * and the caller decides again on what is there now.
+ */
+export class SandboxLedgerStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  ledger(paymentId: string): Promise<LedgerItem | undefined> {
+    return readLedgerItem(this.db, this.tableName, paymentId);
+  }
+
+  async entry(ref: OperationRef): Promise<LedgerEntry | undefined> {
+    return (await this.ledger(ref.paymentId))?.entries[canonicalKey(ref.idempotencyKey)];
+  }
+
+  /** Records an entry under its key: the first writer of a key wins; everyone else gets the winner's entry. */
+  async record(paymentId: string, entry: LedgerEntry): Promise<{ entry: LedgerEntry; won: boolean }> {
+    for (let i = 0; i < 3; i++) {
+      if (await this.update(paymentId, 'SET #e.#k = :entry', 'attribute_not_exists(#e.#k)', { '#k': entry.idempotencyKey }, { ':entry': entry })) return { entry, won: true };
+      const ledger = await this.ledger(paymentId);
+      const winner = ledger?.entries[entry.idempotencyKey];
+      if (winner) return { entry: winner, won: false };
+      // The payment's first operation: its ledger item is created, then the entry written.
+      if (!ledger) await this.createLedger(paymentId);
+    }
+    throw new Error(`sandbox: could not record ${entry.idempotencyKey}`);
+  }
+
+  /**
+   * Records an approved follow-up and changes its authorization's balances in one write, on
+   * condition that the key is new and the bank's guard still holds (bank.ts guardHolds).
+   */
+  recordFollowUp(paymentId: string, entry: LedgerEntry, authorization: { readonly key: string; readonly acquirerRef: string }, guard: BalanceGuard, change: BalanceChange): Promise<boolean> {
+    const values: Record<string, unknown> = { ':entry': entry, ':approved': 'approved', ':authRef': authorization.acquirerRef, ':no': false, ':captured': guard.capturedMinor };
+    const conditions = [
+      'attribute_not_exists(#e.#k)',
+      '#e.#a.#s = :approved',
+      '#e.#a.acquirerRef = :authRef',
+      '(attribute_not_exists(#e.#a.voided) OR #e.#a.voided = :no)',
+      '(attribute_not_exists(#e.#a.reversed) OR #e.#a.reversed = :no)',
+      '#e.#a.capturedMinor = :captured',
+    ];
+    if (guard.refundedAtMostMinor !== undefined) {
+      conditions.push('#e.#a.refundedMinor <= :room');
+      values[':room'] = guard.refundedAtMostMinor;
+    }
+    let set: string;
+    if (change.kind === 'capture' || change.kind === 'refund') {
+      set = change.kind === 'capture' ? '#e.#a.capturedMinor = :amount' : '#e.#a.refundedMinor = #e.#a.refundedMinor + :amount';
+      values[':amount'] = change.amountMinor;
+    } else {
+      set = change.kind === 'void' ? '#e.#a.voided = :yes' : '#e.#a.reversed = :yes';
+      values[':yes'] = true;
+    }
+    return this.update(paymentId, `SET #e.#k = :entry, ${set}`, conditions.join(' AND '), { '#k': entry.idempotencyKey, '#a': authorization.key, '#s': 'status' }, values);
+  }
+
+  /** Closes a challenge still pending with its final (declined) answer. */
+  closePending(ref: OperationRef, outcome: AcquirerOutcome): Promise<boolean> {
+    return this.update(
+      ref.paymentId,
+      'SET #e.#k.outcome = :o, #e.#k.#s = :s, #e.#k.closed = :closed REMOVE #e.#k.pending',
+      'attribute_exists(#e.#k.pending)',
+      { '#k': canonicalKey(ref.idempotencyKey), '#s': 'status' },
+      { ':o': outcome, ':s': 'declined', ':closed': 'abandoned' },
+    );
+  }
+
+  /** Answers a challenge still pending: its outcome and, approved, its balances. */
+  answerPending(ref: OperationRef, outcome: AcquirerOutcome, capturedMinor: number): Promise<boolean> {
+    return this.update(
+      ref.paymentId,
+      'SET #e.#k.outcome = :o, #e.#k.#s = :s, #e.#k.capturedMinor = :c, #e.#k.refundedMinor = :z REMOVE #e.#k.pending',
+      'attribute_exists(#e.#k.pending)',
+      { '#k': canonicalKey(ref.idempotencyKey), '#s': 'status' },
+      { ':o': outcome, ':s': outcome.kind === 'approved' ? 'approved' : 'declined', ':c': capturedMinor, ':z': 0 },
+    );
+  }
+
+  /** Counts a wrong one-time code, on condition that the challenge is pending with `was` wrong codes. */
+  countWrongCode(ref: OperationRef, was: number): Promise<boolean> {
+    return this.update(
+      ref.paymentId,
+      'SET #e.#k.pending.wrongCodes = :n',
+      'attribute_exists(#e.#k.pending) AND (attribute_not_exists(#e.#k.pending.wrongCodes) OR #e.#k.pending.wrongCodes = :was)',
+      { '#k': canonicalKey(ref.idempotencyKey) },
+      { ':n': was + 1, ':was': was },
+    );
+  }
+
+  /** Notes the first late request with a barred key (what it asked for). */
+  async noteLate(paymentId: string, key: string, late: LateRequest): Promise<void> {
+    await this.update(paymentId, 'SET #e.#k.late = :late', '#e.#k.closed = :barred AND attribute_not_exists(#e.#k.late)', { '#k': key }, { ':late': late, ':barred': 'barred' });
+  }
+
+  /** An approval; one that keeps the card stores what the sandbox knows of it under `credentialRef`. */
+  async approval(acquirerRef: string, card: CardFacts, credentialRef: string | undefined): Promise<AcquirerOutcome> {
+    if (!credentialRef) return { kind: 'approved', acquirerRef };
+    await this.db.send(new PutCommand({ TableName: this.tableName, Item: { ...credentialKey(credentialRef), kind: 'sandbox-credential', card } }));
+    return { kind: 'approved', acquirerRef, storedCredentialRef: credentialRef };
+  }
+
+  async credential(credentialRef: string): Promise<CardFacts | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: credentialKey(credentialRef) }));
+    return out.Item?.card as CardFacts | undefined;
+  }
+
+  private async createLedger(paymentId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...ledgerKey(paymentId), kind: 'sandbox-ledger', paymentId: paymentId.toLowerCase(), entries: {} },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+    }
+  }
+
+  /** One conditional update of the payment's ledger item (which must exist): false when the condition did not hold. */
+  private update(paymentId: string, expression: string, condition: string, names: Record<string, string>, values: Record<string, unknown>): Promise<boolean> {
+    return conditionalUpdate(this.db, {
+      TableName: this.tableName,
+      Key: ledgerKey(paymentId),
+      UpdateExpression: expression,
+      ConditionExpression: `attribute_exists(pk) AND ${condition}`,
+      ExpressionAttributeNames: { '#e': 'entries', ...names },
+      ExpressionAttributeValues: values,
+    });
+  }
+}
