@@ -1,9 +1,6 @@
 import { idempotencyKey, merchantApi, publicBaseUrl, validateBody, verifyHash, type RememberedAs } from '../middleware/merchant-endpoint';
-import { createSession, createSessionHashFields, replayableLink, replayedLinkToken, validateCreateSession, type CreateSessionRequest } from '../use-cases/create-session';
-
-interface SessionAnswer {
-  redirect_url: string;
-}
+import { createSessionHashFields, sessionCommandOf, validateCreateSession, type CreateSessionRequest, type SessionAnswer } from '../protocol/merchant/session';
+import { createSession, replayableLink, replayedLinkToken } from '../use-cases/create-session';
 
 const LINK_PATH = '/auth/';
 
@@ -21,12 +18,12 @@ const keptWithoutLinkToken: RememberedAs<CreateSessionRequest, SessionAnswer> = 
 };
 
 /** POST /api/v1/session */
-export const handler = merchantApi<ReturnType<typeof validateCreateSession>>()
+export const handler = merchantApi<CreateSessionRequest>()
   .use(validateBody(validateCreateSession))
   .use(verifyHash(createSessionHashFields))
   .use(idempotencyKey())
   .handler(async ({ deps, merchantKey, body, event, requestKey, earlierRun }): Promise<SessionAnswer> => {
     const link = requestKey && (await replayableLink(deps, merchantKey, requestKey.transId));
-    const { linkToken } = await createSession(deps, merchantKey, body, link && { ...link, ...(earlierRun ? { earlierRun } : {}) });
+    const { linkToken } = await createSession(deps, merchantKey, sessionCommandOf(body), link && { ...link, ...(earlierRun ? { earlierRun } : {}) });
     return { redirect_url: `${publicBaseUrl(event, deps.config.PUBLIC_BASE_URL)}${LINK_PATH}${linkToken}` };
   }, { remembered: keptWithoutLinkToken });

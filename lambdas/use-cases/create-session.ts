@@ -1,223 +1,42 @@
-import * as z from 'zod/mini';
 import { telemetry } from '../observability/telemetry';
-import { AVAILABLE_METHODS } from '../domain/checkout-methods';
-import { isCountryCode, isEmail } from '../domain/contact';
-import { ApiError, invalidRequest, type FieldError } from '../domain/errors';
-import { CURRENCY_EXPONENT_SET, isKnownCurrency, parseAmount } from '../domain/money';
+import { ApiError, invalidRequest } from '../domain/errors';
+import type { MerchantAmount } from '../domain/money';
 import { encodeLinkToken, hashLinkSecret, linkSecretMatches } from '../domain/checkout-link';
 import { createHmac } from 'node:crypto';
 import type { MerchantSecrets } from '../ports/merchants';
-import { ORDER_DESCRIPTION_CHARACTERS, ORDER_NUMBER_CHARACTERS, type Checkout, type Payment, type SavedCard } from '../domain/payment';
+import type { BillingAddress, Checkout, Customer, Payment, SavedCard } from '../domain/payment';
 import { expired } from '../domain/card';
 import type { TokenVault } from '../ports/tokens';
-import { RULE, fieldErrorsFrom, httpUrl, mergeFieldErrors, text } from '../domain/validation';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import type { PaymentStore } from '../ports/payments';
 
-export const OPERATIONS = ['purchase'] as const;
-
-const TWO_LETTER_STATE_COUNTRIES = new Set(['US', 'CA', 'AU', 'JP', 'IN']);
 const DEFAULT_SESSION_MINUTES = 60;
 
-const CUSTOMER_NAME = /^[A-Za-z]+(?:[ .'-]+[A-Za-z]+)*\.?$/;
-const LETTERS = /^[\p{L}]+(?:[ .'-]+[\p{L}]+)*\.?$/u;
-const ADDRESS = /^[\p{L}\p{N}][\p{L}\p{N} ,./#'-]*$/u;
-const ZIP = /^[A-Za-z0-9][A-Za-z0-9 -]*$/;
-const PHONE = /^[0-9+()\- ]*$/;
-const FRAME_NAME = /^[A-Za-z][\w-]{0,63}$/;
-const CUSTOM_DATA_KEY = /^[A-Za-z0-9_-]{1,64}$/;
-
-const orderSchema = z.object({
-  number: text({ max: 255, pattern: ORDER_NUMBER_CHARACTERS }),
-  amount: z.union([z.string(), z.number()], { error: (iss) => (iss.input === undefined || iss.input === null ? RULE.blank : RULE.invalid) }),
-  currency: z.string().check(z.minLength(1, RULE.blank), z.regex(/^[A-Z]{3}$/, RULE.invalid), z.refine(isKnownCurrency, RULE.invalid)),
-  description: text({ min: 2, max: 1024, pattern: ORDER_DESCRIPTION_CHARACTERS }),
-});
-
-const stringMap = (maxEntries: number, maxValue: number) =>
-  z.record(z.string().check(z.regex(CUSTOM_DATA_KEY, RULE.invalid)), z.string().check(z.maxLength(maxValue, RULE.tooLong(maxValue)))).check(
-    z.refine((r) => Object.keys(r).length <= maxEntries, RULE.tooMany(maxEntries)),
-  );
-
-/**
- * The keys in the order the platform lists its validation answers (its own invalid example:
- * operation, methods, order.number, order.amount, order.currency, order.description, cancel_url,
- * success_url); the rest after them.
- */
-const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
-/** An ISO 639-1 code (two letters, any case) that the runtime's language data knows. */
-export const isLanguageCode = (code: string): boolean => /^[A-Za-z]{2}$/.test(code) && LANGUAGE_NAMES.of(code.toLowerCase()) !== undefined;
-
-export const createSessionSchema = z.object({
-  merchant_key: text({ max: 255 }),
-  operation: z.enum(OPERATIONS, { error: (iss) => (iss.input === undefined || iss.input === '' ? RULE.blank : RULE.choice) }),
-  methods: z.optional(
-    z.array(z.string().check(z.minLength(1, RULE.blank), z.refine((m) => (AVAILABLE_METHODS as readonly string[]).includes(m), RULE.choice))).check(
-      z.minLength(1, RULE.blank),
-      z.maxLength(10, RULE.tooMany(10)),
-    ),
-  ),
-  order: orderSchema,
-  cancel_url: z.optional(httpUrl()),
-  success_url: httpUrl(),
-  expiry_url: z.optional(httpUrl()),
-  error_url: z.optional(httpUrl()),
-  url_target: z.optional(z.string().check(z.refine((t) => ['_blank', '_self', '_parent', '_top'].includes(t) || FRAME_NAME.test(t), RULE.invalid))),
-  // The page's language (ISO 639-1). A language the page does not have yet falls back to the browser's.
-  language: z.optional(z.string().check(z.refine(isLanguageCode, RULE.invalid))),
-  req_token: z.optional(z.boolean()),
-  card_token: z.optional(
-    z.array(z.string().check(z.length(64, RULE.exactly(64)), z.regex(/^[A-Za-z0-9]+$/, RULE.invalid))).check(z.maxLength(10, RULE.tooMany(10))),
-  ),
-  recurring_init: z.optional(z.boolean()),
-  schedule_id: z.optional(text({ max: 255, pattern: /^[A-Za-z0-9_-]+$/ })),
-  hash: text({ max: 255 }),
-  // Conditional on the platform ("if not specified … displayed on the Checkout page"): shop modules
-  // send none, null, {} or only an e-mail; the page asks for what the payment needs.
-  customer: z.optional(
-    z.object({
-      name: z.optional(text({ min: 2, max: 32, pattern: CUSTOMER_NAME })),
-      email: z.optional(text({ max: 255 }).check(z.refine(isEmail, RULE.invalid))),
-    }),
-  ),
-  billing_address: z.optional(
-    z.object({
-      country: z.optional(z.string().check(z.length(2, RULE.exactly(2)), z.refine(isCountryCode, RULE.invalid))),
-      state: z.optional(text({ min: 2, max: 32, pattern: LETTERS })),
-      city: z.optional(text({ min: 2, max: 32, pattern: LETTERS })),
-      address: z.optional(text({ min: 2, max: 32, pattern: ADDRESS })),
-      zip: z.optional(text({ min: 2, max: 10, pattern: ZIP })),
-      phone: z.optional(z.string().check(z.maxLength(32, RULE.tooLong(32)), z.regex(PHONE, RULE.invalid))),
-    }),
-  ),
-  parameters: z.optional(z.record(z.string().check(z.regex(CUSTOM_DATA_KEY, RULE.invalid)), stringMap(20, 255))),
-  session_expiry: z.optional(z.int().check(z.gte(1, RULE.between(1, 720)), z.lte(720, RULE.between(1, 720)))),
-  custom_data: z.optional(stringMap(20, 255)),
-});
-
-export type CreateSessionRequest = z.infer<typeof createSessionSchema>;
-
-/** Fields the request's hash covers, in order (protocol.md §1). */
-export function createSessionHashFields(r: CreateSessionRequest): string[][] {
-  const { number, amount, currency, description } = r.order;
-  const literals = [String(amount)];
-  // A JSON number has lost its trailing zeros: the client most likely signed it in the currency's format.
-  const canonical = parseAmount(amount, currency);
-  if (typeof amount === 'number' && typeof canonical !== 'string' && canonical.literal !== literals[0]) literals.unshift(canonical.literal);
-  return literals.map((literal) => [number, literal, currency, description]);
-}
-
-/**
- * The loose forms existing clients send (protocol.md §3), read as their strict equivalents before
- * validation: "true" and "Y" booleans, a single card token as a string, null objects, "" URLs.
- */
-export function normalizeLooseForms(body: unknown): unknown {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const b: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  const truthy = (v: unknown) => (v === 'true' || v === 'Y' || v === 'y' || v === '1' || v === 1 ? true : v === 'false' || v === 'N' || v === 'n' || v === '0' || v === 0 ? false : v);
-  for (const key of ['recurring_init', 'req_token']) if (key in b) b[key] = truthy(b[key]);
-  if (typeof b.card_token === 'string') b.card_token = b.card_token === '' ? undefined : [b.card_token];
-  for (const key of ['billing_address', 'card_token', 'methods', 'parameters', 'custom_data', 'schedule_id', 'url_target', 'session_expiry', 'language']) {
-    if (b[key] === null) delete b[key];
-  }
-  if (b.language === '') delete b.language;
-  if (b.customer === null) delete b.customer;
-  // Shop modules send the fields they do not have as "": that is "not given", not "invalid".
-  if (b.customer !== null && typeof b.customer === 'object' && !Array.isArray(b.customer)) {
-    const customer: Record<string, unknown> = { ...(b.customer as Record<string, unknown>) };
-    for (const key of ['name', 'email']) if (customer[key] === '' || customer[key] === null) delete customer[key];
-    b.customer = customer;
-  }
-  for (const key of ['cancel_url', 'expiry_url', 'error_url']) if (b[key] === '' || b[key] === null) delete b[key];
-  if (typeof b.session_expiry === 'string' && /^\d{1,4}$/.test(b.session_expiry)) b.session_expiry = Number(b.session_expiry);
-  return b;
-}
-
-const AMOUNT_MESSAGES = { blank: RULE.blank, 'not-positive': RULE.positive, format: RULE.invalid } as const;
-
-function amountErrors(amount: string | number, currency: string): FieldError[] {
-  const parsed = parseAmount(amount, currency);
-  return typeof parsed === 'string' ? [{ path: 'order.amount', message: AMOUNT_MESSAGES[parsed] }] : [];
-}
-
-/**
- * The amount when the currency is not valid, as the platform answers it (its own invalid example:
- * "1.2" with currency "Dollar" is "should be greater than 0"). An amount written as some currency
- * writes amounts ("10.00", "1500", "10.250", a positive JSON number) gets no item of its own — the
- * currency's item says what is wrong; a number no currency writes that way ("1.2", "0", "-5")
- * cannot be converted into any currency's units and counts as zero; blank stays blank; what is not
- * a number at all is not valid.
- */
-function amountErrorsWithoutCurrency(amount: unknown): FieldError[] {
-  const item = (message: string): FieldError[] => [{ path: 'order.amount', message }];
-  if (amount === undefined || amount === null || (typeof amount === 'string' && amount.trim() === '')) return item(RULE.blank);
-  if (typeof amount === 'number') return Number.isFinite(amount) && amount > 0 ? [] : item(Number.isFinite(amount) ? RULE.positive : RULE.invalid);
-  if (typeof amount !== 'string' || !/^-?\d+(\.\d+)?$/.test(amount)) return item(RULE.invalid);
-  const writtenAsSomeCurrency = Number(amount) > 0 && CURRENCY_EXPONENT_SET.some((e) => new RegExp(e === 0 ? '^\\d{1,15}$' : `^\\d{1,15}\\.\\d{${e}}$`).test(amount));
-  return writtenAsSomeCurrency ? [] : item(RULE.positive);
-}
-
-/** Where each field's item goes in the answer: the schema's key order, with order.* in its own. */
-const FIELD_RANK = (() => {
-  const top = Object.keys(createSessionSchema.shape);
-  const order = Object.keys(orderSchema.shape);
-  return (path: string): number => {
-    const [head = '', sub] = path.split('.');
-    const i = top.indexOf(head);
-    const base = (i < 0 ? top.length : i) * 100;
-    return head === 'order' && sub !== undefined ? base + 1 + Math.max(0, order.indexOf(sub)) : base;
-  };
-})();
-
-/** One item per field in the platform's order; an invalid element of `methods` is reported on `methods`. */
-function inPlatformOrder(errors: readonly FieldError[]): FieldError[] {
-  const seen = new Set<string>();
-  return errors
-    .map((e) => (/^methods\.\d+$/.test(e.path) ? { ...e, path: 'methods' } : e))
-    .filter((e) => !seen.has(e.path) && seen.add(e.path))
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => FIELD_RANK(a.e.path) - FIELD_RANK(b.e.path) || a.i - b.i)
-    .map(({ e }) => e);
-}
-
-/**
- * Rules that need more than one field. Returned as field errors so the envelope still has one
- * item per invalid field.
- */
-export function crossFieldErrors(r: CreateSessionRequest): FieldError[] {
-  const errors: FieldError[] = amountErrors(r.order.amount, r.order.currency);
-  if (r.schedule_id !== undefined && r.recurring_init !== true) {
-    errors.push({ path: 'schedule_id', message: 'This value is allowed only when recurring_init is true.' });
-  }
-  const country = r.billing_address?.country;
-  const state = r.billing_address?.state;
-  if (country && state && TWO_LETTER_STATE_COUNTRIES.has(country) && !/^[A-Z]{2}$/.test(state)) {
-    errors.push({ path: 'billing_address.state', message: RULE.invalid });
-  }
-  return errors;
-}
-
-/** Schema first, then the rules across fields; the hash is checked only on a valid body. */
-export function validateCreateSession(body: unknown): CreateSessionRequest {
-  const normalized = normalizeLooseForms(body);
-  const parsed = createSessionSchema.safeParse(normalized);
-  if (!parsed.success) {
-    // The amount rule depends on the currency, so it is checked even when other fields failed.
-    const order = (normalized as { order?: { amount?: unknown; currency?: unknown } } | null)?.order;
-    const amount = order?.amount;
-    const currency = order?.currency;
-    const known = typeof currency === 'string' && isKnownCurrency(currency);
-    const extra = known && (typeof amount === 'string' || typeof amount === 'number')
-      ? amountErrors(amount, currency)
-      : order !== null && typeof order === 'object' && !Array.isArray(order) && !known
-        ? amountErrorsWithoutCurrency(amount)
-        : [];
-    throw invalidRequest(inPlatformOrder(mergeFieldErrors(fieldErrorsFrom(parsed.error.issues), extra)));
-  }
-  const more = crossFieldErrors(parsed.data);
-  if (more.length) throw invalidRequest(inPlatformOrder(more));
-  return parsed.data;
+/** A checkout session a merchant opens (protocol/merchant/session.ts reads it from the request). */
+export interface OpenSession {
+  readonly order: { readonly number: string; readonly amount: MerchantAmount; readonly description: string };
+  readonly operation: Checkout['operation'];
+  readonly methods?: readonly string[];
+  readonly successUrl: string;
+  readonly cancelUrl?: string;
+  readonly expiryUrl?: string;
+  readonly errorUrl?: string;
+  readonly urlTarget?: string;
+  /** ISO 639-1, lower case. */
+  readonly language?: string;
+  /** Offer to save the card (not when saved cards are offered). */
+  readonly reqToken: boolean;
+  /** Saved cards to offer: each must exist, be this merchant's and not be expired. */
+  readonly cardTokens?: readonly string[];
+  readonly recurringInit: boolean;
+  readonly scheduleId?: string;
+  readonly customer: Customer;
+  readonly billingAddress?: BillingAddress;
+  readonly parameters?: Record<string, Record<string, string>>;
+  readonly customData?: Record<string, string>;
+  /** How long the link accepts a payment; an hour unless given. */
+  readonly lifetimeMinutes?: number;
 }
 
 export interface CreateSessionDeps {
@@ -251,46 +70,43 @@ async function savedCardsOf(tokens: TokenVault, merchantKey: string, list: reado
 export async function createSession(
   deps: CreateSessionDeps,
   merchantKey: string,
-  r: CreateSessionRequest,
+  session: OpenSession,
   replayable?: ReplayableLink,
 ): Promise<CreateSessionResult> {
-  const amount = parseAmount(r.order.amount, r.order.currency);
-  if (typeof amount === 'string') throw new Error('amount must be validated before createSession');
   // A run after one that made the session but died before answering: that session, before any
   // check that may have changed its mind since (a saved card expired in between).
   if (replayable?.earlierRun) {
     const made = await deps.store.findPayment(replayable.paymentId);
     if (made?.checkout && linkSecretMatches(replayable.secret, made.checkout.secretHash)) return { linkToken: encodeLinkToken(made.paymentId, replayable.secret), paymentId: made.paymentId };
   }
-  await refuseMintedOrderNumber(deps.store, merchantKey, r.order.number);
+  await refuseMintedOrderNumber(deps.store, merchantKey, session.order.number);
   const now = deps.clock.now();
-  const lifetimeMinutes = r.session_expiry ?? DEFAULT_SESSION_MINUTES;
+  const lifetimeMinutes = session.lifetimeMinutes ?? DEFAULT_SESSION_MINUTES;
   const createdAt = now.toISOString();
   const paymentId = replayable?.paymentId ?? deps.ids.paymentId();
   const secret = replayable?.secret ?? deps.ids.linkSecret();
-  const recurringInit = r.recurring_init === true;
-  const cardTokens = r.card_token?.length ? r.card_token : undefined;
+  const { recurringInit, cardTokens, customer, order } = session;
   const savedCards = cardTokens ? await savedCardsOf(deps.tokens, merchantKey, cardTokens, now) : undefined;
 
   const checkout: Checkout = {
     secretHash: hashLinkSecret(secret),
-    operation: r.operation,
-    methods: r.methods,
-    successUrl: r.success_url,
-    cancelUrl: r.cancel_url,
-    expiryUrl: r.expiry_url,
-    errorUrl: r.error_url,
-    urlTarget: r.url_target,
-    language: r.language?.toLowerCase(),
+    operation: session.operation,
+    methods: session.methods,
+    successUrl: session.successUrl,
+    cancelUrl: session.cancelUrl,
+    expiryUrl: session.expiryUrl,
+    errorUrl: session.errorUrl,
+    urlTarget: session.urlTarget,
+    language: session.language,
     // req_token is ignored when card_token is given (seed 2.1).
-    reqToken: r.req_token === true && !cardTokens,
+    reqToken: session.reqToken && !cardTokens,
     savedCards,
     recurringInit,
-    scheduleId: r.schedule_id,
-    billingAddress: r.billing_address,
-    given: { name: Boolean(r.customer?.name), email: Boolean(r.customer?.email), country: Boolean(r.billing_address?.country) },
-    parameters: r.parameters,
-    customData: r.custom_data,
+    scheduleId: session.scheduleId,
+    billingAddress: session.billingAddress,
+    given: { name: Boolean(customer.name), email: Boolean(customer.email), country: Boolean(session.billingAddress?.country) },
+    parameters: session.parameters,
+    customData: session.customData,
     expiresAt: new Date(now.getTime() + lifetimeMinutes * 60_000).toISOString(),
   };
   const payment: Payment = {
@@ -298,19 +114,19 @@ export async function createSession(
     merchantKey,
     status: 'prepare',
     order: {
-      number: r.order.number,
-      amount: amount.literal,
-      amountMinor: amount.amountMinor,
-      currency: amount.currency,
-      description: r.order.description,
+      number: order.number,
+      amount: order.amount.literal,
+      amountMinor: order.amount.amountMinor,
+      currency: order.amount.currency,
+      description: order.description,
     },
-    customer: { ...(r.customer?.name ? { name: r.customer.name } : {}), ...(r.customer?.email ? { email: r.customer.email } : {}) },
+    customer,
     createdAt,
     updatedAt: createdAt,
     checkout,
     transactions: [],
-    ...(recurringInit ? { recurringInit, scheduleId: r.schedule_id } : {}),
-    ...(r.custom_data ? { customData: r.custom_data } : {}),
+    ...(recurringInit ? { recurringInit, scheduleId: session.scheduleId } : {}),
+    ...(session.customData ? { customData: session.customData } : {}),
   };
   try {
     await deps.store.createPayment(payment);

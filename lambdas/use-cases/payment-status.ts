@@ -1,83 +1,22 @@
-import * as z from 'zod/mini';
-import { ApiError, invalidRequest } from '../domain/errors';
-import { formatMinor } from '../domain/money';
-import { protocolDate, type Payment } from '../domain/payment';
-import { paymentReading } from '../domain/payment-view';
-import { RULE, fieldErrorsFrom, text } from '../domain/validation';
+import { ApiError } from '../domain/errors';
+import type { Payment } from '../domain/payment';
 import type { Clock } from '../ports/clock';
 import type { PaymentStore } from '../ports/payments';
 
-/** Status by payment_id or by order_id (protocol.md §3); exactly one of the two. */
-export const paymentStatusSchema = z.object({
-  merchant_key: text({ max: 255 }),
-  payment_id: z.optional(text({ max: 255 })),
-  order_id: z.optional(text({ max: 255 })),
-  hash: text({ max: 255 }),
-});
-export type PaymentStatusRequest = z.infer<typeof paymentStatusSchema>;
-
-export function validatePaymentStatus(body: unknown): PaymentStatusRequest {
-  const parsed = paymentStatusSchema.safeParse(body);
-  if (!parsed.success) throw invalidRequest(fieldErrorsFrom(parsed.error.issues));
-  const r = parsed.data;
-  if (r.payment_id === undefined && r.order_id === undefined) {
-    throw invalidRequest([{ path: 'payment_id', message: RULE.blank }]);
-  }
-  return r;
-}
-
-/** payment_id when given, else order_id (protocol.md §1). */
-export const paymentStatusHashFields = (r: PaymentStatusRequest): string[][] => [[r.payment_id ?? r.order_id ?? '']];
-
-export interface PaymentStatusResponse {
-  payment_id: string;
-  date: string;
-  status: string;
-  reason?: string;
-  order: { number: string; amount: string; currency: string; description: string };
-  /** Always present; `name` and `email` when known (the session's, or what the customer typed on the page). */
-  customer: { name?: string; email?: string };
-  recurring_token?: string;
-  recurring_init_trans_id?: string;
-  schedule_id?: string;
-  shedule_id?: string;
-  card_token?: string;
-  /** Platform extension: how much of the payment has been refunded so far. */
-  refunded_amount?: string;
-}
-
-export { SESSION_EXPIRED_REASON } from '../domain/payment-view';
-
-/**
- * What a merchant sees of a payment: its status and reason as everyone reads them
- * (domain/payment-view.ts), so the portal, its search and the CSV export say the same.
- */
-export function toStatusResponse(p: Payment, now: Date): PaymentStatusResponse {
-  const { status, reason } = paymentReading(p, now);
-  return {
-    payment_id: p.paymentId,
-    date: protocolDate(p.createdAt),
-    status,
-    ...(reason ? { reason } : {}),
-    order: { number: p.order.number, amount: p.order.amount, currency: p.order.currency, description: p.order.description },
-    customer: { ...(p.customer.name ? { name: p.customer.name } : {}), ...(p.customer.email ? { email: p.customer.email } : {}) },
-    ...(p.recurringToken ? { recurring_token: p.recurringToken, recurring_init_trans_id: p.recurringInitTransId } : {}),
-    ...(p.scheduleId ? { schedule_id: p.scheduleId, shedule_id: p.scheduleId } : {}),
-    ...(p.cardToken ? { card_token: p.cardToken } : {}),
-    ...(p.refundedMinor ? { refunded_amount: formatMinor(p.refundedMinor, p.order.currency) } : {}),
-  };
-}
+/** Which payment a merchant asks about: one by its id, or the latest of an order number. */
+export type PaymentLookup = { readonly paymentId: string } | { readonly orderNumber: string };
 
 export interface PaymentStatusDeps {
   readonly store: PaymentStore;
   readonly clock: Clock;
 }
 
-export async function paymentStatus(deps: PaymentStatusDeps, merchantKey: string, r: PaymentStatusRequest): Promise<PaymentStatusResponse> {
-  const payment = r.payment_id !== undefined
-    ? await deps.store.findPayment(r.payment_id)
-    : await deps.store.findLatestPaymentByOrder(merchantKey, r.order_id ?? '');
+/** The merchant's payment, as read at `now` (protocol/merchant/status.ts answers its status then). */
+export async function paymentStatus(deps: PaymentStatusDeps, merchantKey: string, lookup: PaymentLookup): Promise<{ payment: Payment; now: Date }> {
+  const payment = 'paymentId' in lookup
+    ? await deps.store.findPayment(lookup.paymentId)
+    : await deps.store.findLatestPaymentByOrder(merchantKey, lookup.orderNumber);
   // Another merchant's payment answers exactly like a missing one.
   if (!payment || payment.merchantKey !== merchantKey) throw new ApiError('PAYMENT_NOT_FOUND');
-  return toStatusResponse(payment, deps.clock.now());
+  return { payment, now: deps.clock.now() };
 }

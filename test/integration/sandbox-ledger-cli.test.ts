@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfig } from '../../lambdas/config';
 import { pay } from '../../lambdas/use-cases/checkout';
-import { createSession, validateCreateSession } from '../../lambdas/use-cases/create-session';
+import { createSession } from '../../lambdas/use-cases/create-session';
+import { sessionCommandOf, validateCreateSession } from '../../lambdas/protocol/merchant/session';
 import { createMerchant } from '../../lambdas/use-cases/manage-merchants';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { refundPayment } from '../../lambdas/use-cases/refund-payment';
@@ -33,7 +34,7 @@ beforeAll(async () => {
   try {
     const merchant = await createMerchant(deps, { name: 'Ledger Shop' });
     const body = validateCreateSession({ ...validSessionBody(merchant.merchant_key, { order: { number: 'ledger-1', amount: '25.00', currency: 'USD', description: 'Ledger order' } }), hash: 'x' });
-    const session = await createSession(deps, merchant.merchant_key, body);
+    const session = await createSession(deps, merchant.merchant_key, sessionCommandOf(body));
     paymentId = session.paymentId;
     await pay(deps, session.linkToken, { number: TEST_PAN, expiry: '01/38', cvv: '123', holder: 'Jo Doe' }, { baseUrl: 'http://127.0.0.1', browser: {} });
     await refundPayment(deps, merchant.merchant_key, { payment_id: paymentId, amount: '5.00' });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { verifyFields } from '../../lambdas/domain/hash';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import type { PaymentStatusResponse } from '../../lambdas/use-cases/payment-status';
+import type { PaymentStatusResponse } from '../../lambdas/protocol/merchant/status';
 import { receivingMerchants, verifiesWith } from '../support/callback-receiver';
 import { openSession, recurringChain, recurringOf, submitPage, type Session } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';

@@ -5,7 +5,7 @@ import { sandboxLedger, type SandboxLedgerRecord } from '../../lambdas/adapters/
 import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
 import type { Payment, Transaction } from '../../lambdas/domain/payment';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import type { PaymentStatusResponse } from '../../lambdas/use-cases/payment-status';
+import type { PaymentStatusResponse } from '../../lambdas/protocol/merchant/status';
 import { validSessionBody, type Json } from './fixtures';
 import type { HttpAnswer } from './http';
 import { paymentIdOf } from './links';

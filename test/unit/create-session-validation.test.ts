@@ -1,5 +1,5 @@
 import { ApiError } from '../../lambdas/domain/errors';
-import { validateCreateSession, type CreateSessionRequest } from '../../lambdas/use-cases/create-session';
+import { validateCreateSession, type CreateSessionRequest } from '../../lambdas/protocol/merchant/session';
 import { all, drop, mutated, set, validSessionBody, type Mutation } from '../support/fixtures';
 
 /**

@@ -1,6 +1,6 @@
 import { en, type Texts } from '../../lambdas/checkout-page/texts/en';
 import { PAGE_LANGUAGES, acceptedLanguages, pageTexts } from '../../lambdas/checkout-page/texts';
-import { isLanguageCode } from '../../lambdas/use-cases/create-session';
+import { isLanguageCode } from '../../lambdas/protocol/merchant/session';
 import { displayAmount, monthOfYear } from '../../lambdas/checkout-page/render';
 
 /**
