@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
 import { cardDigits, saleHash, transactionHash } from '../../lambdas/adapters/s2s-card/hash';
 import { startFakeGateway } from '../support/s2s-card-gateway';
-import { s2sScenarioArb, startMoneyModel, type GatewayScenario, type MoneyModel, type Scenario } from '../support/money-model';
+import { modelRuns, s2sScenarioArb, startMoneyModel, type GatewayScenario, type ModelStore, type MoneyModel, type Scenario } from '../support/money-model';
 
 /**
  * The money model (test/support/money-model.ts) over the S2S CARD connector: the same random
@@ -14,7 +14,8 @@ import { s2sScenarioArb, startMoneyModel, type GatewayScenario, type MoneyModel,
  * ledger checker against the gateway's own ledger (checkAgainstGateway). MONEY_MODEL_RUNS sets the
  * number of runs, MONEY_MODEL_SEED replays a failing seed, as for the sandbox's model.
  */
-const RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 200);
+/** Most runs on the in-memory store, a share on dynalite; a soak (MONEY_MODEL_RUNS) all on dynalite. */
+const RUNS = modelRuns();
 
 let model: MoneyModel;
 
@@ -27,26 +28,30 @@ afterAll(async () => {
 });
 
 describe('money model over the S2S CARD connector: our records agree with the gateway ledger under random operations, races, faults and a misbehaving gateway', () => {
-  it(`holds over ${RUNS} random runs`, async () => {
+  const holds = (store: ModelStore, runs: number) => async () => {
+    const before = { ...model.stats, gatewayMoves: { ...model.stats.gatewayMoves } };
     try {
       await fc.assert(
         fc.asyncProperty(s2sScenarioArb, async (scenario) => {
-          const divergences = await model.run(scenario);
+          const divergences = await model.run(scenario, { store });
           if (divergences.length) throw new Error(`ledger divergence:\n${divergences.map((d) => `  ${d.paymentId}: ${d.problem}`).join('\n')}`);
         }),
-        { numRuns: RUNS, seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined },
+        { numRuns: runs, seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined },
       );
     } finally {
       console.log(
-        `money model (s2s-card): ${model.stats.runs} runs, ${model.stats.operations} operations, ${model.stats.faults} faults injected, ${model.stats.divergences} divergences; ` +
-          `gateway faults ${JSON.stringify(model.stats.gatewayFaults)}; gateway transactions ${JSON.stringify(model.stats.gatewayMoves)}`,
+        `money model (s2s-card, ${store}): ${model.stats.runs - before.runs} runs, ${model.stats.operations - before.operations} operations, ${model.stats.faults - before.faults} faults injected, ${model.stats.divergences - before.divergences} divergences; ` +
+          `gateway faults so far ${JSON.stringify(model.stats.gatewayFaults)}; gateway transactions so far ${JSON.stringify(model.stats.gatewayMoves)}`,
       );
     }
-    expect(model.stats.faults).toBeGreaterThan(0);
+    expect(model.stats.faults - before.faults).toBeGreaterThan(0);
     // Money moved at the gateway, every kind of it (a model whose payments never reach it proves nothing).
-    if (RUNS >= 100) for (const kind of ['sale/success', 'auth/success', 'capture/success', 'refund/success', 'void/success', 'reversal/success']) expect({ [kind]: model.stats.gatewayMoves?.[kind] ?? 0 }).not.toEqual({ [kind]: 0 });
+    const moved = (kind: string) => (model.stats.gatewayMoves?.[kind] ?? 0) - (before.gatewayMoves[kind] ?? 0);
+    if (runs >= 100) for (const kind of ['sale/success', 'auth/success', 'capture/success', 'refund/success', 'void/success', 'reversal/success']) expect({ [kind]: moved(kind) }).not.toEqual({ [kind]: 0 });
     expect(model.stats.divergences).toBe(0);
-  }, 15 * 60_000);
+  };
+  (RUNS.memory ? it : it.skip)(`holds over ${RUNS.memory} random runs on the in-memory store`, holds('memory', RUNS.memory), 15 * 60_000);
+  (RUNS.dynamodb ? it : it.skip)(`holds over ${RUNS.dynamodb} random runs on DynamoDB (dynalite)`, holds('dynamodb', RUNS.dynamodb), 15 * 60_000);
 });
 
 /** A gateway that behaves, and a run that pays 10.00 and refunds 3.00 of it. */

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
-import { scenarioArb, startMoneyModel, type MoneyModel } from '../support/money-model';
+import { modelRuns, scenarioArb, startMoneyModel, type ModelStore, type MoneyModel } from '../support/money-model';
 
 /**
  * The money model (test/support/money-model.ts) as a property: random interleavings of every
  * operation that moves money, with faults at step boundaries and races, then the reconciler, then
- * the ledger checker. MONEY_MODEL_RUNS sets the number of runs (CI: the default below; more for a
- * long soak); MONEY_MODEL_SEED replays a failing seed.
+ * the ledger checker. Most runs keep the payments in the in-memory store (held to the DynamoDB
+ * store by test/contract/), a share on dynalite; MONEY_MODEL_RUNS (a soak) runs that many, all on
+ * dynalite. MONEY_MODEL_SEED replays a failing seed.
  */
-const RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 200);
+const RUNS = modelRuns();
 
 let model: MoneyModel;
 
@@ -20,16 +21,20 @@ afterAll(async () => {
 });
 
 describe('money model: our records agree with the acquirer ledger under random operations, races and faults', () => {
-  it(`holds over ${RUNS} random runs`, async () => {
+  const holds = (store: ModelStore, runs: number) => async () => {
+    const before = { ...model.stats };
     await fc.assert(
       fc.asyncProperty(scenarioArb, async (scenario) => {
-        const divergences = await model.run(scenario);
+        const divergences = await model.run(scenario, { store });
         if (divergences.length) throw new Error(`ledger divergence:\n${divergences.map((d) => `  ${d.paymentId}: ${d.problem}`).join('\n')}`);
       }),
-      { numRuns: RUNS, seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined },
+      { numRuns: runs, seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined },
     );
-    console.log(`money model: ${model.stats.runs} runs, ${model.stats.operations} operations, ${model.stats.faults} faults injected, ${model.stats.divergences} divergences`);
-    expect(model.stats.faults).toBeGreaterThan(0);
+    const faults = model.stats.faults - before.faults;
+    console.log(`money model (${store}): ${model.stats.runs - before.runs} runs, ${model.stats.operations - before.operations} operations, ${faults} faults injected, ${model.stats.divergences - before.divergences} divergences`);
+    expect(faults).toBeGreaterThan(0);
     expect(model.stats.divergences).toBe(0);
-  }, 15 * 60_000);
+  };
+  (RUNS.memory ? it : it.skip)(`holds over ${RUNS.memory} random runs on the in-memory store`, holds('memory', RUNS.memory), 15 * 60_000);
+  (RUNS.dynamodb ? it : it.skip)(`holds over ${RUNS.dynamodb} random runs on DynamoDB (dynalite)`, holds('dynamodb', RUNS.dynamodb), 15 * 60_000);
 });

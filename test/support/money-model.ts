@@ -24,6 +24,9 @@ import { validSessionBody } from './fixtures';
 import { TEST_PAN } from './payments';
 import { SHARDS, shardOf } from '../../lambdas/adapters/dynamodb/keys';
 import type { ShardPart } from '../../lambdas/ports/payments';
+import { MemoryPaymentStore } from '../../lambdas/adapters/memory/payment-store';
+import type { PaymentStore } from '../../lambdas/ports/payments';
+import { setDeps } from '../../lambdas/container';
 import { startTestService, type TestService } from './service';
 
 /**
@@ -198,13 +201,32 @@ export interface ModelStats {
   gatewayMoves?: Record<string, number>;
 }
 
+/**
+ * Where a run keeps its payments: the DynamoDB store on the local engine (dynalite) as the service
+ * does, or the in-memory store, which the store contract suite (test/contract/) holds to the same
+ * behaviour and which costs no round trips. Everything else (the acquirer's ledger, tokens,
+ * merchants, the S2S connector's records) stays where the service keeps it; a memory run puts its
+ * store into the service's own dependencies for its duration, so what reaches the service over
+ * HTTP (the S2S gateway's callbacks) records on the same payments.
+ */
+export type ModelStore = 'dynamodb' | 'memory';
+
+/**
+ * How a money model test file splits its runs: most on the memory store, a share on dynalite; a
+ * soak (MONEY_MODEL_RUNS) runs every one of its runs on dynalite.
+ */
+export function modelRuns(env: NodeJS.ProcessEnv = process.env): { memory: number; dynamodb: number } {
+  if (env.MONEY_MODEL_RUNS) return { memory: 0, dynamodb: Number(env.MONEY_MODEL_RUNS) };
+  return { memory: Number(env.MONEY_MODEL_MEMORY_RUNS ?? 200), dynamodb: Number(env.MONEY_MODEL_DYNAMODB_RUNS ?? 20) };
+}
+
 export interface MoneyModel {
   readonly stats: ModelStats;
   /** One run: a payment (and its recurring children) through the steps, then the jobs, then the check. */
-  run(s: Scenario): Promise<Divergence[]>;
+  run(s: Scenario, options?: { readonly store?: ModelStore }): Promise<Divergence[]>;
   /** The payments the last run checked. */
   readonly lastRun: readonly string[];
-  /** Checks one payment again, as a run's end does (for tests of the checker itself). */
+  /** Checks one payment of a dynalite run again, as a run's end does (for tests of the checker itself). */
   check(paymentId: string): Promise<Divergence[]>;
   readonly service: TestService;
   /** S2S CARD: the fake gateway. */
@@ -247,13 +269,23 @@ export async function startMoneyModel(options: { connector?: Connector } = {}): 
   const dms = await service.createMerchant({ name: 'Model DMS Shop', settings: { dms: true, autoCaptureDelayMinutes: 90 } });
   const stats: ModelStats = { runs: 0, operations: 0, faults: 0, divergences: 0, ...(gateway ? { gatewayFaults: gateway.faults } : {}) };
   const lastRun: string[] = [];
+  const memory = new MemoryPaymentStore();
   return {
     stats,
     lastRun,
     service,
     ...(gateway ? { gateway } : {}),
-    check: (id) => checkOne(service, gateway, id),
-    run: (s) => runScenario({ service, clock, sms, dms, stats, gateway, lastRun }, s),
+    check: (id) => checkOne(service, service.deps.store, gateway, id),
+    run: async (s, options = {}) => {
+      if (options.store !== 'memory') return runScenario({ service, clock, sms, dms, stats, gateway, lastRun, store: service.deps.store }, s);
+      const serviceDeps = service.deps;
+      setDeps({ ...serviceDeps, store: memory });
+      try {
+        return await runScenario({ service, clock, sms, dms, stats, gateway, lastRun, store: memory }, s);
+      } finally {
+        setDeps(serviceDeps);
+      }
+    },
     close: async () => {
       await gateway?.close();
       await service.close();
@@ -262,7 +294,7 @@ export async function startMoneyModel(options: { connector?: Connector } = {}): 
 }
 
 async function runScenario(
-  { service, clock, sms, dms, stats, gateway, lastRun }: { service: TestService; clock: ManualClock; sms: MerchantCredentials; dms: MerchantCredentials; stats: ModelStats; gateway: FakeGateway | undefined; lastRun: string[] },
+  { service, clock, sms, dms, stats, gateway, lastRun, store }: { service: TestService; clock: ManualClock; sms: MerchantCredentials; dms: MerchantCredentials; stats: ModelStats; gateway: FakeGateway | undefined; lastRun: string[]; store: PaymentStore },
   s: Scenario,
 ): Promise<Divergence[]> {
   const merchant = s.dms ? dms : sms;
@@ -273,7 +305,7 @@ async function runScenario(
     session_expiry: 30,
     hash: 'signed-at-the-edge',
   }));
-  const serviceDeps = service.deps as Deps;
+  const serviceDeps = { ...(service.deps as Deps), store };
   // S2S CARD: this run's connector (a short client timeout, the run's wait for a CREDITVOID callback)
   // over the service's own settings and records, and this run's misbehaviour of the gateway.
   const s2s = gateway && s.gateway && serviceDeps.s2sCard;
@@ -438,7 +470,7 @@ async function runScenario(
       for (const t of gateway.ledgerOf(id)) for (const i of t.transactions) moves[`${i.type}/${i.status}`] = (moves[`${i.type}/${i.status}`] ?? 0) + 1;
     }
   }
-  for (const id of touched) divergences.push(...(await checkOne(service, gateway, id)));
+  for (const id of touched) divergences.push(...(await checkOne(service, store, gateway, id)));
   lastRun.splice(0, lastRun.length, ...touched);
   if (switched) await updateMerchantSettings(serviceDeps, merchant.merchant_key, { dms: s.dms });
   stats.runs++;
@@ -448,8 +480,8 @@ async function runScenario(
 
 
 /** One payment of ours against the acquirer's ledger of it (the sandbox's, or the fake gateway's). */
-async function checkOne(service: TestService, gateway: FakeGateway | undefined, id: string): Promise<Divergence[]> {
-  const p = await service.deps.store.findPayment(id);
+async function checkOne(service: TestService, store: PaymentStore, gateway: FakeGateway | undefined, id: string): Promise<Divergence[]> {
+  const p = await store.findPayment(id);
   if (!gateway) return p ? checkPayment(p, await sandboxLedger(service.deps.db, service.backend.tableName, id), { settled: true }) : [];
   const ledger = gateway.ledgerOf(id);
   if (!p) {
