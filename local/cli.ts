@@ -1,5 +1,5 @@
 /**
- * The frame the project's command-line tools share (the merchant CLI, the sandbox CLI): parse,
+ * The frame the project's command-line tools share (the merchant, operator and sandbox CLIs): parse,
  * `--help`, open the target (a deployed stage or the local store), run, and an exit status of 0
  * done, 1 failed, 2 bad usage, with AWS failures put in words an operator can act on.
  */
@@ -76,4 +76,22 @@ export async function runCli<C, T extends CliTarget>(spec: CliSpec<C, T>, io: Io
   } finally {
     await target?.close();
   }
+}
+
+/**
+ * A tool's entry point (`npm run merchant`, `npm run operator`): runs the process's command line
+ * and sets its exit status; an unexpected failure is printed whole and exits 1.
+ */
+export function runMain(name: string, run: (argv: readonly string[]) => Promise<number>): void {
+  // Supports Node.js 20.19+ (Lambda runs 22); the SDK's notice about its future minimum is noise here.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  run(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      console.error(`${name}:`, e);
+      process.exitCode = 1;
+    },
+  );
 }
