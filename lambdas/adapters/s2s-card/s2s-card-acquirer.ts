@@ -1,30 +1,24 @@
-import { cardDigits, orderHash, saleHash, tokenSaleHash, transactionHash, type HashParty } from './hash';
+import { cardDigits, orderHash, transactionHash, type HashParty } from './hash';
 import { postAction, S2SCardUnavailable, type S2SCardSettings, type WireAnswer } from './client';
 import { canonicalKey, S2SRecords, type S2SEntry, type S2SOperation } from './records';
 import {
   approvedOutcome,
+  authorizationFields,
+  authorizationOutcome,
   authorizationStatus,
   decodeStoredCredential,
-  flowOf,
+  errorCode,
   isRefusal,
   NOT_FOUND_ERROR,
-  errorCode,
-  payerFields,
   reasonOf,
-  redirectOf,
-  signedRedirectUrl,
+  S2S_REASONS,
   wireAmount,
 } from './transformers';
 import { followUpVerdicts, historyOf, type FollowUpVerdict, type GatewayReading } from './ledger-reading';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
 import { systemClock, type Clock } from '../../ports/clock';
 
-export const S2S_REASONS = {
-  neverSent: 'Closed before it was sent to the acquirer.',
-  noAnswer: 'The acquirer has not given a final answer yet.',
-  unknownCredential: 'The stored card is not one of this acquirer.',
-  noPayer: 'The payment has no payer e-mail, which the acquirer requires.',
-} as const;
+export { S2S_REASONS } from './transformers';
 
 /** The gateway has no transaction for what was asked (its "payment not found"). */
 const NOT_RECEIVED: unique symbol = Symbol('not received');
@@ -90,59 +84,12 @@ export class S2SCardAcquirer implements Acquirer {
       return known === NOT_RECEIVED ? { kind: 'unknown', acquirerRef: '', reason: S2S_REASONS.noAnswer } : known;
     }
 
-    const { clientKey, password } = await this.settings.credentials();
-    const base = { client_key: clientKey, order_id: request.idempotencyKey, order_amount: '', order_description: (request.description ?? request.paymentId).slice(0, 1024) };
-    const refuse = (reason: string) => this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: '', reason });
-    if (request.instrument.kind === 'stored' && !stored) return refuse(S2S_REASONS.unknownCredential);
-    if (!stored && !email) return refuse(S2S_REASONS.noPayer);
-    let amount: string;
-    try {
-      amount = wireAmount(request.amountMinor, request.currency);
-    } catch (e) {
-      return refuse((e as Error).message);
-    }
-    let fields: Record<string, string>;
-    if (request.recurring && stored?.recurringToken) {
-      fields = {
-        ...base,
-        action: 'RECURRING_SALE',
-        order_amount: amount,
-        recurring_first_trans_id: stored.transId,
-        recurring_token: stored.recurringToken,
-        ...(request.capture ? {} : { auth: 'Y' }),
-        hash: saleHash(password, party),
-      };
-    } else if (request.recurring) {
-      return refuse(S2S_REASONS.unknownCredential);
-    } else {
-      const cardToken = request.instrument.kind === 'stored' ? stored?.cardToken : undefined;
-      if (request.instrument.kind === 'stored' && !cardToken) return refuse(S2S_REASONS.unknownCredential);
-      const card: Record<string, string> =
-        request.instrument.kind === 'card'
-          ? {
-              card_number: request.instrument.card.pan,
-              card_exp_month: String(request.instrument.card.expMonth).padStart(2, '0'),
-              card_exp_year: String(request.instrument.card.expYear),
-              card_cvv2: request.instrument.card.cvv,
-            }
-          : { card_token: cardToken! };
-      fields = {
-        ...base,
-        action: 'SALE',
-        order_amount: amount,
-        order_currency: request.currency,
-        ...card,
-        ...payerFields(request.payer, request.instrument.kind === 'card' ? request.instrument.card.holder : request.instrument.summary.holder, request.browser?.ip),
-        term_url_3ds: request.returnUrl,
-        term_url_target: '_top',
-        ...(request.storeCredential ? { req_token: 'Y', recurring_init: 'Y' } : {}),
-        ...(request.capture ? {} : { auth: 'Y' }),
-        hash: cardToken ? tokenSaleHash(password, email, cardToken) : saleHash(password, party),
-      };
-    }
+    const credentials = await this.settings.credentials();
+    const built = authorizationFields(request, stored, party, credentials);
+    if ('refused' in built) return this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: '', reason: built.refused });
     // No answer (timeout, network): the entry stays `sent` and the caller treats it as unknown.
-    const answer = await postAction(this.settings, fields);
-    const outcome = this.authorizationOutcome(answer, entry, request.returnUrl, password);
+    const answer = await postAction(this.settings, built.fields);
+    const outcome = authorizationOutcome(answer, entry, request.returnUrl, credentials.password, this.clock.now().getTime() + REDIRECT_LINK_MS);
     return this.answer(request.paymentId, key, outcome, str(answer.trans_id));
   }
 
@@ -302,29 +249,6 @@ export class S2SCardAcquirer implements Acquirer {
     const state = outcome.kind === 'action' ? 'action' : 'answered';
     const recorded = await this.records.advance(paymentId, key, { state, outcome, ...(transId ? { transId } : {}), ...(refused ? { refused } : {}) });
     return recorded?.state === 'answered' || recorded?.state === 'action' ? (recorded.outcome ?? outcome) : outcome;
-  }
-
-  private authorizationOutcome(answer: WireAnswer, entry: S2SEntry, returnUrl: string, password: string): AcquirerOutcome {
-    const transId = str(answer.trans_id) ?? '';
-    switch (answer.result) {
-      case 'SUCCESS': {
-        const read = authorizationStatus(answer.status, entry.capture ?? true);
-        if (read === 'approved') return approvedOutcome(answer, transId, entry.storeCredential ?? false, entry.party.email);
-        return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
-      }
-      case 'DECLINED':
-        return { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) };
-      case 'REDIRECT': {
-        const redirect = redirectOf(answer);
-        if (!redirect) return { kind: 'unknown', acquirerRef: transId, reason: 'The acquirer asked for a redirect without an address.' };
-        return { kind: 'action', acquirerRef: transId, flow: flowOf(answer.status), url: signedRedirectUrl(new URL(returnUrl).origin, redirect, password, { key: entry.key, expiresAtMs: this.clock.now().getTime() + REDIRECT_LINK_MS }) };
-      }
-      case 'ERROR':
-        if (isRefusal(answer)) return { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) };
-        return { kind: 'unknown', acquirerRef: transId, reason: reasonOf(answer) };
-      default:
-        return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
-    }
   }
 
   /**

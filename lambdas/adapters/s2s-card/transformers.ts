@@ -1,12 +1,21 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { currencyExponent } from '../../domain/money';
-import type { AcquirerOutcome, PayerDetails } from '../../ports/acquirer';
-import type { WireAnswer } from './client';
+import type { AcquirerOutcome, AuthorizeRequest, PayerDetails } from '../../ports/acquirer';
+import type { S2SCardCredentials, WireAnswer } from './client';
+import { saleHash, tokenSaleHash, type HashParty } from './hash';
+import type { S2SEntry } from './records';
 
 /**
  * Our types to the S2S CARD wire format and back (docs/acquirers/s2s-card.md). Pure functions: the
  * connector (s2s-card-acquirer.ts) does the I/O.
  */
+
+export const S2S_REASONS = {
+  neverSent: 'Closed before it was sent to the acquirer.',
+  noAnswer: 'The acquirer has not given a final answer yet.',
+  unknownCredential: 'The stored card is not one of this acquirer.',
+  noPayer: 'The payment has no payer e-mail, which the acquirer requires.',
+} as const;
 
 /**
  * Zero-decimal currencies the current edition of the CARD Guide wants written with `.00`; the older
@@ -222,5 +231,81 @@ export function verifiedRedirect(payload: string | undefined, signature: string 
     return { url: v.u, method: v.m === 'GET' ? 'GET' : 'POST', params, key: v.k };
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * An authorization as the gateway takes it: RECURRING_SALE on a stored recurring chain, else SALE
+ * with the card or the stored card token (`auth=Y` for an authorization only). A request the gateway
+ * could not take (no payer e-mail, a stored card not of this acquirer, an amount it cannot write) is
+ * refused with the reason, never sent.
+ */
+export function authorizationFields(
+  request: AuthorizeRequest,
+  stored: StoredCredential | undefined,
+  party: HashParty,
+  { clientKey, password }: S2SCardCredentials,
+): { readonly fields: Record<string, string> } | { readonly refused: string } {
+  if (request.instrument.kind === 'stored' && !stored) return { refused: S2S_REASONS.unknownCredential };
+  if (!stored && !party.email) return { refused: S2S_REASONS.noPayer };
+  let amount: string;
+  try {
+    amount = wireAmount(request.amountMinor, request.currency);
+  } catch (e) {
+    return { refused: (e as Error).message };
+  }
+  const base = { client_key: clientKey, order_id: request.idempotencyKey, order_amount: amount, order_description: (request.description ?? request.paymentId).slice(0, 1024) };
+  const authOnly: Record<string, string> = request.capture ? {} : { auth: 'Y' };
+  if (request.recurring) {
+    if (!stored?.recurringToken) return { refused: S2S_REASONS.unknownCredential };
+    return { fields: { ...base, action: 'RECURRING_SALE', recurring_first_trans_id: stored.transId, recurring_token: stored.recurringToken, ...authOnly, hash: saleHash(password, party) } };
+  }
+  const { instrument } = request;
+  const cardToken = instrument.kind === 'stored' ? stored?.cardToken : undefined;
+  if (instrument.kind === 'stored' && !cardToken) return { refused: S2S_REASONS.unknownCredential };
+  const card: Record<string, string> =
+    instrument.kind === 'card'
+      ? { card_number: instrument.card.pan, card_exp_month: String(instrument.card.expMonth).padStart(2, '0'), card_exp_year: String(instrument.card.expYear), card_cvv2: instrument.card.cvv }
+      : { card_token: cardToken! };
+  return {
+    fields: {
+      ...base,
+      action: 'SALE',
+      order_currency: request.currency,
+      ...card,
+      ...payerFields(request.payer, instrument.kind === 'card' ? instrument.card.holder : instrument.summary.holder, request.browser?.ip),
+      term_url_3ds: request.returnUrl,
+      term_url_target: '_top',
+      ...(request.storeCredential ? { req_token: 'Y', recurring_init: 'Y' } : {}),
+      ...authOnly,
+      hash: cardToken ? tokenSaleHash(password, party.email, cardToken) : saleHash(password, party),
+    },
+  };
+}
+
+/**
+ * The gateway's answer to an authorization as our outcome; a redirect becomes a link to our
+ * redirect page, signed and usable until `redirectExpiresAtMs`.
+ */
+export function authorizationOutcome(answer: WireAnswer, entry: S2SEntry, returnUrl: string, password: string, redirectExpiresAtMs: number): AcquirerOutcome {
+  const transId = str(answer.trans_id) ?? '';
+  switch (answer.result) {
+    case 'SUCCESS': {
+      const read = authorizationStatus(answer.status, entry.capture ?? true);
+      if (read === 'approved') return approvedOutcome(answer, transId, entry.storeCredential ?? false, entry.party.email);
+      return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
+    }
+    case 'DECLINED':
+      return { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) };
+    case 'REDIRECT': {
+      const redirect = redirectOf(answer);
+      if (!redirect) return { kind: 'unknown', acquirerRef: transId, reason: 'The acquirer asked for a redirect without an address.' };
+      return { kind: 'action', acquirerRef: transId, flow: flowOf(answer.status), url: signedRedirectUrl(new URL(returnUrl).origin, redirect, password, { key: entry.key, expiresAtMs: redirectExpiresAtMs }) };
+    }
+    case 'ERROR':
+      if (isRefusal(answer)) return { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) };
+      return { kind: 'unknown', acquirerRef: transId, reason: reasonOf(answer) };
+    default:
+      return { kind: 'unknown', acquirerRef: transId, reason: S2S_REASONS.noAnswer };
   }
 }
