@@ -7,6 +7,7 @@ import { expirationDate } from './card';
 import { signFields, verifyFields } from './hash';
 import { formatMinor } from './money';
 import { protocolDate, type Payment, type Transaction } from './payment';
+import { retryDelayMs as delayOf } from './retry-policy';
 
 export interface CallbackPolicy {
   /** How long one POST may take before it counts as a timeout. */
@@ -36,15 +37,13 @@ export const CALLBACK_POLICY: CallbackPolicy = {
 };
 
 /**
- * The delay before retry number `failures` (1 after the first failed attempt): exponential, capped,
- * with "equal jitter" (half fixed, half random) so receivers coming back from an outage are not hit
- * by every sender at the same instant, yet no retry comes sooner than half its nominal delay.
+ * The delay before retry number `failures` (1 after the first failed attempt), by the one retry
+ * policy (domain/retry-policy.ts): exponential, capped, with "equal jitter" (half fixed, half random)
+ * so receivers coming back from an outage are not hit by every sender at the same instant, yet no
+ * retry comes sooner than half its nominal delay. Bounded by time (retryForMs), not by a count.
  */
 export function retryDelayMs(failures: number, random: number, policy: CallbackPolicy = CALLBACK_POLICY): number {
-  if (!Number.isInteger(failures) || failures < 1) throw new Error(`failures must be a whole number ≥ 1, got ${failures}`);
-  const nominal = Math.min(policy.maxDelayMs, policy.firstDelayMs * 2 ** Math.min(failures - 1, 30));
-  const r = Math.min(Math.max(random, 0), 1);
-  return Math.round(nominal / 2 + (nominal / 2) * r);
+  return delayOf({ firstDelayMs: policy.firstDelayMs, maxDelayMs: policy.maxDelayMs, jitter: 'equal' }, failures, random);
 }
 
 /** A failed callback is dead once it has been tried for the whole retry period. */

@@ -7,6 +7,9 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** Real time: the pause of a retry outside tests (lambdas/domain/retry-policy.ts). */
+export const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** A clock tests and the local runner can set and move. */
 export class ManualClock implements Clock {
   private current: number;

@@ -66,7 +66,7 @@ describe('the retry policy', () => {
       fc.property(fc.integer({ min: 1, max: 20 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (n, r) => {
         const d = backoffDelay(RECORD_BACKOFF, n, () => r);
         expect(d).toBeGreaterThanOrEqual(0);
-        expect(d).toBeLessThanOrEqual(Math.min(RECORD_BACKOFF.capMs, RECORD_BACKOFF.baseMs * 2 ** n));
+        expect(d).toBeLessThanOrEqual(Math.min(RECORD_BACKOFF.maxDelayMs, RECORD_BACKOFF.firstDelayMs * 2 ** (n - 1)));
       }),
     );
   });

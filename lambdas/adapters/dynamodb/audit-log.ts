@@ -4,13 +4,18 @@ import { LOOKUP_INDEX, key, withoutStorageAttributes } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
 import { isConditionFailure, itemsByKey, partitionItems } from './client';
 import { GENESIS, LINK_LOOKBACK_DAYS, entryHash } from '../../domain/audit-chain';
+import { retry, type RetryPolicy } from '../../domain/retry-policy';
+import { realSleep } from '../../ports/clock';
 
 const DAY_MS = 24 * 3600_000;
 /** Entries sort by their place in the day's chain: SEQ#0000000001, … */
 const SEQ_PREFIX = 'SEQ#';
 const seqKey = (seq: number) => `${SEQ_PREFIX}${String(seq).padStart(10, '0')}`;
-/** Concurrent operators append at once rarely; each lost slot costs one read and one write. */
-const APPEND_TRIES = 50;
+/**
+ * Concurrent operators append at once rarely; each lost slot costs one read and one write. 50 tries,
+ * pauses below 20, 40, … 320 ms (the one retry policy, domain/retry-policy.ts): ~15 s at the very most.
+ */
+const APPEND_RETRY: RetryPolicy = { tries: 50, firstDelayMs: 20, maxDelayMs: 320, jitter: 'full' };
 /** Marks an entry id as written (beside the day's chain, not in it). */
 const auditIdKey = (id: string) => ({ pk: `AUDITID#${id}`, sk: 'AUDITID' });
 /** Days whose previous head one instance remembers (today's, and yesterday's around midnight). */
@@ -44,7 +49,8 @@ export class DynamoAuditLog implements AuditLog {
     const seen = await this.db.send(new GetCommand({ TableName: this.tableName, Key: auditIdKey(entry.id), ConsistentRead: true }));
     if (seen.Item) throw Object.assign(new Error(`audit entry ${entry.id} exists`), { name: 'ConditionalCheckFailedException' });
     let previousDay: DayLink | null | undefined;
-    for (let attempt = 0; attempt < APPEND_TRIES; attempt++) {
+    // A slot lost to another writer (its condition failed) is tried again after a pause; any other error is the answer.
+    const appended = await retry(APPEND_RETRY, { sleep: realSleep, random: Math.random, retryable: isConditionFailure }, async () => {
       const last = await this.head(day);
       const seq = (last?.seq ?? 0) + 1;
       // Looked up once per append: the earlier days are closed, so their heads do not move.
@@ -52,26 +58,21 @@ export class DynamoAuditLog implements AuditLog {
       const link = last ? { prevHash: last.hash ?? GENESIS } : previousDay ? previousDay : { prevHash: GENESIS };
       const chained = { ...content, seq, ...link };
       const hash = entryHash(chained);
-      try {
-        await this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { ...key.audit(day, seqKey(seq)), kind: 'audit', ...chained, hash, gsi1pk: key.auditOf(entry.target), gsi1sk: `${entry.at}#${entry.id}` },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        await this.db
-          .send(new PutCommand({ TableName: this.tableName, Item: { ...auditIdKey(entry.id), kind: 'audit-id', day, seq }, ConditionExpression: 'attribute_not_exists(pk)' }))
-          .catch((e: unknown) => {
-            if (!isConditionFailure(e)) throw e;
-          });
-        return;
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-        await new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
-      }
-    }
-    throw new Error(`audit: could not append to the chain of ${day}`);
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...key.audit(day, seqKey(seq)), kind: 'audit', ...chained, hash, gsi1pk: key.auditOf(entry.target), gsi1sk: `${entry.at}#${entry.id}` },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      await this.db
+        .send(new PutCommand({ TableName: this.tableName, Item: { ...auditIdKey(entry.id), kind: 'audit-id', day, seq }, ConditionExpression: 'attribute_not_exists(pk)' }))
+        .catch((e: unknown) => {
+          if (!isConditionFailure(e)) throw e;
+        });
+      return true;
+    });
+    if (appended.exhausted) throw new Error(`audit: could not append to the chain of ${day}`);
   }
 
   /**

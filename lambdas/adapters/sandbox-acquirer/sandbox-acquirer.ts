@@ -7,6 +7,7 @@ import { SandboxChallengeDesk, type SandboxChallenges } from './challenge';
 import { canonicalKey, operationOfKey, type CardFacts, type LateRequest, type LedgerEntry, type LedgerOperation } from './ledger';
 import { SandboxLedgerStore } from './ledger-store';
 import { SANDBOX_REASONS } from './rules';
+import { retry, TRY_AGAIN, type RetryPolicy } from '../../domain/retry-policy';
 
 export { SANDBOX_CLOSED_REASONS, SANDBOX_FOLLOW_UP_REASONS, type SandboxFollowUp } from './bank';
 export type { ChallengeAnswer, ChallengeView, SandboxChallenges } from './challenge';
@@ -40,9 +41,11 @@ export interface SandboxOptions {
 const NO_CARD: CardFacts = { mask: '', expMonth: 0, expYear: 0 };
 /** DynamoDB stores finite numbers only: an unusable amount is kept as 0 on its (declined) record. */
 const storableAmount = (amountMinor: number) => (Number.isFinite(amountMinor) ? amountMinor : 0);
-/** How many times a request lost to a concurrent one is decided again before it fails. */
-const RACE_ROUNDS = 100;
-const TRY_AGAIN = Symbol('try again');
+/**
+ * A request lost to a concurrent one is decided again, 100 times at most, after pauses below 2, 4,
+ * … 50 ms (the one retry policy, domain/retry-policy.ts), before it fails.
+ */
+const RACE_RETRY: RetryPolicy = { tries: 100, firstDelayMs: 2, maxDelayMs: 50, jitter: 'full' };
 
 /** Orders a payment's entries: time-based and increasing within a process, even with a clock that stands still or goes back. */
 let lastSeq = 0;
@@ -210,14 +213,11 @@ export class SandboxAcquirer implements Acquirer {
     });
   }
 
-  /** Runs `decide` until it returns an answer, after a short random pause before each new round. */
+  /** Runs `decide` until it returns an answer, after a short random pause before each new round (RACE_RETRY). */
   private async untilDecided<T>(what: string, decide: () => Promise<T | typeof TRY_AGAIN>): Promise<T> {
-    for (let round = 0; round < RACE_ROUNDS; round++) {
-      if (round > 0) await this.sleep(Math.floor(this.random.jitter() * Math.min(50, 2 ** round)));
-      const out = await decide();
-      if (out !== TRY_AGAIN) return out;
-    }
-    throw new Error(`sandbox: ${what}`);
+    const out = await retry(RACE_RETRY, { sleep: this.sleep, random: () => this.random.jitter() }, decide);
+    if (out.exhausted) throw new Error(`sandbox: ${what}`);
+    return out.value;
   }
 
   /** A request with a key already recorded gets the recorded answer; on a barred key it is noted as late. */
