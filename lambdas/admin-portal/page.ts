@@ -51,7 +51,7 @@ export function renderPortal(nonce: string, signIn: PortalSignIn = { kind: 'loca
 </main>
 <script type="application/json" id="statuses">${jsonForScript(PAYMENT_STATUSES)}</script>
 <script type="application/json" id="sign-in">${jsonForScript(signIn)}</script>
-<script nonce="${nonce}">${portalScript}</script>
+<script nonce="${nonce}">${portalScript()}</script>
 </body>
 </html>`;
 }

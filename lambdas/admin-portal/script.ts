@@ -1,10 +1,12 @@
-import { portalClient } from './client';
-import { hostedSignIn } from './hosted-sign-in';
+/** Compiled into the Lambda bundle by the stack (lib/portal-script.ts bundleDefines); absent where the sources run as they are. */
+declare const BUNDLED_PORTAL_SCRIPT: string | undefined;
 
 /**
- * The portal's script, inlined with the CSP nonce. It is written as a function in client.ts so it
- * is type-stripped and minified with everything else, and serialized here into the page. esbuild's
- * keepNames (tsx under `npm start`, the Lambda bundle) wraps named functions in a `__name` helper
- * that lives outside the function, so the page brings its own no-op one.
+ * The portal's browser script (client/main.ts, bundled), inlined into the page with its CSP nonce.
+ * In a Lambda bundle it is a constant and the branch below, with esbuild, is left out of the bundle;
+ * under `npm start` and the tests it is built from the sources on first use.
  */
-export const portalScript = `(function(){var __name=function(f){return f};(${portalClient.toString()})((${hostedSignIn.toString()})());})();`;
+export function portalScript(): string {
+  if (typeof BUNDLED_PORTAL_SCRIPT !== 'string') return (require('../../lib/portal-script') as typeof import('../../lib/portal-script')).buildPortalScript();
+  return BUNDLED_PORTAL_SCRIPT;
+}

@@ -82,3 +82,17 @@ export function formatMinor(amountMinor: number, currency: string): string {
   const s = String(amountMinor).padStart(exponent + 1, '0');
   return `${s.slice(0, -exponent)}.${s.slice(-exponent)}`;
 }
+
+/**
+ * An amount as an operator types it in the portal ("100", "12.5", "12,50": a comma or a point, up
+ * to the currency's decimals), written as the merchant API's literal ("100.00", "12.50"); undefined
+ * when it is not one. The admin API reads typed amounts with it and the portal's script shows the
+ * amount it is about to send with it, so the confirmation names what the API will read.
+ */
+export function operatorAmountLiteral(typed: string, currency: string): string | undefined {
+  const exponent = currencyExponent(currency) ?? 2;
+  const m = /^\s*(\d{1,15})(?:[.,](\d*))?\s*$/.exec(typed);
+  if (!m || (m[2] ?? '').length > exponent || (exponent === 0 && m[2] !== undefined)) return undefined;
+  const whole = String(Number(m[1]));
+  return exponent === 0 ? whole : `${whole}.${(m[2] ?? '').padEnd(exponent, '0')}`;
+}

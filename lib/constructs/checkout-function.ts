@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -10,6 +10,7 @@ import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { AcquirerName } from '../acquirer';
 import { assertLocalEsbuild, BUNDLE_ALIASES, ESBUILD_OPTIONS, PROJECT_ROOT } from '../bundling';
 import type { Stage } from '../naming';
+import { bundleDefines } from '../portal-script';
 import { accessForAcquirer, callsAcquirer, type TableAccess } from '../table-access';
 import { DEFAULT_FUNCTION_TIMEOUT_SECONDS } from '../time-budget';
 import type { CheckoutTable } from './checkout-table';
@@ -141,7 +142,8 @@ export class CheckoutFunction extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       applicationLogLevelV2: settings.applicationLogLevel,
       systemLogLevelV2: lambda.SystemLogLevel.INFO,
-      bundling: BUNDLING,
+      // The portal's browser script is built only when this stack is bundled at all (tests synth without bundling).
+      bundling: Stack.of(this).bundlingRequired ? { ...BUNDLING, define: bundleDefines() } : BUNDLING,
       environment: {
         ...settings.environment,
         ...(access.cursorSecret && settings.cursorSecret ? { CURSOR_SECRET_ID: settings.cursorSecret.secretArn } : {}),

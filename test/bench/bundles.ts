@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ESBUILD_OPTIONS, PROJECT_ROOT } from '../../lib/bundling';
+import { bundleDefines } from '../../lib/portal-script';
 
 export interface BundleSpec {
   /** Row label; route id for handlers. */
@@ -34,11 +35,12 @@ export interface Bundle {
 
 /**
  * ESBUILD_OPTIONS in the shape of esbuild's JS API. The options are written for CDK's
- * NodejsFunction, whose one difference is the banner: a string there, `{ js }` here.
+ * NodejsFunction, whose one difference is the banner: a string there, `{ js }` here. The defines
+ * are the stack's too (the portal's browser script).
  */
 export function esbuildApiOptions(): BuildOptions {
   const { banner, mainFields, external, alias, ...rest } = ESBUILD_OPTIONS;
-  return { ...rest, banner: { js: banner }, mainFields: [...mainFields], external: [...external], alias: { ...alias } };
+  return { ...rest, banner: { js: banner }, mainFields: [...mainFields], external: [...external], alias: { ...alias }, define: bundleDefines() };
 }
 
 const PACKAGE_OF = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//;

@@ -1,0 +1,134 @@
+/** Building the portal's DOM: elements, the status line, views, forms, tables and times. */
+
+type Child = Node | string | null | undefined | false | readonly Child[];
+type Attributes = Record<string, string | number | boolean | null | undefined | ((event: never) => void)>;
+
+/**
+ * An element: `text` sets its text, `on…` adds a listener, true writes an empty attribute and
+ * null, undefined or false leaves it out. Children may come as lists (rows, options, cells),
+ * nested as deep as the caller built them.
+ */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attributes | null, ...kids: Child[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs ?? {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'text') node.textContent = String(v);
+    else if (typeof v === 'function') node.addEventListener(k.slice(2), v as EventListener);
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  const add = (list: readonly Child[]): void => {
+    for (const c of list) {
+      if (c === undefined || c === null || c === false) continue;
+      if (Array.isArray(c)) add(c);
+      else node.appendChild(typeof c === 'string' ? document.createTextNode(c) : (c as Node));
+    }
+  };
+  add(kids);
+  return node;
+}
+
+export const byId = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+/** A fresh id for a label or heading to point at. */
+export const newId = (prefix: string): string => `${prefix}-${Math.random().toString(36).slice(2)}`;
+
+/** The status line; `details` lists one line each below it (what a bulk action did to each payment). */
+export function say(text: string, kind?: 'ok' | 'error', details?: readonly string[]): void {
+  const box = byId('status');
+  box.textContent = text;
+  box.className = `status${kind ? ` ${kind}` : ''}`;
+  if (details?.length) box.appendChild(el('ul', null, details.map((d) => el('li', { text: d }))));
+}
+
+/** A view: its heading (focused, so a screen reader starts there) and its parts, replacing the last one. */
+export function show(title: string, ...nodes: (Node | null | undefined)[]): void {
+  const view = byId('view');
+  view.textContent = '';
+  const h = el('h1', { text: title, tabindex: '-1' });
+  view.appendChild(h);
+  for (const n of nodes) if (n) view.appendChild(n);
+  document.title = `${title} – Checkout operations`;
+  h.focus();
+}
+
+/**
+ * Asks before money moves: a modal dialog naming every payment and amount the action touches.
+ * Resolves true on the confirm button only; Cancel, Escape and closing answer false.
+ */
+export function confirmMoney(title: string, lines: readonly string[], confirmLabel: string, danger = false): Promise<boolean> {
+  return new Promise((resolve) => {
+    let answered = false;
+    const id = newId('confirm');
+    const dialog = el(
+      'dialog',
+      { class: 'confirm', 'aria-labelledby': id },
+      el('h2', { id, text: title }),
+      el('ul', null, lines.map((l) => el('li', { text: l }))),
+      el(
+        'div',
+        { class: 'actions' },
+        el('button', { type: 'button', class: danger ? 'danger' : null, text: confirmLabel, onclick: () => { answered = true; dialog.close(); } }),
+        el('button', { type: 'button', class: 'secondary', text: 'Cancel', onclick: () => dialog.close() }),
+      ),
+    );
+    dialog.addEventListener('close', () => { dialog.remove(); resolve(answered); });
+    document.body.appendChild(dialog);
+    dialog.showModal();
+  });
+}
+
+/** A labelled form field, with an optional hint inside its label. */
+export function field(label: string, input: HTMLElement, hint?: string): HTMLDivElement {
+  input.id ||= newId('f');
+  return el('div', null, el('label', { for: input.id }, label, hint ? el('span', { class: 'hint', text: hint }) : null), input);
+}
+
+export const cell = (text: string | number | null | undefined, cls?: string): HTMLTableCellElement =>
+  el('td', { class: cls, text: text === undefined || text === null ? '' : text });
+
+let tables = 0;
+/** A captioned table; a wide one scrolls sideways inside its own focusable region, so the page never has to (320 px screens). */
+export function table(caption: string, columns: readonly string[], rows: readonly Child[]): HTMLDivElement {
+  const id = `table-${++tables}`;
+  return el(
+    'div',
+    { class: 'scroll', role: 'region', 'aria-labelledby': id, tabindex: '0' },
+    el(
+      'table',
+      null,
+      el('caption', { id, text: caption }),
+      el('thead', null, el('tr', null, columns.map((c) => el('th', { scope: 'col', text: c })))),
+      el('tbody', null, rows.length ? rows : [el('tr', null, el('td', { colspan: String(columns.length), text: 'Nothing to show.' }))]),
+    ),
+  );
+}
+
+// Times in the operator's own time zone (the browser's), written alike everywhere; UTC on hover.
+const CLOCK = new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'short' });
+const utc = (iso: string): string => `${iso.replace('T', ' ').slice(0, 19)} UTC`;
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const part: Record<string, string> = {};
+  for (const x of CLOCK.formatToParts(new Date(iso))) part[x.type] = x.value;
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second} ${part.timeZoneName}`;
+}
+
+export const timeCell = (iso: string | null | undefined, cls = 'time'): HTMLTableCellElement =>
+  el('td', { class: cls }, iso ? el('time', { datetime: iso, title: utc(iso), text: when(iso) }) : null);
+
+export const paymentLink = (id: string): HTMLAnchorElement => el('a', { href: `#/payments/${encodeURIComponent(id)}`, class: 'mono', text: id });
+
+export const merchantCell = (p: { readonly merchant_key: string; readonly merchant_name?: string }): HTMLTableCellElement =>
+  p.merchant_name ? el('td', { title: p.merchant_key, text: p.merchant_name }) : cell(p.merchant_key, 'mono');
+
+/** A query string of the parameters that have a value. */
+export const query = (params: Readonly<Record<string, string | undefined>>): string =>
+  Object.keys(params)
+    .filter((k) => params[k])
+    .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(params[k] as string)}`)
+    .join('&');
+
+export const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+export const disableAll = (box: ParentNode): void => box.querySelectorAll('button').forEach((b) => { b.disabled = true; });

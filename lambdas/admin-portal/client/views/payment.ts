@@ -1,0 +1,187 @@
+import { operatorAmountLiteral } from '../../../domain/money';
+import { api, fail } from '../api';
+import { cell, confirmMoney, disableAll, el, field, say, show, table, timeCell, when } from '../dom';
+import { may } from '../session';
+import { auditTable, type AuditEntry } from './audit';
+import { callbacksSection } from './callbacks';
+
+/** A payment as the detail view reads it. */
+interface PaymentDetail {
+  readonly payment_id: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly merchant_key: string;
+  readonly order_number: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly description?: string;
+  readonly customer: { readonly name?: string; readonly email?: string };
+  readonly card?: { readonly brand: string; readonly mask: string; readonly expiry: string };
+  readonly created_at: string;
+  readonly authorization_expires_at?: string;
+  readonly captured_amount?: string;
+  readonly refunded_amount?: string;
+  readonly left_to_refund: string;
+  readonly voidable_until?: string;
+  /** What an operator may do to it now. */
+  readonly actions: readonly string[];
+}
+
+interface Transaction {
+  readonly at: string;
+  readonly type: string;
+  readonly status: string;
+  readonly amount: string;
+  readonly transId?: string;
+  readonly reason?: string;
+  readonly actor?: string;
+}
+
+/** What one operator action did, as the API answers it (per payment in a bulk answer). */
+export interface ActionAnswer {
+  readonly payment_id: string;
+  readonly outcome: string;
+  readonly message?: string;
+  readonly status?: string;
+}
+
+export const paymentName = (p: { readonly order_number: string; readonly payment_id: string }): string => `order ${p.order_number} (payment ${p.payment_id})`;
+
+/**
+ * What an operator typed, as the admin API will read it (lambdas/domain/money.ts), for the
+ * confirmation; anything the API will refuse is shown as typed.
+ */
+export const typedAmount = (typed: string, currency: string): string => operatorAmountLiteral(typed, currency) ?? typed.trim();
+
+const amountInput = (label: string, value: string, hint: string): HTMLDivElement => field(label, el('input', { inputmode: 'decimal', value }), hint);
+
+/** The confirmation's title, lines, button and whether it is a danger: what the action will do, with the amount shown. */
+type Question = readonly [title: string, lines: readonly string[], confirm: string, danger?: boolean];
+
+function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
+  const box = el('div', { class: 'actions' });
+  const run = (action: string, amountField: HTMLElement | null, question: (shown: string) => Question): void => {
+    const input = amountField?.querySelector('input');
+    const amount = input ? input.value.trim() : '';
+    if (input && !amount) {
+      say(`Enter the amount to ${action}.`, 'error');
+      input.focus();
+      return;
+    }
+    const shown = amount ? `${typedAmount(amount, p.currency)} ${p.currency}` : `${p.amount} ${p.currency}`;
+    const [title, lines, confirm, danger] = question(shown);
+    void confirmMoney(title, lines, confirm, danger).then((yes) => {
+      if (!yes) {
+        say(`${action} cancelled: nothing was sent.`);
+        return;
+      }
+      say('Working…');
+      disableAll(box);
+      api<ActionAnswer>('AdminPaymentAction', { params: { paymentId: p.payment_id, action }, body: amount ? { amount } : {} })
+        .then((r) => {
+          say(`${action} ${shown}: ${r.outcome}${r.message ? ` – ${r.message}` : ''} (status ${r.status})`, r.outcome === 'done' ? 'ok' : 'error');
+          after();
+        })
+        .catch((e: unknown) => {
+          fail(e);
+          after();
+        });
+    });
+  };
+  const who = paymentName(p);
+  if (p.actions.includes('capture')) {
+    const capAmount = amountInput(`Capture amount (${p.currency})`, p.amount, `At most ${p.amount}`);
+    box.appendChild(capAmount);
+    box.appendChild(
+      el('button', {
+        type: 'button',
+        text: 'Capture',
+        onclick: () =>
+          run('capture', capAmount, (shown) => [`Capture ${shown}?`, [`Capture ${shown} of the ${p.amount} ${p.currency} authorized for ${who}.`, 'The rest of the authorization, if any, is released.'], `Capture ${shown}`]),
+      }),
+    );
+  }
+  if (p.actions.includes('release')) {
+    box.appendChild(
+      el('button', {
+        type: 'button',
+        class: 'danger',
+        text: 'Release',
+        onclick: () => run('release', null, (shown) => [`Release ${shown}?`, [`Release the whole authorization of ${shown} for ${who}.`, 'Nothing of it can be captured afterwards.'], `Release ${shown}`, true]),
+      }),
+    );
+  }
+  if (p.actions.includes('void')) {
+    box.appendChild(
+      el('button', {
+        type: 'button',
+        class: 'danger',
+        text: 'Void',
+        onclick: () => {
+          const paid = `${p.captured_amount || p.amount} ${p.currency}`;
+          run('void', null, () => [`Void ${paid}?`, [`Void ${who}: the whole ${paid} goes back to the customer.`], `Void ${paid}`, true]);
+        },
+      }),
+    );
+  }
+  if (p.actions.includes('refund')) {
+    const refAmount = amountInput(`Refund amount (${p.currency})`, p.left_to_refund, `Left to refund: ${p.left_to_refund}`);
+    box.appendChild(refAmount);
+    box.appendChild(
+      el('button', {
+        type: 'button',
+        class: 'secondary',
+        text: 'Refund',
+        onclick: () =>
+          run('refund', refAmount, (shown) => [`Refund ${shown}?`, [`Refund ${shown} of ${who} to the customer.`, `Left to refund now: ${p.left_to_refund} ${p.currency}.`], `Refund ${shown}`, true]),
+      }),
+    );
+  }
+  if (!may('AdminPaymentAction')) return el('p', { text: 'Your role may look at payments but not act on them.' });
+  return p.actions.length ? box : el('p', { text: 'No operator action applies to this payment now.' });
+}
+
+/** A payment: its facts, what the operator may do to it, its transactions, callbacks and audit entries. */
+export function paymentView(id: string): void {
+  show('Payment');
+  api<{ payment: PaymentDetail; transactions: Transaction[]; audit: AuditEntry[] }>('AdminPaymentDetail', { params: { paymentId: id } })
+    .then((r) => {
+      const p = r.payment;
+      const facts = el('dl', { class: 'facts' });
+      const lines: [string, string | undefined][] = [
+        ['Payment id', p.payment_id],
+        ['Status', p.status + (p.reason ? ` – ${p.reason}` : '')],
+        ['Merchant', p.merchant_key],
+        ['Order', p.order_number],
+        ['Amount', `${p.amount} ${p.currency}`],
+        ['Description', p.description],
+        ['Customer', (p.customer.name || '') + (p.customer.email ? ` <${p.customer.email}>` : '')],
+        ['Card', p.card ? `${p.card.brand} ${p.card.mask} ${p.card.expiry}` : ''],
+        ['Created', when(p.created_at)],
+        ['Authorization expires', when(p.authorization_expires_at)],
+        ['Captured', p.captured_amount],
+        ['Refunded', p.refunded_amount],
+        ['Void possible until', when(p.voidable_until)],
+      ];
+      for (const [term, value] of lines) {
+        if (!value) continue;
+        facts.appendChild(el('dt', { text: term }));
+        facts.appendChild(el('dd', { text: value }));
+      }
+      const tx = table(
+        'Transactions',
+        ['When', 'Type', 'Status', 'Amount', 'Transaction id', 'Reason', 'By'],
+        r.transactions.map((t) => el('tr', null, timeCell(t.at), cell(t.type), cell(t.status), cell(`${t.amount} ${p.currency}`, 'num'), cell(t.transId, 'mono'), cell(t.reason), cell(t.actor))),
+      );
+      show(
+        `Payment ${p.order_number}`,
+        facts,
+        el('h2', { text: 'Actions' }),
+        actionButtons(p, () => paymentView(id)),
+        tx,
+        callbacksSection(p.payment_id),
+        auditTable('Operator actions', r.audit),
+      );
+    })
+    .catch(fail);
+}
