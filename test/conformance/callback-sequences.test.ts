@@ -16,7 +16,7 @@ import {
   transactionsOf,
   type Session,
 } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 import { answerChallenge, callbacksOf, outcome, outcomeOf, relay, submitPageFrom, type Outcome } from './conformance';
 
 /**
@@ -33,18 +33,9 @@ const START = new Date('2030-05-01T09:00:00Z');
 const MINUTE = 60_000;
 const CUSTOMER_IP = '127.0.0.1';
 
-let service: TestService;
 const clock = new ManualClock(START);
 const merchants = receivingMerchants(() => service, 'Sequence Shop', { returnParams: true });
-
-beforeAll(async () => {
-  service = await startTestService({ clock });
-});
-afterAll(async () => {
-  await merchants.close();
-  await service.close();
-});
-beforeEach(() => clock.set(START));
+const { service } = serviceForFile({ clock, clockAt: START, alsoClose: [merchants] });
 
 /** Delivers what is due and compares the payment's whole sequence so far. */
 async function expectSequence(receiver: CallbackReceiver, shop: MerchantCredentials, paymentId: string, expected: Outcome[], ip = CUSTOMER_IP) {

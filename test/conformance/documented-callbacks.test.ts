@@ -7,7 +7,7 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { receivingMerchants, verifiesWith, type ReceivedCallback } from '../support/callback-receiver';
 import { closePage, openSession, refundOf, statusOf, submitPage, transactionsOf, type Session } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 import { callbacksOf, outcome, outcomeOf, relay, type DocumentedSource } from './conformance';
 
 /**
@@ -32,18 +32,9 @@ interface CallbackExample {
 const START = new Date('2030-05-01T09:00:00Z');
 const DATE = '2030-05-01 09:00:00';
 
-let service: TestService;
 const clock = new ManualClock(START);
 const merchants = receivingMerchants(() => service, 'Conformance Shop');
-
-beforeAll(async () => {
-  service = await startTestService({ clock });
-});
-afterAll(async () => {
-  await merchants.close();
-  await service.close();
-});
-beforeEach(() => clock.set(START));
+const { service } = serviceForFile({ clock, clockAt: START, alsoClose: [merchants] });
 
 const documentedValue = (example: CallbackExample, name: string): string | undefined => example.documented.find(([n]) => n === name)?.[1];
 

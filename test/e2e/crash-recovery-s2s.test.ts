@@ -1,4 +1,5 @@
 import { runCrashScenario, stopCrashRuns, type CrashRunResult } from '../support/crash-run';
+import { soakCount } from '../support/soak';
 
 /**
  * The crash test over the S2S CARD connector: the local runner with ACQUIRER=s2s-card under the
@@ -9,13 +10,15 @@ import { runCrashScenario, stopCrashRuns, type CrashRunResult } from '../support
  * late) also while the runner is down, where they are lost for good. After the restarts and the
  * runner's own reconciling, every payment's status, refunded amount, captured amount and money
  * transactions equal the gateway's ledger, nothing is in flight, no live runner answered 5xx.
- * CRASH_RUN_SEED replays a run's decisions (and the gateway's draws); CRASH_RUN_KILLS runs longer.
+ * CRASH_RUN_SEED replays a run's decisions (and the gateway's draws); SOAK=1 or CRASH_RUN_KILLS
+ * runs longer.
  */
 const TIMEOUT_MS = 240_000;
 jest.setTimeout(TIMEOUT_MS);
 
 const seed = Number(process.env.CRASH_RUN_SEED ?? Date.now() % 2 ** 31);
-const kills = Number(process.env.CRASH_RUN_KILLS ?? 3);
+/** Three kills by default (the thresholds below are sized for them), six under SOAK=1 (test/support/soak.ts). */
+const kills = soakCount({ fast: 3, soak: 6, override: 'CRASH_RUN_KILLS' });
 let result: CrashRunResult;
 
 beforeAll(async () => {

@@ -1,17 +1,19 @@
 import { runCrashScenario, stopCrashRuns, type CrashRunResult } from '../support/crash-run';
+import { soakCount } from '../support/soak';
 
 /**
  * The local runner under a mixed concurrent load is killed with SIGKILL at random moments and
  * restarted on the same data and port (test/support/crash-run.ts). After its jobs ran, our records
  * agree with the sandbox acquirer's ledger with nothing in flight, no live runner answered 5xx, and
- * every callback arrived in order. CRASH_RUN_SEED replays a run's decisions; CRASH_RUN_KILLS runs a
- * longer variant; CRASH_RUN_VERBOSE prints its progress.
+ * every callback arrived in order. CRASH_RUN_SEED replays a run's decisions; SOAK=1 or
+ * CRASH_RUN_KILLS runs a longer variant; CRASH_RUN_VERBOSE prints its progress.
  */
 const TIMEOUT_MS = 240_000;
 jest.setTimeout(TIMEOUT_MS);
 
 const seed = Number(process.env.CRASH_RUN_SEED ?? Date.now() % 2 ** 31);
-const kills = Number(process.env.CRASH_RUN_KILLS ?? 3);
+/** Three kills by default (the thresholds below are sized for them), six under SOAK=1 (test/support/soak.ts). */
+const kills = soakCount({ fast: 3, soak: 6, override: 'CRASH_RUN_KILLS' });
 let result: CrashRunResult;
 
 beforeAll(async () => {

@@ -14,6 +14,7 @@ import { ROUTES } from '../../lib/routes';
 import { adminApi, adminRequest, operatorToken, seedOperator, signIn, signInRequest, type AdminApi, type AdminPayment } from '../support/admin';
 import { closePage, openSession, paidPayment, refundOf, statusOf, storedPayment, submitPage } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
+import { paidAs } from '../support/suites';
 
 /** An audit entry without its chain fields (seq, prevHash, hash, and a day's link to the day before: see audit-chain.test.ts). */
 const withoutChain = <T extends object>(e: T): Omit<T, 'seq' | 'prevHash' | 'hash' | 'prevDay' | 'prevSeq'> => {
@@ -60,18 +61,10 @@ afterAll(() => service.close());
 beforeEach(() => clock.set(T0));
 
 /** A DMS page payment, authorized now: pending. */
-async function authorization(card = '01/38', amount = '25.00') {
-  const paid = await paidPayment(service, dmsShop, { card, order: { amount } });
-  expect(paid.status.status).toBe('pending');
-  return paid;
-}
+const authorization = (card = '01/38', amount = '25.00') => paidAs(service, dmsShop, 'pending', { card, order: { amount } });
 
 /** A one-stage page payment, settled now (voidable until 21:00 UTC+3 today). */
-async function sale(amount = '25.00') {
-  const paid = await paidPayment(service, smsShop, { order: { amount } });
-  expect(paid.status.status).toBe('settled');
-  return paid;
-}
+const sale = (amount = '25.00') => paidAs(service, smsShop, 'settled', { order: { amount } });
 
 async function detail(paymentId: string) {
   const res = await api.payment(paymentId);

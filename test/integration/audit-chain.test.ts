@@ -5,7 +5,7 @@ import { entryHash, firstBreak, GENESIS } from '../../lambdas/domain/audit-chain
 import type { AuditEntry } from '../../lambdas/ports/operators';
 import { auditPage, verifyAuditDays } from '../../lambdas/use-cases/admin/audit';
 import { ManualClock } from '../../lambdas/ports/clock';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * The audit log is append-only and tamper-evident: each day's entries form a hash chain. Concurrent
@@ -15,11 +15,7 @@ import { startTestService, type TestService } from '../support/service';
  */
 const DAY = '2030-07-01';
 const clock = new ManualClock(`${DAY}T12:00:00Z`);
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService({ clock });
-});
-afterAll(() => service.close());
+const { service } = serviceForFile({ clock });
 
 const entry = (i: number, day = DAY): AuditEntry => ({
   id: randomUUID(),

@@ -1,6 +1,5 @@
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { ManualClock } from '../../lambdas/ports/clock';
-import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { CaptureResponse } from '../../lambdas/use-cases/capture-payment';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
 import {
@@ -17,7 +16,7 @@ import {
   storedPayment,
   voidOf,
 } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { paidAs, serviceForFile } from '../support/suites';
 
 /**
  * DMS and POST /api/v1/payment/capture (protocol.md §3, §4): a DMS merchant's page payment is an
@@ -29,24 +28,16 @@ const NOT_PENDING = refusal(208003, 'CAPTURE_NOT_PENDING');
 const TOO_BIG = refusal(208004, 'CAPTURE_AMOUNT_TOO_BIG');
 const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
-let service: TestService;
-let dmsShop: MerchantCredentials;
-let smsShop: MerchantCredentials;
 const clock = new ManualClock(T0);
-
-beforeAll(async () => {
-  service = await startTestService({ clock });
-  [dmsShop, smsShop] = await Promise.all([service.createMerchant({ name: 'Two Step Shop' }), service.createMerchant({ name: 'One Step Shop' })]);
-  await updateMerchantSettings(service.deps, dmsShop.merchant_key, { dms: true });
-});
-afterAll(() => service.close());
-beforeEach(() => clock.set(T0));
+const {
+  service,
+  merchants: [dmsShop, smsShop],
+} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Two Step Shop', settings: { dms: true } }, { name: 'One Step Shop' }] });
 
 /** A DMS page payment: authorized, status pending. */
 async function authorized(card = '01/38', amount = '25.00') {
-  const paid = await paidPayment(service, dmsShop, { card, order: { amount } });
+  const paid = await paidAs(service, dmsShop, 'pending', { card, order: { amount } });
   expect(paid.page.status).toBe(303);
-  expect(paid.status.status).toBe('pending');
   return paid;
 }
 

@@ -1,20 +1,15 @@
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 import { openSession, submitPage } from '../support/payments';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 
 /**
  * Without JavaScript the server is the only validator: a refused form comes back with what the
  * customer typed, except the card number and the security code, which are never echoed.
  */
 describe('a refused form keeps what the customer typed', () => {
-  let service: TestService;
-  let merchant: MerchantCredentials;
-
-  beforeAll(async () => {
-    service = await startTestService();
-    merchant = await service.createMerchant();
-  });
-  afterAll(() => service.close());
+  const {
+    service,
+    merchants: [merchant],
+  } = serviceForFile({ merchants: [{}] });
 
   it('refills expiry, name, e-mail and country, never the card number or CVV', async () => {
     const session = await openSession(service, merchant, { extra: { customer: { name: 'John Doe' }, billing_address: null } });

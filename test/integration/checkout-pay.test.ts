@@ -7,7 +7,7 @@ import { logger } from '../../lambdas/observability/logger';
 import type { Acquirer, AuthorizeRequest } from '../../lambdas/ports/acquirer';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { createCheckout, statusOf, type CheckoutLink } from '../support/merchant-site';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * POST /auth/{token} (the hosted page's form) over real HTTP, through the real handlers, the
@@ -23,18 +23,15 @@ const PAN = '4111111111111111';
 const CVV = '987';
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) CheckoutIntegrationTest/1.0';
 
-let service: TestService;
-let shop: MerchantCredentials;
-let strictShop: MerchantCredentials;
-
-beforeAll(async () => {
-  service = await startTestService();
-  [shop, strictShop] = await Promise.all([
-    service.createMerchant({ name: 'Gift Shop', settings: { returnParams: true } }),
-    service.createMerchant({ name: 'Strict Shop', settings: { returnParams: true, maxDeclines: 2 } }),
-  ]);
+const {
+  service,
+  merchants: [shop, strictShop],
+} = serviceForFile({
+  merchants: [
+    { name: 'Gift Shop', settings: { returnParams: true } },
+    { name: 'Strict Shop', settings: { returnParams: true, maxDeclines: 2 } },
+  ],
 });
-afterAll(() => service.close());
 
 /** The form the page posts: card fields, then what its script collects of the browser. */
 function cardForm(expiry: string, extra: Record<string, string> = {}): Record<string, string> {

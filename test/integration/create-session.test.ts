@@ -2,11 +2,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DETAIL_FIELDS } from '../../lambdas/adapters/dynamodb/payment-store';
 import { storedPaymentItems } from '../support/payments';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { all, mutated, set, validSessionBody, type Json } from '../support/fixtures';
 import { paymentIdOf } from '../support/links';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 import { hashFor } from '../support/sign';
 
 /** POST /api/v1/session over HTTP, through the real handler, SDK and DynamoDB engine. */
@@ -20,15 +19,11 @@ const HASH_NOT_VALID = {
   errors: [{ error_code: 100000, error_message: 'hash: Hash is not valid.' }],
 };
 
-let service: TestService;
-let merchant: MerchantCredentials;
 const clock = new ManualClock(T0);
-
-beforeAll(async () => {
-  service = await startTestService({ clock });
-  merchant = await service.createMerchant({ name: 'Gift Shop' });
-});
-afterAll(() => service.close());
+const {
+  service,
+  merchants: [merchant],
+} = serviceForFile({ clock, merchants: [{ name: 'Gift Shop' }] });
 
 const body = (overrides: Json = {}) => validSessionBody(merchant.merchant_key, overrides);
 

@@ -4,7 +4,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { receivingMerchants, verifiesWith, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver';
 import { closePage, openSession, statusOf, submitPage, type Session } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * Only a link's final attempt is reported (ADR 0017), decided by conditional writes: the customer's
@@ -16,19 +16,11 @@ const START = new Date('2030-04-01T08:00:00Z');
 const MINUTE = 60_000;
 const ROUNDS = 12;
 
-let service: TestService;
 const clock = new ManualClock(START);
 const merchants = receivingMerchants(() => service, 'Race Shop', { returnParams: true });
 const merchantWithReceiver = merchants.merchant;
 
-beforeAll(async () => {
-  service = await startTestService({ clock });
-});
-afterAll(async () => {
-  await merchants.close();
-  await service.close();
-});
-beforeEach(() => clock.set(START));
+const { service } = serviceForFile({ clock, clockAt: START, alsoClose: [merchants] });
 
 const shape = (cbs: readonly ReceivedCallback[]) => cbs.map((c) => `${c.fields.type}/${c.fields.status}/${c.fields.order_status}`);
 const of = (receiver: CallbackReceiver, s: Session) => receiver.received.filter((c) => c.fields.id === s.paymentId);

@@ -1,9 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { publicBaseUrl } from '../../lambdas/middleware/base-url';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { sessionBody } from '../support/payments';
 import { signBody } from '../support/sign';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * Links are built from configuration only: a client's Host or X-Forwarded-* headers never decide
@@ -12,13 +11,10 @@ import { startTestService, type TestService } from '../support/service';
  */
 const FORGED = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', forwarded: 'host=evil.example;proto=https' };
 
-let service: TestService;
-let shop: MerchantCredentials;
-beforeAll(async () => {
-  service = await startTestService();
-  shop = await service.createMerchant();
-});
-afterAll(() => service.close());
+const {
+  service,
+  merchants: [shop],
+} = serviceForFile({ merchants: [{}] });
 
 it('a session created with forged host headers links to the configured base', async () => {
   const body = signBody('/api/v1/session', sessionBody(shop) as Record<string, unknown>, shop.password);

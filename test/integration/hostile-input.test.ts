@@ -1,9 +1,8 @@
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { all, drop, mutated, set, validSessionBody, type Json, type Mutation } from '../support/fixtures';
 import type { HttpAnswer } from '../support/http';
 import { paymentIdOf } from '../support/links';
 import { storedPayment } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 import { signBody } from '../support/sign';
 
 /**
@@ -13,14 +12,10 @@ import { signBody } from '../support/sign';
 const SESSION = '/api/v1/session';
 const STATUS = '/api/v1/payment/status';
 
-let service: TestService;
-let merchant: MerchantCredentials;
-
-beforeAll(async () => {
-  service = await startTestService();
-  merchant = await service.createMerchant();
-});
-afterAll(() => service.close());
+const {
+  service,
+  merchants: [merchant],
+} = serviceForFile({ merchants: [{}] });
 
 const payments = async () => (await service.tableItems()).filter((item) => item.kind === 'payment');
 

@@ -9,7 +9,7 @@ import { ERRORS } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { voidPayment } from '../../lambdas/use-cases/void-payment';
-import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import { type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
 import { ROUTES } from '../../lib/routes';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../lib/constructs/checkout-function';
@@ -18,7 +18,7 @@ import { sessionCommandOf, validateCreateSession } from '../../lambdas/protocol/
 import { withFault } from '../support/faults';
 import { paymentIdOf } from '../support/links';
 import { ledgerOf, paidPayment, recurringBody, recurringChain, recurringOf, refundOf, refusal, sessionBody, statusOf, storedPayment, submitPage } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { paidAs, serviceForFile } from '../support/suites';
 import { signBody } from '../support/sign';
 
 /**
@@ -33,18 +33,16 @@ const clock = new ManualClock(T0);
 const IN_PROGRESS = refusal(208012, 'OPERATION_IN_PROGRESS');
 const REFUND_NOT_ALLOWED = refusal(208005, 'REFUND_NOT_ALLOWED');
 
-let service: TestService;
-let shop: MerchantCredentials;
-let dmsShop: MerchantCredentials;
-
-beforeAll(async () => {
-  // The clock stands still between steps: a per-second request limit would count the whole file as one second.
-  service = await startTestService({ clock, env: { MERCHANT_REQUESTS_PER_SECOND: '1000' } });
-  [shop, dmsShop] = await Promise.all([service.createMerchant({ name: 'Replay Shop' }), service.createMerchant({ name: 'Replay Two Step Shop' })]);
-  await updateMerchantSettings(service.deps, dmsShop.merchant_key, { dms: true });
+// The clock stands still between steps: a per-second request limit would count the whole file as one second.
+const {
+  service,
+  merchants: [shop, dmsShop],
+} = serviceForFile({
+  clock,
+  clockAt: T0,
+  env: { MERCHANT_REQUESTS_PER_SECOND: '1000' },
+  merchants: [{ name: 'Replay Shop' }, { name: 'Replay Two Step Shop', settings: { dms: true } }],
 });
-afterAll(() => service.close());
-beforeEach(() => clock.set(T0));
 
 const later = (ms: number) => clock.set(new Date(clock.now().getTime() + ms));
 
@@ -61,17 +59,8 @@ const newKey = () => `key-${randomUUID()}`;
 const answerOf = (res: { status: number; text: string }) => [res.status, res.text] as const;
 const refundsIn = async (paymentId: string) => (await ledgerOf(service, paymentId)).filter((r) => r.operation === 'refund' && r.outcome === 'approved');
 
-async function settled(amount = '25.00') {
-  const paid = await paidPayment(service, shop, { order: { amount } });
-  expect(paid.status.status).toBe('settled');
-  return paid;
-}
-
-async function authorized(amount = '25.00') {
-  const paid = await paidPayment(service, dmsShop, { order: { amount } });
-  expect(paid.status.status).toBe('pending');
-  return paid;
-}
+const settled = (amount = '25.00') => paidAs(service, shop, 'settled', { order: { amount } });
+const authorized = (amount = '25.00') => paidAs(service, dmsShop, 'pending', { order: { amount } });
 
 /** A soft-declined recurring charge (.52 in the sandbox): retryable. */
 async function softDeclined() {

@@ -1,7 +1,6 @@
 import { decodeLinkToken } from '../../lambdas/domain/checkout-link';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { openSession, submitPage } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * A checkout link is a bearer credential: only the hash of its secret is stored. The sandbox's
@@ -9,13 +8,10 @@ import { startTestService, type TestService } from '../support/service';
  * token as their return URL, so anyone could open them and read the token. Now each page has an
  * unguessable key of its own, and the way back travels in the customer's browser only.
  */
-let service: TestService;
-let shop: MerchantCredentials;
-beforeAll(async () => {
-  service = await startTestService();
-  shop = await service.createMerchant();
-});
-afterAll(() => service.close());
+const {
+  service,
+  merchants: [shop],
+} = serviceForFile({ merchants: [{}] });
 
 /** Every form a link's secret can take in text. */
 function secretForms(path: string): string[] {

@@ -4,7 +4,6 @@ import type { Acquirer } from '../../lambdas/ports/acquirer';
 import type { Deps } from '../../lambdas/container';
 import { sandboxLedger } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import { SANDBOX_OTP } from '../../lambdas/adapters/sandbox-acquirer/rules';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { refundPayment } from '../../lambdas/use-cases/refund-payment';
 import { ABANDONED_REASON } from '../../lambdas/use-cases/reconcile';
@@ -23,7 +22,7 @@ import {
   voidOf,
 } from '../support/payments';
 import { signBody } from '../support/sign';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * The findings of the money-integrity review, each replayed as it was found and checked against the
@@ -33,15 +32,10 @@ import { startTestService, type TestService } from '../support/service';
 const T0 = new Date('2031-02-03T07:00:00.000Z');
 const MINUTE = 60_000;
 const clock = new ManualClock(T0);
-let service: TestService;
-let shop: MerchantCredentials;
-
-beforeAll(async () => {
-  service = await startTestService({ clock });
-  shop = await service.createMerchant({ name: 'Integrity Shop' });
-});
-afterAll(() => service.close());
-beforeEach(() => clock.set(T0));
+const {
+  service,
+  merchants: [shop],
+} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Integrity Shop' }] });
 
 const ledger = (paymentId: string) => sandboxLedger(service.deps.db, service.backend.tableName, paymentId);
 async function agrees(paymentId: string): Promise<void> {

@@ -1,11 +1,10 @@
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { PAGE_LANGUAGES } from '../../lambdas/checkout-page/texts';
 import { displayAmount } from '../../lambdas/checkout-page/render';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { validSessionBody, type Json } from '../support/fixtures';
 import { paymentIdOf } from '../support/links';
 import { storedPayment } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * The page's language over HTTP: the session's `language` (ISO 639-1, validated, stored lower case),
@@ -13,14 +12,10 @@ import { startTestService, type TestService } from '../support/service';
  * language; and every language's heaviest page (the form asking e-mail and country) under the
  * page's 30 KB compressed budget.
  */
-let service: TestService;
-let shop: MerchantCredentials;
-
-beforeAll(async () => {
-  service = await startTestService();
-  shop = await service.createMerchant({ name: 'Atelier' });
-});
-afterAll(() => service.close());
+const {
+  service,
+  merchants: [shop],
+} = serviceForFile({ merchants: [{ name: 'Atelier' }] });
 
 async function session(overrides: Json = {}): Promise<{ path: string; paymentId: string }> {
   const res = await service.signedPost<{ redirect_url: string }>('/api/v1/session', validSessionBody(shop.merchant_key, { order: { number: 'lang-1', amount: '1234.50', currency: 'EUR', description: 'Teapot' }, ...overrides }), shop.password);

@@ -4,7 +4,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import { SESSION_EXPIRED_REASON } from '../../lambdas/protocol/merchant/status';
 import { validSessionBody, type Json } from '../support/fixtures';
 import { paymentIdOf } from '../support/links';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /** POST /api/v1/payment/status by payment_id and by order_id (seed 2.4, protocol.md §3). */
 const SESSION = '/api/v1/session';
@@ -13,16 +13,11 @@ const T0 = new Date('2030-03-01T08:30:15.000Z');
 
 const NOT_FOUND = { error_code: 208001, error_message: 'Payment not found.', errors: [] };
 
-let service: TestService;
-let shop: MerchantCredentials;
-let otherShop: MerchantCredentials;
 const clock = new ManualClock(T0);
-
-beforeAll(async () => {
-  service = await startTestService({ clock });
-  [shop, otherShop] = await Promise.all([service.createMerchant({ name: 'Shop' }), service.createMerchant({ name: 'Other Shop' })]);
-});
-afterAll(() => service.close());
+const {
+  service,
+  merchants: [shop, otherShop],
+} = serviceForFile({ clock, merchants: [{ name: 'Shop' }, { name: 'Other Shop' }] });
 
 async function createPayment(merchant: MerchantCredentials, overrides: Json = {}): Promise<string> {
   const res = await service.signedPost<{ redirect_url: string }>(SESSION, validSessionBody(merchant.merchant_key, overrides), merchant.password);

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { signFields } from '../../lambdas/domain/hash';
 import { ManualClock } from '../../lambdas/ports/clock';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
 import {
   HASH_NOT_VALID,
@@ -20,7 +19,7 @@ import {
   transactionsOf,
   voidOf,
 } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * Recurring charges (seed spec 2.3, protocol.md §1, §3): a recurring_init payment on the hosted
@@ -32,17 +31,11 @@ const RECURRING_CYRILLIC = '/api/v1/payment/re%D1%81urring';
 const T0 = new Date('2030-03-01T07:00:00.000Z');
 const TOKEN_INVALID = refusal(208020, 'RECURRING_TOKEN_INVALID');
 
-let service: TestService;
-let shop: MerchantCredentials;
-let otherShop: MerchantCredentials;
 const clock = new ManualClock(T0);
-
-beforeAll(async () => {
-  service = await startTestService({ clock });
-  [shop, otherShop] = await Promise.all([service.createMerchant({ name: 'Box Club' }), service.createMerchant({ name: 'Other Shop' })]);
-});
-afterAll(() => service.close());
-beforeEach(() => clock.set(T0));
+const {
+  service,
+  merchants: [shop, otherShop],
+} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Box Club' }, { name: 'Other Shop' }] });
 
 /** A chain started with a EUR payment: every later charge is in EUR, whatever is asked. */
 const eurChain = (merchant = shop, extra: Parameters<typeof recurringChain>[2] = {}) =>

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { ManualClock } from '../../lambdas/ports/clock';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
 import {
   HASH_NOT_VALID,
@@ -19,7 +18,7 @@ import {
   transactionsOf,
   voidOf,
 } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { paidAs, serviceForFile } from '../support/suites';
 
 /**
  * Refund and retry, the platform's extensions (protocol.md §3, §4): both answer
@@ -31,23 +30,13 @@ const REFUND_NOT_ALLOWED = refusal(208005, 'REFUND_NOT_ALLOWED');
 const RETRY_NOT_ALLOWED = refusal(208011, 'RETRY_NOT_ALLOWED');
 const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
-let service: TestService;
-let shop: MerchantCredentials;
-let otherShop: MerchantCredentials;
 const clock = new ManualClock(T0);
+const {
+  service,
+  merchants: [shop, otherShop],
+} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Gift Shop' }, { name: 'Other Shop' }] });
 
-beforeAll(async () => {
-  service = await startTestService({ clock });
-  [shop, otherShop] = await Promise.all([service.createMerchant({ name: 'Gift Shop' }), service.createMerchant({ name: 'Other Shop' })]);
-});
-afterAll(() => service.close());
-beforeEach(() => clock.set(T0));
-
-const settled = async (amount = '25.00', card = '01/38') => {
-  const paid = await paidPayment(service, shop, { card, order: { amount } });
-  expect(paid.status.status).toBe('settled');
-  return paid;
-};
+const settled = (amount = '25.00', card = '01/38') => paidAs(service, shop, 'settled', { card, order: { amount } });
 
 describe('refund', () => {
   it('refunds the whole amount: accepted, then status refund', async () => {

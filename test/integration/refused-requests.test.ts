@@ -1,20 +1,15 @@
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { validSessionBody } from '../support/fixtures';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * The local runner reports every refused request with its reason, as an integrator needs it when a
  * call fails: the route (never a link token from the path), the status and the answer's messages,
  * never the request's body (card data typed on the page or sent to the API stays out of the log).
  */
-let service: TestService;
-let shop: MerchantCredentials;
-
-beforeAll(async () => {
-  service = await startTestService();
-  shop = await service.createMerchant({ name: 'Log Shop' });
-});
-afterAll(() => service.close());
+const {
+  service,
+  merchants: [shop],
+} = serviceForFile({ merchants: [{ name: 'Log Shop' }] });
 
 const last = () => service.refusals.at(-1) ?? '';
 

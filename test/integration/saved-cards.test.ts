@@ -1,7 +1,6 @@
 import { ManualClock } from '../../lambdas/ports/clock';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { openSession, paidPayment, refusal, sessionBody, statusOf, storedPayment, submitPage, TEST_PAN, type Session } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { serviceForFile } from '../support/suites';
 
 /**
  * Saved cards (seed spec 2.1 req_token / card_token, protocol.md §2, §6): a payment with
@@ -13,17 +12,11 @@ const T0 = new Date('2030-03-10T09:00:00.000Z');
 const TOKEN_INVALID = refusal(205005, 'CARD_TOKEN_INVALID');
 const TOKEN_EXPIRED = refusal(205006, 'CARD_TOKEN_EXPIRED');
 
-let service: TestService;
-let shop: MerchantCredentials;
-let otherShop: MerchantCredentials;
 const clock = new ManualClock(T0);
-
-beforeAll(async () => {
-  service = await startTestService({ clock });
-  [shop, otherShop] = await Promise.all([service.createMerchant({ name: 'Gift Shop' }), service.createMerchant({ name: 'Other Shop' })]);
-});
-afterAll(() => service.close());
-beforeEach(() => clock.set(T0));
+const {
+  service,
+  merchants: [shop, otherShop],
+} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Gift Shop' }, { name: 'Other Shop' }] });
 
 /** A card token of `merchant`, from a req_token payment paid with 01/38. */
 async function savedCardToken(merchant = shop): Promise<string> {

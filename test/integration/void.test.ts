@@ -1,10 +1,9 @@
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { VOID_REFUNDED_REASON, VOID_WINDOW_REASON } from '../../lambdas/domain/void-window';
 import { ManualClock } from '../../lambdas/ports/clock';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { VoidResponse } from '../../lambdas/use-cases/void-payment';
 import { HASH_NOT_VALID, ledgerOf, openSession, paidPayment, refundOf, refusal, statusOf, storedPayment, transactionsOf, voidOf } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
+import { paidAs, serviceForFile } from '../support/suites';
 
 /**
  * POST /api/v1/payment/void (seed spec 2.5, §3, §8): a settled payment can be voided on the day of
@@ -17,23 +16,16 @@ const DAY = '2030-03-01';
 const NOT_SETTLED = refusal(208010, 'VOID_NOT_SETTLED');
 const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
-let service: TestService;
-let shop: MerchantCredentials;
-let otherShop: MerchantCredentials;
 const clock = new ManualClock(at3(`${DAY}T10:00:00`));
-
-beforeAll(async () => {
-  service = await startTestService({ clock });
-  [shop, otherShop] = await Promise.all([service.createMerchant({ name: 'Gift Shop' }), service.createMerchant({ name: 'Other Shop' })]);
-});
-afterAll(() => service.close());
+const {
+  service,
+  merchants: [shop, otherShop],
+} = serviceForFile({ clock, merchants: [{ name: 'Gift Shop' }, { name: 'Other Shop' }] });
 
 /** A payment settled at the given local time (UTC+3) with the given test card. */
 async function paidAt(local: string, card = '01/38') {
   clock.set(at3(local));
-  const paid = await paidPayment(service, shop, { card, order: { amount: '25.00' } });
-  expect(paid.status.status).toBe('settled');
-  return paid;
+  return paidAs(service, shop, 'settled', { card, order: { amount: '25.00' } });
 }
 
 const voidAt = (local: string, paymentId: string, merchant = shop) => {

@@ -1,0 +1,85 @@
+import type { MerchantSettings } from '../../lambdas/ports/merchants';
+import type { ManualClock } from '../../lambdas/ports/clock';
+import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import type { Closable } from './lifecycle';
+import { paidPayment, type PaidPayment, type PaidPaymentOptions } from './payments';
+import { startTestService, type TestService, type TestServiceOptions } from './service';
+
+/** A merchant a suite starts with. */
+export interface MerchantInput {
+  readonly name?: string;
+  readonly settings?: Partial<MerchantSettings>;
+}
+
+export interface FileServiceOptions extends TestServiceOptions {
+  readonly clock?: ManualClock;
+  /** Where the clock stands at the start of every test (set back before each one). */
+  readonly clockAt?: Date;
+  /** Merchants made once the service runs, in this order. */
+  readonly merchants?: readonly MerchantInput[];
+  /** What else the file started, stopped before the service after the file (receivers, sites). */
+  readonly alsoClose?: readonly Closable[];
+}
+
+/**
+ * A value a test file names at its top and makes in `beforeAll`: each use reads through to the value
+ * once made (a use before that fails, naming it). The suites below hand these out, so a file reads
+ * `const { service } = serviceForFile(…)` instead of a `let` and a hook assigning it.
+ */
+export function madeInBeforeAll<T extends object>(what: string, get: () => T | undefined): T {
+  const value = (): T => {
+    const made = get();
+    if (made === undefined) throw new Error(`${what} is made in beforeAll and was used before it`);
+    return made;
+  };
+  return new Proxy({} as T, {
+    get: (_, key) => Reflect.get(value(), key),
+    has: (_, key) => Reflect.has(value(), key),
+    ownKeys: () => Reflect.ownKeys(value()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const descriptor = Reflect.getOwnPropertyDescriptor(value(), key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+    getPrototypeOf: () => Reflect.getPrototypeOf(value()),
+  });
+}
+
+export interface FileService<M extends readonly MerchantInput[]> {
+  readonly service: TestService;
+  /** The merchants asked for, in their order. */
+  readonly merchants: { readonly [K in keyof M]: MerchantCredentials };
+}
+
+/**
+ * One test service for the whole file (its boot is the costly part of an integration test), its
+ * merchants, and its stop after the file. Registers the Jest hooks.
+ */
+export function serviceForFile<const M extends readonly MerchantInput[] = []>(options: FileServiceOptions & { readonly merchants?: M } = {}): FileService<M> {
+  const { clockAt, merchants = [], alsoClose = [], ...serviceOptions } = options;
+  let service: TestService | undefined;
+  let made: MerchantCredentials[] = [];
+  beforeAll(async () => {
+    service = await startTestService(serviceOptions);
+    made = await Promise.all(merchants.map((m) => (service as TestService).createMerchant(m)));
+  });
+  afterAll(async () => {
+    await Promise.all(alsoClose.map((c) => c.close()));
+    await service?.close();
+  });
+  if (clockAt) {
+    if (!options.clock) throw new Error('clockAt needs the clock it sets');
+    const clock = options.clock;
+    beforeEach(() => clock.set(clockAt));
+  }
+  return {
+    service: madeInBeforeAll('the test service', () => service),
+    merchants: merchants.map((m, i) => madeInBeforeAll(`merchant ${m.name ?? i}`, () => made[i])) as unknown as FileService<M>['merchants'],
+  };
+}
+
+/** A page payment of `merchant` whose status is then `expected` (settled: a one-stage sale; pending: a two-stage authorization). */
+export async function paidAs(service: TestService, merchant: MerchantCredentials, expected: 'settled' | 'pending', options: PaidPaymentOptions = {}): Promise<PaidPayment> {
+  const paid = await paidPayment(service, merchant, options);
+  expect(paid.status.status).toBe(expected);
+  return paid;
+}
