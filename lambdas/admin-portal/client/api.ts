@@ -1,4 +1,4 @@
-import { ADMIN_API, type AdminRouteId } from '../../../lib/admin-api';
+import { adminRoute, type AdminRouteId } from '../../../lib/admin-api';
 import { query, say } from './dom';
 import { signOut, token } from './session';
 
@@ -44,7 +44,7 @@ export interface Call {
 
 /** The route's path with its parameters filled in (encoded), and the query after it. */
 export function pathOf(route: AdminRouteId, call: Call = {}): string {
-  const path = ADMIN_API[route].path.replace(/\{(\w+)\}/g, (_, name: string) => {
+  const path = adminRoute(route).path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = call.params?.[name];
     if (value === undefined) throw new Error(`${route} needs ${name}`);
     return encodeURIComponent(String(value));
@@ -53,7 +53,7 @@ export function pathOf(route: AdminRouteId, call: Call = {}): string {
 }
 
 async function send(route: AdminRouteId, call: Call, accept: string): Promise<Response> {
-  const { method } = ADMIN_API[route];
+  const { method } = adminRoute(route);
   const headers: Record<string, string> = { accept };
   const bearer = token();
   if (bearer) headers.authorization = `Bearer ${bearer}`;
@@ -74,7 +74,7 @@ async function answer<T>(route: AdminRouteId, call: Call, csv: boolean): Promise
     signOut('Your session has ended. Sign in again.');
     throw new Error(SIGNED_OUT);
   }
-  if (ADMIN_API[route].method === 'GET' && asked !== generation) return new Promise(() => {});
+  if (adminRoute(route).method === 'GET' && asked !== generation) return new Promise(() => {});
   if (!res.ok) throw new ApiError(problemText(read as Problem), res.status, read as ApiError['body'], Number(res.headers.get('retry-after')) || 0);
   return { answer: read as T, headers: res.headers };
 }

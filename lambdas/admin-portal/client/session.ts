@@ -1,4 +1,4 @@
-import { adminRouteKey, type AdminRouteId } from '../../../lib/admin-api';
+import { ADMIN_API, type AdminRouteId } from '../../../lib/admin-api';
 import { byId, say } from './dom';
 
 /** The operator's token and what GET /admin/api/session said of it, kept for this tab only. */
@@ -31,7 +31,7 @@ export function keepSession(accessToken: string, s?: OperatorSession): void {
  * refuses it anyway.
  */
 export function may(route: AdminRouteId): boolean {
-  return session()?.routes?.includes(adminRouteKey(route)) ?? false;
+  return session()?.routes?.includes(ADMIN_API[route]) ?? false;
 }
 
 export function forget(): void {
