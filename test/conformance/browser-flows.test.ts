@@ -1,11 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
 import { signFields } from '../../lambdas/domain/hash';
 import { receivingMerchants, verifiesWith } from '../support/callback-receiver';
-import { cards, launchBrowser, newPage, payWith } from '../support/browser';
-import { createCheckout, startMerchantSite, statusOf, type CheckoutLink, type MerchantSite } from '../support/merchant-site';
-import { startTestService, type TestService } from '../support/service';
+import { cards, payWith } from '../support/browser';
+import { createCheckout, startMerchantSite, statusOf, type CheckoutLink } from '../support/merchant-site';
 import { callbacksOf, outcome, outcomeOf, relay } from './conformance';
-import { startAll } from '../support/lifecycle';
+import { browserForFile } from '../support/suites';
 
 /**
  * The callback sequences of protocol.md §7 once more, with the customer in real Chromium on the
@@ -13,27 +11,8 @@ import { startAll } from '../support/lifecycle';
  * receiver and web site on real sockets: what the merchant's server receives, and where the
  * customer lands, for the flows whose steps the browser drives itself.
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
 const merchants = receivingMerchants(() => service, 'Browser Shop', { returnParams: true });
-
-beforeAll(async () => {
-  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close(), merchants.close()]);
-  await service?.close();
-});
-
-let page: Page;
-beforeEach(async () => {
-  ({ page } = await newPage(browser));
-  page.setDefaultTimeout(10_000);
-});
-afterEach(() => page.context().close());
-
-const landOn = (path: string) => page.waitForURL((url) => url.origin === site.origin && url.pathname === path);
+const { service, site, page, landOn } = browserForFile({ alsoClose: [merchants] });
 
 /** The return parameters the browser arrived with, their hash checked (protocol.md §1). */
 function signedReturn(link: CheckoutLink, password: string): URLSearchParams {

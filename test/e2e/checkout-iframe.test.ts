@@ -1,27 +1,18 @@
-import type { Browser, Page } from 'playwright-core';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
+import type { Page } from 'playwright-core';
 import { cards, launchBrowser, newPage, payWith, screenshot } from '../support/browser';
-import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
-import { startTestService, type TestService } from '../support/service';
-import { startAll } from '../support/lifecycle';
+import { createCheckout, startMerchantSite, statusOf } from '../support/merchant-site';
+import { browserForFile } from '../support/suites';
 
 /**
  * The checkout embedded in the merchant's own page (an iframe, allowed by the merchant's
  * frameAncestors) with url_target=_top: the whole window, not the frame, goes back to the shop.
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
-let shop: MerchantCredentials;
-
-beforeAll(async () => {
-  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
-  shop = await service.createMerchant({ name: 'Framing Shop', settings: { returnParams: true, frameAncestors: [site.origin] } });
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close()]);
-  await service?.close();
-});
+const {
+  browser,
+  service,
+  site,
+  merchants: [shop],
+} = browserForFile({ page: false, merchants: (site) => [{ name: 'Framing Shop', settings: { returnParams: true, frameAncestors: [site.origin] } }] });
 
 let page: Page;
 afterEach(async () => {

@@ -1,42 +1,26 @@
-import type { Browser, Page } from 'playwright-core';
 import { signFields } from '../../lambdas/domain/hash';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { cards, fillCard, launchBrowser, newPage, payWith, screenshot } from '../support/browser';
-import { createCheckout, startMerchantSite, statusOf, type CheckoutLink, type MerchantSite } from '../support/merchant-site';
-import { startTestService, type TestService } from '../support/service';
-import { startAll } from '../support/lifecycle';
+import { cards, fillCard, payWith, screenshot } from '../support/browser';
+import { createCheckout, startMerchantSite, statusOf, type CheckoutLink } from '../support/merchant-site';
+import { browserForFile } from '../support/suites';
 
 /**
  * A customer pays on the hosted page in a real browser, with the sandbox acquirer's test cards,
  * and lands back on the merchant's site (seed spec: hosted checkout; protocol.md §4, §5).
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
-/** Return parameters on, as most integrations run. */
-let shop: MerchantCredentials;
-/** Two declines allowed per link. */
-let strictShop: MerchantCredentials;
-
-beforeAll(async () => {
-  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
-  [shop, strictShop] = await Promise.all([
-    service.createMerchant({ name: 'Gift Shop', settings: { returnParams: true } }),
-    service.createMerchant({ name: 'Strict Shop', settings: { returnParams: true, maxDeclines: 2 } }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close()]);
-  await service?.close();
-});
-
-let page: Page;
-beforeEach(async () => {
-  ({ page } = await newPage(browser));
-  page.setDefaultTimeout(10_000);
-});
-afterEach(async () => {
-  await page.context().close();
+const {
+  service,
+  site,
+  page,
+  landOn,
+  merchants: [shop, strictShop],
+} = browserForFile({
+  merchants: [
+    /** Return parameters on, as most integrations run. */
+    { name: 'Gift Shop', settings: { returnParams: true } },
+    /** Two declines allowed per link. */
+    { name: 'Strict Shop', settings: { returnParams: true, maxDeclines: 2 } },
+  ],
 });
 
 const checkout = (merchant: MerchantCredentials = shop) => createCheckout(service, merchant, site.urls());
@@ -52,7 +36,6 @@ function expectSignedReturn(landed: string, link: CheckoutLink, merchant: Mercha
   return query;
 }
 
-const landOn = (path: string) => page.waitForURL((url) => url.origin === site.origin && url.pathname === path);
 
 describe('paying on the hosted page', () => {
   it('pays with 4111 1111 1111 1111 01/38 and lands on success_url with signed return parameters', async () => {

@@ -1,10 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
 import { jsonForScript } from '../../lambdas/checkout-page/html';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { cards, launchBrowser, newPage, payWith } from '../support/browser';
-import { createCheckout, startMerchantSite, statusOf, type MerchantSite } from '../support/merchant-site';
-import { startTestService, type TestService } from '../support/service';
-import { startAll } from '../support/lifecycle';
+import { cards, payWith } from '../support/browser';
+import { createCheckout, startMerchantSite, statusOf } from '../support/merchant-site';
+import { browserForFile } from '../support/suites';
 
 /**
  * Merchant-supplied text embedded in the page's scripts cannot break out of them: a success_url with
@@ -12,25 +9,12 @@ import { startAll } from '../support/lifecycle';
  * lands exactly on it. Before, the inline script ended at the merchant's `</script>`: the page broke
  * (the CSP stopped the injected script, but the navigation never happened).
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
-let shop: MerchantCredentials;
-let page: Page;
-
-beforeAll(async () => {
-  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
-  shop = await service.createMerchant({ name: 'Injection Shop' });
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close()]);
-  await service?.close();
-});
-beforeEach(async () => {
-  ({ page } = await newPage(browser));
-  page.setDefaultTimeout(10_000);
-});
-afterEach(() => page.context().close());
+const {
+  service,
+  site,
+  page,
+  merchants: [shop],
+} = browserForFile({ merchants: [{ name: 'Injection Shop' }] });
 
 const payloads = [
   ['a closing script tag', '</script><script>document.title="pwned"</script>'],

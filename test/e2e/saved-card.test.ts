@@ -1,40 +1,20 @@
-import type { Browser, Page } from 'playwright-core';
-import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { cards, launchBrowser, newPage, payWith, screenshot } from '../support/browser';
-import { createCheckout, startMerchantSite, type MerchantSite } from '../support/merchant-site';
+import { cards, payWith, screenshot } from '../support/browser';
+import { createCheckout } from '../support/merchant-site';
 import { statusOf, storedPayment } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
-import { startAll } from '../support/lifecycle';
+import { browserForFile } from '../support/suites';
 
 /**
  * A returning customer pays with the card saved on an earlier payment (req_token → card_token),
  * in a real browser: the saved card is offered masked, chosen, and paid without typing a number
  * (protocol.md §6: a chosen saved card takes priority over the form).
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
-let shop: MerchantCredentials;
-
-beforeAll(async () => {
-  [browser, service, site] = await startAll([launchBrowser(), startTestService(), startMerchantSite()]);
-  shop = await service.createMerchant({ name: 'Gift Shop' });
-});
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close()]);
-  await service?.close();
-});
-
-let page: Page;
-beforeEach(async () => {
-  ({ page } = await newPage(browser));
-  page.setDefaultTimeout(10_000);
-});
-afterEach(async () => {
-  await page.context().close();
-});
-
-const landOn = (path: string) => page.waitForURL((url) => url.origin === site.origin && url.pathname === path);
+const {
+  service,
+  site,
+  page,
+  landOn,
+  merchants: [shop],
+} = browserForFile({ merchants: [{ name: 'Gift Shop' }] });
 
 it('pays a second session with the saved card: chosen from the list, no card number typed', async () => {
   // First visit: the customer pays with 01/38 and the merchant asked to keep the card.

@@ -1,12 +1,10 @@
-import type { Browser, Page } from 'playwright-core';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { cards, launchBrowser, newPage, payWith, screenshot } from '../support/browser';
+import { cards, payWith, screenshot } from '../support/browser';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
-import { createCheckout, startMerchantSite, type MerchantSite } from '../support/merchant-site';
+import { createCheckout } from '../support/merchant-site';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import { statusOf } from '../support/payments';
-import { startTestService, type TestService } from '../support/service';
-import { startAll } from '../support/lifecycle';
+import { browserForFile } from '../support/suites';
 
 /**
  * What widely used shop modules send, paid on the page in a real browser: a session without a
@@ -14,28 +12,16 @@ import { startAll } from '../support/lifecycle';
  * written as shops write them (`INV/2026/00001-12`, descriptions with `#`, URLs and HTML-looking
  * text) — found again by order_id and shown as text, never as markup.
  */
-let browser: Browser;
-let service: TestService;
-let site: MerchantSite;
+const { service, site, page, landOn } = browserForFile();
 let shop: MerchantCredentials;
 let receiver: CallbackReceiver;
-let page: Page;
-
 beforeAll(async () => {
-  [browser, service, site, receiver] = await startAll([launchBrowser(), startTestService(), startMerchantSite(), startCallbackReceiver()]);
+  receiver = await startCallbackReceiver();
   shop = await service.createMerchant({ name: 'Module Shop', settings: { returnParams: true, notificationUrl: receiver.url } });
 });
-afterAll(async () => {
-  await Promise.all([browser?.close(), site?.close(), receiver?.close()]);
-  await service?.close();
-});
-beforeEach(async () => {
-  ({ page } = await newPage(browser));
-  page.setDefaultTimeout(10_000);
-});
-afterEach(() => page.context().close());
+afterAll(() => receiver?.close());
 
-const landOnSuccess = () => page.waitForURL((url) => url.origin === site.origin && url.pathname === '/success');
+const landOnSuccess = () => landOn('/success');
 
 it.each([
   ['no customer at all', undefined],

@@ -1,7 +1,10 @@
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import type { MerchantSettings } from '../../lambdas/ports/merchants';
 import type { ManualClock } from '../../lambdas/ports/clock';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import type { Closable } from './lifecycle';
+import { launchBrowser, newPage } from './browser';
+import { startAll, type Closable } from './lifecycle';
+import { startMerchantSite, type MerchantSite } from './merchant-site';
 import { paidPayment, type PaidPayment, type PaidPaymentOptions } from './payments';
 import { startTestService, type TestService, type TestServiceOptions } from './service';
 
@@ -33,7 +36,12 @@ export function madeInBeforeAll<T extends object>(what: string, get: () => T | u
     return made;
   };
   return new Proxy({} as T, {
-    get: (_, key) => Reflect.get(value(), key),
+    get: (_, key) => {
+      const made = value();
+      const property = Reflect.get(made, key);
+      // Methods run on the value itself (a class's own state is not the stand-in's).
+      return typeof property === 'function' ? property.bind(made) : property;
+    },
     has: (_, key) => Reflect.has(value(), key),
     ownKeys: () => Reflect.ownKeys(value()),
     getOwnPropertyDescriptor: (_, key) => {
@@ -82,4 +90,68 @@ export async function paidAs(service: TestService, merchant: MerchantCredentials
   const paid = await paidPayment(service, merchant, options);
   expect(paid.status.status).toBe(expected);
   return paid;
+}
+
+export interface FileBrowserOptions<M extends readonly MerchantInput[]> {
+  readonly service?: TestServiceOptions;
+  /** Merchants made once everything runs; a function when their settings name the merchant site. */
+  readonly merchants?: M | ((site: MerchantSite) => M);
+  /** What else the file started, stopped with the browser and the site. */
+  readonly alsoClose?: readonly Closable[];
+  /** Options of each test's page context; false: the file opens its pages itself. */
+  readonly page?: BrowserContextOptions | false;
+}
+
+export interface FileBrowser<M extends readonly MerchantInput[]> extends FileService<M> {
+  readonly browser: Browser;
+  readonly site: MerchantSite;
+  /** The current test's page, in a context of its own (closed after the test). */
+  readonly page: Page;
+  /** Waits until the page is back on the merchant site at `path`. */
+  landOn(path: string, page?: Page): Promise<void>;
+}
+
+/**
+ * What a browser test of the hosted page starts for the whole file: the run's browser, a test
+ * service and a merchant site (all stopped when one fails to start, and after the file), the
+ * merchants, and a fresh page per test. Registers the Jest hooks.
+ */
+export function browserForFile<const M extends readonly MerchantInput[] = []>(options: FileBrowserOptions<M> = {}): FileBrowser<M> {
+  let browser: Browser | undefined;
+  let service: TestService | undefined;
+  let site: MerchantSite | undefined;
+  let made: MerchantCredentials[] = [];
+  let page: Page | undefined;
+  beforeAll(async () => {
+    [browser, service, site] = await startAll([launchBrowser(), startTestService(options.service), startMerchantSite()]);
+    const merchants = typeof options.merchants === 'function' ? options.merchants(site) : (options.merchants ?? []);
+    made = await Promise.all(merchants.map((m) => (service as TestService).createMerchant(m)));
+  });
+  afterAll(async () => {
+    await Promise.all([browser?.close(), site?.close(), ...(options.alsoClose ?? []).map((c) => c.close())]);
+    await service?.close();
+  });
+  if (options.page !== false) {
+    const contextOptions = options.page ?? {};
+    beforeEach(async () => {
+      ({ page } = await newPage(browser as Browser, contextOptions));
+      page.setDefaultTimeout(10_000);
+    });
+    afterEach(async () => {
+      await page?.context().close();
+      page = undefined;
+    });
+  }
+  const merchantCount = typeof options.merchants === 'function' ? undefined : options.merchants?.length;
+  return {
+    browser: madeInBeforeAll('the browser', () => browser),
+    service: madeInBeforeAll('the test service', () => service),
+    site: madeInBeforeAll('the merchant site', () => site),
+    page: madeInBeforeAll('the page', () => page),
+    // A function of the site gives its merchants in beforeAll; a destructuring names as many as it asks for.
+    merchants: Array.from({ length: merchantCount ?? 8 }, (_, i) => madeInBeforeAll(`merchant ${i}`, () => made[i])) as unknown as FileService<M>['merchants'],
+    landOn: async (path, on = page) => {
+      await (on as Page).waitForURL((url) => url.origin === (site as MerchantSite).origin && url.pathname === path);
+    },
+  };
 }
