@@ -4,20 +4,7 @@ import { setDeps } from '../../lambdas/container';
 import type { Clock } from '../../lambdas/ports/clock';
 import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
 import type { HttpAnswer } from '../support/http';
-import {
-  captureOf,
-  openSession,
-  paidPayment,
-  recurringChain,
-  recurringOf,
-  refundOf,
-  retryOf,
-  statusOf,
-  submitPage,
-  voidOf,
-  type RecurringInput,
-  type Session,
-} from '../support/payments';
+import { captureOf, openSession, paidPayment, recurringChain, recurringOf, refundOf, retryOf, statusOf, submitPage, voidOf, type RecurringInput, type Session } from '../support/payments';
 import type { TestService } from '../support/service';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver';
 import { runCallbackJob, type CallbackJobReport } from '../../lambdas/use-cases/deliver-callbacks';

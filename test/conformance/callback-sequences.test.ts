@@ -4,18 +4,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { receivingMerchants, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
 import type { HttpAnswer } from '../support/http';
-import {
-  closePage,
-  openSession,
-  paidPayment,
-  recurringOf,
-  refundOf,
-  retryOf,
-  statusOf,
-  submitPage,
-  transactionsOf,
-  type Session,
-} from '../support/payments';
+import { closePage, openSession, paidPayment, recurringOf, refundOf, retryOf, statusOf, submitPage, transactionsOf, type Session } from '../support/payments';
 import { serviceForFile } from '../support/suites';
 import { answerChallenge, callbacksOf, outcome, outcomeOf, relay, submitPageFrom, type Outcome } from './conformance';
 

@@ -7,12 +7,7 @@ import { browserForFile } from '../support/suites';
  * The checkout embedded in the merchant's own page (an iframe, allowed by the merchant's
  * frameAncestors) with url_target=_top: the whole window, not the frame, goes back to the shop.
  */
-const {
-  browser,
-  service,
-  site,
-  merchants: [shop],
-} = browserForFile({ page: false, merchants: (site) => [{ name: 'Framing Shop', settings: { returnParams: true, frameAncestors: [site.origin] } }] });
+const { browser, service, site, merchants: [shop] } = browserForFile({ page: false, merchants: (site) => [{ name: 'Framing Shop', settings: { returnParams: true, frameAncestors: [site.origin] } }] });
 
 let page: Page;
 afterEach(async () => {

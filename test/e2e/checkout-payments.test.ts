@@ -8,13 +8,7 @@ import { browserForFile } from '../support/suites';
  * A customer pays on the hosted page in a real browser, with the sandbox acquirer's test cards,
  * and lands back on the merchant's site (seed spec: hosted checkout; protocol.md §4, §5).
  */
-const {
-  service,
-  site,
-  page,
-  landOn,
-  merchants: [shop, strictShop],
-} = browserForFile({
+const { service, site, page, landOn, merchants: [shop, strictShop] } = browserForFile({
   merchants: [
     /** Return parameters on, as most integrations run. */
     { name: 'Gift Shop', settings: { returnParams: true } },

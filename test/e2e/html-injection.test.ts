@@ -9,12 +9,7 @@ import { browserForFile } from '../support/suites';
  * lands exactly on it. Before, the inline script ended at the merchant's `</script>`: the page broke
  * (the CSP stopped the injected script, but the navigation never happened).
  */
-const {
-  service,
-  site,
-  page,
-  merchants: [shop],
-} = browserForFile({ merchants: [{ name: 'Injection Shop' }] });
+const { service, site, page, merchants: [shop] } = browserForFile({ merchants: [{ name: 'Injection Shop' }] });
 
 const payloads = [
   ['a closing script tag', '</script><script>document.title="pwned"</script>'],

@@ -8,13 +8,7 @@ import { browserForFile } from '../support/suites';
  * in a real browser: the saved card is offered masked, chosen, and paid without typing a number
  * (protocol.md §6: a chosen saved card takes priority over the form).
  */
-const {
-  service,
-  site,
-  page,
-  landOn,
-  merchants: [shop],
-} = browserForFile({ merchants: [{ name: 'Gift Shop' }] });
+const { service, site, page, landOn, merchants: [shop] } = browserForFile({ merchants: [{ name: 'Gift Shop' }] });
 
 it('pays a second session with the saved card: chosen from the list, no card number typed', async () => {
   // First visit: the customer pays with 01/38 and the merchant asked to keep the card.

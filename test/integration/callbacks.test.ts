@@ -12,17 +12,7 @@ import { runCaptureJob } from '../../lambdas/use-cases/capture-job';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { lambdaContext } from '../../local/lambda-context';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver';
-import {
-  captureOf,
-  openSession,
-  paidPayment,
-  recurringChain,
-  recurringOf,
-  refundOf,
-  retryOf,
-  submitPage,
-  voidOf,
-} from '../support/payments';
+import { captureOf, openSession, paidPayment, recurringChain, recurringOf, refundOf, retryOf, submitPage, voidOf } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /**

@@ -2,20 +2,7 @@ import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { CaptureResponse } from '../../lambdas/use-cases/capture-payment';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
-import {
-  HASH_NOT_VALID,
-  captureOf,
-  openSession,
-  operationsOf,
-  paidPayment,
-  recurringChain,
-  recurringOf,
-  refundOf,
-  refusal,
-  statusOf,
-  storedPayment,
-  voidOf,
-} from '../support/payments';
+import { HASH_NOT_VALID, captureOf, openSession, operationsOf, paidPayment, recurringChain, recurringOf, refundOf, refusal, statusOf, storedPayment, voidOf } from '../support/payments';
 import { paidAs, serviceForFile } from '../support/suites';
 
 /**
@@ -29,10 +16,7 @@ const TOO_BIG = refusal(208004, 'CAPTURE_AMOUNT_TOO_BIG');
 const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
 const clock = new ManualClock(T0);
-const {
-  service,
-  merchants: [dmsShop, smsShop],
-} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Two Step Shop', settings: { dms: true } }, { name: 'One Step Shop' }] });
+const { service, merchants: [dmsShop, smsShop] } = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Two Step Shop', settings: { dms: true } }, { name: 'One Step Shop' }] });
 
 /** A DMS page payment: authorized, status pending. */
 async function authorized(card = '01/38', amount = '25.00') {

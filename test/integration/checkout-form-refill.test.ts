@@ -6,10 +6,7 @@ import { openSession, submitPage } from '../support/payments';
  * customer typed, except the card number and the security code, which are never echoed.
  */
 describe('a refused form keeps what the customer typed', () => {
-  const {
-    service,
-    merchants: [merchant],
-  } = serviceForFile({ merchants: [{}] });
+  const { service, merchants: [merchant] } = serviceForFile({ merchants: [{}] });
 
   it('refills expiry, name, e-mail and country, never the card number or CVV', async () => {
     const session = await openSession(service, merchant, { extra: { customer: { name: 'John Doe' }, billing_address: null } });

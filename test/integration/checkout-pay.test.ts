@@ -23,10 +23,7 @@ const PAN = '4111111111111111';
 const CVV = '987';
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) CheckoutIntegrationTest/1.0';
 
-const {
-  service,
-  merchants: [shop, strictShop],
-} = serviceForFile({
+const { service, merchants: [shop, strictShop] } = serviceForFile({
   merchants: [
     { name: 'Gift Shop', settings: { returnParams: true } },
     { name: 'Strict Shop', settings: { returnParams: true, maxDeclines: 2 } },

@@ -20,10 +20,7 @@ const HASH_NOT_VALID = {
 };
 
 const clock = new ManualClock(T0);
-const {
-  service,
-  merchants: [merchant],
-} = serviceForFile({ clock, merchants: [{ name: 'Gift Shop' }] });
+const { service, merchants: [merchant] } = serviceForFile({ clock, merchants: [{ name: 'Gift Shop' }] });
 
 const body = (overrides: Json = {}) => validSessionBody(merchant.merchant_key, overrides);
 

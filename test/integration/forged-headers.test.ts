@@ -11,10 +11,7 @@ import { serviceForFile } from '../support/suites';
  */
 const FORGED = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', forwarded: 'host=evil.example;proto=https' };
 
-const {
-  service,
-  merchants: [shop],
-} = serviceForFile({ merchants: [{}] });
+const { service, merchants: [shop] } = serviceForFile({ merchants: [{}] });
 
 it('a session created with forged host headers links to the configured base', async () => {
   const body = signBody('/api/v1/session', sessionBody(shop) as Record<string, unknown>, shop.password);

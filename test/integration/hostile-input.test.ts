@@ -12,10 +12,7 @@ import { signBody } from '../support/sign';
 const SESSION = '/api/v1/session';
 const STATUS = '/api/v1/payment/status';
 
-const {
-  service,
-  merchants: [merchant],
-} = serviceForFile({ merchants: [{}] });
+const { service, merchants: [merchant] } = serviceForFile({ merchants: [{}] });
 
 const payments = async () => (await service.tableItems()).filter((item) => item.kind === 'payment');
 

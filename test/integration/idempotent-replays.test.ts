@@ -34,10 +34,7 @@ const IN_PROGRESS = refusal(208012, 'OPERATION_IN_PROGRESS');
 const REFUND_NOT_ALLOWED = refusal(208005, 'REFUND_NOT_ALLOWED');
 
 // The clock stands still between steps: a per-second request limit would count the whole file as one second.
-const {
-  service,
-  merchants: [shop, dmsShop],
-} = serviceForFile({
+const { service, merchants: [shop, dmsShop] } = serviceForFile({
   clock,
   clockAt: T0,
   env: { MERCHANT_REQUESTS_PER_SECOND: '1000' },

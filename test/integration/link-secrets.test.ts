@@ -8,10 +8,7 @@ import { serviceForFile } from '../support/suites';
  * token as their return URL, so anyone could open them and read the token. Now each page has an
  * unguessable key of its own, and the way back travels in the customer's browser only.
  */
-const {
-  service,
-  merchants: [shop],
-} = serviceForFile({ merchants: [{}] });
+const { service, merchants: [shop] } = serviceForFile({ merchants: [{}] });
 
 /** Every form a link's secret can take in text. */
 function secretForms(path: string): string[] {

@@ -9,18 +9,7 @@ import { refundPayment } from '../../lambdas/use-cases/refund-payment';
 import { ABANDONED_REASON } from '../../lambdas/use-cases/reconcile';
 import { checkPayment } from '../support/ledger-checker';
 import { withFault } from '../support/faults';
-import {
-  openSession,
-  paidPayment,
-  recurringBody,
-  recurringChain,
-  refundOf,
-  refusal,
-  statusOf,
-  storedPayment,
-  submitPage,
-  voidOf,
-} from '../support/payments';
+import { openSession, paidPayment, recurringBody, recurringChain, refundOf, refusal, statusOf, storedPayment, submitPage, voidOf } from '../support/payments';
 import { signBody } from '../support/sign';
 import { serviceForFile } from '../support/suites';
 
@@ -32,10 +21,7 @@ import { serviceForFile } from '../support/suites';
 const T0 = new Date('2031-02-03T07:00:00.000Z');
 const MINUTE = 60_000;
 const clock = new ManualClock(T0);
-const {
-  service,
-  merchants: [shop],
-} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Integrity Shop' }] });
+const { service, merchants: [shop] } = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Integrity Shop' }] });
 
 const ledger = (paymentId: string) => sandboxLedger(service.deps.db, service.backend.tableName, paymentId);
 async function agrees(paymentId: string): Promise<void> {

@@ -12,10 +12,7 @@ import { serviceForFile } from '../support/suites';
  * language; and every language's heaviest page (the form asking e-mail and country) under the
  * page's 30 KB compressed budget.
  */
-const {
-  service,
-  merchants: [shop],
-} = serviceForFile({ merchants: [{ name: 'Atelier' }] });
+const { service, merchants: [shop] } = serviceForFile({ merchants: [{ name: 'Atelier' }] });
 
 async function session(overrides: Json = {}): Promise<{ path: string; paymentId: string }> {
   const res = await service.signedPost<{ redirect_url: string }>('/api/v1/session', validSessionBody(shop.merchant_key, { order: { number: 'lang-1', amount: '1234.50', currency: 'EUR', description: 'Teapot' }, ...overrides }), shop.password);

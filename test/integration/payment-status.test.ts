@@ -14,10 +14,7 @@ const T0 = new Date('2030-03-01T08:30:15.000Z');
 const NOT_FOUND = { error_code: 208001, error_message: 'Payment not found.', errors: [] };
 
 const clock = new ManualClock(T0);
-const {
-  service,
-  merchants: [shop, otherShop],
-} = serviceForFile({ clock, merchants: [{ name: 'Shop' }, { name: 'Other Shop' }] });
+const { service, merchants: [shop, otherShop] } = serviceForFile({ clock, merchants: [{ name: 'Shop' }, { name: 'Other Shop' }] });
 
 async function createPayment(merchant: MerchantCredentials, overrides: Json = {}): Promise<string> {
   const res = await service.signedPost<{ redirect_url: string }>(SESSION, validSessionBody(merchant.merchant_key, overrides), merchant.password);

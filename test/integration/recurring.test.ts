@@ -3,22 +3,7 @@ import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { signFields } from '../../lambdas/domain/hash';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
-import {
-  HASH_NOT_VALID,
-  ledgerOf,
-  openSession,
-  protocolDateOf,
-  recurringBody,
-  recurringChain,
-  recurringOf,
-  refusal,
-  sessionBody,
-  statusOf,
-  storedPayment,
-  submitPage,
-  transactionsOf,
-  voidOf,
-} from '../support/payments';
+import { HASH_NOT_VALID, ledgerOf, openSession, protocolDateOf, recurringBody, recurringChain, recurringOf, refusal, sessionBody, statusOf, storedPayment, submitPage, transactionsOf, voidOf } from '../support/payments';
 import { serviceForFile } from '../support/suites';
 
 /**
@@ -32,10 +17,7 @@ const T0 = new Date('2030-03-01T07:00:00.000Z');
 const TOKEN_INVALID = refusal(208020, 'RECURRING_TOKEN_INVALID');
 
 const clock = new ManualClock(T0);
-const {
-  service,
-  merchants: [shop, otherShop],
-} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Box Club' }, { name: 'Other Shop' }] });
+const { service, merchants: [shop, otherShop] } = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Box Club' }, { name: 'Other Shop' }] });
 
 /** A chain started with a EUR payment: every later charge is in EUR, whatever is asked. */
 const eurChain = (merchant = shop, extra: Parameters<typeof recurringChain>[2] = {}) =>

@@ -2,22 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
-import {
-  HASH_NOT_VALID,
-  ledgerOf,
-  openSession,
-  operationsOf,
-  paidPayment,
-  recurringChain,
-  recurringOf,
-  refundOf,
-  refusal,
-  retryOf,
-  statusOf,
-  storedPayment,
-  transactionsOf,
-  voidOf,
-} from '../support/payments';
+import { HASH_NOT_VALID, ledgerOf, openSession, operationsOf, paidPayment, recurringChain, recurringOf, refundOf, refusal, retryOf, statusOf, storedPayment, transactionsOf, voidOf } from '../support/payments';
 import { paidAs, serviceForFile } from '../support/suites';
 
 /**
@@ -31,10 +16,7 @@ const RETRY_NOT_ALLOWED = refusal(208011, 'RETRY_NOT_ALLOWED');
 const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
 const clock = new ManualClock(T0);
-const {
-  service,
-  merchants: [shop, otherShop],
-} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Gift Shop' }, { name: 'Other Shop' }] });
+const { service, merchants: [shop, otherShop] } = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Gift Shop' }, { name: 'Other Shop' }] });
 
 const settled = (amount = '25.00', card = '01/38') => paidAs(service, shop, 'settled', { card, order: { amount } });
 

@@ -6,10 +6,7 @@ import { serviceForFile } from '../support/suites';
  * call fails: the route (never a link token from the path), the status and the answer's messages,
  * never the request's body (card data typed on the page or sent to the API stays out of the log).
  */
-const {
-  service,
-  merchants: [shop],
-} = serviceForFile({ merchants: [{ name: 'Log Shop' }] });
+const { service, merchants: [shop] } = serviceForFile({ merchants: [{ name: 'Log Shop' }] });
 
 const last = () => service.refusals.at(-1) ?? '';
 

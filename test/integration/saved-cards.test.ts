@@ -13,10 +13,7 @@ const TOKEN_INVALID = refusal(205005, 'CARD_TOKEN_INVALID');
 const TOKEN_EXPIRED = refusal(205006, 'CARD_TOKEN_EXPIRED');
 
 const clock = new ManualClock(T0);
-const {
-  service,
-  merchants: [shop, otherShop],
-} = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Gift Shop' }, { name: 'Other Shop' }] });
+const { service, merchants: [shop, otherShop] } = serviceForFile({ clock, clockAt: T0, merchants: [{ name: 'Gift Shop' }, { name: 'Other Shop' }] });
 
 /** A card token of `merchant`, from a req_token payment paid with 01/38. */
 async function savedCardToken(merchant = shop): Promise<string> {

@@ -17,10 +17,7 @@ const NOT_SETTLED = refusal(208010, 'VOID_NOT_SETTLED');
 const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
 const clock = new ManualClock(at3(`${DAY}T10:00:00`));
-const {
-  service,
-  merchants: [shop, otherShop],
-} = serviceForFile({ clock, merchants: [{ name: 'Gift Shop' }, { name: 'Other Shop' }] });
+const { service, merchants: [shop, otherShop] } = serviceForFile({ clock, merchants: [{ name: 'Gift Shop' }, { name: 'Other Shop' }] });
 
 /** A payment settled at the given local time (UTC+3) with the given test card. */
 async function paidAt(local: string, card = '01/38') {
