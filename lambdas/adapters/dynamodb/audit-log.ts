@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, AuditLog } from '../../ports/operators';
-import { LOOKUP_INDEX, key, withoutStorageAttributes } from './keys';
+import { key, withoutStorageAttributes } from './keys';
 import { decodeCursor, encodeCursor } from './cursor';
-import { isConditionFailure, itemsByKey, partitionItems } from './client';
+import { isConditionFailure, lookupItems, partitionItems } from './client';
 import { GENESIS, LINK_LOOKBACK_DAYS, entryHash } from '../../domain/audit-chain';
 import { retry, type RetryPolicy } from '../../domain/retry-policy';
 import { realSleep } from '../../ports/clock';
@@ -155,17 +155,7 @@ export class DynamoAuditLog implements AuditLog {
   }
 
   async forTarget(target: string, limit: number): Promise<AuditEntry[]> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: LOOKUP_INDEX,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': key.auditOf(target) },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    const keys = (out.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
-    return (await itemsByKey(this.db, this.tableName, keys, false)).map((i) => withoutStorageAttributes<AuditEntry>(i));
+    const { items } = await lookupItems(this.db, this.tableName, key.auditOf(target), { limit, newestFirst: true });
+    return items.map((i) => withoutStorageAttributes<AuditEntry>(i));
   }
 }

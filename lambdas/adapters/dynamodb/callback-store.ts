@@ -3,12 +3,12 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocum
 import { HEALTHY_ENDPOINT, type EndpointHealth } from '../../domain/callback';
 import type { Payment } from '../../domain/payment';
 import type { CallbackClaim, CallbackRecord, CallbackStore, DeliveryAttempt, DueCallback, ReleaseResult } from '../../ports/callbacks';
-import { LOOKUP_INDEX, OUTBOX_INDEX, SHARDS, key } from './keys';
+import { OUTBOX_INDEX, SHARDS, key } from './keys';
 import { STREAM_LEASE_TAG, joinedPayment, outboxEntry, shardsOf } from './payment-store';
 import type { ShardPart } from '../../ports/payments';
 import { inParallel } from '../../domain/parallel';
 import { decodeCursor, encodeCursor } from './cursor';
-import { isConditionFailure, itemsByKey, partitionItems } from './client';
+import { isConditionFailure, lookupItems, partitionItems } from './client';
 
 const RECORD_STORAGE = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk'] as const;
 /** How many shard queries run at once when the relay reads the outbox. */
@@ -245,21 +245,11 @@ export class DynamoCallbackStore implements CallbackStore {
   }
 
   async dead(merchantKey: string, limit: number, cursor?: string): Promise<{ records: CallbackRecord[]; cursor?: string }> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: LOOKUP_INDEX,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': key.deadCallbacks(merchantKey) },
-        Limit: limit,
-        ExclusiveStartKey: cursor ? decodeCursor(cursor) : undefined,
-      }),
-    );
-    const keys = (out.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
+    const { items, last } = await lookupItems(this.db, this.tableName, key.deadCallbacks(merchantKey), { limit, ...(cursor ? { after: decodeCursor(cursor) } : {}) });
     return {
       // The index holds keys only; a record still dead when read is shown.
-      records: (await itemsByKey(this.db, this.tableName, keys, false)).map(toRecord).filter((r) => r.state === 'dead'),
-      ...(out.LastEvaluatedKey ? { cursor: encodeCursor(out.LastEvaluatedKey) } : {}),
+      records: items.map(toRecord).filter((r) => r.state === 'dead'),
+      ...(last ? { cursor: encodeCursor(last) } : {}),
     };
   }
 

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, paginateQuery, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, paginateQuery, PutCommand, QueryCommand, UpdateCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { traced } from '../../observability/telemetry';
+import { LOOKUP_INDEX } from './keys';
 
 export interface DynamoOptions {
   readonly endpoint?: string;
@@ -9,16 +10,22 @@ export interface DynamoOptions {
 /** A conditional write whose condition did not hold (the answer every guarded write expects). */
 export const isConditionFailure = (e: unknown): boolean => (e as Error).name === 'ConditionalCheckFailedException';
 
-/** One conditional update: false when its condition did not hold, any other failure thrown. */
-export async function conditionalUpdate(db: DynamoDBDocumentClient, input: UpdateCommandInput & { readonly ConditionExpression: string }): Promise<boolean> {
+/** One conditional write: false when its condition did not hold, any other failure thrown. */
+async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
   try {
-    await db.send(new UpdateCommand(input));
+    await write();
     return true;
   } catch (e) {
     if (!isConditionFailure(e)) throw e;
     return false;
   }
 }
+
+export const conditionalUpdate = (db: DynamoDBDocumentClient, input: UpdateCommandInput & { readonly ConditionExpression: string }): Promise<boolean> =>
+  conditionally(() => db.send(new UpdateCommand(input)));
+
+export const conditionalPut = (db: DynamoDBDocumentClient, input: PutCommandInput & { readonly ConditionExpression: string }): Promise<boolean> =>
+  conditionally(() => db.send(new PutCommand(input)));
 
 /** One document client per process; undefined attributes are dropped, never written as null. */
 export function createDocumentClient(options: DynamoOptions = {}): DynamoDBDocumentClient {
@@ -60,4 +67,29 @@ export async function partitionItems(db: DynamoDBDocumentClient, tableName: stri
   const pages = paginateQuery({ client: db }, { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true });
   for await (const page of pages) items.push(...(page.Items ?? []));
   return items;
+}
+
+/**
+ * One page of the lookup index under `pk`. The index holds keys only, so the items are read by key
+ * after it (eventually consistent, as the index is); `after` continues where a page ended (`last`).
+ */
+export async function lookupItems(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  pk: string,
+  page: { readonly limit: number; readonly newestFirst?: boolean; readonly after?: Record<string, unknown> },
+): Promise<{ items: Record<string, unknown>[]; last?: Record<string, unknown> }> {
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: LOOKUP_INDEX,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      Limit: page.limit,
+      ...(page.newestFirst ? { ScanIndexForward: false } : {}),
+      ...(page.after ? { ExclusiveStartKey: page.after } : {}),
+    }),
+  );
+  const keys = (out.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
+  return { items: await itemsByKey(db, tableName, keys, false), ...(out.LastEvaluatedKey ? { last: out.LastEvaluatedKey } : {}) };
 }

@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Merchant, MerchantDirectory } from '../../ports/merchants';
-import { LOOKUP_INDEX, key, withoutStorageAttributes } from './keys';
-import { isConditionFailure, itemsByKey } from './client';
+import { key, withoutStorageAttributes } from './keys';
+import { conditionalPut, lookupItems } from './client';
 
 export class DynamoMerchantDirectory implements MerchantDirectory {
   constructor(
@@ -21,18 +21,8 @@ export class DynamoMerchantDirectory implements MerchantDirectory {
 
   /** Every merchant by name; bounded (the admin list pages through them). */
   async list(limit = 200): Promise<Merchant[]> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: LOOKUP_INDEX,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': key.merchantsIndex },
-        Limit: limit,
-      }),
-    );
-    // The index holds keys only; the merchants are read by key (eventually consistent, as the index is).
-    const keys = (out.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
-    return (await itemsByKey(this.db, this.tableName, keys, false)).map((i) => withoutStorageAttributes<Merchant>(i));
+    const { items } = await lookupItems(this.db, this.tableName, key.merchantsIndex, { limit });
+    return items.map((i) => withoutStorageAttributes<Merchant>(i));
   }
 
   /**
@@ -72,19 +62,7 @@ export class DynamoMerchantDirectory implements MerchantDirectory {
     );
   }
 
-  async create(merchant: Merchant): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: this.toItem(merchant),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (isConditionFailure(e)) return false;
-      throw e;
-    }
+  create(merchant: Merchant): Promise<boolean> {
+    return conditionalPut(this.db, { TableName: this.tableName, Item: this.toItem(merchant), ConditionExpression: 'attribute_not_exists(pk)' });
   }
 }

@@ -1,6 +1,6 @@
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { MerchantRateLimiter } from '../../ports/merchants';
-import { isConditionFailure } from './client';
+import { conditionalUpdate } from './client';
 import { key, TTL_ATTRIBUTE } from './keys';
 
 /** How long a window's counter stays in the table after its second (TTL removes it within days). */
@@ -27,23 +27,17 @@ export class DynamoMerchantRateLimiter implements MerchantRateLimiter {
     // Retry-After is whole seconds: the next window starts within one.
     const refused = { allowed: false, retryAfterSeconds: 1 } as const;
     if (this.full.get(merchantKey) === second) return refused;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.merchantRate(merchantKey, second),
-          UpdateExpression: 'ADD #n :one SET #ttl = if_not_exists(#ttl, :expires)',
-          ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
-          ExpressionAttributeNames: { '#n': 'requests', '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':one': 1, ':limit': this.perSecond, ':expires': second + KEEP_SECONDS },
-        }),
-      );
-      return { allowed: true };
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-      if (this.full.size >= 10_000) this.full.clear();
-      this.full.set(merchantKey, second);
-      return refused;
-    }
+    const counted = await conditionalUpdate(this.db, {
+      TableName: this.tableName,
+      Key: key.merchantRate(merchantKey, second),
+      UpdateExpression: 'ADD #n :one SET #ttl = if_not_exists(#ttl, :expires)',
+      ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
+      ExpressionAttributeNames: { '#n': 'requests', '#ttl': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':one': 1, ':limit': this.perSecond, ':expires': second + KEEP_SECONDS },
+    });
+    if (counted) return { allowed: true };
+    if (this.full.size >= 10_000) this.full.clear();
+    this.full.set(merchantKey, second);
+    return refused;
   }
 }

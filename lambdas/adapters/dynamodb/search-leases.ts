@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SearchLeases } from '../../ports/operators';
-import { isConditionFailure } from './client';
+import { conditionalUpdate } from './client';
 import { key, TTL_ATTRIBUTE } from './keys';
 
 /** How long a slot's item stays after its lease lapsed (TTL removes it within days). */
@@ -33,40 +33,28 @@ export class DynamoSearchLeases implements SearchLeases {
     const first = Math.floor(Math.random() * this.perOperator);
     for (let i = 0; i < this.perOperator; i++) {
       const slot = (first + i) % this.perOperator;
-      try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: key.searchLease(operator, slot),
-            UpdateExpression: 'SET #holder = :holder, #until = :until, #ttl = :expires',
-            ConditionExpression: 'attribute_not_exists(#until) OR #until <= :now',
-            ExpressionAttributeNames: { '#holder': 'holder', '#until': 'heldUntil', '#ttl': TTL_ATTRIBUTE },
-            ExpressionAttributeValues: { ':holder': holder, ':until': until.getTime(), ':now': now.getTime(), ':expires': Math.floor(until.getTime() / 1000) + KEEP_SECONDS },
-          }),
-        );
-        return { taken: true, release: () => this.release(operator, slot, holder) };
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-      }
+      const taken = await conditionalUpdate(this.db, {
+        TableName: this.tableName,
+        Key: key.searchLease(operator, slot),
+        UpdateExpression: 'SET #holder = :holder, #until = :until, #ttl = :expires',
+        ConditionExpression: 'attribute_not_exists(#until) OR #until <= :now',
+        ExpressionAttributeNames: { '#holder': 'holder', '#until': 'heldUntil', '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':holder': holder, ':until': until.getTime(), ':now': now.getTime(), ':expires': Math.floor(until.getTime() / 1000) + KEEP_SECONDS },
+      });
+      if (taken) return { taken: true, release: () => this.release(operator, slot, holder) };
     }
     return { taken: false, retryAfterSeconds: SEARCH_RETRY_AFTER_SECONDS };
   }
 
   /** Frees the slot if this request still holds it (after its deadline another may have taken it). */
   private async release(operator: string, slot: number, holder: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.searchLease(operator, slot),
-          UpdateExpression: 'SET #until = :free',
-          ConditionExpression: '#holder = :holder',
-          ExpressionAttributeNames: { '#holder': 'holder', '#until': 'heldUntil' },
-          ExpressionAttributeValues: { ':holder': holder, ':free': 0 },
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
+    await conditionalUpdate(this.db, {
+      TableName: this.tableName,
+      Key: key.searchLease(operator, slot),
+      UpdateExpression: 'SET #until = :free',
+      ConditionExpression: '#holder = :holder',
+      ExpressionAttributeNames: { '#holder': 'holder', '#until': 'heldUntil' },
+      ExpressionAttributeValues: { ':holder': holder, ':free': 0 },
+    });
   }
 }

@@ -5,7 +5,7 @@ import { SignJWT, jwtVerify } from 'jose';
 import type { OperatorRole } from '../../../lib/operator-roles';
 import { systemClock, type Clock } from '../../ports/clock';
 import type { Operator, OperatorAuthenticator, SignInResult } from '../../ports/operators';
-import { isConditionFailure } from '../dynamodb/client';
+import { conditionalUpdate, isConditionFailure } from '../dynamodb/client';
 import { key, TTL_ATTRIBUTE } from '../dynamodb/keys';
 
 const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
@@ -76,39 +76,23 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
 
   /** Changes an existing operator's role; it applies from their next sign-in. */
   async setRole(username: string, role: OperatorRole): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.operator(username),
-          UpdateExpression: 'SET #role = :role',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':role': role },
-        }),
-      );
-    } catch (e) {
-      if (isConditionFailure(e)) throw new OperatorAdminError(`no operator ${username}`);
-      throw e;
-    }
+    if (!(await this.setRoleWhere(username, role, 'attribute_exists(pk)'))) throw new OperatorAdminError(`no operator ${username}`);
   }
 
   /** Gives a role to an operator that has none (one made before roles existed); keeps any other. */
   async giveRoleIfNone(username: string, role: OperatorRole): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.operator(username),
-          UpdateExpression: 'SET #role = :role',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#role)',
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: { ':role': role },
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
+    await this.setRoleWhere(username, role, 'attribute_exists(pk) AND attribute_not_exists(#role)');
+  }
+
+  private setRoleWhere(username: string, role: OperatorRole, condition: string): Promise<boolean> {
+    return conditionalUpdate(this.db, {
+      TableName: this.tableName,
+      Key: key.operator(username),
+      UpdateExpression: 'SET #role = :role',
+      ConditionExpression: condition,
+      ExpressionAttributeNames: { '#role': 'role' },
+      ExpressionAttributeValues: { ':role': role },
+    });
   }
 
   /** Forgets the failed sign-ins of a user name, from every address, and lifts their waits. */
@@ -223,21 +207,15 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
     const wait = lockSecondsAfter(failures);
     if (wait === 0) return { kind: 'refused' };
     const until = now + wait;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: signInKey,
-          UpdateExpression: 'SET lockedUntil = :until, #ttl = :forget',
-          ConditionExpression: 'attribute_exists(failures) AND (attribute_not_exists(lockedUntil) OR lockedUntil < :until)',
-          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':until': until, ':forget': until + SIGN_IN_LOCKOUT.forgetAfterSeconds },
-        }),
-      );
-    } catch (e) {
-      // A concurrent failure set a longer wait (or a right password reset the count): answered as locked all the same.
-      if (!isConditionFailure(e)) throw e;
-    }
+    // Refused when a concurrent failure set a longer wait (or a right password reset the count): answered as locked all the same.
+    await conditionalUpdate(this.db, {
+      TableName: this.tableName,
+      Key: signInKey,
+      UpdateExpression: 'SET lockedUntil = :until, #ttl = :forget',
+      ConditionExpression: 'attribute_exists(failures) AND (attribute_not_exists(lockedUntil) OR lockedUntil < :until)',
+      ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':until': until, ':forget': until + SIGN_IN_LOCKOUT.forgetAfterSeconds },
+    });
     return { kind: 'locked' };
   }
 

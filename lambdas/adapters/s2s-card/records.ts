@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AcquirerOutcome } from '../../ports/acquirer';
-import { conditionalUpdate, isConditionFailure } from '../dynamodb/client';
+import { conditionalPut, conditionalUpdate } from '../dynamodb/client';
 import type { HashParty } from './hash';
 
 /**
@@ -160,16 +160,10 @@ export class S2SRecords {
   }
 
   private async createItem(paymentId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...s2sRecordsKey(paymentId), kind: 's2s-card-records', entries: {} },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
+    await conditionalPut(this.db, {
+      TableName: this.tableName,
+      Item: { ...s2sRecordsKey(paymentId), kind: 's2s-card-records', entries: {} },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 }

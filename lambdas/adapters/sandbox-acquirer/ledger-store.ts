@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AcquirerOutcome, OperationRef } from '../../ports/acquirer';
-import { conditionalUpdate, isConditionFailure } from '../dynamodb/client';
+import { conditionalPut, conditionalUpdate } from '../dynamodb/client';
 import type { BalanceChange, BalanceGuard } from './bank';
 import { canonicalKey, ledgerKey, ledgerRecords, type CardFacts, type LateRequest, type LedgerEntry, type LedgerItem, type SandboxLedgerRecord } from './ledger';
 
@@ -133,17 +133,11 @@ export class SandboxLedgerStore {
   }
 
   private async createLedger(paymentId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...ledgerKey(paymentId), kind: 'sandbox-ledger', paymentId: paymentId.toLowerCase(), entries: {} },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
+    await conditionalPut(this.db, {
+      TableName: this.tableName,
+      Item: { ...ledgerKey(paymentId), kind: 'sandbox-ledger', paymentId: paymentId.toLowerCase(), entries: {} },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   /** One conditional update of the payment's ledger item (which must exist): false when the condition did not hold. */
