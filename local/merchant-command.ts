@@ -467,6 +467,18 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
   }
 }
 
+const readable = (e: unknown): e is Error => e instanceof MerchantAdminError || e instanceof CommandFailure;
+
+/** "… not found" from the local store chosen by default says where it looked (Target.notFoundHint). */
+async function withNotFoundHint(target: Target, work: Promise<string>): Promise<string> {
+  try {
+    return await work;
+  } catch (e) {
+    if (readable(e) && target.notFoundHint && / not found$/.test(e.message)) throw new CommandFailure(`${e.message} ${target.notFoundHint}`);
+    throw e;
+  }
+}
+
 /** Runs one command line; resolves with the exit status (0 done, 1 failed, 2 bad usage). */
 export function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return runCli<Command, Target>(
@@ -475,16 +487,8 @@ export function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, 
       usage: USAGE,
       parse: () => parseCommand(argv, env),
       open: (command) => openTarget(command.stage, env),
-      run: async (command, target) => {
-        try {
-          return await execute(command, target.deps, env);
-        } catch (e) {
-          const readable = e instanceof MerchantAdminError || e instanceof CommandFailure;
-          if (readable && target.notFoundHint && / not found$/.test(e.message)) throw new CommandFailure(`${e.message} ${target.notFoundHint}`);
-          throw e;
-        }
-      },
-      readable: (e) => e instanceof MerchantAdminError || e instanceof CommandFailure,
+      run: (command, target) => withNotFoundHint(target, execute(command, target.deps, env)),
+      readable,
     },
     io,
   );

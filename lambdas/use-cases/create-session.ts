@@ -4,7 +4,7 @@ import type { MerchantAmount } from '../domain/money';
 import { encodeLinkToken, hashLinkSecret, linkSecretMatches } from '../domain/checkout-link';
 import { createHmac } from 'node:crypto';
 import type { MerchantSecrets } from '../ports/merchants';
-import type { BillingAddress, Checkout, Customer, Payment, SavedCard } from '../domain/payment';
+import type { Checkout, Customer, Payment, SavedCard } from '../domain/payment';
 import { expired } from '../domain/card';
 import type { TokenVault } from '../ports/tokens';
 import type { Clock } from '../ports/clock';
@@ -13,28 +13,18 @@ import type { PaymentStore } from '../ports/payments';
 
 const DEFAULT_SESSION_MINUTES = 60;
 
-/** A checkout session a merchant opens (protocol/merchant/session.ts reads it from the request). */
-export interface OpenSession {
+/**
+ * A checkout session a merchant opens (protocol/merchant/session.ts reads it from the request): the
+ * link's settings as the checkout keeps them, and what the session itself decides.
+ */
+export interface OpenSession
+  extends Pick<Checkout, 'operation' | 'methods' | 'successUrl' | 'cancelUrl' | 'expiryUrl' | 'errorUrl' | 'urlTarget' | 'language' | 'recurringInit' | 'scheduleId' | 'billingAddress' | 'parameters' | 'customData'> {
   readonly order: { readonly number: string; readonly amount: MerchantAmount; readonly description: string };
-  readonly operation: Checkout['operation'];
-  readonly methods?: readonly string[];
-  readonly successUrl: string;
-  readonly cancelUrl?: string;
-  readonly expiryUrl?: string;
-  readonly errorUrl?: string;
-  readonly urlTarget?: string;
-  /** ISO 639-1, lower case. */
-  readonly language?: string;
   /** Offer to save the card (not when saved cards are offered). */
   readonly reqToken: boolean;
   /** Saved cards to offer: each must exist, be this merchant's and not be expired. */
   readonly cardTokens?: readonly string[];
-  readonly recurringInit: boolean;
-  readonly scheduleId?: string;
   readonly customer: Customer;
-  readonly billingAddress?: BillingAddress;
-  readonly parameters?: Record<string, Record<string, string>>;
-  readonly customData?: Record<string, string>;
   /** How long the link accepts a payment; an hour unless given. */
   readonly lifetimeMinutes?: number;
 }
