@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { FileAuditAnchors } from '../../lambdas/adapters/local/file-audit-anchors';
 import { GENESIS, entryHash, type AuditAnchor } from '../../lambdas/domain/audit-chain';
@@ -9,8 +8,10 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import type { AuditEntry } from '../../lambdas/ports/operators';
 import { exportAuditAnchors, verifyAnchoredDays } from '../../lambdas/use-cases/audit-anchors';
 import { announceBackend, auditAnchorDirectory } from '../../local/local-store';
-import { runTs } from '../support/processes';
 import { startTestService, type TestService } from '../support/service';
+import { runMerchantCommand } from '../../local/merchant-command';
+import { captureEntry } from '../support/audit';
+import { inProcess } from '../support/cli';
 
 /**
  * The audit chain anchored outside the table. Days link into one chain (a day's first entry names
@@ -45,22 +46,10 @@ afterAll(async () => {
 
 const deps = () => ({ audit: service.deps.audit, anchors, clock });
 const table = () => service.backend.tableName;
-const verifyAudit = (...args: string[]) => runTs('local/merchant-cli.ts', ['verify-audit', ...args], { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined });
-
-const entry = (at: string, i: number): AuditEntry => ({
-  id: randomUUID(),
-  at,
-  actor: 'operator:olivia',
-  action: 'payment.capture',
-  target: randomUUID(),
-  targetKind: 'payment',
-  before: { status: 'pending', amount: { minor: 1000 + i } },
-  after: { status: 'settled' },
-  outcome: 'done',
-});
+const verifyAudit = (...args: string[]) => inProcess(runMerchantCommand, { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined })('verify-audit', ...args);
 
 async function appendDay(day: string, count: number): Promise<void> {
-  for (let i = 0; i < count; i++) await service.deps.audit.append(entry(`${day}T10:${String(i).padStart(2, '0')}:00.000Z`, i));
+  for (let i = 0; i < count; i++) await service.deps.audit.append(captureEntry(`${day}T10:${String(i).padStart(2, '0')}:00.000Z`, i));
 }
 
 async function itemsOf(day: string): Promise<Record<string, unknown>[]> {
@@ -72,7 +61,7 @@ async function itemsOf(day: string): Promise<Record<string, unknown>[]> {
 async function legacyDay(day: string, count: number): Promise<void> {
   let prevHash = GENESIS;
   for (let seq = 1; seq <= count; seq++) {
-    const { id, ...content } = entry(`${day}T08:00:0${seq}.000Z`, seq);
+    const { id, ...content } = captureEntry(`${day}T08:00:0${seq}.000Z`, seq);
     const chained = { id, ...content, seq, prevHash };
     const hash = entryHash(chained);
     await service.deps.db.send(new PutCommand({ TableName: table(), Item: { pk: `AUDIT#${day}`, sk: `SEQ#${String(seq).padStart(10, '0')}`, kind: 'audit', ...chained, hash } }));

@@ -1,11 +1,11 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { entryHash, firstBreak, GENESIS } from '../../lambdas/domain/audit-chain';
 import type { AuditEntry } from '../../lambdas/ports/operators';
 import { auditPage, verifyAuditDays } from '../../lambdas/use-cases/admin/audit';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { serviceForFile } from '../support/suites';
+import { captureEntry } from '../support/audit';
 
 /**
  * The audit log is append-only and tamper-evident: each day's entries form a hash chain. Concurrent
@@ -17,17 +17,7 @@ const DAY = '2030-07-01';
 const clock = new ManualClock(`${DAY}T12:00:00Z`);
 const { service } = serviceForFile({ clock });
 
-const entry = (i: number, day = DAY): AuditEntry => ({
-  id: randomUUID(),
-  at: `${day}T12:00:${String(i % 60).padStart(2, '0')}.000Z`,
-  actor: 'operator:olivia',
-  action: 'payment.capture',
-  target: randomUUID(),
-  targetKind: 'payment',
-  before: { status: 'pending', amount: { minor: 1000 + i } },
-  after: { status: 'settled' },
-  outcome: 'done',
-});
+const entry = (i: number, day = DAY): AuditEntry => captureEntry(`${day}T12:00:${String(i % 60).padStart(2, '0')}.000Z`, i);
 
 async function items(day: string) {
   const out = await service.deps.db.send(new QueryCommand({ TableName: service.deps.config.TABLE_NAME, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `AUDIT#${day}` } }));

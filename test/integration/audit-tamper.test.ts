@@ -9,8 +9,9 @@ import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants
 import { announceBackend } from '../../local/local-store';
 import { adminRequest, operatorToken } from '../support/admin';
 import { paidPayment } from '../support/payments';
-import { runTs } from '../support/processes';
 import { startTestService, type TestService } from '../support/service';
+import { runMerchantCommand } from '../../local/merchant-command';
+import { inProcess } from '../support/cli';
 
 /**
  * The audit log end to end, as deployed: operators act through the admin API (the audit writer's
@@ -39,7 +40,7 @@ afterAll(async () => {
 
 type AuditPage = { entries: AuditEntry[]; breaks: { day: string; entries: number; break?: ChainBreak }[] };
 const auditPage = () => adminRequest<AuditPage>(service, 'GET', '/admin/api/audit', token);
-const verifyAudit = (...args: string[]) => runTs('local/merchant-cli.ts', ['verify-audit', ...args], { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined });
+const verifyAudit = (...args: string[]) => inProcess(runMerchantCommand, { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined })('verify-audit', ...args);
 const slots = async () =>
   ((await service.deps.db.send(new QueryCommand({ TableName: service.backend.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': `AUDIT#${DAY}` } }))).Items ?? []).sort((a, b) =>
     String(a.sk).localeCompare(String(b.sk)),
