@@ -95,3 +95,6 @@ export function runMain(name: string, run: (argv: readonly string[]) => Promise<
     },
   );
 }
+
+/** A command that could not be done for a reason the operator can read (exit 1). */
+export class CommandFailure extends Error {}
