@@ -39,8 +39,8 @@ const built = new WeakMap<DynamoDBDocumentClient, CallbackParts>();
  * The dependencies with their callback parts: those already given (the local runner and the tests
  * build them in, and may replace the transport or the clock), else built once per process.
  */
-export function withCallbacks(base: Deps): DepsWithCallbacks {
-  if ('callbacks' in base) return base as DepsWithCallbacks;
+export function withCallbacks<D extends Pick<Deps, 'config' | 'db'>>(base: D): D & CallbackParts {
+  if ('callbacks' in base) return base as D & CallbackParts;
   let parts = built.get(base.db);
   if (!parts) {
     parts = callbackParts(base.config, base.db);

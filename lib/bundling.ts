@@ -49,3 +49,10 @@ export const ESBUILD_OPTIONS = {
   external: [] as string[],
   legalComments: 'none',
 } as const;
+
+/**
+ * The origin check's secret reader (lambdas/wiring/origin-secret.ts), bundled into every route's
+ * function on a stage behind CloudFront only (esbuild `inject`): no handler imports it, so a route
+ * that reads no secret of its own carries no Secrets Manager client on the stages without an edge.
+ */
+export const ORIGIN_SECRET_INJECT = 'lambdas/wiring/origin-secret.ts';

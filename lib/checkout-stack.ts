@@ -26,6 +26,7 @@ import { ACQUIRER_TIMEOUTS, acquirerTimeoutEnvironment, routeTimeoutSeconds, typ
 import type { FunctionAcquirer } from './constructs/checkout-function';
 import { merchantSecretPrefix, stackName, type Stage } from './naming';
 import { deployedRoutes, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, type RouteDefinition } from './routes';
+import { ORIGIN_SECRET_INJECT } from './bundling';
 import { TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from './table-schema';
 
 export interface CheckoutStackProps extends StackProps {
@@ -290,6 +291,7 @@ export class CheckoutStack extends Stack {
         memoryMb: route.memoryMb,
         timeoutSeconds: routeTimeoutSeconds(route, this.acquirerTimeouts),
         extraEnvironment: route.id === ADMIN_PORTAL_ROUTE_ID ? this.operators.portalEnvironment : undefined,
+        ...(customDomain?.edge ? { inject: [ORIGIN_SECRET_INJECT] } : {}),
       });
       this.api.addRoute(route, routeFunction.function, this.authorizerFor(route));
       functions.set(route.id, routeFunction);

@@ -1,4 +1,5 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { routeDeps } from '../wiring/acquirer';
 import { bulkActionOf } from '../protocol/admin/actions';
 import { bulkAction, bulkDeadlineOf } from '../use-cases/admin/operator-actions';
 
@@ -9,5 +10,5 @@ export const handler = operatorEndpoint(
     // Payments are started only while the function's time allows (its Lambda context), the rest answered "not started".
     return { results: await bulkAction(deps, actor, action, paymentIds, amounts, bulkDeadlineOf(deadline)) };
   },
-  { body: true },
+  { body: true, deps: routeDeps },
 );

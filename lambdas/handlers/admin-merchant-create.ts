@@ -1,6 +1,7 @@
 import { destinationPolicy } from '../config';
 import { jsonResponse } from '../middleware/error-envelope';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { merchantSecretDeps } from '../wiring/secrets';
 import { newMerchantOf, refusalsAsFieldErrors } from '../protocol/admin/merchants';
 import { createMerchantAudited } from '../use-cases/admin/merchants';
 
@@ -10,5 +11,5 @@ import { createMerchantAudited } from '../use-cases/admin/merchants';
  */
 export const handler = operatorEndpoint(
   ({ deps, actor, body }) => refusalsAsFieldErrors(createMerchantAudited(deps, actor, newMerchantOf(body, destinationPolicy(deps.config)))),
-  { body: true, respond: (created) => jsonResponse(201, created) },
+  { body: true, respond: (created) => jsonResponse(201, created), deps: merchantSecretDeps },
 );

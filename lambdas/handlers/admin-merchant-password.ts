@@ -1,4 +1,5 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { merchantSecretDeps } from '../wiring/secrets';
 import { rotatePasswordAudited } from '../use-cases/admin/merchants';
 
 /**
@@ -6,4 +7,4 @@ import { rotatePasswordAudited } from '../use-cases/admin/merchants';
  * accepted at once (a hash that fails re-reads the secret); the old one until warm functions' cached
  * copy expires (SECRET_CACHE_TTL_SECONDS, five minutes by default).
  */
-export const handler = operatorEndpoint(({ event, deps, actor }) => rotatePasswordAudited(deps, actor, event.pathParameters?.merchantKey ?? ''), { body: true });
+export const handler = operatorEndpoint(({ event, deps, actor }) => rotatePasswordAudited(deps, actor, event.pathParameters?.merchantKey ?? ''), { body: true, deps: merchantSecretDeps });

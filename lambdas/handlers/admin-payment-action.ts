@@ -1,4 +1,5 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { routeDeps } from '../wiring/acquirer';
 import { paymentActionOf } from '../protocol/admin/actions';
 import { operatorAction } from '../use-cases/admin/operator-actions';
 
@@ -8,5 +9,5 @@ export const handler = operatorEndpoint(
     const { action, typedAmount } = paymentActionOf(event.pathParameters?.action, body);
     return operatorAction(deps, actor, event.pathParameters?.paymentId ?? '', action, typedAmount);
   },
-  { body: true },
+  { body: true, deps: routeDeps },
 );

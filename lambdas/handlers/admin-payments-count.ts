@@ -1,4 +1,5 @@
 import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { cursorDeps } from '../wiring/cursor-key';
 import { paymentSearchOf } from '../protocol/admin/queries';
 import { boundedSearchWork, countPayments } from '../use-cases/admin/search';
 
@@ -9,4 +10,5 @@ import { boundedSearchWork, countPayments } from '../use-cases/admin/search';
  */
 export const handler = operatorEndpoint(({ event, deps, actor, deadline }) =>
   boundedSearchWork(deps, actor, deadline, (budget) => countPayments(deps, paymentSearchOf(event.queryStringParameters), budget)),
+  { deps: cursorDeps },
 );

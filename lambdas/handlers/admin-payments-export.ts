@@ -1,5 +1,6 @@
 import { JSON_HEADERS } from '../middleware/error-envelope';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { cursorDeps } from '../wiring/cursor-key';
 import { csvPart } from '../protocol/admin/payments-csv';
 import { paymentSearchOf } from '../protocol/admin/queries';
 import { boundedSearchWork, exportPayments } from '../use-cases/admin/search';
@@ -16,6 +17,7 @@ export const handler = operatorEndpoint(
     return csvPart(await boundedSearchWork(deps, actor, deadline, (budget) => exportPayments(deps, search, budget)), !search.cursor);
   },
   {
+    deps: cursorDeps,
     respond: (part) => ({
       statusCode: 200,
       headers: {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { requestObservability } from '../middleware/observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { deps } from '../container';
+import { storeDeps as deps } from '../wiring/stores';
 import { ApiError, invalidRequest } from '../domain/errors';
 import { RULE } from '../domain/validation';
 import { errorEnvelope, jsonResponse } from '../middleware/error-envelope';

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { jobObservability } from '../middleware/observability';
 import { auditAnchorStore } from '../adapters/audit-anchor-store';
-import { deps } from '../container';
+import { storeDeps as deps } from '../wiring/stores';
 import { logger } from '../observability/logger';
 import { exportAuditAnchors } from '../use-cases/audit-anchors';
 import type { AuditAnchorStore } from '../ports/audit-anchors';

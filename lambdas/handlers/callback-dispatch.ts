@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { jobObservability } from '../middleware/observability';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { withCallbacks } from '../callback-container';
-import { deps } from '../container';
+import { merchantSecretDeps as deps } from '../wiring/secrets';
 import { logger } from '../observability/logger';
 import { runCallbackJob } from '../use-cases/deliver-callbacks';
 

@@ -1,4 +1,5 @@
 import { pageEndpoint } from '../middleware/page-endpoint';
+import { routeDeps } from '../wiring/acquirer';
 import { respond } from '../checkout-page/respond';
 import { openLink } from '../use-cases/checkout';
 
@@ -6,4 +7,4 @@ import { openLink } from '../use-cases/checkout';
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
   return respond(await openLink(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now() });
-});
+}, routeDeps);

@@ -1,4 +1,5 @@
 import { formFields, pageEndpoint } from '../middleware/page-endpoint';
+import { routeDeps } from '../wiring/acquirer';
 import { publicBaseUrl } from '../middleware/base-url';
 import { clientAddress } from '../middleware/client-address';
 import { respond } from '../checkout-page/respond';
@@ -49,4 +50,4 @@ export const handler = pageEndpoint(async (event, deps) => {
     { baseUrl: publicBaseUrl(event, deps.config.PUBLIC_BASE_URL), browser: browserInfo(form, event.headers ?? {}, clientAddress(event, deps.config)) },
   );
   return respond(result, ctx);
-});
+}, routeDeps);

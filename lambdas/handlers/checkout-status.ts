@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { deps } from '../container';
+import { storeDeps as deps } from '../wiring/stores';
 import { ApiError } from '../domain/errors';
 import { errorEnvelope, jsonResponse } from '../middleware/error-envelope';
 import type { LambdaHandler } from '../middleware/merchant-endpoint';

@@ -1,7 +1,4 @@
-import { createSecretsClient } from '../adapters/secrets-manager/merchant-secrets';
-import { secretsManagerOriginSecret, type CachedOriginSecret } from '../adapters/secrets-manager/origin-secret';
-import { provideOriginSecret } from '../middleware/origin-guard';
-import { systemClock } from '../ports/clock';
+import '../wiring/origin-secret';
 
 /**
  * The `$default` route's function on a stage behind CloudFront (lib/checkout-stack.ts picks this
@@ -9,13 +6,4 @@ import { systemClock } from '../ports/clock';
  * function makes, with the one Secrets Manager client it needs for it. The plain entry stays without
  * any SDK client, for the stages that have no origin secret.
  */
-let originSecret: CachedOriginSecret | undefined;
-provideOriginSecret(() => {
-  const secretId = process.env.ORIGIN_SECRET_ID;
-  if (!secretId) return undefined;
-  const ttlSeconds = Number(process.env.SECRET_CACHE_TTL_SECONDS ?? 300);
-  originSecret ??= secretsManagerOriginSecret(createSecretsClient(process.env.SECRETS_MANAGER_ENDPOINT), secretId, systemClock, (Number.isInteger(ttlSeconds) && ttlSeconds >= 0 ? ttlSeconds : 300) * 1000);
-  return originSecret;
-});
-
 export { handler } from './not-found';

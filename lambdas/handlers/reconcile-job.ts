@@ -3,7 +3,7 @@ import type { Context } from 'aws-lambda';
 import { JOB_END_MARGIN_MS, shardPart } from '../use-cases/work-queue';
 import { jobEndMarginMs } from '../../lib/time-budget';
 import { jobObservability } from '../middleware/observability';
-import { deps } from '../container';
+import { acquirerDeps as deps } from '../wiring/acquirer';
 import { logger } from '../observability/logger';
 import { reconcileDue } from '../use-cases/reconcile';
 

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import middy from '@middy/core';
 import { requestObservability } from '../middleware/observability';
-import { deps } from '../container';
+import { acquirerDeps as deps } from '../wiring/acquirer';
 import { acceptNotification } from '../adapters/s2s-card/notifications';
 import { formFields } from '../middleware/page-chain';
 import type { LambdaHandler } from '../middleware/merchant-endpoint';

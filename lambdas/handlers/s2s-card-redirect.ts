@@ -1,4 +1,5 @@
 import { pageEndpoint } from '../middleware/page-endpoint';
+import { acquirerDeps } from '../wiring/acquirer';
 import { htmlResponse, newNonce, contentSecurityPolicy } from '../checkout-page/headers';
 import { renderState } from '../checkout-page/render';
 import { verifiedRedirect, type WireRedirect } from '../adapters/s2s-card/transformers';
@@ -42,4 +43,4 @@ export const handler = pageEndpoint(async (event, deps) => {
   if (attempt?.state !== 'action') return htmlResponse(410, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
   const csp = ["default-src 'none'", `script-src 'nonce-${nonce}'`, `form-action ${new URL(redirect.url).origin}`, "frame-ancestors 'none'", "base-uri 'none'"].join('; ');
   return htmlResponse(200, redirectPage(redirect, nonce), csp, false);
-});
+}, acquirerDeps);

@@ -1,4 +1,5 @@
 import { formFields, pageEndpoint } from '../middleware/page-endpoint';
+import { sandboxDeps } from '../wiring/sandbox';
 import { contentSecurityPolicy, htmlResponse, newNonce } from '../checkout-page/headers';
 import { renderChallenge, returnPathFor } from '../adapters/sandbox-acquirer/challenge-page';
 import { renderState } from '../checkout-page/render';
@@ -42,4 +43,4 @@ export const handler = pageEndpoint(async (event, deps) => {
     return htmlResponse(200, html, contentSecurityPolicy(nonce, payment, merchant), Boolean(merchant?.frameAncestors?.length));
   }
   return { statusCode: 303, headers: { location: back, 'cache-control': 'no-store' }, body: '' };
-});
+}, sandboxDeps);

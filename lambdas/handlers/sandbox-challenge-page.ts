@@ -1,4 +1,5 @@
 import { pageEndpoint } from '../middleware/page-endpoint';
+import { sandboxDeps } from '../wiring/sandbox';
 import { contentSecurityPolicy, htmlResponse, newNonce } from '../checkout-page/headers';
 import { renderChallenge, returnPathFor } from '../adapters/sandbox-acquirer/challenge-page';
 import { renderState } from '../checkout-page/render';
@@ -28,4 +29,4 @@ export const handler = pageEndpoint(async (event, deps) => {
   const texts = pageTexts(payment?.checkout?.language, event.headers?.['accept-language']);
   const html = renderChallenge(challenge, `/sandbox/challenge/${encodeURIComponent(key)}`, nonce, back, { texts, payment, merchant });
   return htmlResponse(200, html, contentSecurityPolicy(nonce, payment, merchant), Boolean(merchant?.frameAncestors?.length));
-});
+}, sandboxDeps);

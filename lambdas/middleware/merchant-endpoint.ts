@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { requestObservability } from './observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { deps as processDeps, type Deps } from '../container';
+import { routeDeps as processDeps, type RouteDeps as Deps } from '../wiring/acquirer';
 import { telemetry } from '../observability/telemetry';
 import { JSON_HEADERS, errorEnvelope, jsonResponse } from './error-envelope';
 import { jsonBody } from './json-body';

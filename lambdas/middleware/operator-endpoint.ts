@@ -3,7 +3,8 @@ import { requestObservability } from './observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { roleAllows, strongestRole, type OperatorRole } from '../../lib/operator-roles';
 import { ROUTES, routeKey } from '../../lib/routes';
-import { deps as processDeps, type Deps } from '../container';
+import { storeDeps, type StoreKeys } from '../wiring/stores';
+import type { Deps } from '../container';
 import { ApiError } from '../domain/errors';
 import type { AuditEntry, AuditLog } from '../ports/operators';
 import { logger } from '../observability/logger';
@@ -12,10 +13,13 @@ import { jsonBody } from './json-body';
 import { loadCursorSeal } from '../adapters/dynamodb/cursor';
 import type { LambdaHandler } from './merchant-endpoint';
 
-export interface OperatorRequest {
+/** What every operator route has: the table's stores (lambdas/wiring/stores.ts). */
+export type OperatorDeps = Pick<Deps, StoreKeys>;
+
+export interface OperatorRequest<D extends OperatorDeps = OperatorDeps> {
   readonly event: APIGatewayProxyEventV2;
   /** Its audit log writes the operator's role into every entry appended for this request. */
-  readonly deps: Deps;
+  readonly deps: D;
   /** The signed-in operator, from the token the authorizer verified. */
   readonly actor: string;
   /** Their role, which the route's declared role has already been checked against. */
@@ -93,9 +97,14 @@ function hostOf(origin: string): string | undefined {
  * Bearer tokens are never sent by a browser on its own, so a cross-site request cannot act as an
  * operator (CSRF); the Origin check is defence in depth.
  */
-export function operatorEndpoint<T>(
-  run: (request: OperatorRequest) => Promise<T>,
-  options: { body?: boolean; respond?: (out: T) => APIGatewayProxyStructuredResultV2 } = {},
+export function operatorEndpoint<T, D extends OperatorDeps = OperatorDeps>(
+  run: (request: OperatorRequest<D>) => Promise<T>,
+  options: {
+    body?: boolean;
+    respond?: (out: T) => APIGatewayProxyStructuredResultV2;
+    /** The route's dependencies beyond the stores (a part of lambdas/wiring/): its acquirer, the merchants' secrets, the cursor key. */
+    deps?: () => D;
+  } = {},
 ): LambdaHandler {
   const core = async (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2> => {
     const deadline = new Date(Date.now() + (context?.getRemainingTimeInMillis?.() ?? 30_000));
@@ -105,10 +114,10 @@ export function operatorEndpoint<T>(
       throw new ApiError('UNAUTHORIZED', [], 'Cross-origin requests are not accepted.');
     }
     logger.appendKeys({ operator: actor, operatorRole: role });
-    const base = processDeps();
+    const base = (options.deps ?? (storeDeps as () => D))();
     // The cursor key, when it is a secret: read on the first request (and after its cache time), before any cursor is sealed or opened.
     await loadCursorSeal();
-    const deps: Deps = { ...base, audit: auditOfRole(base.audit, role) };
+    const deps: D = { ...base, audit: auditOfRole(base.audit, role) };
     const out = await run({ event, deps, actor, role, body: (options.body ? event.body : {}) as unknown as Record<string, unknown>, deadline });
     return options.respond ? options.respond(out) : jsonResponse(200, out);
   };

@@ -152,14 +152,14 @@ export async function webhookSecretOf(deps: ManageMerchantsDeps, merchantKey: st
   return (await deps.secrets.webhookSecretsOf(merchantKey, deps.clock.now()))[0];
 }
 
-export async function showMerchant(deps: ManageMerchantsDeps, merchantKey: string): Promise<Merchant> {
+export async function showMerchant(deps: Omit<ManageMerchantsDeps, 'secrets'>, merchantKey: string): Promise<Merchant> {
   const merchant = await deps.merchants.find(merchantKey);
   if (!merchant) throw new MerchantAdminError(`merchant ${merchantKey} not found`);
   return merchant;
 }
 
 export async function updateMerchantSettings(
-  deps: ManageMerchantsDeps,
+  deps: Omit<ManageMerchantsDeps, 'secrets'>,
   merchantKey: string,
   patch: Partial<MerchantSettings>,
 ): Promise<Merchant> {

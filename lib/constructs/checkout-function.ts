@@ -73,6 +73,8 @@ export interface CheckoutFunctionProps {
   readonly timeoutSeconds?: number;
   /** Configuration only this function needs, on top of `settings.environment`. */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
+  /** Modules bundled in and run before the entry (esbuild `inject`), relative to the project root. */
+  readonly inject?: readonly string[];
   /** Concurrency set aside for this function, and its ceiling (the scheduled jobs: lib/constructs/scheduled-jobs.ts). */
   readonly reservedConcurrency?: number;
   /** How asynchronous invocations (schedules) are retried and where failures go. */
@@ -143,7 +145,11 @@ export class CheckoutFunction extends Construct {
       applicationLogLevelV2: settings.applicationLogLevel,
       systemLogLevelV2: lambda.SystemLogLevel.INFO,
       // The portal's browser script is built only when this stack is bundled at all (tests synth without bundling).
-      bundling: Stack.of(this).bundlingRequired ? { ...BUNDLING, define: bundleDefines() } : BUNDLING,
+      bundling: {
+        ...BUNDLING,
+        ...(Stack.of(this).bundlingRequired ? { define: bundleDefines() } : {}),
+        ...(props.inject?.length ? { inject: props.inject.map((module) => path.join(PROJECT_ROOT, module)) } : {}),
+      },
       environment: {
         ...settings.environment,
         ...(access.cursorSecret && settings.cursorSecret ? { CURSOR_SECRET_ID: settings.cursorSecret.secretArn } : {}),

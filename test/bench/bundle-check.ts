@@ -64,6 +64,15 @@ const ROUTE_CHECKS: Readonly<Record<string, RouteCheck>> = {
       return 'checkout page of that session rendered';
     },
   },
+  // A route built from the stores alone (lambdas/wiring/stores.ts): no secret, no acquirer in its bundle.
+  CheckoutStatus: {
+    request: (ctx) => ({ pathParameters: { token: sessionOf(ctx).linkToken } }),
+    verify: async (result) => {
+      const state = (JSON.parse(result.body ?? '{}') as { state?: string }).state;
+      if (result.statusCode !== 200 || !state) throw new Error(`answered ${result.statusCode}: ${result.body}`);
+      return `state of that session's attempt read (${state})`;
+    },
+  },
 };
 
 function sessionOf(ctx: CheckContext): NonNullable<CheckContext['session']> {

@@ -1,6 +1,6 @@
 import { firstBreak, type ChainBreak } from '../../domain/audit-chain';
 import type { AuditEntry } from '../../ports/operators';
-import { ADMIN_LIMITS, type AdminDeps } from './deps';
+import { ADMIN_LIMITS, type AdminReadDeps } from './deps';
 import { auditCursorFrom, auditCursorOf, refusingBadCursor } from './search-cursor';
 
 export interface AuditSearch {
@@ -22,7 +22,7 @@ export interface DayBreak {
   readonly break?: ChainBreak;
 }
 
-export async function auditPage(deps: AdminDeps, search: AuditSearch = {}): Promise<{ entries: AuditEntry[]; cursor?: string; breaks: DayBreak[] }> {
+export async function auditPage(deps: AdminReadDeps, search: AuditSearch = {}): Promise<{ entries: AuditEntry[]; cursor?: string; breaks: DayBreak[] }> {
   const actor = search.actor?.trim().toLowerCase();
   const action = search.action?.trim();
   const keep = (e: AuditEntry) => (!actor || e.actor.toLowerCase().includes(actor)) && (!action || e.action.startsWith(action));
@@ -49,7 +49,7 @@ export async function auditPage(deps: AdminDeps, search: AuditSearch = {}): Prom
 }
 
 /** Walks each day's chain (domain/audit-chain.ts); a day without entries is whole. */
-export async function verifyAuditDays(deps: Pick<AdminDeps, 'audit'>, days: readonly string[]): Promise<DayBreak[]> {
+export async function verifyAuditDays(deps: Pick<AdminReadDeps, 'audit'>, days: readonly string[]): Promise<DayBreak[]> {
   return Promise.all(
     days.map(async (day) => {
       const entries = await deps.audit.day(day);

@@ -16,6 +16,9 @@ export interface AdminDeps {
   readonly ids: Ids;
 }
 
+/** What the operators' reads use: neither the merchants' secrets nor the acquirer (their functions bundle neither). */
+export type AdminReadDeps = Omit<AdminDeps, 'secrets' | 'acquirer'>;
+
 /**
  * Limits of the portal's reads: pages, days searched, queries per search. maxQueriesPerSearch
  * bounds the day-and-merchant pages one search request reads (each a query of every shard of the

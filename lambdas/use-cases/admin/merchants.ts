@@ -10,27 +10,27 @@ import {
   type MerchantCredentials,
 } from '../manage-merchants';
 import { settingsOf } from '../../protocol/merchant-settings';
-import type { AdminDeps } from './deps';
+import type { AdminReadDeps } from './deps';
 
 /**
  * Merchants as operators manage them, from the portal (an admin) or the CLI (`cli:<login>`): every
  * change audited with the settings before and after; credentials are never in an entry.
  */
 
-export function merchantList(deps: AdminDeps): Promise<Merchant[]> {
+export function merchantList(deps: AdminReadDeps): Promise<Merchant[]> {
   return deps.merchants.list(200);
 }
 
-export async function merchantDetail(deps: AdminDeps, merchantKey: string): Promise<{ merchant: Merchant; audit: AuditEntry[] }> {
+export async function merchantDetail(deps: AdminReadDeps, merchantKey: string): Promise<{ merchant: Merchant; audit: AuditEntry[] }> {
   const merchant = await deps.merchants.find(merchantKey);
   if (!merchant) throw new ApiError('MERCHANT_NOT_FOUND');
   return { merchant, audit: await deps.audit.forTarget(`merchant:${merchantKey}`, 50) };
 }
 
-type MerchantAdminDeps = ManageMerchantsDeps & Pick<AdminDeps, 'audit' | 'ids'>;
+type MerchantAdminDeps = ManageMerchantsDeps & Pick<AdminReadDeps, 'audit' | 'ids'>;
 
 /** The merchant, or MERCHANT_NOT_FOUND. */
-async function merchantOf(deps: Pick<AdminDeps, 'merchants'>, merchantKey: string): Promise<Merchant> {
+async function merchantOf(deps: Pick<AdminReadDeps, 'merchants'>, merchantKey: string): Promise<Merchant> {
   const merchant = await deps.merchants.find(merchantKey);
   if (!merchant) throw new ApiError('MERCHANT_NOT_FOUND');
   return merchant;
@@ -40,7 +40,7 @@ async function merchantOf(deps: Pick<AdminDeps, 'merchants'>, merchantKey: strin
  * Changes a merchant's settings (the settings rule checks them again), audited before/after.
  * Refusals of the settings are MerchantAdminErrors.
  */
-export async function changeMerchantSettings(deps: MerchantAdminDeps, actor: string, merchantKey: string, patch: Partial<MerchantSettings>): Promise<Merchant> {
+export async function changeMerchantSettings(deps: Omit<MerchantAdminDeps, 'secrets'>, actor: string, merchantKey: string, patch: Partial<MerchantSettings>): Promise<Merchant> {
   const before = await merchantOf(deps, merchantKey);
   const after = await updateMerchantSettings(deps, merchantKey, patch);
   await auditMerchantChange(deps, actor, 'merchant.settings', before, after);
@@ -82,7 +82,7 @@ export async function rotateWebhookSecretAudited(deps: MerchantAdminDeps, actor:
 
 /** One audit entry for a change of a merchant: its settings before and after, or only that a credential was rotated. */
 async function auditMerchantChange(
-  deps: Pick<AdminDeps, 'audit' | 'ids' | 'clock'>,
+  deps: Pick<AdminReadDeps, 'audit' | 'ids' | 'clock'>,
   actor: string,
   action: 'merchant.settings' | 'merchant.create' | 'merchant.rotate-password' | 'merchant.rotate-webhook-secret',
   before: Merchant | undefined,

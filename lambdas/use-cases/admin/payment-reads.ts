@@ -2,11 +2,11 @@ import { ApiError } from '../../domain/errors';
 import type { Payment } from '../../domain/payment';
 import type { AuditEntry } from '../../ports/operators';
 import { QUEUES } from '../record-outcome';
-import { ADMIN_LIMITS, type AdminDeps } from './deps';
+import { ADMIN_LIMITS, type AdminReadDeps } from './deps';
 import { foundIn, type FoundPayment } from './search-plan';
 
 /** A payment with its audit entries, as read at `now`. */
-export async function paymentDetail(deps: AdminDeps, paymentId: string): Promise<{ payment: Payment; audit: AuditEntry[]; now: Date }> {
+export async function paymentDetail(deps: AdminReadDeps, paymentId: string): Promise<{ payment: Payment; audit: AuditEntry[]; now: Date }> {
   const payment = await deps.store.findPayment(paymentId);
   if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
   const audit = await deps.audit.forTarget(paymentId, 100);
@@ -14,7 +14,7 @@ export async function paymentDetail(deps: AdminDeps, paymentId: string): Promise
 }
 
 /** Pending authorizations, the soonest to expire first. */
-export async function captureQueue(deps: AdminDeps): Promise<{ found: FoundPayment[]; now: Date }> {
+export async function captureQueue(deps: AdminReadDeps): Promise<{ found: FoundPayment[]; now: Date }> {
   const now = deps.clock.now();
   const queued = await deps.store.due(QUEUES.capture, new Date('9999-12-31T00:00:00.000Z'), ADMIN_LIMITS.queueSize);
   // Operators know merchants by name: the directory (by the lookup index) names them.

@@ -2,7 +2,7 @@ import { ApiError, invalidRequest, type FieldError } from '../../domain/errors';
 import { currencyExponent } from '../../domain/money';
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../../domain/payment';
 import { alwaysReadsAsStored, paymentReading, storedStatusesReadingAs } from '../../domain/payment-view';
-import { ADMIN_LIMITS, type AdminDeps } from './deps';
+import { ADMIN_LIMITS, type AdminReadDeps } from './deps';
 import type { Position } from './search-cursor';
 
 /** A search for payments, as an operator writes it; every criterion optional. */
@@ -79,7 +79,7 @@ export interface SearchPlan {
  *   status search filters on. The other criteria (part of an order number, the start of a payment
  *   id, e-mail, last four, amount) are checked on the payments each index page names.
  */
-export async function planSearch(deps: AdminDeps, q: PaymentSearch): Promise<SearchPlan> {
+export async function planSearch(deps: AdminReadDeps, q: PaymentSearch): Promise<SearchPlan> {
   const now = deps.clock.now();
   if (q.status && !(PAYMENT_STATUSES as readonly string[]).includes(q.status)) throw invalidRequest([{ path: 'status', message: 'The value you selected is not a valid choice.' }]);
   const problems: FieldError[] = [];
@@ -144,7 +144,7 @@ export const nextOf = (plan: SearchPlan, p: Position): Position =>
  * than still fits: the position it returns resumes right after the last payment read.
  */
 export async function readOn(
-  deps: AdminDeps,
+  deps: AdminReadDeps,
   plan: SearchPlan,
   start: Position,
   limits: { readonly want: number; readonly maxReads: number; readonly pageLimit: number },

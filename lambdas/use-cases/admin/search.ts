@@ -1,7 +1,7 @@
 import { RetryLaterError } from '../../domain/errors';
 import { inParallel } from '../../domain/parallel';
 import type { SearchLeases } from '../../ports/operators';
-import { ADMIN_LIMITS, type AdminDeps } from './deps';
+import { ADMIN_LIMITS, type AdminReadDeps } from './deps';
 import { START, countPosition, cursorOf, searchPosition, type Position } from './search-cursor';
 import { inBudget, nextOf, dayOf, planSearch, readOn, tooBroad, type FoundPayment, type PaymentSearch, type SearchBudget } from './search-plan';
 
@@ -36,7 +36,7 @@ export interface FoundPage {
  * the read budget allows, so a rare match may need "Next page". Paged with an opaque cursor; every
  * page does a bounded number of index reads.
  */
-export function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise<FoundPage> {
+export function searchPayments(deps: AdminReadDeps, q: PaymentSearch): Promise<FoundPage> {
   return readPage(deps, q, { want: ADMIN_LIMITS.pageSize, maxReads: ADMIN_LIMITS.maxQueriesPerSearch, pageLimit: ADMIN_LIMITS.pageSize });
 }
 
@@ -44,11 +44,11 @@ export function searchPayments(deps: AdminDeps, q: PaymentSearch): Promise<Found
  * One part of a search's export: up to `exportRows` matching payments, newest first, read page by
  * page through the index (a part never holds more), and the cursor of the next part.
  */
-export function exportPayments(deps: AdminDeps, q: PaymentSearch, budget?: SearchBudget): Promise<FoundPage> {
+export function exportPayments(deps: AdminReadDeps, q: PaymentSearch, budget?: SearchBudget): Promise<FoundPage> {
   return readPage(deps, q, { want: BULK_LIMITS.exportRows, maxReads: BULK_LIMITS.readsPerRequest, pageLimit: BULK_LIMITS.pageSize }, budget);
 }
 
-async function readPage(deps: AdminDeps, q: PaymentSearch, limits: Parameters<typeof readOn>[3], budget?: SearchBudget): Promise<FoundPage> {
+async function readPage(deps: AdminReadDeps, q: PaymentSearch, limits: Parameters<typeof readOn>[3], budget?: SearchBudget): Promise<FoundPage> {
   const plan = await planSearch(deps, q);
   if (plan.fixed) return { found: plan.fixed.map(plan.found), now: plan.now };
   const read = await readOn(deps, plan, q.cursor ? searchPosition(q.cursor) : START, limits, budget);
@@ -85,7 +85,7 @@ export async function boundedSearchWork<T>(deps: SearchBoundsDeps, operator: str
  * are counted there without reading a payment; the others read the payments page by page. One
  * request does a bounded amount of work: `complete` is false and `cursor` resumes the count.
  */
-export async function countPayments(deps: AdminDeps, q: PaymentSearch, budget?: SearchBudget): Promise<{ total: number; complete: boolean; cursor?: string }> {
+export async function countPayments(deps: AdminReadDeps, q: PaymentSearch, budget?: SearchBudget): Promise<{ total: number; complete: boolean; cursor?: string }> {
   const plan = await planSearch(deps, q);
   if (plan.fixed) return { total: plan.fixed.length, complete: true };
   const resume = q.cursor ? countPosition(q.cursor) : { ...START, counted: 0 };

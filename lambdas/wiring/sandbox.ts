@@ -1,0 +1,9 @@
+import { SandboxAcquirer } from '../adapters/sandbox-acquirer/sandbox-acquirer';
+import { part } from './process';
+import { storeDeps, type StoreKeys } from './stores';
+
+/** The simulated acquirer's own pages (3-D Secure challenge, bank redirect): the sandbox alone, no secret. */
+export const sandboxDeps = part<StoreKeys | 'sandbox'>(() => {
+  const stores = storeDeps();
+  return { ...stores, sandbox: new SandboxAcquirer(stores.db, stores.config.TABLE_NAME) };
+});
