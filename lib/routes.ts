@@ -15,6 +15,7 @@ import { ACQUIRER_ROUTES, CHECKOUT_PAGE_ROUTES } from './route-table/pages';
 import type { RouteAccess, RouteDefinition, Throttle } from './route-table/route';
 
 export type { RouteAccess, RouteDefinition, RouteFields, RouteMethod, Throttle } from './route-table/route';
+export { secretsRead } from './route-table/route';
 export { canonicalPath, pathPattern, routesAtPath, type RoutePath } from './route-table/paths';
 
 export const ROUTES: readonly RouteDefinition[] = [...MERCHANT_API_ROUTES, ...CHECKOUT_PAGE_ROUTES, ...ACQUIRER_ROUTES, ...ADMIN_ROUTES];

@@ -6,7 +6,7 @@
 import type { AcquirerName } from '../acquirer';
 import type { OperatorRole } from '../operator-roles';
 import type { AcquirerWorkKind } from '../time-budget';
-import type { TableAccess } from '../table-access';
+import { callsAcquirer, type TableAccess } from '../table-access';
 import type { RoutePath } from './paths';
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT';
@@ -127,3 +127,18 @@ export const operatorRoute = (role: OperatorRole, id: string, key: Key, handler:
   auth: 'operator',
   role,
 });
+
+/**
+ * The secrets a route's function reads, by its entry: merchants' passwords, the cursor key, the
+ * acquirer's credentials (a route that calls the acquirer may run the S2S CARD connector, which
+ * reads them; the sandbox keeps none). A route with none bundles no Secrets Manager client
+ * (test/unit/route-bundles.test.ts); behind CloudFront every route also reads the origin secret.
+ */
+export function secretsRead(route: Pick<RouteFields, 'access' | 'acquirer'>): string[] {
+  const { access } = route;
+  return [
+    ...(access.merchantSecrets ? ['merchant secrets'] : []),
+    ...(access.cursorSecret ? ['cursor key'] : []),
+    ...(access.acquirerCredentials || (callsAcquirer(access.table) && route.acquirer !== 'sandbox') ? ['acquirer credentials'] : []),
+  ];
+}

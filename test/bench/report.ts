@@ -1,4 +1,4 @@
-import type { RouteDefinition } from '../../lib/routes';
+import { secretsRead, type RouteDefinition } from '../../lib/routes';
 import { flowTotals, type AwsCall, type OperationCalls } from './aws-calls';
 import type { BundleCheckResult } from './bundle-check';
 import type { Bundle, PackageBytes } from './bundles';
@@ -484,11 +484,11 @@ function whatDominatesSection(r: BenchResults): string[] {
         'The naive bundle\'s bulk is classic zod (all locales) and the SDK\'s full default credential chain (SSO, STS, INI files).',
     );
   }
-  const needlessSecrets = handlers.filter((h) => h.route && !h.route.access.merchantSecrets && bytesOf(h.bundle, '@aws-sdk/client-secrets-manager') > 0);
+  const needlessSecrets = handlers.filter((h) => h.route && secretsRead(h.route).length === 0 && bytesOf(h.bundle, '@aws-sdk/client-secrets-manager') > 0);
   if (needlessSecrets.length) {
     lines.push(
       `- **Secrets Manager client in routes that never read secrets**: ${needlessSecrets.map((h) => h.route?.id).join(', ')} bundle it ` +
-        `(${kb(bytesOf(needlessSecrets[0]!.bundle, '@aws-sdk/client-secrets-manager'))} KB of its own) because lambdas/container.ts builds every dependency for every handler.`,
+        `(${kb(bytesOf(needlessSecrets[0]!.bundle, '@aws-sdk/client-secrets-manager'))} KB of its own): their handlers import a part of lambdas/wiring/ they do not need.`,
     );
   }
 
@@ -512,19 +512,18 @@ function whatDominatesSection(r: BenchResults): string[] {
     '  current); the checkout page names countries with `Intl.DisplayNames`. This took about 34 KB out of every handler.',
     '- **A static page without the SDK.** The admin portal page uses the page chain without the service container, so its',
     '  bundle carries no AWS SDK.',
+    `- **Dependencies built per route.** lambdas/wiring/ builds each capability (stores, merchant secrets, acquirer, cursor key)`,
+    `  on its own and each handler takes the part it uses: ${handlers.filter((h) => bytesOf(h.bundle, '@aws-sdk/client-secrets-manager') === 0).length} of ${handlers.length} handlers carry no Secrets Manager client`,
+    `  (about ${kb(secretsClientBytes(handlers))} KB each; test/unit/route-bundles.test.ts holds every route that reads no secret to it).`,
   );
 
   lines.push('', '### Proposed in lambdas/ (not changed by the benchmark)', '');
   const create = handlers.find((h) => h.route?.id === 'CreateSession');
   lines.push(
-    '1. **Build only the dependencies a route uses.** lambdas/container.ts constructs both SDK clients for every handler;',
-    '   taking the Secrets Manager client out of routes whose `access.merchantSecrets` is false (a factory per capability,',
-    `   or a container per route kind) removes its client code from those bundles: about ${kb(secretsClientBytes(handlers))} KB each (its import-time`,
-    '   gain was within noise when measured).',
-    `2. **Powertools Logger** (${kb(create ? bytesOf(create.bundle, '@aws-lambda-powertools/logger') + bytesOf(create.bundle, '@aws-lambda-powertools/commons') : 0)} KB with commons): a 60-line JSON logger`,
+    `1. **Powertools Logger** (${kb(create ? bytesOf(create.bundle, '@aws-lambda-powertools/logger') + bytesOf(create.bundle, '@aws-lambda-powertools/commons') : 0)} KB with commons): a 60-line JSON logger`,
     '   with the same keys and the redactor would save that much, but adding the logger to an SDK-only bundle cost about',
     '   3 ms of import when this was written, and Powertools is the house standard; not recommended on size alone.',
-    '3. **The 40 ms import target** cannot be met while a handler imports the DynamoDB client (see the "AWS SDK clients',
+    '2. **The 40 ms import target** cannot be met while a handler imports the DynamoDB client (see the "AWS SDK clients',
     '   only" row). The only code route to it is replacing the SDK with a hand-signed HTTP client, which would make',
     '   retries, error mapping and credential refresh ours to maintain; not recommended. Restate the target relative to',
     '   that row (e.g. handler ≤ SDK-only + 25 ms), and judge real cold starts by the `Init Duration` of Lambda\'s REPORT',

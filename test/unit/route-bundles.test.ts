@@ -1,6 +1,6 @@
 import { build, type Metafile } from 'esbuild';
 import { join } from 'node:path';
-import { FALLBACK_ROUTE, ROUTES, type RouteDefinition } from '../../lib/routes';
+import { FALLBACK_ROUTE, ROUTES, secretsRead } from '../../lib/routes';
 import { ORIGIN_SECRET_INJECT, PROJECT_ROOT } from '../../lib/bundling';
 import { callsAcquirer } from '../../lib/table-access';
 import { esbuildApiOptions } from '../bench/bundles';
@@ -11,17 +11,6 @@ import { esbuildApiOptions } from '../bench/bundles';
  * Proved on esbuild's metafile of every route's bundle, built with the stack's options.
  */
 const SECRETS_MANAGER = /node_modules\/@aws-sdk\/client-secrets-manager\//;
-
-/** The secrets a route reads, by the route table: merchants' passwords, the cursor key, the S2S CARD credentials. */
-function secretsRead(route: Pick<RouteDefinition, 'access' | 'acquirer'>): string[] {
-  const { access } = route;
-  return [
-    ...(access.merchantSecrets ? ['merchant secrets'] : []),
-    ...(access.cursorSecret ? ['cursor key'] : []),
-    // The sandbox keeps no credentials; a route for any acquirer may run the S2S CARD connector.
-    ...(access.acquirerCredentials || (callsAcquirer(access.table) && route.acquirer !== 'sandbox') ? ['acquirer credentials'] : []),
-  ];
-}
 
 const ENTRIES = [...new Map([...ROUTES, FALLBACK_ROUTE].map((r) => [r.entry, r])).values()];
 const outName = (entry: string) => entry.replace(/^lambdas\/handlers\//, '').replace(/\.ts$/, '');
