@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HEALTHY_ENDPOINT, type EndpointHealth } from '../../domain/callback';
 import type { Payment } from '../../domain/payment';
 import type { CallbackClaim, CallbackRecord, CallbackStore, DeliveryAttempt, DueCallback, ReleaseResult } from '../../ports/callbacks';
@@ -8,7 +8,7 @@ import { STREAM_LEASE_TAG, joinedPayment, outboxEntry, shardsOf } from './paymen
 import type { ShardPart } from '../../ports/payments';
 import { inParallel } from '../../domain/parallel';
 import { decodeCursor, encodeCursor } from './cursor';
-import { isConditionFailure, lookupItems, partitionItems } from './client';
+import { duePage, isConditionFailure, lookupItems, partitionItems } from './client';
 
 const RECORD_STORAGE = ['pk', 'sk', 'kind', 'gsi1pk', 'gsi1sk'] as const;
 /** How many shard queries run at once when the relay reads the outbox. */
@@ -85,16 +85,8 @@ export class DynamoCallbackStore implements CallbackStore {
     const shards = shardsOf(SHARDS.outbox, part);
     // Every shard, up to the limit each; the longest waiting across them first.
     const found = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
-      const out = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: OUTBOX_INDEX,
-          KeyConditionExpression: 'sendPk = :pk AND sendSk <= :until',
-          ExpressionAttributeValues: { ':pk': key.outbox(shard), ':until': `${until.toISOString()}#~` },
-          Limit: limit,
-        }),
-      );
-      return (out.Items ?? []).map((i) => ({ sk: String(i.sendSk), pk: String(i.pk), merchantKey: typeof i.merchantKey === 'string' ? i.merchantKey : undefined }));
+      const { items } = await duePage(this.db, this.tableName, { name: OUTBOX_INDEX, pk: 'sendPk', sk: 'sendSk' }, key.outbox(shard), until, { limit });
+      return items.map((i) => ({ sk: String(i.sendSk), pk: String(i.pk), merchantKey: typeof i.merchantKey === 'string' ? i.merchantKey : undefined }));
     });
     const entries = new Map<string, DueCallback>();
     for (const { sk, pk, merchantKey } of found.flat().sort((a, b) => a.sk.localeCompare(b.sk))) {

@@ -93,3 +93,28 @@ export async function lookupItems(
   const keys = (out.Items ?? []).map((i) => ({ pk: String(i.pk), sk: String(i.sk) }));
   return { items: await itemsByKey(db, tableName, keys, false), ...(out.LastEvaluatedKey ? { last: out.LastEvaluatedKey } : {}) };
 }
+
+/**
+ * One page of a due index (sort keys `<ISO time>#…`): the entries of partition `pk` due by `until`,
+ * soonest first; `after` continues where a page ended (`last`).
+ */
+export async function duePage(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  index: { readonly name: string; readonly pk: string; readonly sk: string },
+  pk: string,
+  until: Date,
+  page: { readonly limit: number; readonly after?: Record<string, unknown> },
+): Promise<{ items: Record<string, unknown>[]; last?: Record<string, unknown> }> {
+  const out = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: index.name,
+      KeyConditionExpression: `${index.pk} = :pk AND ${index.sk} <= :until`,
+      ExpressionAttributeValues: { ':pk': pk, ':until': `${until.toISOString()}#~` },
+      Limit: page.limit,
+      ...(page.after ? { ExclusiveStartKey: page.after } : {}),
+    }),
+  );
+  return { items: out.Items ?? [], ...(out.LastEvaluatedKey ? { last: out.LastEvaluatedKey } : {}) };
+}

@@ -3,6 +3,10 @@ import type { Payment } from '../../domain/payment';
 import type { DaySearch, QueuedPayment, ShardPart } from '../../ports/payments';
 import { inParallel } from '../../domain/parallel';
 import { SEARCH_INDEX, SHARDS, WORK_INDEX, key } from './keys';
+import { duePage } from './client';
+
+/** The work index: a queue's shard, its entries by due time. */
+const WORK = { name: WORK_INDEX, pk: 'workPk', sk: 'workSk' } as const;
 
 /**
  * The payment store's reads of its sharded indexes: a merchant's payments of a day (search) and
@@ -98,17 +102,8 @@ export async function* dueBatches(table: Table, queue: string, until: Date, page
   let cursors: { shard: number; start?: Record<string, unknown> }[] = shardsOf(SHARDS.work, part).map((shard) => ({ shard }));
   while (cursors.length) {
     const pages = await inParallel(cursors, SHARD_READ_CONCURRENCY, async ({ shard, start }) => {
-      const out = await table.db.send(
-        new QueryCommand({
-          TableName: table.tableName,
-          IndexName: WORK_INDEX,
-          KeyConditionExpression: 'workPk = :q AND workSk <= :until',
-          ExpressionAttributeValues: { ':q': key.work(queue, shard), ':until': `${until.toISOString()}#~` },
-          Limit: pageSize,
-          ExclusiveStartKey: start,
-        }),
-      );
-      return { shard, start: out.LastEvaluatedKey, items: (out.Items ?? []).map(queued) };
+      const { items, last } = await duePage(table.db, table.tableName, WORK, key.work(queue, shard), until, { limit: pageSize, ...(start ? { after: start } : {}) });
+      return { shard, start: last, items: items.map(queued) };
     });
     cursors = pages.filter((p) => p.start !== undefined).map(({ shard, start }) => ({ shard, start }));
     const batch = pages.flatMap((p) => p.items).sort((a, b) => a.dueAt.localeCompare(b.dueAt));
@@ -120,16 +115,8 @@ export async function due(table: Table, queue: string, until: Date, limit: numbe
   const shards = Array.from({ length: SHARDS.work }, (_, shard) => shard);
   // Every shard at once, each up to the limit; the soonest due across them first.
   const found = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
-    const out = await table.db.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        IndexName: WORK_INDEX,
-        KeyConditionExpression: 'workPk = :q AND workSk <= :until',
-        ExpressionAttributeValues: { ':q': key.work(queue, shard), ':until': `${until.toISOString()}#~` },
-        Limit: limit,
-      }),
-    );
-    return (out.Items ?? []).map(queued);
+    const { items } = await duePage(table.db, table.tableName, WORK, key.work(queue, shard), until, { limit });
+    return items.map(queued);
   });
   return found
     .flat()
