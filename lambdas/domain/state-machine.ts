@@ -1,9 +1,10 @@
 import type { ErrorName } from './errors';
-import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from './payment';
+import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from './payment/model';
 
 /**
- * Which operation may act on a payment in which status. Use cases check this before any I/O and
- * pass `from` as the guard of their conditional write, so the table is the rule in both places.
+ * Which operation may act on a payment in which status. Use cases check this before any I/O, and
+ * the transitions (domain/payment/) take `from` as their guard's statuses, so the table is the
+ * rule in both places.
  */
 export const OPERATIONS = ['pay', 'capture', 'release', 'void', 'refund', 'retry'] as const;
 export type Operation = (typeof OPERATIONS)[number];

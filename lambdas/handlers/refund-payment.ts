@@ -1,6 +1,6 @@
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
 import { amountHashFields, validateAmountOperation } from '../use-cases/payment-operations';
-import { refundPayment } from '../use-cases/refund-payment';
+import { refundPayment } from '../protocol/merchant/refund';
 
 /** POST /api/v1/payment/refund (platform extension) */
 export const handler = merchantApi<ReturnType<typeof validateAmountOperation>>()

@@ -8,10 +8,6 @@ export type { PaymentChange, QueueEntry, Transition, TransitionGuard };
  */
 export type Applied = { readonly applied: true; readonly payment: Payment } | { readonly applied: false; readonly payment: Payment | undefined };
 
-export class TransitionRejected extends Error {
-  override readonly name = 'TransitionRejected';
-}
-
 export interface QueuedPayment {
   readonly paymentId: string;
   readonly dueAt: string;
@@ -58,8 +54,6 @@ export interface PaymentStore {
    * an answer, not an error: `applied: false` with the payment as it is (read by the same call).
    */
   apply(paymentId: string, transition: Transition): Promise<Applied>;
-  /** One conditional write; throws TransitionRejected when the guard does not hold. Returns the new state. */
-  transition(paymentId: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment>;
   /** Several payments by id (missing ones are left out), at most 100. */
   findPayments(paymentIds: readonly string[]): Promise<Payment[]>;
   /** A merchant's payments created on a UTC day (of one status, if given), newest first, one page at a time. */

@@ -1,9 +1,8 @@
-import type { Payment } from '../domain/payment';
+import { fileForCapture, leaveQueues, type Payment } from '../domain/payment';
 import type { Acquirer } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import type { MerchantDirectory } from '../ports/merchants';
-import { TransitionRejected, type PaymentStore } from '../ports/payments';
 import { capture, release } from './capture-payment';
 import { STALE_OPERATION_MS, type MoneyDeps } from './money-operations';
 import { merchantOf } from './checkout';
@@ -74,24 +73,16 @@ async function handleDue(deps: CaptureJobDeps, payment: Payment, now: Date): Pro
     else await leaveQueue(deps, payment, at);
     return 'skipped';
   }
-  const result = await capture(deps, payment, payment.order.amountMinor, AUTO_CAPTURE_ACTOR);
+  const result = await capture(deps, { payment, amountMinor: payment.order.amountMinor, actor: AUTO_CAPTURE_ACTOR });
   if (result.kind === 'declined' && expiresAt) await requeue(deps, result.payment, expiresAt, at);
   return result.kind === 'captured' ? 'captured' : result.kind === 'declined' ? 'declined' : 'skipped';
 }
 
 async function requeue(deps: CaptureJobDeps, payment: Payment, dueAt: Date, at: string): Promise<void> {
-  try {
-    await deps.store.transition(payment.paymentId, { statusIn: ['pending'], operation: 'none' }, { set: { updatedAt: at }, queue: { name: QUEUES.capture, dueAt: dueAt.toISOString() } });
-  } catch (e) {
-    if (!(e instanceof TransitionRejected)) throw e;
-  }
+  await deps.store.apply(payment.paymentId, fileForCapture(dueAt, new Date(at)));
 }
 
 async function leaveQueue(deps: CaptureJobDeps, payment: Payment, at: string): Promise<void> {
-  try {
-    // Only when nothing is in flight: an intent keeps its place in the reconcile queue.
-    await deps.store.transition(payment.paymentId, { statusIn: [payment.status], operation: 'none', noRefundsInFlight: true, inFlight: 'none' }, { set: { updatedAt: at }, queue: null });
-  } catch (e) {
-    if (!(e instanceof TransitionRejected)) throw e;
-  }
+  // Only when nothing is in flight: an intent keeps its place in the reconcile queue.
+  await deps.store.apply(payment.paymentId, leaveQueues(payment, new Date(at)));
 }

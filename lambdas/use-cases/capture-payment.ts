@@ -1,17 +1,22 @@
 import { ApiError } from '../domain/errors';
-import { protocolDate, type Payment, type PendingOperation } from '../domain/payment';
-import { refusalOf, TRANSITIONS } from '../domain/state-machine';
-import { TransitionRejected } from '../ports/payments';
+import { startCapture, startRelease, type Payment, type PendingOperation, type Transition, type QueueEntry } from '../domain/payment';
+import { refusalOf } from '../domain/state-machine';
 import { completeOperation, operationKey, startOperation, type MoneyDeps } from './money-operations';
 
 export type CaptureDeps = MoneyDeps;
 
-export interface CaptureResponse {
-  payment_id: string;
-  status: string;
-  trans_status: 'SUCCESS' | 'FAIL';
-  date: string;
-  reason?: string;
+/** Why a capture reads as not done yet: the acquirer's answer is not known; the outcome follows in status and callbacks. */
+export const CAPTURE_IN_PROGRESS_REASON = 'The capture is being processed; its outcome follows in the payment status and the callback.';
+
+/** A capture of an authorization: how much, who asks, the transaction id a replayed request reuses. */
+export interface CaptureCommand {
+  readonly payment: Payment;
+  readonly amountMinor: number;
+  /** `merchant:<key>`, `operator:<name>` or the capture job. */
+  readonly actor: string;
+  readonly transId?: string;
+  /** When the answer is due at the latest: an acquirer answer not in by then is "in progress". */
+  readonly answerBy?: Date;
 }
 
 export type CaptureResult =
@@ -22,15 +27,14 @@ export type CaptureResult =
   /** Someone else (the job, an operator, another request) captured or released it first. */
   | { readonly kind: 'taken'; readonly payment: Payment };
 
-export const CAPTURE_IN_PROGRESS_REASON = 'The capture is being processed; its outcome follows in the payment status and the callback.';
-
 /**
  * Captures an authorization, fully or once partially (amount ≤ authorized). Whoever asks — the
  * API, an operator, the capture job — records the intent with a conditional write first (pending,
  * nothing else in flight), so two at the same moment can never both capture; the acquirer's answer
  * is recorded with a second write guarded by that intent. A declined capture leaves it pending.
  */
-export async function capture(deps: CaptureDeps, payment: Payment, amountMinor: number, actor: string, transId?: string, answerBy?: Date): Promise<CaptureResult> {
+export async function capture(deps: CaptureDeps, command: CaptureCommand): Promise<CaptureResult> {
+  const { payment, amountMinor, actor, transId, answerBy } = command;
   if (transId) {
     const replayed = replayOf(payment, transId);
     if (replayed) return replayed;
@@ -42,7 +46,7 @@ export async function capture(deps: CaptureDeps, payment: Payment, amountMinor: 
   if (!payment.authorization) throw new Error(`payment ${payment.paymentId} has no authorization`);
   const id = transId ?? deps.ids.transId();
   const op: PendingOperation = { kind: 'capture', transId: id, amountMinor, idempotencyKey: operationKey(payment.paymentId, 'capture', id), startedAt: deps.clock.now().toISOString(), actor };
-  return runExclusive(deps, payment, op, TRANSITIONS.capture.from, transId, answerBy);
+  return runExclusive(deps, payment, op, (recheck, now) => startCapture(op, recheck, now), transId, answerBy);
 }
 
 export const RELEASE_REASON = 'Authorization released.';
@@ -64,18 +68,23 @@ export async function release(deps: CaptureDeps, payment: Payment, actor: string
     actor,
     reason,
   };
-  return runExclusive(deps, payment, op, TRANSITIONS.release.from, undefined, answerBy);
+  return runExclusive(deps, payment, op, (recheck, now) => startRelease(op, recheck, now), undefined, answerBy);
 }
 
-async function runExclusive(deps: CaptureDeps, payment: Payment, op: PendingOperation, from: readonly Payment['status'][], replayId?: string, answerBy?: Date): Promise<CaptureResult> {
-  let started: Payment;
-  try {
-    started = await startOperation(deps, payment, op, { statusIn: from });
-  } catch (e) {
-    if (!(e instanceof TransitionRejected)) throw e;
-    const current = (await deps.store.findPayment(payment.paymentId)) ?? payment;
+async function runExclusive(
+  deps: CaptureDeps,
+  payment: Payment,
+  op: PendingOperation,
+  start: (recheck: QueueEntry, now: Date) => Transition,
+  replayId?: string,
+  answerBy?: Date,
+): Promise<CaptureResult> {
+  const intent = await startOperation(deps, payment, start);
+  if (!intent.started) {
+    const current = intent.payment ?? payment;
     return (replayId && replayOf(current, replayId)) || { kind: 'taken', payment: current };
   }
+  const started = intent.payment;
   const { outcome, recorded } = await completeOperation(deps, started, op, answerBy);
   const latest = recorded.kind === 'recorded' ? recorded.payment : started;
   if (!outcome) return { kind: 'in-progress', payment: latest };
@@ -87,25 +96,4 @@ function replayOf(p: Payment, transId: string): CaptureResult | undefined {
   if (tx) return tx.status === 'success' ? { kind: 'captured', payment: p } : { kind: 'declined', payment: p, reason: tx.reason ?? '' };
   if (p.operation?.transId === transId) return { kind: 'in-progress', payment: p };
   return undefined;
-}
-
-/**
- * The API's answer to a capture. A capture another request claimed first is refused (208003), as
- * racing voids and retries are: this request captured nothing, and answering FAIL while the other
- * capture succeeds would tell the merchant the opposite of what happened.
- */
-export function captureResponse(result: CaptureResult, now: Date): CaptureResponse {
-  if (result.kind === 'taken') {
-    const other = result.payment.operation;
-    throw new ApiError(result.payment.status === 'pending' && other && other.kind !== 'capture' ? 'OPERATION_IN_PROGRESS' : 'CAPTURE_NOT_PENDING');
-  }
-  const p = result.payment;
-  const captured = result.kind === 'captured';
-  return {
-    payment_id: p.paymentId,
-    status: captured ? 'settled' : 'pending',
-    trans_status: captured ? 'SUCCESS' : 'FAIL',
-    date: protocolDate(now.toISOString()),
-    ...(result.kind === 'declined' ? { reason: result.reason } : result.kind === 'in-progress' ? { reason: CAPTURE_IN_PROGRESS_REASON } : {}),
-  };
 }

@@ -4,14 +4,13 @@ import { logger } from '../observability/logger';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
 import { containsCardNumber, expired, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
-import { heldDeclineIndex } from '../domain/attempts';
 import { signFields } from '../domain/hash';
-import { customerAfterPay, hasLink, sessionBillingAddress, sessionCustomer, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment, type PaymentStatus } from '../domain/payment';
+import { claimAttempt, closeLink as closeDeclinedLink, customerAfterPay, hasLink, sessionBillingAddress, sessionCustomer, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, BrowserInfo } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets } from '../ports/merchants';
-import { TransitionRejected, type PaymentStore } from '../ports/payments';
+import type { PaymentStore } from '../ports/payments';
 import { PAID, reconcileAt, recordOutcome, type AttemptRef, type AttemptStage, type Policy } from './record-outcome';
 import type { TokenVault } from '../ports/tokens';
 
@@ -203,38 +202,21 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
   if (savedCard && expired(savedCard.card.expMonth, savedCard.card.expYear, now)) return { ...view, problems: { savedCard: 'savedCard' } };
   const customer: Customer = customerAfterPay(sessionCustomer(payment), { holder: 'holder' in valid.card ? valid.card.holder : undefined, email: valid.email });
   const typedBilling: BillingAddress | undefined = valid.country ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country } : undefined;
-  let claimed: Payment;
-  try {
-    claimed = await deps.store.transition(
-      payment.paymentId,
-      // No reversal of an earlier attempt's late approval may be in flight (it re-files the payment).
-      { statusIn: ['prepare', 'decline'], attemptIs: payment.attempt ?? 0, inFlight: 'none', linkOpenAt: now, operation: 'none' },
-      {
-        set: {
-          status: 'prepare',
-          attempt,
-          // The capture mode is the attempt's, fixed here: its answer is read with it whatever the
-          // merchant's setting becomes meanwhile.
-          inFlight: { attempt, transId, startedAt: now.toISOString(), idempotencyKey, authorizeOnly: merchant.dms },
-          card: savedCard ? savedCard.card : summarize(valid.card as ValidCard),
-          // Of the browser only its address is kept (callbacks carry it); the rest went to the acquirer.
-          ...(ctx.browser.ip ? { customerIp: ctx.browser.ip } : {}),
-          customer,
-          // The session's billing address is the payment's, unless a country was typed on the page.
-          ...(typedBilling ? { billingAddress: typedBilling } : {}),
-          updatedAt: now.toISOString(),
-        },
-        remove: ['reason', 'browser', ...(typedBilling ? [] : ['billingAddress' as const])],
-        queue: reconcileAt(deps.policy, now),
-        keep: true,
-      },
-    );
-  } catch (e) {
-    if (!(e instanceof TransitionRejected)) throw e;
-    // Another submission got there first: show what the link is now.
-    const again = await load(deps, token);
-    return again ? viewOf(again.payment, again.merchant, deps.clock.now()) : { kind: 'not-found' };
-  }
+  const ref: AttemptRef = { attempt, transId, idempotencyKey, authorizeOnly: merchant.dms };
+  const claim = await deps.store.apply(
+    payment.paymentId,
+    claimAttempt(payment, {
+      ref,
+      card: savedCard ? savedCard.card : summarize(valid.card as ValidCard),
+      customer,
+      ...(ctx.browser.ip ? { customerIp: ctx.browser.ip } : {}),
+      ...(typedBilling ? { billingAddress: typedBilling } : {}),
+      recheck: reconcileAt(deps.policy, now),
+    }, now),
+  );
+  // Another submission got there first: show what the link is now.
+  if (!claim.applied) return claim.payment && hasLink(claim.payment) ? viewOf(claim.payment, merchant, deps.clock.now()) : { kind: 'not-found' };
+  const claimed = claim.payment;
 
   const outcome = await authorizeOrUnknown(deps.acquirer, {
     idempotencyKey,
@@ -253,7 +235,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
     payer: { ...(typedBilling ?? payment.checkout.billingAddress), ...(customer.email ? { email: customer.email } : {}), ...(customer.name ? { name: customer.name } : {}) },
     description: payment.order.description,
   });
-  return settleAttempt(deps, claimed as LinkPayment, merchant, { attempt, transId, idempotencyKey, authorizeOnly: merchant.dms }, outcome, 'request');
+  return settleAttempt(deps, claimed as LinkPayment, merchant, ref, outcome, 'request');
 }
 
 /**
@@ -277,21 +259,14 @@ async function closeLinkInner(deps: CheckoutDeps, token: string): Promise<Checko
       if (view.kind === 'form' || view.kind === 'closed' || view.kind === 'expired') return (await leaveForCancelUrl(deps, payment, merchant)) ?? view;
       return view;
     }
-    const held = heldDeclineIndex(payment);
-    try {
-      const closed = await deps.store.transition(
-        payment.paymentId,
-        { statusIn: ['decline'], inFlight: 'none', attemptIs: payment.attempt ?? 0, linkNotClosed: true },
-        { set: { linkClosed: { at: now.toISOString(), why: 'customer' }, updatedAt: now.toISOString() }, ...(held !== undefined ? { sendCallback: held } : {}) },
-      );
+    const closed = await deps.store.apply(payment.paymentId, closeDeclinedLink(payment, 'customer', now));
+    if (closed.applied) {
       telemetry.paymentAbandoned();
-      return (await leaveForCancelUrl(deps, closed as LinkPayment, merchant)) ?? viewOf(closed as LinkPayment, merchant, now);
-    } catch (e) {
-      if (!(e instanceof TransitionRejected)) throw e;
-      if (round + 1 >= CLOSE_ROUNDS) {
-        const again = await load(deps, token);
-        return again ? viewOf(again.payment, again.merchant, deps.clock.now()) : { kind: 'not-found' };
-      }
+      return (await leaveForCancelUrl(deps, closed.payment as LinkPayment, merchant)) ?? viewOf(closed.payment as LinkPayment, merchant, now);
+    }
+    if (round + 1 >= CLOSE_ROUNDS) {
+      const again = await load(deps, token);
+      return again ? viewOf(again.payment, again.merchant, deps.clock.now()) : { kind: 'not-found' };
     }
   }
 }

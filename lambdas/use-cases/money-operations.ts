@@ -1,14 +1,14 @@
-import { closesByExpiryAt } from '../domain/attempts';
 import { telemetry } from '../observability/telemetry';
-import { voidWindowEndsAt } from '../domain/void-window';
 import { logger } from '../observability/logger';
-import type { Payment, PendingOperation, PendingRefund, Transaction } from '../domain/payment';
+import { recordOperationAnswer, recordRefundAnswer, type Payment, type PendingOperation, type PendingRefund, type Transition } from '../domain/payment';
 import type { Acquirer, FollowUpOutcome, FollowUpRequest } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
-import { TransitionRejected, type PaymentChange, type PaymentStore } from '../ports/payments';
+import type { PaymentStore } from '../ports/payments';
 import { TRY_AGAIN, withBackoff } from './backoff';
-import { QUEUES, RECONCILE_AFTER_MS, reconcileAt, type Policy } from './work-queue';
+import { RECONCILE_AFTER_MS, reconcileAt, type Policy } from './work-queue';
+
+export { LATE_APPROVAL_CHECK_MS, LATE_APPROVAL_REASON, refundableMinor, restingQueue } from '../domain/payment';
 
 /**
  * The discipline every operation that moves money follows after the payment itself:
@@ -65,27 +65,6 @@ export function sendOperation(acquirer: Acquirer, payment: Payment, op: PendingO
   return askAcquirer(() => (op.kind === 'capture' ? acquirer.capture(request) : op.kind === 'void' ? acquirer.void(request) : acquirer.reverse(request)));
 }
 
-/**
- * Where a payment waits once nothing of this change is in flight any more: an authorization in the
- * capture queue (the job works out when it is due), anything still watched or refunding in the
- * reconcile queue, a held decline there until its link expires, the rest nowhere.
- */
-export function restingQueue(p: Payment, now: Date, refundsLeft = Object.keys(p.refunds ?? {}).length): PaymentChange['queue'] {
-  const watched = Object.values(p.watching ?? {});
-  if (p.inFlight || p.action || refundsLeft > 0) return reconcileAt(undefined, now);
-  // A held decline becomes final when its link expires: the reconciler then reports it.
-  const dues = [
-    ...(watched.length ? [now.getTime() + LATE_APPROVAL_CHECK_MS] : []),
-    ...(closesByExpiryAt(p) ? [closesByExpiryAt(p)!.getTime()] : []),
-  ];
-  if (dues.length) return { name: QUEUES.reconcile, dueAt: new Date(Math.min(...dues)).toISOString() };
-  if (p.status === 'pending') return { name: QUEUES.capture, dueAt: now.toISOString() };
-  return null;
-}
-
-/** How often a watched attempt is asked about. */
-export const LATE_APPROVAL_CHECK_MS = 15 * 60_000;
-
 export type Recorded = { readonly kind: 'recorded'; readonly payment: Payment } | { readonly kind: 'gone'; readonly payment?: Payment } | { readonly kind: 'deferred' };
 
 /**
@@ -101,71 +80,30 @@ export async function recordOperation(
   reasonIfDeclined?: string,
   known?: Payment,
 ): Promise<Recorded> {
-  const result = await withBackoff<Recorded>(async (n) => {
-    // The state the intent write returned saves a read on the first try.
-    const p = n === 1 && known ? known : await deps.store.findPayment(paymentId);
+  // The state the intent write returned saves a read on the first try, a refused write's on the next.
+  let latest = known;
+  const result = await withBackoff<Recorded>(async () => {
+    const p = latest ?? (await deps.store.findPayment(paymentId));
+    latest = undefined;
     if (!p || p.operation?.transId !== op.transId) return { kind: 'gone', payment: p };
-    const now = deps.clock.now();
-    const at = now.toISOString();
     const approved = outcome.kind === 'approved';
-    const reason = approved ? undefined : (reasonIfDeclined ?? outcome.reason);
-    const tx: Transaction = {
-      transId: op.transId,
-      type: op.kind,
-      status: approved ? 'success' : 'fail',
-      amountMinor: op.amountMinor,
-      at,
-      acquirerRef: outcome.acquirerRef,
-      actor: op.actor,
-      ...(reason ? { reason } : op.kind === 'reversal' && op.reason ? { reason: op.reason } : {}),
-    };
-    const after = (status: Payment['status'], extra: Partial<Payment> = {}): Payment => ({ ...p, ...extra, status, operation: undefined });
-    let change: PaymentChange;
-    if (op.kind === 'capture') {
-      const voidableUntil = approved ? voidWindowEndsAt(now) : undefined;
-      change = approved
-        ? { set: { status: 'settled', capturedMinor: op.amountMinor, updatedAt: at, ...(voidableUntil ? { voidableUntil: voidableUntil.toISOString() } : {}) }, remove: ['operation', 'reason'], append: [tx], queue: restingQueue(after('settled'), now) }
-        : {
-            set: { status: 'pending', reason: tx.reason, updatedAt: at },
-            remove: ['operation'],
-            append: [tx],
-            // A declined capture is not retried automatically: it waits for an operator or its expiry.
-            queue: p.authorizationExpiresAt ? { name: QUEUES.capture, dueAt: p.authorizationExpiresAt } : restingQueue(after('pending'), now),
-          };
-    } else if (op.kind === 'void') {
-      change = { set: { status: approved ? 'void' : p.status, updatedAt: at }, remove: ['operation'], append: [tx], queue: restingQueue(after(approved ? 'void' : p.status), now) };
-    } else if (op.lateApproval) {
-      const late = op.lateApproval;
-      // The approval the acquirer gave after we had declined the attempt is kept in the history (for
-      // the ledger, never as a callback) beside its reversal.
-      const approval: Transaction = { transId: late.transId, type: late.type, status: 'success', amountMinor: op.amountMinor, at, acquirerRef: late.acquirerRef, reason: LATE_APPROVAL_REASON, internal: true };
-      change = approved
-        ? { set: { status: p.status, updatedAt: at }, remove: ['operation'], append: [approval, tx], queue: restingQueue(after(p.status), now) }
-        : {
-            set: { status: p.status, updatedAt: at },
-            remove: ['operation'],
-            // Not reversed: keep asking (the reconciler tries the reversal again).
-            watch: { put: { attempt: late.attempt, transId: late.transId, idempotencyKey: late.idempotencyKey, type: late.type, until: new Date(now.getTime() + 24 * 3600_000).toISOString() } },
-            queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + LATE_APPROVAL_CHECK_MS).toISOString() },
-          };
-    } else {
-      change = approved
-        ? { set: { status: 'reversal', reason: op.reason ?? tx.reason, updatedAt: at }, remove: ['operation'], append: [tx], queue: restingQueue(after('reversal'), now) }
-        : { set: { status: 'pending', updatedAt: at }, remove: ['operation'], append: [tx], queue: restingQueue(after('pending'), now) };
+    const recorded = await deps.store.apply(paymentId, recordOperationAnswer(p, op, answerOf(outcome, reasonIfDeclined), deps.clock.now()));
+    if (!recorded.applied) {
+      latest = recorded.payment;
+      return TRY_AGAIN;
     }
-    try {
-      const recorded = await deps.store.transition(paymentId, { operation: op.transId }, change);
-      if (op.kind === 'capture' || op.kind === 'void') telemetry.operationRecorded(op.kind, approved);
-      return { kind: 'recorded', payment: recorded };
-    } catch (e) {
-      if (e instanceof TransitionRejected) return TRY_AGAIN;
-      throw e;
-    }
+    if (op.kind === 'capture' || op.kind === 'void') telemetry.operationRecorded(op.kind, approved);
+    return { kind: 'recorded', payment: recorded.payment };
   }, undefined, { clock: deps.clock });
   return result ?? { kind: 'deferred' };
 }
 
-export const LATE_APPROVAL_REASON = 'Approved by the acquirer after the attempt had been closed; reversed.';
+/** The acquirer's answer as the domain records it; a decline's reason may be ours (an interrupted operation). */
+const answerOf = (outcome: FollowUpOutcome, reasonIfDeclined?: string) => ({
+  approved: outcome.kind === 'approved',
+  acquirerRef: outcome.acquirerRef,
+  ...(outcome.kind === 'approved' ? {} : { reason: reasonIfDeclined ?? outcome.reason }),
+});
 
 /**
  * Records a refund's answer. An approval adds to the refunded total (guarded by the total it was
@@ -181,59 +119,35 @@ export async function recordRefund(
   reasonIfDeclined?: string,
   known?: Payment,
 ): Promise<Recorded> {
-  const result = await withBackoff<Recorded>(async (n) => {
-    const p = n === 1 && known ? known : await deps.store.findPayment(paymentId);
+  let latest = known;
+  const result = await withBackoff<Recorded>(async () => {
+    const p = latest ?? (await deps.store.findPayment(paymentId));
+    latest = undefined;
     if (!p || !p.refunds?.[transId]) return { kind: 'gone', payment: p };
-    const now = deps.clock.now();
-    const at = now.toISOString();
-    const approved = outcome.kind === 'approved';
-    const reason = approved ? undefined : (reasonIfDeclined ?? outcome.reason);
-    const tx: Transaction = { transId, type: 'refund', status: approved ? 'success' : 'fail', amountMinor: refund.amountMinor, at, acquirerRef: outcome.acquirerRef, actor: refund.actor, ...(reason ? { reason } : {}) };
-    const refunded = p.refundedMinor ?? 0;
-    const nextRefunded = approved ? refunded + refund.amountMinor : refunded;
-    const status = approved && nextRefunded >= refundableMinor(p) ? 'refund' : p.status;
-    const left = Object.keys(p.refunds).length - 1;
-    try {
-      // Taking the payment out of the reconcile queue is right only while no other refund started.
-      const recorded = await deps.store.transition(paymentId, { refundInFlight: transId, refundedIs: refunded, statusIn: [p.status], ...(left === 0 ? { refundsInFlightCount: 1 } : {}) }, {
-        set: { status, updatedAt: at },
-        add: approved ? { refundedMinor: refund.amountMinor } : { refundHeldMinor: -refund.amountMinor },
-        refund: { delete: transId },
-        append: [tx],
-        // Other refunds in flight keep the payment where the reconciler finds them.
-        ...(left === 0 ? { queue: restingQueue({ ...p, status, refunds: {} }, now, 0) } : {}),
-      });
-      telemetry.operationRecorded('refund', approved);
-      return { kind: 'recorded', payment: recorded };
-    } catch (e) {
-      if (e instanceof TransitionRejected) return TRY_AGAIN;
-      throw e;
+    const recorded = await deps.store.apply(paymentId, recordRefundAnswer(p, transId, refund, answerOf(outcome, reasonIfDeclined), deps.clock.now()));
+    if (!recorded.applied) {
+      latest = recorded.payment;
+      return TRY_AGAIN;
     }
+    telemetry.operationRecorded('refund', outcome.kind === 'approved');
+    return { kind: 'recorded', payment: recorded.payment };
   }, undefined, { clock: deps.clock });
   return result ?? { kind: 'deferred' };
 }
 
-/** What can be refunded at most: the captured amount of a DMS payment, else the payment amount. */
-export const refundableMinor = (p: Pick<Payment, 'capturedMinor' | 'order'>): number => p.capturedMinor ?? p.order.amountMinor;
-
 /**
- * Starts an exclusive operation: the intent write with the caller's guard (the business rule) plus
- * "nothing else in flight", and the payment in the reconcile queue should the answer never be
- * recorded. Throws TransitionRejected when the rule does not hold.
+ * Records an exclusive operation's intent (a start transition: startCapture, startVoid …), with
+ * the payment in the reconcile queue should the answer never be recorded. Refused: the payment as
+ * it is now, for the caller's rule to answer on.
  */
 export async function startOperation(
   deps: Pick<MoneyDeps, 'store' | 'clock' | 'policy'>,
   payment: Payment,
-  op: PendingOperation,
-  guard: Parameters<PaymentStore['transition']>[1],
-  extra: Pick<PaymentChange, 'watch'> = {},
-): Promise<Payment> {
+  start: (recheck: ReturnType<typeof reconcileAt>, now: Date) => Transition,
+): Promise<{ readonly started: true; readonly payment: Payment } | { readonly started: false; readonly payment: Payment | undefined }> {
   const now = deps.clock.now();
-  return deps.store.transition(payment.paymentId, { ...guard, operation: 'none', noRefundsInFlight: true, newTransaction: op.transId }, {
-    set: { operation: op, updatedAt: now.toISOString() },
-    queue: reconcileAt(deps.policy, now),
-    ...extra,
-  });
+  const result = await deps.store.apply(payment.paymentId, start(reconcileAt(deps.policy, now), now));
+  return result.applied ? { started: true, payment: result.payment } : { started: false, payment: result.payment };
 }
 
 /**

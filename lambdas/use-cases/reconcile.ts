@@ -1,28 +1,24 @@
-import { closesByExpiryAt, heldDeclineIndex } from '../domain/attempts';
+import { closesByExpiryAt } from '../domain/attempts';
 import { telemetry } from '../observability/telemetry';
-import type { Payment, PendingOperation, WatchedAttempt } from '../domain/payment';
+import { LATE_APPROVAL_CHECK_MS, LATE_APPROVAL_WATCH_MS, QUEUES, closeLink, recordLocalDecline, refile, startLateReversal, stopWatching, type Payment, type PendingOperation, type WatchedAttempt } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, OperationRef } from '../ports/acquirer';
 import type { Merchant, MerchantDirectory } from '../ports/merchants';
-import { TransitionRejected } from '../ports/payments';
 import { merchantOf } from './checkout';
 import {
   INTERRUPTED_OPERATION_REASON,
-  LATE_APPROVAL_CHECK_MS,
   askAcquirer,
   followUpRequest,
   operationKey,
   recordOperation,
   recordRefund,
-  restingQueue,
   sendOperation,
   startOperation,
 } from './money-operations';
-import { ACTION_TIMEOUT_MS, QUEUES, declineChange, recordOutcome, type RecordDeps } from './record-outcome';
+import { ACTION_TIMEOUT_MS, maxDeclinesOf, recordOutcome, type RecordDeps } from './record-outcome';
 import { drainDue, type DrainOptions, type QueueReport } from './work-queue';
 
 const RETRY_LATER_MS = 5 * 60_000;
-/** How long a closed attempt the acquirer could not make final is watched for a late approval. */
-export const LATE_APPROVAL_WATCH_MS = 24 * 3600_000;
+export { LATE_APPROVAL_WATCH_MS };
 export const INTERRUPTED_REASON = 'The payment attempt was interrupted before the acquirer received it.';
 export const ABANDONED_REASON = 'The customer did not complete the confirmation.';
 
@@ -65,12 +61,7 @@ async function finalAnswer(acquirer: Acquirer, ref: OperationRef): Promise<{ out
 export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
   const results: ReconcileOutcome[] = [];
   const step = async (run: () => Promise<ReconcileOutcome>) => {
-    try {
-      results.push(await run());
-    } catch (e) {
-      if (!(e instanceof TransitionRejected)) throw e;
-      results.push('postponed');
-    }
+    results.push(await run());
   };
   const after = deps.policy.reconcileAfterMs;
   // What is not due yet (a hint made the payment due early, PaymentStore.hurry) is only looked up:
@@ -149,8 +140,8 @@ async function settleAttempt(deps: ReconcileDeps, payment: Payment, now: Date): 
   }
   if (!outcome && !due(attempt.startedAt, deps.policy.reconcileAfterMs + RETRY_LATER_MS, now)) return 'postponed';
   // The acquirer cannot say and cannot close it: decline it here and watch for a late approval.
-  await declineLocally(deps, payment, await merchantOf(deps, payment), { attempt: attempt.attempt, transId: attempt.transId, idempotencyKey: attempt.idempotencyKey, type }, INTERRUPTED_REASON, now, 'inFlight');
-  return 'released';
+  const declined = await declineLocally(deps, payment, await merchantOf(deps, payment), { attempt: attempt.attempt, transId: attempt.transId, idempotencyKey: attempt.idempotencyKey, type }, INTERRUPTED_REASON, now, 'inFlight');
+  return declined ? 'released' : 'postponed';
 }
 
 async function settleAction(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
@@ -171,7 +162,7 @@ async function settleAction(deps: ReconcileDeps, payment: Payment, now: Date): P
     return recorded.kind === 'recorded' ? 'settled' : 'postponed';
   }
   if (!outcome) return 'postponed';
-  await declineLocally(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey, type: 'sale' }, ABANDONED_REASON, now, 'action', action.acquirerRef);
+  if (!(await declineLocally(deps, payment, merchant, { attempt: action.attempt, transId: action.transId, idempotencyKey: action.idempotencyKey, type: 'sale' }, ABANDONED_REASON, now, 'action', action.acquirerRef))) return 'postponed';
   telemetry.paymentAbandoned();
   return 'released';
 }
@@ -181,13 +172,7 @@ async function settleAction(deps: ReconcileDeps, payment: Payment, now: Date): P
  * queued, in one write guarded by the link being untouched since (no attempt started meanwhile).
  */
 async function closeExpiredLink(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
-  const held = heldDeclineIndex(payment);
-  await deps.store.transition(
-    payment.paymentId,
-    { statusIn: ['decline'], inFlight: 'none', attemptIs: payment.attempt ?? 0, linkNotClosed: true },
-    { set: { linkClosed: { at: now.toISOString(), why: 'expired' }, updatedAt: now.toISOString() }, ...(held !== undefined ? { sendCallback: held } : {}) },
-  );
-  return 'settled';
+  return (await deps.store.apply(payment.paymentId, closeLink(payment, 'expired', now))).applied ? 'settled' : 'postponed';
 }
 
 /** Declines an attempt the acquirer could not make final, and starts watching it for a late approval. */
@@ -200,18 +185,9 @@ async function declineLocally(
   now: Date,
   from: 'inFlight' | 'action',
   acquirerRef?: string,
-): Promise<void> {
-  const at = now.toISOString();
-  // An attempt interrupted before the acquirer had it does not count against the customer.
-  const declines = (payment.declines ?? 0) + (from === 'action' ? 1 : 0);
-  const { held, linkClosed } = declineChange(payment, merchant, declines, now);
-  await deps.store.transition(payment.paymentId, from === 'inFlight' ? { inFlight: attempt.attempt } : { actionAttempt: attempt.attempt, statusIn: [payment.status] }, {
-    set: { status: 'decline', reason, updatedAt: at, declines, ...(linkClosed ? { linkClosed } : {}) },
-    remove: [from],
-    append: [{ transId: attempt.transId, type: attempt.type, status: 'fail', amountMinor: payment.order.amountMinor, at, reason, ...(acquirerRef ? { acquirerRef } : {}), ...(held ? { held } : {}) }],
-    watch: { put: { ...attempt, until: new Date(now.getTime() + LATE_APPROVAL_WATCH_MS).toISOString() } },
-    queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + LATE_APPROVAL_CHECK_MS).toISOString() },
-  });
+): Promise<boolean> {
+  const declined = recordLocalDecline(payment, { attempt, reason, from, ...(acquirerRef ? { acquirerRef } : {}), maxDeclines: maxDeclinesOf(merchant) }, now);
+  return (await deps.store.apply(payment.paymentId, declined)).applied;
 }
 
 async function settleOperation(deps: ReconcileDeps, payment: Payment, op: PendingOperation): Promise<ReconcileOutcome> {
@@ -252,14 +228,14 @@ async function checkLateApproval(deps: ReconcileDeps, payment: Payment, watched:
       reason: LATE_REVERSAL_REASON,
       lateApproval: { ...watched, acquirerRef: outcome.acquirerRef },
     };
-    const started = await startOperation(deps, payment, op, { watching: watched.attempt }, { watch: { delete: watched.attempt } });
+    const intent = await startOperation(deps, payment, (recheck, at) => startLateReversal(op, watched, recheck, at));
+    if (!intent.started) return 'postponed';
     // Counted once: the write above takes the attempt off the watch list.
     telemetry.reconciledApproval();
-    return settleOperation(deps, started, op);
+    return settleOperation(deps, intent.payment, op);
   }
   if (outcome?.kind === 'declined' || expired) {
-    await deps.store.transition(payment.paymentId, { watching: watched.attempt }, { set: { updatedAt: now.toISOString() }, watch: { delete: watched.attempt } });
-    return 'released';
+    return (await deps.store.apply(payment.paymentId, stopWatching(watched.attempt, now))).applied ? 'released' : 'postponed';
   }
   return 'postponed';
 }
@@ -286,19 +262,8 @@ function nextLook(deps: ReconcileDeps, p: Payment, now: Date): Date {
   return new Date(times.length ? Math.min(...times) : now.getTime() + LATE_APPROVAL_CHECK_MS);
 }
 
-/** Back in the reconcile queue while anything is left, else where the payment rests. */
+/** Back in the reconcile queue while anything is left, else where the payment rests (not if something started meanwhile). */
 async function requeue(deps: ReconcileDeps, paymentId: string, now: Date): Promise<void> {
   const p = await deps.store.findPayment(paymentId);
-  if (!p) return;
-  const left = p.inFlight || p.action || p.operation || Object.keys(p.refunds ?? {}).length || Object.keys(p.watching ?? {}).length;
-  try {
-    if (left) {
-      await deps.store.transition(paymentId, {}, { set: { updatedAt: p.updatedAt }, queue: { name: QUEUES.reconcile, dueAt: nextLook(deps, p, now).toISOString() } });
-    } else {
-      // Only while nothing is in flight: an intent that just started keeps its place.
-      await deps.store.transition(paymentId, { inFlight: 'none', operation: 'none', noRefundsInFlight: true, statusIn: [p.status] }, { set: { updatedAt: p.updatedAt }, queue: restingQueue(p, now) });
-    }
-  } catch (e) {
-    if (!(e instanceof TransitionRejected)) throw e;
-  }
+  if (p) await deps.store.apply(paymentId, refile(p, nextLook(deps, p, now), now));
 }

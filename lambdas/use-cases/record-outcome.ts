@@ -1,37 +1,19 @@
-import { voidWindowEndsAt } from '../domain/void-window';
 import { telemetry } from '../observability/telemetry';
-import { declineEffect } from '../domain/attempts';
-import type { LinkClosure, Payment, PaymentStatus, Transaction, TransactionType } from '../domain/payment';
+import { recordAction, recordApproval, recordDecline, type AttemptRef, type AttemptStage, type AttemptType, type Payment, type PaymentStatus, type Transition } from '../domain/payment';
 import type { AcquirerOutcome } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import { DEFAULT_SETTINGS, type Merchant } from '../ports/merchants';
-import { TransitionRejected, type PaymentStore, type TransitionGuard } from '../ports/payments';
+import type { PaymentStore } from '../ports/payments';
 import type { TokenVault } from '../ports/tokens';
 import { withBackoff } from './backoff';
-import { restingQueue } from './money-operations';
 import { QUEUES, RECONCILE_AFTER_MS, reconcileAt, type Policy } from './work-queue';
 
 export { QUEUES, RECONCILE_AFTER_MS, reconcileAt, type Policy };
-
-/** How long the customer has to finish a challenge before reconciliation looks at it. */
-export const ACTION_TIMEOUT_MS = 20 * 60_000;
+export { ACTION_TIMEOUT_MS, nextCaptureEvent, type AttemptRef, type AttemptStage, type AttemptType } from '../domain/payment';
 
 /** Statuses in which the money moved (or is held): the link is used up. */
 export const PAID: readonly PaymentStatus[] = ['settled', 'pending', 'refund', 'void', 'reversal', 'chargeback'];
-
-export interface AttemptRef {
-  readonly attempt: number;
-  readonly transId: string;
-  readonly idempotencyKey: string;
-  /**
-   * The capture mode the attempt was sent with (an authorization only, DMS): its answer is read
-   * with it, never with the merchant's setting at the time of the answer. Absent on attempts
-   * recorded before it was kept: the merchant's setting then.
-   */
-  readonly authorizeOnly?: boolean;
-}
-
 
 export interface RecordDeps {
   readonly store: PaymentStore;
@@ -67,21 +49,8 @@ export async function recordOutcome(
   return recorded;
 }
 
-/** A customer's attempt on a link is a sale; a merchant-initiated one (recurring, retry) is recurring. */
-export type AttemptType = Extract<TransactionType, 'sale' | 'recurring'>;
-/** The answer comes to the request itself (in flight), or after the customer's challenge or bank redirect. */
-export type AttemptStage = 'request' | 'action';
-
-const maxDeclinesOf = (m: Merchant): number => m.maxDeclines ?? DEFAULT_SETTINGS.maxDeclines;
-
-/**
- * What recording a decline changes beyond the status: a decline the customer may still follow with
- * another attempt on the link is held (attempts.ts); one that ends the link closes it.
- */
-export function declineChange(payment: Payment, merchant: Merchant, declinesAfter: number, now: Date): { held?: true; linkClosed?: LinkClosure } {
-  const effect = declineEffect(payment, declinesAfter, maxDeclinesOf(merchant), now);
-  return effect.held ? { held: true } : effect.linkClosed ? { linkClosed: effect.linkClosed } : {};
-}
+/** How many declines a link takes before it closes. */
+export const maxDeclinesOf = (m: Pick<Merchant, 'maxDeclines'>): number => m.maxDeclines ?? DEFAULT_SETTINGS.maxDeclines;
 
 /**
  * Records an acquirer answer for one attempt in one conditional write guarded by that attempt
@@ -99,97 +68,24 @@ async function recordOnce(
   from: AttemptStage,
 ): Promise<Recorded> {
   const now = deps.clock.now();
-  const at = now.toISOString();
-  const guard: TransitionGuard = from === 'action' ? { actionAttempt: ref.attempt, statusIn: ['3ds', 'redirect'] } : { inFlight: ref.attempt };
-  // The outcome of an attempt is its sale (or recurring) transaction, also after a challenge: the
-  // platform reports a payment as completed only by type=sale, status=success (protocol.md §7).
-  const tx = (status: Transaction['status'], reason?: string, extra: Partial<Transaction> = {}): Transaction => ({
-    transId: ref.transId,
-    type,
-    status,
-    amountMinor: payment.order.amountMinor,
-    at,
-    acquirerRef: outcome.acquirerRef,
-    ...(reason ? { reason } : {}),
-    ...extra,
-  });
-  try {
-    switch (outcome.kind) {
-      case 'approved': {
-        const authorizeOnly = type !== 'recurring' && (ref.authorizeOnly ?? merchant.dms);
-        const status: PaymentStatus = authorizeOnly ? 'pending' : 'settled';
-        const tokens = outcome.storedCredentialRef ? await issueTokens(deps, payment, ref, outcome.storedCredentialRef, now) : {};
-        // An authorization waits in the capture queue until its automatic capture or its expiry.
-        const authorizationExpiresAt = authorizeOnly ? new Date(now.getTime() + deps.policy.authorizationValidityMs) : undefined;
-        const captureDue = authorizationExpiresAt
-          ? { name: QUEUES.capture, dueAt: nextCaptureEvent(now, merchant.autoCaptureDelayMinutes, authorizationExpiresAt).toISOString() }
-          : null;
-        const voidableUntil = status === 'settled' ? voidWindowEndsAt(now) : undefined;
-        return {
-          kind: 'recorded',
-          payment: await deps.store.transition(payment.paymentId, guard, {
-            set: {
-              status,
-              paidAt: at,
-              authorization: { idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef },
-              updatedAt: at,
-              ...tokens,
-              ...(voidableUntil ? { voidableUntil: voidableUntil.toISOString() } : {}),
-              ...(authorizationExpiresAt ? { authorizationExpiresAt: authorizationExpiresAt.toISOString() } : {}),
-            },
-            remove: ['inFlight', 'action', 'reason'],
-            append: [tx('success')],
-            queue: captureDue ?? restingQueue({ ...payment, status, inFlight: undefined, action: undefined }, now),
-          }),
-        };
-      }
-      case 'declined': {
-        const declines = (payment.declines ?? 0) + 1;
-        const { held, linkClosed } = declineChange(payment, merchant, declines, now);
-        return {
-          kind: 'recorded',
-          payment: await deps.store.transition(payment.paymentId, guard, {
-            set: {
-              status: 'decline',
-              reason: outcome.reason,
-              declines,
-              softDecline: outcome.soft === true,
-              updatedAt: at,
-              ...(linkClosed ? { linkClosed } : {}),
-            },
-            remove: ['inFlight', 'action'],
-            append: [tx('fail', outcome.reason, held ? { held } : {})],
-            queue: restingQueue({ ...payment, status: 'decline', inFlight: undefined, action: undefined, linkClosed }, now),
-          }),
-        };
-      }
-      case 'action':
-        return {
-          kind: 'recorded',
-          payment: await deps.store.transition(payment.paymentId, guard, {
-            set: {
-              status: outcome.flow,
-              action: { attempt: ref.attempt, transId: ref.transId, flow: outcome.flow, url: outcome.url, idempotencyKey: ref.idempotencyKey, acquirerRef: outcome.acquirerRef, startedAt: at, ...(ref.authorizeOnly !== undefined ? { authorizeOnly: ref.authorizeOnly } : {}) },
-              updatedAt: at,
-            },
-            remove: ['inFlight'],
-            // The step: the customer was sent to the challenge or the bank (3ds/success/3ds).
-            append: [{ ...tx('success'), type: outcome.flow }],
-            queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + ACTION_TIMEOUT_MS).toISOString() },
-          }),
-        };
+  const answer = { ref, from, type, acquirerRef: outcome.acquirerRef };
+  let transition: Transition;
+  switch (outcome.kind) {
+    case 'approved': {
+      const authorizeOnly = type !== 'recurring' && (ref.authorizeOnly ?? merchant.dms);
+      const tokens = outcome.storedCredentialRef ? await issueTokens(deps, payment, ref, outcome.storedCredentialRef, now) : {};
+      transition = recordApproval(payment, { ...answer, authorizeOnly, authorizationValidityMs: deps.policy.authorizationValidityMs, autoCaptureDelayMinutes: merchant.autoCaptureDelayMinutes, tokens }, now);
+      break;
     }
-  } catch (e) {
-    if (e instanceof TransitionRejected) return { kind: 'lost' };
-    throw e;
+    case 'declined':
+      transition = recordDecline(payment, { ...answer, reason: outcome.reason, soft: outcome.soft === true, maxDeclines: maxDeclinesOf(merchant) }, now);
+      break;
+    case 'action':
+      transition = recordAction(payment, { ...answer, flow: outcome.flow, url: outcome.url }, now);
+      break;
   }
-}
-
-/** When the capture job should next look at an authorization: its automatic capture, else its expiry. */
-export function nextCaptureEvent(authorizedAt: Date, delayMinutes: number | undefined, expiresAt: Date): Date {
-  if (delayMinutes === undefined) return expiresAt;
-  const due = new Date(authorizedAt.getTime() + delayMinutes * 60_000);
-  return due < expiresAt ? due : expiresAt;
+  const recorded = await deps.store.apply(payment.paymentId, transition);
+  return recorded.applied ? { kind: 'recorded', payment: recorded.payment } : { kind: 'lost' };
 }
 
 /** Card token (req_token) and recurring chain (recurring_init) for an approved first payment. */

@@ -1,7 +1,7 @@
 import { ApiError } from '../domain/errors';
-import { refusalOf, TRANSITIONS } from '../domain/state-machine';
-import { TransitionRejected } from '../ports/payments';
-import type { AcceptedResponse, OperationOptions } from './refund-payment';
+import { refusalOf } from '../domain/state-machine';
+import { claimRetry } from '../domain/payment';
+import type { AcceptedResponse, OperationOptions } from '../protocol/merchant/refund';
 import { ownPayment, type PaymentIdRequest } from './payment-operations';
 import { reconcileAt } from './record-outcome';
 import { recordMerchantInitiated, type RecurringDeps } from './recurring-payment';
@@ -22,29 +22,15 @@ export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: 
   if (!chain) throw new ApiError('RETRY_NOT_ALLOWED');
 
   const now = deps.clock.now();
-  const at = now.toISOString();
   const attempt = (payment.attempt ?? 1) + 1;
   const transId = options.transId ?? deps.ids.transId();
   const idempotencyKey = `${payment.paymentId}.${attempt}`;
-  let claimed;
-  try {
-    claimed = await deps.store.transition(
-      payment.paymentId,
-      { statusIn: TRANSITIONS.retry.from, attemptIs: payment.attempt ?? 1, inFlight: 'none' },
-      {
-        set: { status: 'prepare', attempt, softDecline: false, inFlight: { attempt, transId, startedAt: at, idempotencyKey }, updatedAt: at },
-        remove: ['reason'],
-        queue: reconcileAt(deps.policy, now),
-      },
-    );
-  } catch (e) {
-    if (e instanceof TransitionRejected) {
-      const current = await deps.store.findPayment(payment.paymentId);
-      if (current && made(current)) return { payment_id: payment.paymentId, result: 'accepted' };
-      throw new ApiError('RETRY_NOT_ALLOWED');
-    }
-    throw e;
+  const claim = await deps.store.apply(payment.paymentId, claimRetry(payment, { ref: { attempt, transId, idempotencyKey }, recheck: reconcileAt(deps.policy, now) }, now));
+  if (!claim.applied) {
+    if (claim.payment && made(claim.payment)) return { payment_id: payment.paymentId, result: 'accepted' };
+    throw new ApiError('RETRY_NOT_ALLOWED');
   }
+  const claimed = claim.payment;
   const outcome = await authorizeOrUnknown(deps.acquirer, {
     idempotencyKey,
     paymentId: payment.paymentId,

@@ -1,19 +1,13 @@
-import type { Payment } from '../domain/payment';
+import { QUEUES, reconcileEntry, type Payment, type QueueEntry } from '../domain/payment';
 import type { Clock } from '../ports/clock';
 import type { PaymentStore, ShardPart } from '../ports/payments';
 import { inParallel } from '../domain/parallel';
 import { telemetry } from '../observability/telemetry';
 
-/** Work queues (sparse index) a payment can be in while background work is due. */
-export const QUEUES = { reconcile: 'reconcile', capture: 'capture' } as const;
+export { QUEUES, RECONCILE_AFTER_MS } from '../domain/payment';
 
-/** How long an attempt may stay without an acquirer answer before reconciliation asks (the default). */
-export const RECONCILE_AFTER_MS = 2 * 60_000;
 /** When the reconciler should look at an intent written now. */
-export const reconcileAt = (policy: Pick<Policy, 'reconcileAfterMs'> | undefined, now: Date) => ({
-  name: QUEUES.reconcile,
-  dueAt: new Date(now.getTime() + (policy?.reconcileAfterMs ?? RECONCILE_AFTER_MS)).toISOString(),
-});
+export const reconcileAt = (policy: Pick<Policy, 'reconcileAfterMs'> | undefined, now: Date): QueueEntry => reconcileEntry(now, policy?.reconcileAfterMs);
 
 /** Business limits that come from configuration. */
 export interface Policy {

@@ -328,9 +328,12 @@ describe('nothing is lost', () => {
     await relay();
     // The void's write commits; the process "dies" before anything else runs.
     const stored = await service.deps.store.findPayment(paid.paymentId);
-    await service.deps.store.transition(paid.paymentId, { statusIn: ['settled'] }, {
-      set: { status: 'void', updatedAt: clock.now().toISOString() },
-      append: [{ transId: 'crash-void', type: 'void', status: 'success', amountMinor: stored!.order.amountMinor, at: clock.now().toISOString() }],
+    await service.deps.store.apply(paid.paymentId, {
+      guard: { statusIn: ['settled'] },
+      change: {
+        set: { status: 'void', updatedAt: clock.now().toISOString() },
+        append: [{ transId: 'crash-void', type: 'void', status: 'success', amountMinor: stored!.order.amountMinor, at: clock.now().toISOString() }],
+      },
     });
     const item = (await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: key.payment(paid.paymentId) }))).Item!;
     expect(item).toMatchObject({ sendPk: expect.stringMatching(/^OUTBOX#\d+$/), callbacksDone: 1 });

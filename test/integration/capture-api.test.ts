@@ -1,6 +1,6 @@
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { ManualClock } from '../../lambdas/ports/clock';
-import type { CaptureResponse } from '../../lambdas/use-cases/capture-payment';
+import type { CaptureResponse } from '../../lambdas/protocol/merchant/capture';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
 import { HASH_NOT_VALID, captureOf, openSession, operationsOf, paidPayment, recurringChain, recurringOf, refundOf, refusal, statusOf, storedPayment, voidOf } from '../support/payments';
 import { paidAs, serviceForFile } from '../support/suites';

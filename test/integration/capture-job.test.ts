@@ -206,7 +206,7 @@ describe('with the default validity of 7 days', () => {
       const paid = await authorized(shop);
       clock.set(at(MINUTE));
       const before = await storedPayment(service, paid.paymentId);
-      await expect(capture({ ...service.deps, acquirer: timingOut() }, before, 1000, 'operator:alice')).resolves.toMatchObject({ kind: 'in-progress' });
+      await expect(capture({ ...service.deps, acquirer: timingOut() }, { payment: before, amountMinor: 1000, actor: 'operator:alice' })).resolves.toMatchObject({ kind: 'in-progress' });
       expect((await storedPayment(service, paid.paymentId)).operation).toMatchObject({ kind: 'capture', amountMinor: 1000, actor: 'operator:alice' });
 
       // The capture job leaves an operation in flight alone; the reconciler finishes it once stale.
@@ -222,7 +222,7 @@ describe('with the default validity of 7 days', () => {
       expect(item.operation).toBeUndefined();
       // Closed at the acquirer first: the lost request can never capture later.
       expect(captures(item)).toEqual([expect.objectContaining({ status: 'fail', amountMinor: 1000, actor: 'operator:alice', reason: INTERRUPTED_OPERATION_REASON })]);
-      await expect(capture(service.deps, item, 1000, 'operator:alice')).resolves.toMatchObject({ kind: 'captured' });
+      await expect(capture(service.deps, { payment: item, amountMinor: 1000, actor: 'operator:alice' })).resolves.toMatchObject({ kind: 'captured' });
       expect(await storedPayment(service, paid.paymentId)).toMatchObject({ status: 'settled', capturedMinor: 1000 });
     });
   });

@@ -8,7 +8,7 @@ import { IDEMPOTENCY_KEY_HEADER, REQUEST_KEY_LEASE_MS, remembersRefusal, request
 import { ERRORS } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
-import { voidPayment } from '../../lambdas/use-cases/void-payment';
+import { voidOwnPayment } from '../../lambdas/protocol/merchant/void';
 import { type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
 import { ROUTES } from '../../lib/routes';
@@ -202,7 +202,7 @@ describe('a refused first request replays as the same refusal', () => {
     const paid = await settled('25.00');
     // A void whose acquirer call never happened (the process died after its intent): in flight until reconciled.
     const parts = withFault(service.deps.store, service.deps.acquirer, { at: 'acquirer', nth: 1, when: 'before' });
-    await voidPayment({ ...service.deps, store: parts.store, acquirer: parts.acquirer } as Deps, shop.merchant_key, { payment_id: paid.paymentId }).catch(() => undefined);
+    await voidOwnPayment({ ...service.deps, store: parts.store, acquirer: parts.acquirer } as Deps, shop.merchant_key, { payment_id: paid.paymentId }).catch(() => undefined);
     expect((await storedPayment(service, paid.paymentId)).operation?.kind).toBe('void');
     const key = newKey();
     const body = { payment_id: paid.paymentId, amount: '5.00' };

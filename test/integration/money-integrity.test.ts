@@ -5,7 +5,7 @@ import type { Deps } from '../../lambdas/container';
 import { sandboxLedger } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import { SANDBOX_OTP } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
-import { refundPayment } from '../../lambdas/use-cases/refund-payment';
+import { refundPayment } from '../../lambdas/protocol/merchant/refund';
 import { ABANDONED_REASON } from '../../lambdas/use-cases/reconcile';
 import { checkPayment } from '../support/ledger-checker';
 import { withFault } from '../support/faults';

@@ -53,7 +53,7 @@ test('nothing changes the details: a change naming one of their fields is refuse
   const paid = await paidPayment(service, shop);
   for (const field of DETAIL_FIELDS) {
     await expect(
-      service.deps.store.transition(paid.paymentId, {}, { set: { [field]: {}, updatedAt: new Date().toISOString() } as never }),
+      service.deps.store.apply(paid.paymentId, { guard: {}, change: { set: { [field]: {}, updatedAt: new Date().toISOString() } as never } }),
     ).rejects.toThrow(`${field} is written once, with the payment`);
   }
 });

@@ -9,8 +9,8 @@ import { startTestService, type TestService } from '../support/service';
 import { asFunction } from '../support/table-access';
 import { signBody } from '../support/sign';
 import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
-import { VOID_IN_PROGRESS_REASON, voidPayment } from '../../lambdas/use-cases/void-payment';
-import { refundPayment } from '../../lambdas/use-cases/refund-payment';
+import { VOID_IN_PROGRESS_REASON, voidOwnPayment } from '../../lambdas/protocol/merchant/void';
+import { refundPayment } from '../../lambdas/protocol/merchant/refund';
 
 /**
  * The service on the S2S CARD connector (ACQUIRER=s2s-card) against the fake gateway: what the
@@ -245,7 +245,7 @@ describe('the service on the S2S CARD connector', () => {
       await submitPage(service, s, { card: '01/38' });
       const t = gateway.byOrder(`${s.paymentId}.1`)!;
       gateway.delayNext('VOID', 500);
-      const voided = await voidPayment(service.deps, shop.merchant_key, { payment_id: s.paymentId }, { answerBy: new Date(Date.now() + 100) });
+      const voided = await voidOwnPayment(service.deps, shop.merchant_key, { payment_id: s.paymentId }, { answerBy: new Date(Date.now() + 100) });
       expect(voided).toMatchObject({ status: 'FAIL', reason: VOID_IN_PROGRESS_REASON });
       // The work goes on (or the reconciler finishes it): the void the gateway made is recorded.
       for (let i = 0; i < 50 && (await statusOf(service, shop, s.paymentId)).status !== 'void'; i++) await new Promise((r) => setTimeout(r, 50));

@@ -7,7 +7,7 @@ import { createSession } from '../../lambdas/use-cases/create-session';
 import { sessionCommandOf, validateCreateSession } from '../../lambdas/protocol/merchant/session';
 import { createMerchant } from '../../lambdas/use-cases/manage-merchants';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
-import { refundPayment } from '../../lambdas/use-cases/refund-payment';
+import { refundPayment } from '../../lambdas/protocol/merchant/refund';
 import { backendEnvironment, localDeps, startLocalBackend } from '../../local/backend';
 import { validSessionBody } from '../support/fixtures';
 import { TEST_PAN } from '../support/payments';

@@ -1,7 +1,7 @@
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { VOID_REFUNDED_REASON, VOID_WINDOW_REASON } from '../../lambdas/domain/void-window';
 import { ManualClock } from '../../lambdas/ports/clock';
-import type { VoidResponse } from '../../lambdas/use-cases/void-payment';
+import type { VoidResponse } from '../../lambdas/protocol/merchant/void';
 import { HASH_NOT_VALID, ledgerOf, openSession, paidPayment, refundOf, refusal, statusOf, storedPayment, transactionsOf, voidOf } from '../support/payments';
 import { paidAs, serviceForFile } from '../support/suites';
 

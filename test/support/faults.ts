@@ -27,7 +27,7 @@ export interface FaultyParts {
 }
 
 /** The store's and acquirer's methods whose calls count as steps (reads are never faulted). */
-const WRITES: readonly (keyof PaymentStore)[] = ['apply', 'transition', 'createPayment'];
+const WRITES: readonly (keyof PaymentStore)[] = ['apply', 'createPayment'];
 const CALLS: readonly (keyof Acquirer)[] = ['authorize', 'completeAction', 'capture', 'void', 'refund', 'reverse', 'close'];
 
 export function withFault(store: PaymentStore, acquirer: Acquirer, fault: Fault | undefined): FaultyParts {

@@ -11,9 +11,9 @@ import { sessionCommandOf, validateCreateSession } from '../../lambdas/protocol/
 import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { chargeRecurring } from '../../lambdas/use-cases/recurring-payment';
-import { refundPayment } from '../../lambdas/use-cases/refund-payment';
+import { refundPayment } from '../../lambdas/protocol/merchant/refund';
 import { retryPayment } from '../../lambdas/use-cases/retry-payment';
-import { voidPayment } from '../../lambdas/use-cases/void-payment';
+import { voidOwnPayment } from '../../lambdas/protocol/merchant/void';
 import { SANDBOX_OTP } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { sandboxLedger } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import { checkAgainstGateway, checkPayment, gatewayHolds, type Divergence } from './ledger-checker';
@@ -370,7 +370,7 @@ async function runScenario(
           await completeAction(deps, token);
           break;
         case 'void':
-          await voidPayment(deps, mk, { payment_id: p.paymentId });
+          await voidOwnPayment(deps, mk, { payment_id: p.paymentId });
           break;
         case 'refund-part':
           await refundPayment(deps, mk, { payment_id: p.paymentId, amount: '3.00' });
@@ -379,10 +379,10 @@ async function runScenario(
           await refundPayment(deps, mk, { payment_id: p.paymentId, amount: '10.00' });
           break;
         case 'capture-part':
-          await capture(deps, p, 600, 'merchant:model');
+          await capture(deps, { payment: p, amountMinor: 600, actor: 'merchant:model' });
           break;
         case 'capture-all':
-          await capture(deps, p, 1000, 'merchant:model');
+          await capture(deps, { payment: p, amountMinor: 1000, actor: 'merchant:model' });
           break;
         case 'release':
           await release(deps, p, 'operator:model');

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type NativeAttributeValue } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { epochSeconds, type Payment, type PaymentChange, type QueueEntry, type Transition, type TransitionGuard } from '../../domain/payment';
-import { TransitionRejected, type Applied, type DaySearch, type PaymentStore, type QueuedPayment, type ShardPart } from '../../ports/payments';
+import { epochSeconds, type Payment, type QueueEntry, type Transition } from '../../domain/payment';
+import { type Applied, type DaySearch, type PaymentStore, type QueuedPayment, type ShardPart } from '../../ports/payments';
 import { isConditionFailure, itemsByKey } from './client';
 import { LOOKUP_INDEX, TTL_ATTRIBUTE, key } from './keys';
 import { STREAM_LEASE_MS, STREAM_LEASE_TAG, joinedPayment, outboxEntry, paymentItems, readPayment, workEntry } from './payment-items';
@@ -151,12 +151,6 @@ export class DynamoPaymentStore implements PaymentStore {
       if (!old) return { applied: false, payment: await this.findPayment(paymentId) };
       return { applied: false, payment: await this.joined(paymentId, unmarshall(old as never)) };
     }
-  }
-
-  async transition(paymentId: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment> {
-    const result = await this.apply(paymentId, { guard, change });
-    if (!result.applied) throw new TransitionRejected(`transition of ${paymentId} rejected`);
-    return result.payment;
   }
 
   private async addInFlightMaps(paymentId: string): Promise<void> {

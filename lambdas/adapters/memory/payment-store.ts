@@ -1,5 +1,5 @@
-import { applyChange, guardHolds, type Payment, type PaymentChange, type QueueEntry, type Transition, type TransitionGuard } from '../../domain/payment';
-import { TransitionRejected, type Applied, type DaySearch, type PaymentStore, type QueuedPayment, type ShardPart } from '../../ports/payments';
+import { applyChange, guardHolds, type Payment, type QueueEntry, type Transition } from '../../domain/payment';
+import { type Applied, type DaySearch, type PaymentStore, type QueuedPayment, type ShardPart } from '../../ports/payments';
 import { SHARDS, shardOf } from '../dynamodb/keys';
 
 /** A payment as this store keeps it: the payment, the work queue it waits in, the ids of operations started on it. */
@@ -56,12 +56,6 @@ export class MemoryPaymentStore implements PaymentStore {
     if (change.queue) held.queue = { ...change.queue };
     else if (change.queue === null) delete held.queue;
     return { applied: true, payment: this.read(paymentId)! };
-  }
-
-  async transition(paymentId: string, guard: TransitionGuard, change: PaymentChange): Promise<Payment> {
-    const result = await this.apply(paymentId, { guard, change });
-    if (!result.applied) throw new TransitionRejected(`transition of ${paymentId} rejected`);
-    return result.payment;
   }
 
   async findPayments(paymentIds: readonly string[]): Promise<Payment[]> {

@@ -6,3 +6,7 @@
 export * from './model';
 export * from './guard';
 export * from './change';
+export * from './queues';
+export * from './refunds';
+export * from './attempt-transitions';
+export * from './money-transitions';

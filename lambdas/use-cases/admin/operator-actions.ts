@@ -4,8 +4,8 @@ import type { Payment, PaymentStatus } from '../../domain/payment';
 import { refusalOf } from '../../domain/state-machine';
 import { voidBlockedReason } from '../../domain/void-window';
 import { CAPTURE_IN_PROGRESS_REASON, capture, release } from '../capture-payment';
-import { refundPayment, refundableMinor } from '../refund-payment';
-import { voidPayment } from '../void-payment';
+import { refund, refundableMinor } from '../refund-payment';
+import { VOID_IN_PROGRESS_REASON, voidPayment } from '../void-payment';
 import { ADMIN_LIMITS, type AdminDeps } from './deps';
 
 export type PaymentAction = 'capture' | 'release' | 'void' | 'refund';
@@ -85,7 +85,7 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
     amount = typedAmount === undefined || typedAmount.trim() === '' ? undefined : operatorAmount(typedAmount, before.order.currency);
     switch (action) {
       case 'capture': {
-        const result = await capture(deps, before, amount?.amountMinor ?? before.order.amountMinor, `operator:${actor}`, undefined, answerBy);
+        const result = await capture(deps, { payment: before, amountMinor: amount?.amountMinor ?? before.order.amountMinor, actor: `operator:${actor}`, ...(answerBy ? { answerBy } : {}) });
         if (result.kind === 'declined') [outcome, message] = ['failed', result.reason];
         if (result.kind === 'taken') [outcome, message] = ['refused', TAKEN_REASON];
         if (result.kind === 'in-progress') message = CAPTURE_IN_PROGRESS_REASON;
@@ -99,12 +99,12 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
         break;
       }
       case 'void': {
-        const result = await voidPayment(deps, before.merchantKey, { payment_id: paymentId }, { actor: `operator:${actor}` });
-        if (result.status === 'FAIL') [outcome, message] = ['failed', result.reason];
+        const result = await voidPayment(deps, { payment: before, actor: `operator:${actor}` });
+        if (result.kind !== 'voided') [outcome, message] = ['failed', result.kind === 'failed' ? result.reason : VOID_IN_PROGRESS_REASON];
         break;
       }
       case 'refund':
-        await refundPayment(deps, before.merchantKey, { payment_id: paymentId, amount: amount?.literal ?? formatMinor(leftToRefundMinor(before), before.order.currency) }, { actor: `operator:${actor}` });
+        await refund(deps, { payment: before, amountMinor: amount?.amountMinor ?? leftToRefundMinor(before), actor: `operator:${actor}` });
         break;
     }
   } catch (e) {
