@@ -88,9 +88,10 @@ export class SandboxAcquirer implements Acquirer {
     const acquirerRef = this.newRef();
     const card = await this.cardOf(request);
     const base = { idempotencyKey: key, operation, acquirerRef, amountMinor: storableAmount(request.amountMinor), currency: request.currency, capture: request.capture, card: card ?? NO_CARD };
-    const approved = async (facts: CardFacts): Promise<NewEntry> => ({
+    // Approved only with a card the sandbox knows (the bank declines the rest).
+    const approved = async (): Promise<NewEntry> => ({
       ...base,
-      outcome: await this.store.approval(acquirerRef, facts, request.storeCredential ? this.credentialRef() : undefined),
+      outcome: await this.store.approval(acquirerRef, base.card, request.storeCredential ? this.credentialRef() : undefined),
       status: 'approved',
       capturedMinor: request.capture ? request.amountMinor : 0,
       refundedMinor: 0,
@@ -98,7 +99,7 @@ export class SandboxAcquirer implements Acquirer {
     const decision = decideAuthorization({ amountMinor: request.amountMinor, currency: request.currency, recurringOnStored: request.instrument.kind === 'stored' && Boolean(request.recurring), attempt: request.attempt }, card);
     switch (decision.kind) {
       case 'approve':
-        return this.record(request.paymentId, await approved(card!), late);
+        return this.record(request.paymentId, await approved(), late);
       case 'decline':
         return this.record(request.paymentId, { ...base, outcome: { kind: 'declined', acquirerRef, reason: decision.reason, ...(decision.soft ? { soft: true } : {}) }, status: 'declined' }, late);
       case 'challenge': {
@@ -116,7 +117,7 @@ export class SandboxAcquirer implements Acquirer {
       case 'no-answer': {
         // The acquirer approves, but its answer is lost on the way: the caller hears nothing. Asking
         // again (lookup, close, the same request) gets the approval.
-        const { entry, won } = await this.store.record(request.paymentId, this.stamped(await approved(card!)));
+        const { entry, won } = await this.store.record(request.paymentId, this.stamped(await approved()));
         if (won) return { kind: 'unknown', acquirerRef, reason: SANDBOX_REASONS.unknown };
         return this.replay(request.paymentId, entry, late);
       }
