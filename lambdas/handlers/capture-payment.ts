@@ -1,4 +1,5 @@
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
+import { routeDeps } from '../wiring/acquirer';
 import { captureOwnPayment } from '../protocol/merchant/capture';
 import { amountHashFields, validateAmountOperation } from '../use-cases/payment-operations';
 
@@ -7,4 +8,4 @@ export const handler = merchantApi<ReturnType<typeof validateAmountOperation>>()
   .use(validateBody(validateAmountOperation))
   .use(verifyHash(amountHashFields))
   .use(idempotencyKey())
-  .handler(({ deps, merchantKey, body, requestKey, answerBy }) => captureOwnPayment(deps, merchantKey, body, { transId: requestKey?.transId, answerBy }));
+  .handler(({ deps, merchantKey, body, requestKey, answerBy }) => captureOwnPayment(deps, merchantKey, body, { transId: requestKey?.transId, answerBy }), { deps: routeDeps });

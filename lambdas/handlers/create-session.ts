@@ -1,4 +1,5 @@
 import { idempotencyKey, merchantApi, publicBaseUrl, validateBody, verifyHash, type RememberedAs } from '../middleware/merchant-endpoint';
+import { merchantSecretDeps } from '../wiring/secrets';
 import { createSessionHashFields, sessionCommandOf, validateCreateSession, type CreateSessionRequest, type SessionAnswer } from '../protocol/merchant/session';
 import { createSession, replayableLink, replayedLinkToken } from '../use-cases/create-session';
 
@@ -26,4 +27,4 @@ export const handler = merchantApi<CreateSessionRequest>()
     const link = requestKey && (await replayableLink(deps, merchantKey, requestKey.transId));
     const { linkToken } = await createSession(deps, merchantKey, sessionCommandOf(body), link && { ...link, ...(earlierRun ? { earlierRun } : {}) });
     return { redirect_url: `${publicBaseUrl(event, deps.config.PUBLIC_BASE_URL)}${LINK_PATH}${linkToken}` };
-  }, { remembered: keptWithoutLinkToken });
+  }, { deps: merchantSecretDeps, remembered: keptWithoutLinkToken });

@@ -1,4 +1,5 @@
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
+import { merchantSecretDeps } from '../wiring/secrets';
 import { paymentLookupOf, paymentStatusHashFields, toStatusResponse, validatePaymentStatus, type PaymentStatusRequest } from '../protocol/merchant/status';
 import { paymentStatus } from '../use-cases/payment-status';
 
@@ -11,4 +12,4 @@ export const handler = merchantApi<PaymentStatusRequest>()
   .handler(async ({ deps, merchantKey, body }) => {
     const { payment, now } = await paymentStatus(deps, merchantKey, paymentLookupOf(body));
     return toStatusResponse(payment, now);
-  });
+  }, { deps: merchantSecretDeps });

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
+import { routeDeps } from '../wiring/acquirer';
 import { chargeRecurring, recurringHashFields, validateRecurring } from '../use-cases/recurring-payment';
 import { routeNotFound } from '../domain/unknown-route';
 import { jsonResponse } from '../middleware/error-envelope';
@@ -8,7 +9,7 @@ const charge = merchantApi<ReturnType<typeof validateRecurring>>()
   .use(validateBody(validateRecurring))
   .use(verifyHash(recurringHashFields))
   .use(idempotencyKey())
-  .handler(({ deps, merchantKey, body }) => chargeRecurring(deps, merchantKey, body));
+  .handler(({ deps, merchantKey, body }) => chargeRecurring(deps, merchantKey, body), { deps: routeDeps });
 
 /** The Cyrillic spelling of the path's last segment ("re" + U+0441 + "urring"). */
 export const CYRILLIC_RECURRING = 're\u0441urring';

@@ -1,4 +1,5 @@
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
+import { routeDeps } from '../wiring/acquirer';
 import { paymentIdHashFields, validatePaymentId } from '../use-cases/payment-operations';
 import { retryPayment } from '../use-cases/retry-payment';
 
@@ -7,4 +8,4 @@ export const handler = merchantApi<ReturnType<typeof validatePaymentId>>()
   .use(validateBody(validatePaymentId))
   .use(verifyHash(paymentIdHashFields))
   .use(idempotencyKey())
-  .handler(({ deps, merchantKey, body, requestKey }) => retryPayment(deps, merchantKey, body, { transId: requestKey?.transId }));
+  .handler(({ deps, merchantKey, body, requestKey }) => retryPayment(deps, merchantKey, body, { transId: requestKey?.transId }), { deps: routeDeps });

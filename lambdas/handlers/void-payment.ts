@@ -1,4 +1,5 @@
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
+import { routeDeps } from '../wiring/acquirer';
 import { paymentIdHashFields, validatePaymentId } from '../use-cases/payment-operations';
 import { voidOwnPayment } from '../protocol/merchant/void';
 
@@ -7,4 +8,4 @@ export const handler = merchantApi<ReturnType<typeof validatePaymentId>>()
   .use(validateBody(validatePaymentId))
   .use(verifyHash(paymentIdHashFields))
   .use(idempotencyKey())
-  .handler(({ deps, merchantKey, body, requestKey, answerBy }) => voidOwnPayment(deps, merchantKey, body, { transId: requestKey?.transId, answerBy }));
+  .handler(({ deps, merchantKey, body, requestKey, answerBy }) => voidOwnPayment(deps, merchantKey, body, { transId: requestKey?.transId, answerBy }), { deps: routeDeps });

@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import { requestObservability } from './observability';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { routeDeps as processDeps, type RouteDeps as Deps } from '../wiring/acquirer';
+import type { Deps } from '../container';
+import type { StoreKeys } from '../wiring/stores';
 import { telemetry } from '../observability/telemetry';
 import { JSON_HEADERS, errorEnvelope, jsonResponse } from './error-envelope';
 import { jsonBody } from './json-body';
@@ -14,7 +15,14 @@ import { logger } from '../observability/logger';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-export interface MerchantRequest<R> {
+/**
+ * What every merchant route has: the table's stores and the merchants' secrets (the chain checks
+ * the signature, the merchant's request rate and the Idempotency-Key with them). A route that calls
+ * the acquirer hands over a part that has it too (lambdas/wiring/acquirer.ts routeDeps).
+ */
+export type MerchantDeps = Pick<Deps, StoreKeys | 'secrets'>;
+
+export interface MerchantRequest<R, D extends MerchantDeps = MerchantDeps> {
   readonly merchantKey: string;
   readonly body: R;
   /** The request's Idempotency-Key, when it sent one (checked against its first body). */
@@ -25,7 +33,7 @@ export interface MerchantRequest<R> {
    */
   readonly earlierRun?: boolean;
   readonly event: APIGatewayProxyEventV2;
-  readonly deps: Deps;
+  readonly deps: D;
   /**
    * When the answer must be given at the latest (the function's deadline less a margin for the
    * answer to travel): a use case that has done what the answer promises stops waiting for the rest.
@@ -47,6 +55,8 @@ export interface MerchantEvent<R> extends APIGatewayProxyEventV2 {
   merchantKey?: string;
   requestKey?: RequestKey;
   keyedRun?: KeyedRun;
+  /** The route's dependencies, built (on first use) before its middlewares run. */
+  merchantDeps?: MerchantDeps;
 }
 
 type MerchantMiddleware<R> = middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2> & { readonly name: string };
@@ -70,9 +80,10 @@ export function verifyHash<R extends { merchant_key: string; hash: string }>(fie
     name: 'verifyHash',
     before: async (request) => {
       const body = validated(request.event);
-      await verifySignature(processDeps().secrets, body.merchant_key, body.hash, fields(body));
+      const deps = depsOf(request.event);
+      await verifySignature(deps.secrets, body.merchant_key, body.hash, fields(body));
       // The merchant's own requests per second (429 beyond them); only a verified request counts.
-      await admitMerchantRequest(processDeps(), body.merchant_key);
+      await admitMerchantRequest(deps, body.merchant_key);
       request.event.merchantKey = body.merchant_key;
       // The request's log lines and trace name the merchant, and the payment when the body names one.
       const paymentId = (body as { payment_id?: unknown }).payment_id;
@@ -96,9 +107,14 @@ export function idempotencyKey<R extends { merchant_key: string }>(replays: Repl
     before: async (request) => {
       const body = validated(request.event);
       if (request.event.merchantKey === undefined) throw new Error('idempotencyKey needs verifyHash before it');
-      await claimRequestKey(processDeps(), request.event, body, replays);
+      await claimRequestKey(depsOf(request.event), request.event, body, replays);
     },
   };
+}
+
+function depsOf(event: MerchantEvent<unknown>): MerchantDeps {
+  if (event.merchantDeps === undefined) throw new Error('a merchant middleware runs only in a merchantApi() chain');
+  return event.merchantDeps;
 }
 
 function validated<R>(event: MerchantEvent<R>): R {
@@ -115,32 +131,40 @@ export type MerchantHandler = LambdaHandler & { readonly chain: readonly string[
 /**
  * A merchant API route: logging context, the error envelope and the JSON body limits, then the
  * route's own middlewares in the order it lists them, e.g.
- * `merchantApi<Req>().use(validateBody(schema)).use(verifyHash(fields)).use(idempotencyKey()).handler(run)`.
- * The use case runs only on a request every one of them accepted.
+ * `merchantApi<Req>().use(validateBody(schema)).use(verifyHash(fields)).use(idempotencyKey()).handler(run, { deps })`,
+ * `deps` the part of lambdas/wiring/ the route uses. The use case runs only on a request every one
+ * of them accepted.
  */
 export function merchantApi<R extends { merchant_key: string; hash: string }>() {
   const chain: string[] = [...MERCHANT_BASE_CHAIN];
+  /** Set by `handler()`, which every route calls when its module loads. */
+  let parts: (() => MerchantDeps) | undefined;
   const m = middy<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>()
     .use(requestObservability() as middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>[])
     .use(errorEnvelope() as unknown as middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>)
-    .use(jsonBody() as unknown as middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>);
+    .use(jsonBody() as unknown as middy.MiddlewareObj<MerchantEvent<R>, APIGatewayProxyStructuredResultV2>)
+    .before((request) => {
+      if (!parts) throw new Error('a merchant route needs handler()');
+      request.event.merchantDeps = parts();
+    });
   const api = {
     use(middleware: MerchantMiddleware<R>) {
       chain.push(middleware.name);
       m.use(middleware);
       return api;
     },
-    handler<Out>(run: (request: MerchantRequest<R>) => Promise<Out>, options: MerchantHandlerOptions<R, Out> = {}): MerchantHandler {
+    handler<Out, D extends MerchantDeps>(run: (request: MerchantRequest<R, D>) => Promise<Out>, options: MerchantHandlerOptions<R, Out, D>): MerchantHandler {
       const statusCode = options.statusCode ?? 200;
+      parts = options.deps;
       const handler = m.handler(async (event, context) => {
         const body = validated(event);
         if (event.merchantKey === undefined) throw new Error('a merchant route needs verifyHash');
         const keyed = event.keyedRun;
-        const request: MerchantRequest<R> = {
+        const request: MerchantRequest<R, D> = {
           merchantKey: event.merchantKey,
           body,
           event,
-          deps: processDeps(),
+          deps: options.deps(),
           answerBy: new Date(Date.now() + Math.max(0, (context?.getRemainingTimeInMillis?.() ?? 30_000) - ANSWER_MARGIN_MS)),
           ...(event.requestKey ? { requestKey: event.requestKey } : {}),
           ...(keyed && 'lease' in keyed && keyed.earlierRun ? { earlierRun: true } : {}),
@@ -160,14 +184,16 @@ export function merchantApi<R extends { merchant_key: string; hash: string }>() 
  * not be stored (a session's link carries its secret): `forget` gives what is kept, `recall` makes
  * the answer again from it. Without one the answer is kept as sent.
  */
-export interface RememberedAs<R, Out> {
+export interface RememberedAs<R, Out, D extends MerchantDeps = MerchantDeps> {
   forget(answer: Out): unknown;
-  recall(kept: unknown, request: MerchantRequest<R>): Promise<Out>;
+  recall(kept: unknown, request: MerchantRequest<R, D>): Promise<Out>;
 }
 
-export interface MerchantHandlerOptions<R, Out> {
+export interface MerchantHandlerOptions<R, Out, D extends MerchantDeps> {
+  /** The route's dependencies: a part of lambdas/wiring/ (the stores and merchant secrets at least). */
+  readonly deps: () => D;
   readonly statusCode?: number;
-  readonly remembered?: RememberedAs<R, Out>;
+  readonly remembered?: RememberedAs<R, Out, D>;
 }
 
 /**
@@ -178,7 +204,7 @@ export interface MerchantHandlerOptions<R, Out> {
  * (REQUEST_KEY_LEASE_MS); the next replay runs the use case again under the same transaction id,
  * and the use case finds what the dead run did.
  */
-async function claimRequestKey<R>(d: Deps, event: MerchantEvent<R>, body: { merchant_key: string }, replays: ReplayAnswers): Promise<void> {
+async function claimRequestKey<R>(d: MerchantDeps, event: MerchantEvent<R>, body: { merchant_key: string }, replays: ReplayAnswers): Promise<void> {
   const header = event.headers?.[IDEMPOTENCY_KEY_HEADER];
   if (header === undefined) return;
   if (!isValidIdempotencyKey(header)) throw invalidRequest([{ path: 'Idempotency-Key', message: header === '' ? RULE.blank : RULE.invalid }]);
@@ -201,13 +227,13 @@ async function claimRequestKey<R>(d: Deps, event: MerchantEvent<R>, body: { merc
  * unanswered, so the retry it invites runs. Should another run have kept an answer first (one that
  * took over a lapsed claim), that answer is given, so every run of the request answers alike.
  */
-async function answerOnce<R, Out>(
-  request: MerchantRequest<R>,
+async function answerOnce<R, Out, D extends MerchantDeps>(
+  request: MerchantRequest<R, D>,
   key: RequestKey,
   lease: string,
-  run: (request: MerchantRequest<R>) => Promise<Out>,
+  run: (request: MerchantRequest<R, D>) => Promise<Out>,
   statusCode: number,
-  remembered: RememberedAs<R, Out> | undefined,
+  remembered: RememberedAs<R, Out, D> | undefined,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const d = request.deps;
   let out: Out;
@@ -233,7 +259,7 @@ async function answerOnce<R, Out>(
  * turn the answer into a 5xx: it is logged, the claim lapses, and a replay runs the use case again,
  * which finds what this run did.
  */
-async function keep(d: Deps, key: RequestKey, answer: RememberedAnswer): Promise<RememberedAnswer> {
+async function keep(d: MerchantDeps, key: RequestKey, answer: RememberedAnswer): Promise<RememberedAnswer> {
   try {
     return await d.requestKeys.remember(key.id, answer, d.clock.now());
   } catch (error) {
@@ -245,7 +271,7 @@ async function keep(d: Deps, key: RequestKey, answer: RememberedAnswer): Promise
 const sameAnswer = (a: RememberedAnswer, b: RememberedAnswer): boolean => a.statusCode === b.statusCode && a.body === b.body;
 
 /** A kept answer given again: as it was sent, or (a route's success that is not kept as sent) recalled. */
-async function answerAgain<R, Out>(answer: RememberedAnswer, statusCode: number, remembered: RememberedAs<R, Out> | undefined, request: MerchantRequest<R>): Promise<APIGatewayProxyStructuredResultV2> {
+async function answerAgain<R, Out, D extends MerchantDeps>(answer: RememberedAnswer, statusCode: number, remembered: RememberedAs<R, Out, D> | undefined, request: MerchantRequest<R, D>): Promise<APIGatewayProxyStructuredResultV2> {
   if (remembered && answer.statusCode === statusCode) return jsonResponse(statusCode, await remembered.recall(JSON.parse(answer.body) as unknown, request));
   return { statusCode: answer.statusCode, headers: { ...JSON_HEADERS }, body: answer.body };
 }
