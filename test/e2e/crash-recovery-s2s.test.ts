@@ -1,5 +1,4 @@
-import { runCrashScenario, stopCrashRuns, type CrashRunResult } from '../support/crash-run';
-import { soakCount } from '../support/soak';
+import { crashRunForFile, expectLiveRunnerHealthy } from '../support/crash-suite';
 
 /**
  * The crash test over the S2S CARD connector: the local runner with ACQUIRER=s2s-card under the
@@ -13,35 +12,14 @@ import { soakCount } from '../support/soak';
  * CRASH_RUN_SEED replays a run's decisions (and the gateway's draws); SOAK=1 or CRASH_RUN_KILLS
  * runs longer.
  */
-const TIMEOUT_MS = 240_000;
-jest.setTimeout(TIMEOUT_MS);
-
-const seed = Number(process.env.CRASH_RUN_SEED ?? Date.now() % 2 ** 31);
-/** Three kills by default (the thresholds below are sized for them), six under SOAK=1 (test/support/soak.ts). */
-const kills = soakCount({ fast: 3, soak: 6, override: 'CRASH_RUN_KILLS' });
-let result: CrashRunResult;
-
-beforeAll(async () => {
-  const progress: string[] = [];
-  try {
-    result = await runCrashScenario({
-      acquirer: 's2s-card',
-      kills,
-      seed,
-      log: (line) => (process.env.CRASH_RUN_VERBOSE ? console.log(`[seed ${seed}] ${line}`) : progress.push(line)),
-    });
-  } catch (e) {
-    throw new Error(`S2S crash run with seed ${seed} failed: ${(e as Error).stack}\n${progress.join('\n')}`);
-  }
-  console.log(
-    `S2S CARD: reconciled after crash in ${result.reconcileMs} ms (seed ${seed}; ${result.kills} kills cutting off ${result.interrupted} requests, leaving ${result.orphanedIntents} intents in flight ` +
-      `and ${result.gateway?.waitingAtKills} refunds accepted and not done at the gateway; ${result.gateway?.callbacksUnreachable} gateway callbacks sent while the runner was down; ` +
-      `gateway faults ${JSON.stringify(result.gateway?.faults)}; ${result.payments} payments, ${result.requests} requests, ${result.fiveXx} 5xx; transactions ${JSON.stringify(result.transactions)}; failed ${JSON.stringify(result.failuresByReason)})`,
-  );
-  if (result.divergences.length) console.log(`divergences (seed ${seed}):\n${result.divergences.map((d) => `  ${d.paymentId}: ${d.problem}`).join('\n')}\n${progress.join('\n')}`);
-}, TIMEOUT_MS);
-
-afterAll(() => stopCrashRuns());
+const { result, kills } = crashRunForFile({
+  name: 'S2S crash run',
+  acquirer: 's2s-card',
+  summary: (run, seed) =>
+    `S2S CARD: reconciled after crash in ${run.reconcileMs} ms (seed ${seed}; ${run.kills} kills cutting off ${run.interrupted} requests, leaving ${run.orphanedIntents} intents in flight ` +
+    `and ${run.gateway?.waitingAtKills} refunds accepted and not done at the gateway; ${run.gateway?.callbacksUnreachable} gateway callbacks sent while the runner was down; ` +
+    `gateway faults ${JSON.stringify(result.gateway?.faults)}; ${run.payments} payments, ${run.requests} requests, ${run.fiveXx} 5xx; transactions ${JSON.stringify(result.transactions)}; failed ${JSON.stringify(result.failuresByReason)})`,
+});
 
 it('the kills hit a runner busy with requests, with captures and refunds going through the gateway', () => {
   expect(result.kills).toBe(kills);
@@ -54,12 +32,7 @@ it('the kills hit a runner busy with requests, with captures and refunds going t
   expect(Object.keys(result.gateway?.faults ?? {}).length).toBeGreaterThan(0);
 });
 
-it('no HTTP 5xx, no dropped request and no exit of its own from a live runner', () => {
-  expect(result.failures).toEqual([]);
-  expect(result.fiveXx).toBe(0);
-  expect(result.unanswered).toBe(0);
-  expect(result.unexpectedExits).toBe(0);
-});
+it('no HTTP 5xx, no dropped request and no exit of its own from a live runner', () => expectLiveRunnerHealthy(result));
 
 it('after the reconciler ran, every payment equals the gateway ledger and nothing is in flight', () => {
   expect(result.payments).toBeGreaterThan(15);

@@ -1,5 +1,4 @@
-import { runCrashScenario, stopCrashRuns, type CrashRunResult } from '../support/crash-run';
-import { soakCount } from '../support/soak';
+import { crashRunForFile, expectLiveRunnerHealthy } from '../support/crash-suite';
 
 /**
  * The local runner under a mixed concurrent load is killed with SIGKILL at random moments and
@@ -8,29 +7,13 @@ import { soakCount } from '../support/soak';
  * every callback arrived in order. CRASH_RUN_SEED replays a run's decisions; SOAK=1 or
  * CRASH_RUN_KILLS runs a longer variant; CRASH_RUN_VERBOSE prints its progress.
  */
-const TIMEOUT_MS = 240_000;
-jest.setTimeout(TIMEOUT_MS);
-
-const seed = Number(process.env.CRASH_RUN_SEED ?? Date.now() % 2 ** 31);
-/** Three kills by default (the thresholds below are sized for them), six under SOAK=1 (test/support/soak.ts). */
-const kills = soakCount({ fast: 3, soak: 6, override: 'CRASH_RUN_KILLS' });
-let result: CrashRunResult;
-
-beforeAll(async () => {
-  const progress: string[] = [];
-  try {
-    result = await runCrashScenario({ kills, seed, log: (line) => (process.env.CRASH_RUN_VERBOSE ? console.log(`[seed ${seed}] ${line}`) : progress.push(line)) });
-  } catch (e) {
-    throw new Error(`crash run with seed ${seed} failed: ${(e as Error).stack}\n${progress.join('\n')}`);
-  }
-  console.log(
-    `reconciled after crash in ${result.reconcileMs} ms (seed ${seed}; ${result.kills} kills cutting off ${result.interrupted} requests and leaving ${result.orphanedIntents} intents in flight; ` +
-      `${result.payments} payments, ${result.requests} requests, ${result.connectionErrors} connection errors, ${result.fiveXx} 5xx; ` +
-      `${result.callbacksReceived} callbacks received for ${result.callbacksExpected} transactions, ${result.callbackRepeats} of them immediate repeats; transactions ${JSON.stringify(result.transactions)})`,
-  );
-}, TIMEOUT_MS);
-
-afterAll(() => stopCrashRuns());
+const { result, kills } = crashRunForFile({
+  name: 'crash run',
+  summary: (run, seed) =>
+    `reconciled after crash in ${run.reconcileMs} ms (seed ${seed}; ${run.kills} kills cutting off ${run.interrupted} requests and leaving ${run.orphanedIntents} intents in flight; ` +
+    `${run.payments} payments, ${run.requests} requests, ${run.connectionErrors} connection errors, ${run.fiveXx} 5xx; ` +
+    `${run.callbacksReceived} callbacks received for ${run.callbacksExpected} transactions, ${run.callbackRepeats} of them immediate repeats; transactions ${JSON.stringify(result.transactions)})`,
+});
 
 it('the kills hit a runner busy with requests', () => {
   expect(result.kills).toBe(kills);
@@ -40,12 +23,7 @@ it('the kills hit a runner busy with requests', () => {
   for (const done of ['capture/success', 'refund/success', 'recurring/success']) expect({ [done]: result.transactions[done] ?? 0 }).not.toEqual({ [done]: 0 });
 });
 
-it('no HTTP 5xx, no dropped request and no exit of its own from a live runner', () => {
-  expect(result.failures).toEqual([]);
-  expect(result.fiveXx).toBe(0);
-  expect(result.unanswered).toBe(0);
-  expect(result.unexpectedExits).toBe(0);
-});
+it('no HTTP 5xx, no dropped request and no exit of its own from a live runner', () => expectLiveRunnerHealthy(result));
 
 it('after the jobs ran, every payment agrees with the acquirer ledger and nothing is in flight', () => {
   expect(result.payments).toBeGreaterThan(20);

@@ -12,7 +12,7 @@ import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { ROUTES } from '../../lib/routes';
 import { adminApi, adminRequest, operatorToken, seedOperator, signIn, signInRequest, type AdminApi, type AdminPayment } from '../support/admin';
-import { closePage, openSession, paidPayment, refundOf, statusOf, storedPayment, submitPage } from '../support/payments';
+import { closePage, invalidRequest, openSession, paidPayment, refundOf, statusOf, storedPayment, submitPage } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 import { paidAs } from '../support/suites';
 
@@ -39,7 +39,6 @@ const notAllowed = (method: string, path: string, allowed: string) => ({ error_c
 const NO_ROUTE = ERRORS.ROUTE_NOT_FOUND.code;
 /** The catalog envelope of a refusal, optionally with the message the use case gave it. */
 const refusal = (name: ErrorName, message: string = ERRORS[name].message) => ({ error_code: ERRORS[name].code, error_message: message, errors: [] });
-const invalid = (...errors: string[]) => ({ error_code: 0, error_message: 'Request data is invalid.', errors: errors.map((e) => ({ error_code: 100000, error_message: e })) });
 
 const clock = new ManualClock(T0);
 let service: TestService;
@@ -109,12 +108,12 @@ describe('POST /admin/api/session (sign-in)', () => {
     ['fields of the wrong type', { username: 7, password: ['x'] }, ['username: This value should not be blank.', 'password: This value should not be blank.']],
   ])('answers %s with 400 and the fields missing', async (_case, body, errors) => {
     const res = await signInRequest(service, body);
-    expect([res.status, res.json]).toEqual([400, invalid(...errors)]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest(...errors)]);
   });
 
   it('answers a body that is not JSON with 400', async () => {
     const res = await service.request({ path: '/admin/api/session', headers: { 'content-type': 'application/json' }, body: 'username=alice' });
-    expect([res.status, res.json]).toEqual([400, invalid('body: The request body is not valid JSON.')]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest('body: The request body is not valid JSON.')]);
   });
 });
 
@@ -195,7 +194,7 @@ describe('payments search (GET /admin/api/payments)', () => {
     const ofShop = await api.searchPayments({ merchant: shop.merchant_key });
     expect(ofShop.json.payments.map((p) => p.payment_id).sort()).toEqual([approved.paymentId, declined.paymentId, open.paymentId].sort());
     const res = await api.searchPayments({ status: 'paid' });
-    expect([res.status, res.json]).toEqual([400, invalid('status: The value you selected is not a valid choice.')]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest('status: The value you selected is not a valid choice.')]);
   });
 
   it('finds payments by part of the order number, the start of the payment id, e-mail, last four, amount and merchant name', async () => {
@@ -226,7 +225,7 @@ describe('payments search (GET /admin/api/payments)', () => {
     ['a payment id start shorter than 4', { payment_id: 'ab' }, 'payment_id: Enter a payment id or at least its first 4 characters.'],
   ])('refuses %s with 400', async (_case, params, error) => {
     const res = await api.searchPayments(params as Record<string, string>);
-    expect([res.status, res.json]).toEqual([400, invalid(error)]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest(error)]);
   });
 
   it('shows transaction amounts in decimals', async () => {
@@ -249,7 +248,7 @@ describe('payments search (GET /admin/api/payments)', () => {
     expect(await ids({})).toEqual([made['2030-04-28'], made['2030-04-22']]);
 
     const tooLong = await api.searchPayments({ from: '2030-01-01', to: '2030-04-28' });
-    expect([tooLong.status, tooLong.json]).toEqual([400, invalid('from: The date range should cover 1 to 31 days.')]);
+    expect([tooLong.status, tooLong.json]).toEqual([400, invalidRequest('from: The date range should cover 1 to 31 days.')]);
     const backwards = await api.searchPayments({ from: '2030-04-28', to: '2030-04-20' });
     expect(backwards.status).toBe(400);
   });
@@ -279,10 +278,10 @@ describe('payments search (GET /admin/api/payments)', () => {
     ];
     for (const cursor of forged) {
       const res = await api.searchPayments({ cursor });
-      expect([res.status, res.json]).toEqual([400, invalid('cursor: This value is not valid.')]);
+      expect([res.status, res.json]).toEqual([400, invalidRequest('cursor: This value is not valid.')]);
     }
     const audit = await api.audit('not-base64-json');
-    expect([audit.status, audit.json]).toEqual([400, invalid('cursor: This value is not valid.')]);
+    expect([audit.status, audit.json]).toEqual([400, invalidRequest('cursor: This value is not valid.')]);
   });
 });
 
@@ -426,7 +425,7 @@ describe('operator actions (POST /admin/api/payments/{id}/{action})', () => {
   it('answers an unknown action with 400 and an unknown payment with 404', async () => {
     const paid = await authorization();
     const res = await api.act(paid.paymentId, 'settle');
-    expect([res.status, res.json]).toEqual([400, invalid('action: The value you selected is not a valid choice.')]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest('action: The value you selected is not a valid choice.')]);
     const missing = await api.act('no-such-payment', 'capture');
     expect([missing.status, missing.json]).toEqual([404, refusal('PAYMENT_NOT_FOUND')]);
   });
@@ -492,7 +491,7 @@ describe('capture queue (GET /admin/api/capture-queue, POST /admin/api/capture-q
     const paid = await authorization();
     const withSelf = Array.isArray(amounts) ? amounts : Object.fromEntries(Object.entries(amounts).map(([k, v]) => [k === 'SELF' ? paid.paymentId : k, v]));
     const res = await adminRequest(service, 'POST', '/admin/api/capture-queue/bulk', token, { action, payment_ids: [paid.paymentId], amounts: withSelf });
-    expect([res.status, res.json]).toEqual([400, invalid(error)]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest(error)]);
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'pending' });
   });
 
@@ -509,7 +508,7 @@ describe('capture queue (GET /admin/api/capture-queue, POST /admin/api/capture-q
     ['payment ids that are not a list', 'capture', 'p1,p2', `payment_ids: Select 1 to ${ADMIN_LIMITS.bulkSize} payments.`],
   ])('refuses %s with 400', async (_case, action, ids, error) => {
     const res = await api.bulk(action, ids);
-    expect([res.status, res.json]).toEqual([400, invalid(error)]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest(error)]);
   });
 });
 
@@ -601,7 +600,7 @@ describe('merchant settings (GET and PUT /admin/api/merchants/{key})', () => {
   ])('refuses %s with 400 and changes nothing', async (_case, body, error) => {
     const before = (await api.merchant(dmsShop.merchant_key)).json;
     const res = await api.changeMerchant(dmsShop.merchant_key, body);
-    expect([res.status, res.json]).toEqual([400, invalid(error)]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest(error)]);
     expect((await api.merchant(dmsShop.merchant_key)).json).toEqual(before);
   });
 

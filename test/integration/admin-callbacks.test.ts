@@ -7,7 +7,7 @@ import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { CallbackView } from '../../lambdas/use-cases/callback-log';
 import { adminApi, adminRequest, seedOperator, signIn, type AdminApi, type DeadCallback } from '../support/admin';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
-import { closePage, openSession, paidPayment, refundOf, submitPage, transactionsOf } from '../support/payments';
+import { closePage, invalidRequest, openSession, paidPayment, refundOf, submitPage, transactionsOf } from '../support/payments';
 import { NO_URL_REASON } from '../../lambdas/use-cases/deliver-callbacks';
 import { startTestService, type TestService } from '../support/service';
 
@@ -27,7 +27,6 @@ const withoutChain = <T extends object>(e: T): Omit<T, 'seq' | 'prevHash' | 'has
 const HOUR = 3600_000;
 const UNAUTHORIZED = { message: 'Unauthorized' };
 const refusal = (name: ErrorName, message: string = ERRORS[name].message) => ({ error_code: ERRORS[name].code, error_message: message, errors: [] });
-const invalid = (...errors: string[]) => ({ error_code: 0, error_message: 'Request data is invalid.', errors: errors.map((e) => ({ error_code: 100000, error_message: e })) });
 
 // Only moves forward: a callback due earlier is never skipped by a later test.
 const clock = new ManualClock('2030-07-01T08:00:00.000Z');
@@ -189,7 +188,7 @@ describe('resending one callback (POST /admin/api/payments/{paymentId}/callbacks
     const paid = await paidPayment(service, shop);
     await deliver();
     const res = await api.resendCallback(paid.paymentId, index);
-    expect([res.status, res.json]).toEqual([400, invalid('index: This value is not valid.')]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest('index: This value is not valid.')]);
     expect((await api.payment(paid.paymentId)).json.audit).toEqual([]);
   });
 
@@ -210,7 +209,7 @@ describe('resending one callback (POST /admin/api/payments/{paymentId}/callbacks
     await deliver();
     const path = `/admin/api/payments/${paid.paymentId}/callbacks/0/resend`;
     const notJson = await service.request({ method: 'POST', path, headers: { authorization: `Bearer ${token}`, 'content-type': 'text/plain' }, body: '{}' });
-    expect([notJson.status, notJson.json]).toEqual([400, invalid('body: The request content type should be application/json.')]);
+    expect([notJson.status, notJson.json]).toEqual([400, invalidRequest('body: The request content type should be application/json.')]);
     const crossSite = await service.request({ method: 'POST', path, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', origin: 'https://evil.example' }, body: '{}' });
     expect([crossSite.status, crossSite.json]).toEqual([401, refusal('UNAUTHORIZED', 'Cross-origin requests are not accepted.')]);
     expect(await callbacksOf(paid.paymentId)).toEqual([expect.objectContaining({ state: 'delivered', resendable: true })]);
@@ -318,7 +317,7 @@ describe('which callbacks may be resent: only those the merchant was due, and a 
     const unconfirmed = await api.resendCallback(paid.paymentId, 0);
     expect([unconfirmed.status, unconfirmed.json]).toEqual([409, refusal('CALLBACK_CONTRADICTS_PAYMENT', `${warning} Confirm the resend to send it anyway.`)]);
     const notBoolean = await resendWith(paid.paymentId, 0, { contradiction_confirmed: 'yes' });
-    expect([notBoolean.status, notBoolean.json]).toEqual([400, invalid('contradiction_confirmed: This value is not valid.')]);
+    expect([notBoolean.status, notBoolean.json]).toEqual([400, invalidRequest('contradiction_confirmed: This value is not valid.')]);
     await deliver();
     expect(sent(receiver, paid.paymentId)).toHaveLength(3);
 
@@ -417,7 +416,7 @@ describe('dead callbacks (GET /admin/api/merchants/{merchantKey}/callbacks/dead,
     const forged = ['not-base64-json', Buffer.from('{"pk":1}').toString('base64url'), Buffer.from('[1,2]').toString('base64url'), Buffer.from('"x"').toString('base64url')];
     for (const cursor of forged) {
       const res = await api.deadCallbacks(shop.merchant_key, cursor);
-      expect([cursor, res.status, res.json]).toEqual([cursor, 400, invalid('cursor: This value is not valid.')]);
+      expect([cursor, res.status, res.json]).toEqual([cursor, 400, invalidRequest('cursor: This value is not valid.')]);
     }
   });
 });

@@ -1,7 +1,7 @@
 import { ERRORS } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { adminApi, adminRequest, seedOperator, signIn, type AdminApi } from '../support/admin';
-import { paidPayment } from '../support/payments';
+import { invalidRequest, paidPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /**
@@ -15,7 +15,6 @@ let service: TestService;
 let admin: AdminApi;
 let adminToken: string;
 
-const invalid = (...errors: string[]) => ({ error_code: 0, error_message: 'Request data is invalid.', errors: errors.map((e) => ({ error_code: 100000, error_message: e })) });
 
 beforeAll(async () => {
   service = await startTestService({ clock });
@@ -43,7 +42,7 @@ describe('POST /admin/api/merchants', () => {
     const first = await admin.createMerchant({ name: 'Keyed Shop', merchant_key: 'keyed-shop-1' });
     expect([first.status, first.json.merchant_key]).toEqual([201, 'keyed-shop-1']);
     const again = await admin.createMerchant({ name: 'Impostor', merchant_key: 'keyed-shop-1' });
-    expect([again.status, again.json]).toEqual([400, invalid('merchant_key: merchant keyed-shop-1 already exists')]);
+    expect([again.status, again.json]).toEqual([400, invalidRequest('merchant_key: merchant keyed-shop-1 already exists')]);
     expect((await service.deps.merchants.find('keyed-shop-1'))?.name).toBe('Keyed Shop');
     expect(await service.deps.secrets.passwordOf('keyed-shop-1')).toBe(first.json.password);
   });
@@ -52,7 +51,7 @@ describe('POST /admin/api/merchants', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => admin.createMerchant({ name: `Racer ${i}`, merchant_key: 'raced-key' })));
     const created = answers.filter((a) => a.status === 201);
     expect(created).toHaveLength(1);
-    expect(answers.filter((a) => a.status === 400).map((a) => a.json)).toEqual(Array(19).fill(invalid('merchant_key: merchant raced-key already exists')));
+    expect(answers.filter((a) => a.status === 400).map((a) => a.json)).toEqual(Array(19).fill(invalidRequest('merchant_key: merchant raced-key already exists')));
     expect(await service.deps.secrets.passwordOf('raced-key')).toBe(created[0]!.json.password);
     expect((await admin.merchant('raced-key')).json.audit.filter((e) => e.action === 'merchant.create')).toHaveLength(1);
   });
@@ -68,7 +67,7 @@ describe('POST /admin/api/merchants', () => {
     const before = (await service.deps.merchants.list(200)).length;
     const res = await admin.createMerchant(body);
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: message }] });
+    expect(res.json).toEqual(invalidRequest(message));
     expect((await service.deps.merchants.list(200)).length).toBe(before);
   });
 

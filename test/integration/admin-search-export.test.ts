@@ -4,7 +4,7 @@ import { BULK_LIMITS } from '../../lambdas/use-cases/admin/search';
 import { EXPORT_COLUMNS, csvLine } from '../../lambdas/protocol/admin/payments-csv';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { adminApi, seedOperator, signIn, type AdminApi, type AdminPayment } from '../support/admin';
-import { openSession, paidPayment } from '../support/payments';
+import { invalidRequest, openSession, paidPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /**
@@ -146,14 +146,13 @@ describe('the total count of a search', () => {
   });
 
   it('refuses what the list refuses, and a cursor it did not make, with 400', async () => {
-    const invalid = (message: string) => ({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: message }] });
     const bad = await api.countPayments({ last4: '12' });
-    expect([bad.status, bad.json]).toEqual([400, invalid('last4: Enter the last four digits of the card.')]);
+    expect([bad.status, bad.json]).toEqual([400, invalidRequest('last4: Enter the last four digits of the card.')]);
     // A list cursor carries no count so far: not a count cursor.
     const listCursor = (await api.searchPayments({ ...WHOLE_RANGE })).json.cursor!;
     for (const cursor of [listCursor, 'garbage', Buffer.from(JSON.stringify({ day: 0, merchant: 0, counted: -1 })).toString('base64url')]) {
       const res = await api.countPayments({ ...WHOLE_RANGE, cursor });
-      expect([res.status, res.json]).toEqual([400, invalid('cursor: This value is not valid.')]);
+      expect([res.status, res.json]).toEqual([400, invalidRequest('cursor: This value is not valid.')]);
     }
   });
 });

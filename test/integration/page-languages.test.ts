@@ -5,6 +5,7 @@ import { validSessionBody, type Json } from '../support/fixtures';
 import { paymentIdOf } from '../support/links';
 import { storedPayment } from '../support/payments';
 import { serviceForFile } from '../support/suites';
+import { invalidRequest } from '../support/payments';
 
 /**
  * The page's language over HTTP: the session's `language` (ISO 639-1, validated, stored lower case),
@@ -36,7 +37,7 @@ describe('the session field `language`', () => {
     ['a number', 7, 'This value should be of type string.'],
   ])('refuses %s with 400 and the documented envelope', async (_case, language, rule = 'This value is not valid.') => {
     const res = await service.signedPost('/api/v1/session', validSessionBody(shop.merchant_key, { language }), shop.password);
-    expect([res.status, res.json]).toEqual([400, { error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: `language: ${rule}` }] }]);
+    expect([res.status, res.json]).toEqual([400, invalidRequest(`language: ${rule}`)]);
   });
 
   it.each([

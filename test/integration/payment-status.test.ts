@@ -5,6 +5,7 @@ import { SESSION_EXPIRED_REASON } from '../../lambdas/protocol/merchant/status';
 import { validSessionBody, type Json } from '../support/fixtures';
 import { paymentIdOf } from '../support/links';
 import { serviceForFile } from '../support/suites';
+import { invalidRequest } from '../support/payments';
 
 /** POST /api/v1/payment/status by payment_id and by order_id (seed 2.4, protocol.md §3). */
 const SESSION = '/api/v1/session';
@@ -62,13 +63,13 @@ describe('status by payment_id', () => {
     const paymentId = await createPayment(shop);
     const res = await service.post(STATUS, { merchant_key: shop.merchant_key, payment_id: paymentId, hash: 'a'.repeat(40) });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: 'hash: Hash is not valid.' }] });
+    expect(res.json).toEqual(invalidRequest('hash: Hash is not valid.'));
   });
 
   it('requires payment_id or order_id', async () => {
     const res = await service.signedPost(STATUS, { merchant_key: shop.merchant_key }, shop.password);
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: 'payment_id: This value should not be blank.' }] });
+    expect(res.json).toEqual(invalidRequest('payment_id: This value should not be blank.'));
   });
 });
 

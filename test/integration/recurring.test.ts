@@ -3,7 +3,7 @@ import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { signFields } from '../../lambdas/domain/hash';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
-import { HASH_NOT_VALID, ledgerOf, openSession, protocolDateOf, recurringBody, recurringChain, recurringOf, refusal, sessionBody, statusOf, storedPayment, submitPage, transactionsOf, voidOf } from '../support/payments';
+import { HASH_NOT_VALID, invalidRequest, ledgerOf, openSession, protocolDateOf, recurringBody, recurringChain, recurringOf, refusal, sessionBody, statusOf, storedPayment, submitPage, transactionsOf, voidOf } from '../support/payments';
 import { serviceForFile } from '../support/suites';
 
 /**
@@ -55,11 +55,7 @@ describe('starting a chain: a recurring_init payment on the page', () => {
   it('refuses schedule_id without recurring_init, saying why', async () => {
     const res = await service.signedPost('/api/v1/session', sessionBody(shop, { scheduleId: 'monthly-1' }), shop.password);
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({
-      error_code: 0,
-      error_message: 'Request data is invalid.',
-      errors: [{ error_code: 100000, error_message: 'schedule_id: This value is allowed only when recurring_init is true.' }],
-    });
+    expect(res.json).toEqual(invalidRequest('schedule_id: This value is allowed only when recurring_init is true.'));
   });
 });
 
@@ -108,7 +104,7 @@ describe('POST /api/v1/payment/recurring', () => {
     expect(res.json).toMatchObject({ status: 'settled', order: { amount: '1500', currency: 'JPY' } });
     const decimals = await recurringOf(service, shop, { initTransId: init.initTransId, token: init.token, order: { amount: '15.00' } });
     expect(decimals.status).toBe(400);
-    expect(decimals.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: 'order.amount: This value is not valid.' }] });
+    expect(decimals.json).toEqual(invalidRequest('order.amount: This value is not valid.'));
   });
 
   it('accepts the amount as a JSON number, signed in the currency format', async () => {
@@ -165,17 +161,10 @@ describe('POST /api/v1/payment/recurring', () => {
       shop.password,
     );
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({
-      error_code: 0,
-      error_message: 'Request data is invalid.',
-      errors: [
-        { error_code: 100000, error_message: 'recurring_token: This value should not be blank.' },
-        { error_code: 100000, error_message: 'order.number: This value is not valid.' },
-      ],
-    });
+    expect(res.json).toEqual(invalidRequest('recurring_token: This value should not be blank.', 'order.number: This value is not valid.'));
     const amount = await recurringOf(service, shop, { initTransId: init.initTransId, token: init.token, order: { amount: '10' } });
     expect(amount.status).toBe(400);
-    expect(amount.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: 'order.amount: This value is not valid.' }] });
+    expect(amount.json).toEqual(invalidRequest('order.amount: This value is not valid.'));
   });
 });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { RecurringResponse } from '../../lambdas/use-cases/recurring-payment';
-import { HASH_NOT_VALID, ledgerOf, openSession, operationsOf, paidPayment, recurringChain, recurringOf, refundOf, refusal, retryOf, statusOf, storedPayment, transactionsOf, voidOf } from '../support/payments';
+import { HASH_NOT_VALID, invalidRequest, ledgerOf, openSession, operationsOf, paidPayment, recurringChain, recurringOf, refundOf, refusal, retryOf, statusOf, storedPayment, transactionsOf, voidOf } from '../support/payments';
 import { paidAs, serviceForFile } from '../support/suites';
 
 /**
@@ -72,9 +72,9 @@ describe('refund', () => {
     const paid = await settled('25.00');
     const res = await refundOf(service, shop, paid.paymentId, '1.5');
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: 'amount: This value is not valid.' }] });
+    expect(res.json).toEqual(invalidRequest('amount: This value is not valid.'));
     const zero = await refundOf(service, shop, paid.paymentId, '0.00');
-    expect(zero.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: 'amount: This value should be greater than 0.' }] });
+    expect(zero.json).toEqual(invalidRequest('amount: This value should be greater than 0.'));
   });
 
   it("answers 208001 for another merchant's payment, and a wrong hash with the hash envelope", async () => {

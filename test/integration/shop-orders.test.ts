@@ -4,7 +4,7 @@ import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { PaymentStatusResponse } from '../../lambdas/protocol/merchant/status';
 import { receivingMerchants, verifiesWith } from '../support/callback-receiver';
-import { openSession, recurringChain, recurringOf, submitPage, type Session } from '../support/payments';
+import { invalidRequest, openSession, recurringChain, recurringOf, type Session, submitPage } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /**
@@ -84,7 +84,7 @@ describe('status by order_id', () => {
     // not a merchant (keys hold no #): the answer is the one for an unknown merchant_key.
     const [head, ...tail] = number.split('#');
     const shifted = await service.signedPost(STATUS, { merchant_key: `${shop.merchant_key}#${head}`, order_id: tail.join('#') }, shop.password);
-    expect(shifted.json).toEqual({ error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: 'hash: Hash is not valid.' }] });
+    expect(shifted.json).toEqual(invalidRequest('hash: Hash is not valid.'));
   });
 });
 
@@ -149,12 +149,5 @@ it('a recurring charge takes the same order numbers and descriptions, and is fou
   expect(found.json).toMatchObject({ payment_id: charged.json.payment_id, order: { number, description } });
   // Still refused: what the platform refuses (a space), and a line break in the description.
   const refused = await recurringOf(service, shop, { initTransId: chain.initTransId, token: chain.token, order: { number: 'INV 1', amount: '10.00', description: 'line\nbreak' } });
-  expect(refused.json).toEqual({
-    error_code: 0,
-    error_message: 'Request data is invalid.',
-    errors: [
-      { error_code: 100000, error_message: 'order.number: This value is not valid.' },
-      { error_code: 100000, error_message: 'order.description: This value is not valid.' },
-    ],
-  });
+  expect(refused.json).toEqual(invalidRequest('order.number: This value is not valid.', 'order.description: This value is not valid.'));
 });

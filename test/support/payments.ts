@@ -248,11 +248,14 @@ export function refusal(code: number, name: ErrorName): { error_code: number; er
   return { error_code: code, error_message: ERRORS[name].message, errors: [] };
 }
 
-export const HASH_NOT_VALID = {
+/** The answer to a request that fails validation (400): one entry per message, in the order given. */
+export const invalidRequest = (...messages: string[]) => ({
   error_code: 0,
   error_message: 'Request data is invalid.',
-  errors: [{ error_code: 100000, error_message: 'hash: Hash is not valid.' }],
-};
+  errors: messages.map((message) => ({ error_code: 100000, error_message: message })),
+});
+
+export const HASH_NOT_VALID = invalidRequest('hash: Hash is not valid.');
 
 /** `YYYY-MM-DD hh:mm:ss` of an instant, in UTC (protocol.md §3). */
 export const protocolDateOf = (d: Date | string): string => new Date(d).toISOString().slice(0, 19).replace('T', ' ');
