@@ -132,3 +132,15 @@ export const query = (params: Readonly<Record<string, string | undefined>>): str
 export const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
 export const disableAll = (box: ParentNode): void => box.querySelectorAll('button').forEach((b) => { b.disabled = true; });
+
+/**
+ * A filter form: its submit puts the inputs' trimmed values into the address (`#/<view>?…`), and
+ * the route shows the view again with them.
+ */
+export function filterForm(view: string, inputs: Readonly<Record<string, HTMLInputElement | HTMLSelectElement>>, submit: string, ...fields: HTMLElement[]): HTMLFormElement {
+  const onsubmit = (e: Event): void => {
+    e.preventDefault();
+    location.hash = `#/${view}?${query(Object.fromEntries(Object.entries(inputs).map(([k, input]) => [k, input.value.trim()])))}`;
+  };
+  return el('form', { class: 'filters', role: 'search', onsubmit }, ...fields, el('div', null, el('button', { type: 'submit', text: submit })));
+}

@@ -1,5 +1,5 @@
 import { api, fail } from '../api';
-import { cell, el, field, paymentLink, query, show, table, when } from '../dom';
+import { cell, el, field, filterForm, paymentLink, query, show, table, when } from '../dom';
 
 /** One entry of the audit log, as the API answers it. */
 export interface AuditEntry {
@@ -78,20 +78,13 @@ export function auditView(params: Params): void {
     action: el('input', { name: 'action', value: params.action || '' }),
     target: el('input', { name: 'target', value: params.target || '', class: 'mono' }),
   };
-  const form = el(
-    'form',
-    {
-      class: 'filters',
-      role: 'search',
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        location.hash = `#/audit?${query({ actor: inputs.actor.value.trim(), action: inputs.action.value.trim(), target: inputs.target.value.trim() })}`;
-      },
-    },
+  const form = filterForm(
+    'audit',
+    inputs,
+    'Filter',
     field('Who', inputs.actor, 'user name or cli:login, or part of it'),
     field('Action', inputs.action, 'e.g. payment.refund or merchant.'),
     field('Target', inputs.target, 'payment id or merchant:<key>'),
-    el('div', null, el('button', { type: 'submit', text: 'Filter' })),
   );
   show('Audit log', form);
   const filters = { actor: params.actor, action: params.action, target: params.target };

@@ -1,15 +1,18 @@
 import { api, apiCsv, ApiError, fail } from '../api';
-import { cell, el, field, merchantCell, paymentLink, plural, query, say, show, table, timeCell } from '../dom';
+import { cell, el, field, filterForm, merchantCell, paymentLink, plural, query, say, show, table, timeCell } from '../dom';
 import { may } from '../session';
 
-/** A payment as the search lists it. */
-interface PaymentRow {
+/** A payment as a list shows it (the search, the capture queue): its merchant named when the directory knows it. */
+export interface PaymentListed {
   readonly payment_id: string;
   readonly merchant_key: string;
   readonly merchant_name?: string;
   readonly order_number: string;
   readonly amount: string;
   readonly currency: string;
+}
+
+interface PaymentRow extends PaymentListed {
   readonly status: string;
   readonly reason?: string;
   readonly created_at: string;
@@ -32,18 +35,10 @@ export function paymentsView(params: Params, statuses: readonly string[]): void 
     from: el('input', { name: 'from', type: 'date', value: params.from || '' }),
     to: el('input', { name: 'to', type: 'date', value: params.to || '' }),
   };
-  const form = el(
-    'form',
-    {
-      class: 'filters',
-      role: 'search',
-      onsubmit: (e: Event) => {
-        e.preventDefault();
-        const next: Record<string, string> = {};
-        for (const k of SEARCH_FIELDS) next[k] = inputs[k].value.trim();
-        location.hash = `#/payments?${query(next)}`;
-      },
-    },
+  const form = filterForm(
+    'payments',
+    inputs,
+    'Search',
     field('Order number', inputs.order, 'or part of it'),
     field('Payment id', inputs.payment_id, 'or its first characters'),
     field('Customer e-mail', inputs.email, 'or part of it'),
@@ -53,7 +48,6 @@ export function paymentsView(params: Params, statuses: readonly string[]): void 
     field('Merchant', inputs.merchant, 'name or key'),
     field('From', inputs.from, 'UTC day'),
     field('To', inputs.to, 'UTC day'),
-    el('div', null, el('button', { type: 'submit', text: 'Search' })),
   );
   const results = el('div', { 'aria-busy': 'true' });
   show('Payments', form, results);

@@ -2,15 +2,10 @@ import { api, fail } from '../api';
 import { cell, confirmMoney, el, merchantCell, paymentLink, say, show, table, timeCell } from '../dom';
 import { may } from '../session';
 import { paymentName, typedAmount, type ActionAnswer } from './payment';
+import type { PaymentListed } from './payments';
 
 /** An authorization waiting for capture. */
-interface Waiting {
-  readonly payment_id: string;
-  readonly merchant_key: string;
-  readonly merchant_name?: string;
-  readonly order_number: string;
-  readonly amount: string;
-  readonly currency: string;
+interface Waiting extends PaymentListed {
   readonly authorization_expires_at: string;
 }
 

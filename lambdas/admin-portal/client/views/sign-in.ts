@@ -1,5 +1,4 @@
-import type { CognitoSignIn, PortalSignIn } from '../../hosted-sign-in';
-import { hostedSignIn } from '../../hosted-sign-in';
+import { hostedSignIn, type CognitoSignIn, type PortalSignIn } from '../../hosted-sign-in';
 import { api, ApiError, fail, SIGNED_OUT } from '../api';
 import { el, field, say, show } from '../dom';
 import { forget, keepSession, renderChrome, type OperatorSession } from '../session';
