@@ -1,10 +1,10 @@
 import { ApiError, ERRORS, invalidRequest } from '../../domain/errors';
-import { currencyExponent, formatMinor, parseAmount } from '../../domain/money';
-import type { Payment, PaymentStatus } from '../../domain/payment';
+import { currencyExponent, formatMinor, operatorAmountLiteral, parseAmount } from '../../domain/money';
+import { refundLeftMinor, type Payment, type PaymentStatus } from '../../domain/payment';
 import { refusalOf } from '../../domain/state-machine';
 import { voidBlockedReason } from '../../domain/void-window';
 import { CAPTURE_IN_PROGRESS_REASON, capture, release } from '../capture-payment';
-import { refund, refundableMinor } from '../refund-payment';
+import { refund } from '../refund-payment';
 import { VOID_IN_PROGRESS_REASON, voidPayment } from '../void-payment';
 import { ADMIN_LIMITS, type AdminDeps } from './deps';
 
@@ -12,14 +12,14 @@ export type PaymentAction = 'capture' | 'release' | 'void' | 'refund';
 export const PAYMENT_ACTIONS: readonly PaymentAction[] = ['capture', 'release', 'void', 'refund'];
 
 /** What is still left to refund: captured (or paid) minus what refunds hold or took. */
-export const leftToRefundMinor = (p: Payment): number => Math.max(0, refundableMinor(p) - (p.refundHeldMinor ?? p.refundedMinor ?? 0));
+export const leftToRefundMinor = (p: Payment): number => Math.max(0, refundLeftMinor(p));
 
 /** What an operator may do with a payment now (the portal shows these buttons only). */
 export function allowedActions(p: Payment, now: Date): PaymentAction[] {
   const actions: PaymentAction[] = [];
   if (!refusalOf('capture', p) && !p.operation) actions.push('capture', 'release');
   if (!refusalOf('void', p) && !voidBlockedReason(p, now) && !p.operation) actions.push('void');
-  if (!refusalOf('refund', p) && !p.operation && (p.refundHeldMinor ?? p.refundedMinor ?? 0) < refundableMinor(p)) actions.push('refund');
+  if (!refusalOf('refund', p) && !p.operation && refundLeftMinor(p) > 0) actions.push('refund');
   return actions;
 }
 
@@ -30,11 +30,11 @@ export function allowedActions(p: Payment, now: Date): PaymentAction[] {
  */
 export function operatorAmount(typed: string, currency: string): { literal: string; amountMinor: number } {
   const exponent = currencyExponent(currency) ?? 2;
-  const m = /^\s*(\d{1,15})(?:[.,](\d*))?\s*$/.exec(typed);
   const example = exponent === 0 ? '1250' : `12.${'5'.padEnd(exponent, '0')}`;
   const wrong = () => invalidRequest([{ path: 'amount', message: `Write the amount in ${currency} with ${exponent === 0 ? 'no decimals' : `up to ${exponent} decimals`}, e.g. ${example}.` }]);
-  if (!m || (m[2] ?? '').length > exponent || (exponent === 0 && m[2] !== undefined)) throw wrong();
-  const literal = exponent === 0 ? String(Number(m[1])) : `${String(Number(m[1]))}.${(m[2] ?? '').padEnd(exponent, '0')}`;
+  // The rule the portal's script shows the amount by before sending it (domain/money.ts).
+  const literal = operatorAmountLiteral(typed, currency);
+  if (literal === undefined) throw wrong();
   const parsed = parseAmount(literal, currency);
   if (parsed === 'not-positive') throw invalidRequest([{ path: 'amount', message: 'The amount must be more than zero.' }]);
   if (typeof parsed === 'string') throw wrong();
