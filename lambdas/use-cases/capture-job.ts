@@ -5,7 +5,7 @@ import type { Ids } from '../ports/ids';
 import type { MerchantDirectory } from '../ports/merchants';
 import { capture, release } from './capture-payment';
 import { STALE_OPERATION_MS, type MoneyDeps } from './money-operations';
-import { merchantOf } from './checkout';
+import { merchantOf } from './payment-attempt';
 import { QUEUES, nextCaptureEvent } from './record-outcome';
 import { drainDue, type DrainOptions, type QueueReport } from './work-queue';
 

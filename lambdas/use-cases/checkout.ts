@@ -4,14 +4,17 @@ import { logger } from '../observability/logger';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
 import { containsCardNumber, expired, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
 import { isCountryCode, isEmail } from '../domain/contact';
-import { signFields } from '../domain/hash';
 import { claimAttempt, closeLink as closeDeclinedLink, customerAfterPay, hasLink, sessionBillingAddress, sessionCustomer, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment } from '../domain/payment';
-import type { Acquirer, AcquirerOutcome, AuthorizeRequest, BrowserInfo } from '../ports/acquirer';
+import type { Acquirer, AcquirerOutcome, BrowserInfo } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
-import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets } from '../ports/merchants';
+import type { Merchant, MerchantDirectory, MerchantSecrets } from '../ports/merchants';
 import type { PaymentStore } from '../ports/payments';
-import { PAID, reconcileAt, recordOutcome, type AttemptRef, type AttemptStage, type Policy } from './record-outcome';
+import { PAID, maxDeclinesOf, reconcileAt, recordOutcome, type AttemptRef, type AttemptStage, type Policy } from './record-outcome';
+import { authorizeOrUnknown, merchantOf } from './payment-attempt';
+import { returnUrl } from './return-url';
+
+export { returnHash, returnUrl } from './return-url';
 import type { TokenVault } from '../ports/tokens';
 
 export interface CheckoutDeps {
@@ -74,24 +77,12 @@ async function load(deps: CheckoutDeps, token: string): Promise<{ payment: LinkP
   return { payment, merchant: await merchantOf(deps, payment) };
 }
 
-/** The merchant's settings; the defaults when the merchant has none stored. */
-export async function merchantOf(deps: Pick<CheckoutDeps, 'merchants'>, payment: Payment): Promise<Merchant> {
-  return (await deps.merchants.find(payment.merchantKey)) ?? {
-    ...DEFAULT_SETTINGS,
-    merchantKey: payment.merchantKey,
-    createdAt: payment.createdAt,
-    updatedAt: payment.createdAt,
-  };
-}
-
-const maxDeclines = (m: Merchant) => m.maxDeclines ?? DEFAULT_SETTINGS.maxDeclines;
-
 /** The state of a link as the customer finds it; no writes. */
 function viewOf(payment: LinkPayment, merchant: Merchant, now: Date, extra: { problems?: FieldProblems; declineReason?: string } = {}): LinkView {
   if (PAID.includes(payment.status) || payment.paidAt) return { kind: 'paid', payment, merchant };
   if (payment.action && (payment.status === '3ds' || payment.status === 'redirect')) return { kind: 'action', payment, merchant, url: payment.action.url };
   if (payment.inFlight) return { kind: 'processing', payment, merchant };
-  if ((payment.declines ?? 0) >= maxDeclines(merchant) || payment.linkClosed?.why === 'declines' || payment.linkClosed?.why === 'customer') {
+  if ((payment.declines ?? 0) >= maxDeclinesOf(merchant) || payment.linkClosed?.why === 'declines' || payment.linkClosed?.why === 'customer') {
     return { kind: 'closed', payment, merchant };
   }
   if (Date.parse(payment.checkout.expiresAt) <= now.getTime()) return { kind: 'expired', payment, merchant };
@@ -114,7 +105,7 @@ function viewOf(payment: LinkPayment, merchant: Merchant, now: Date, extra: { pr
     methods,
     ask,
     ...(Object.keys(values).length ? { values } : {}),
-    attemptsLeft: maxDeclines(merchant) - (payment.declines ?? 0),
+    attemptsLeft: maxDeclinesOf(merchant) - (payment.declines ?? 0),
     ...(extra.problems ? { problems: extra.problems } : {}),
     ...(extra.declineReason ? { declineReason: extra.declineReason } : (payment.status === 'decline' && payment.reason ? { declineReason: payment.reason } : {})),
   };
@@ -282,20 +273,6 @@ async function leaveForCancelUrl(deps: Pick<CheckoutDeps, 'secrets'>, payment: L
   return { kind: 'navigate', url, target: payment.checkout.urlTarget, why: 'cancel', merchant, payment };
 }
 
-/**
- * The acquirer's answer to an authorization; a call that failed without one (timeout, network) is
- * an unknown outcome: the attempt stays in flight and the reconciler asks by its key.
- */
-export async function authorizeOrUnknown(acquirer: Acquirer, request: AuthorizeRequest): Promise<AcquirerOutcome> {
-  try {
-    return await acquirer.authorize(request);
-  } catch (e) {
-    // Logged (redacted) for operators; the attempt stays in flight for the reconciler.
-    logger.warn('acquirer call failed', { operation: 'authorize', paymentId: request.paymentId, error: e as Error });
-    return { kind: 'unknown', acquirerRef: '', reason: 'The acquirer did not answer.' };
-  }
-}
-
 /** GET /auth/{token}/complete: the customer is back from the challenge or redirect. */
 async function completeActionInner(deps: CheckoutDeps, token: string): Promise<CheckoutResult> {
   const found = await load(deps, token);
@@ -351,7 +328,7 @@ async function afterSettlement(deps: Pick<CheckoutDeps, 'secrets' | 'clock'>, pa
   if (PAID.includes(payment.status)) {
     return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.successUrl), target, why: 'success', merchant, payment };
   }
-  if (payment.status === 'decline' && (payment.declines ?? 0) >= maxDeclines(merchant) && payment.checkout.cancelUrl) {
+  if (payment.status === 'decline' && (payment.declines ?? 0) >= maxDeclinesOf(merchant) && payment.checkout.cancelUrl) {
     return { kind: 'navigate', url: await returnUrl(deps, payment, merchant, payment.checkout.cancelUrl), target, why: 'cancel', merchant, payment };
   }
   return viewOf(payment, merchant, deps.clock.now());
@@ -377,27 +354,6 @@ export async function attemptState(deps: Pick<CheckoutDeps, 'store'>, token: str
   telemetry.paymentInContext(payment.paymentId, payment.merchantKey);
   return awaitsOutcome(payment) ? 'processing' : 'done';
 }
-
-/**
- * The merchant's URL, with payment_id, trans_id, order_id and hash appended when the merchant's
- * return parameters are on (protocol.md §1, §4).
- */
-export async function returnUrl(deps: Pick<CheckoutDeps, 'secrets'>, payment: Payment, merchant: Merchant, base: string): Promise<string> {
-  if (!merchant.returnParams) return base;
-  const password = await deps.secrets.passwordOf(payment.merchantKey);
-  if (!password) return base;
-  const last = [...payment.transactions].reverse().find((t) => t.type === 'sale' || t.type === '3ds' || t.type === 'redirect');
-  const url = new URL(base);
-  url.searchParams.set('payment_id', payment.paymentId);
-  url.searchParams.set('trans_id', last?.transId ?? '');
-  url.searchParams.set('order_id', payment.order.number);
-  url.searchParams.set('hash', returnHash(payment, password));
-  return url.toString();
-}
-
-/** The outgoing signature of return parameters and callbacks. */
-export const returnHash = (payment: Payment, password: string): string =>
-  signFields([payment.paymentId, payment.order.number, payment.order.amount, payment.order.currency, payment.order.description], password);
 
 /**
  * The challenge or bank page learns where the customer returns through the customer's browser:

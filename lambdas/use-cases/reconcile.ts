@@ -3,7 +3,7 @@ import { telemetry } from '../observability/telemetry';
 import { LATE_APPROVAL_CHECK_MS, LATE_APPROVAL_WATCH_MS, QUEUES, closeLink, recordLocalDecline, refile, startLateReversal, stopWatching, type Payment, type PendingOperation, type WatchedAttempt } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, OperationRef } from '../ports/acquirer';
 import type { Merchant, MerchantDirectory } from '../ports/merchants';
-import { merchantOf } from './checkout';
+import { merchantOf } from './payment-attempt';
 import {
   INTERRUPTED_OPERATION_REASON,
   askAcquirer,

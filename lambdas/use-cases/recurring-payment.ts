@@ -7,7 +7,7 @@ import { RULE, fieldErrorsFrom, text } from '../domain/validation';
 import type { Acquirer, AcquirerOutcome } from '../ports/acquirer';
 import type { MerchantDirectory } from '../ports/merchants';
 import type { RecurringChain } from '../ports/tokens';
-import { authorizeOrUnknown, merchantOf } from './checkout';
+import { authorizeOrUnknown, merchantOf } from './payment-attempt';
 import { logger } from '../observability/logger';
 import { reconcileAt, recordOutcome, type RecordDeps } from './record-outcome';
 

@@ -5,7 +5,7 @@ import type { AcceptedResponse, OperationOptions } from '../protocol/merchant/re
 import { ownPayment, type PaymentIdRequest } from './payment-operations';
 import { reconcileAt } from './record-outcome';
 import { recordMerchantInitiated, type RecurringDeps } from './recurring-payment';
-import { authorizeOrUnknown } from './checkout';
+import { authorizeOrUnknown } from './payment-attempt';
 
 /**
  * POST /api/v1/payment/retry: tries a soft-declined recurring payment again on the same payment.
