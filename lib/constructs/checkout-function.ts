@@ -106,6 +106,8 @@ export class CheckoutFunction extends Construct {
   readonly function: nodejs.NodejsFunction;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
+  /** What its bundle carries besides its entry (CheckoutFunctionProps.inject). */
+  readonly inject: readonly string[];
 
   constructor(scope: Construct, id: string, props: CheckoutFunctionProps) {
     super(scope, id);
@@ -116,6 +118,7 @@ export class CheckoutFunction extends Construct {
     const usesAcquirer = callsAcquirer(access.table) || access.acquirerCredentials === true;
     const egress = usesAcquirer ? acquirer.egress : undefined;
 
+    this.inject = props.inject ?? [];
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: settings.logRetention,
       removalPolicy: settings.logRemovalPolicy,

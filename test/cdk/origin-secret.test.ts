@@ -7,6 +7,7 @@ import { STAGES, stackName } from '../../lib/naming';
 import type { DomainSettings, StageFile } from '../../lib/stage-settings';
 import { STAGE_FILES } from '../../lib/stages';
 import { ORIGIN_SECRET_HEADER } from '../../lambdas/domain/origin-secret';
+import { ORIGIN_SECRET_INJECT } from '../../lib/bundling';
 import { logicalId, PROD_ACQUIRER_CONTEXT, resourcesOfType, synthesize, testApp } from './synth';
 
 /**
@@ -97,6 +98,12 @@ describe('a stage behind CloudFront', () => {
     expect(onSecret[0]![1]).toMatch(/Rotating secrets/);
   });
 
+  test('every route\'s function bundles the origin check\'s secret reader (esbuild inject); the $default function has it in its entry', () => {
+    expect(built.stack.functions.size).toBeGreaterThan(30);
+    for (const fn of built.stack.functions.values()) expect(fn.inject).toEqual([ORIGIN_SECRET_INJECT]);
+    expect(built.stack.fallbackFunction.inject).toEqual([]);
+  });
+
   test('the settings refuse a slot other than a or b', () => {
     const file: StageFile = { ...STAGE_FILES.prod, domain: { ...edgeDomain(), edge: { ...edgeDomain().edge!, originSecretSlot: 'c' as never } } };
     const app = testApp({ context: { stage: 'prod', ...PROD_ACQUIRER_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
@@ -111,5 +118,7 @@ describe.each(STAGES)('%s as its stage file has it (no edge)', (stage) => {
     expect(stack.originSecret).toBeUndefined();
     expect(JSON.stringify(template.toJSON())).not.toContain('origin-verify');
     for (const fn of Object.values(resourcesOfType(template, 'AWS::Lambda::Function'))) expect(fn.Properties.Environment.Variables.ORIGIN_SECRET_ID).toBeUndefined();
+    // Nor does any bundle carry the reader: a route that reads no secret of its own has no Secrets Manager client.
+    for (const fn of stack.functions.values()) expect(fn.inject).toEqual([]);
   });
 });
