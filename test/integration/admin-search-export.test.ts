@@ -6,6 +6,7 @@ import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/
 import { adminApi, seedOperator, signIn, type AdminApi, type AdminPayment } from '../support/admin';
 import { invalidRequest, openSession, paidPayment } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
+import { soakCount } from '../support/soak';
 
 /**
  * A search's total count (GET /admin/api/payments/count) and its CSV export
@@ -222,7 +223,8 @@ describe('list, count and export agree', () => {
         const rows = parseCsv((await exported(range)).text.slice(1)).slice(1);
         expect(rows.map((r) => r[1])).toEqual(ids);
       }),
-      { numRuns: 40 },
+      // Each run lists, counts and exports over the whole service: 15 by default, 60 under SOAK=1.
+      { numRuns: soakCount({ fast: 15, soak: 60 }) },
     );
   }, 240_000);
 });
