@@ -1,7 +1,7 @@
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
 import { routeDeps } from '../wiring/acquirer';
 import { captureOwnPayment } from '../protocol/merchant/capture';
-import { amountHashFields, validateAmountOperation } from '../use-cases/payment-operations';
+import { amountHashFields, validateAmountOperation } from '../protocol/merchant/operations';
 
 /** POST /api/v1/payment/capture (platform extension) */
 export const handler = merchantApi<ReturnType<typeof validateAmountOperation>>()

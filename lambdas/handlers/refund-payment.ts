@@ -1,6 +1,6 @@
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
 import { routeDeps } from '../wiring/acquirer';
-import { amountHashFields, validateAmountOperation } from '../use-cases/payment-operations';
+import { amountHashFields, validateAmountOperation } from '../protocol/merchant/operations';
 import { refundPayment } from '../protocol/merchant/refund';
 
 /** POST /api/v1/payment/refund (platform extension) */

@@ -1,6 +1,6 @@
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
 import { routeDeps } from '../wiring/acquirer';
-import { paymentIdHashFields, validatePaymentId } from '../use-cases/payment-operations';
+import { paymentIdHashFields, validatePaymentId } from '../protocol/merchant/operations';
 import { retryPayment } from '../use-cases/retry-payment';
 
 /** POST /api/v1/payment/retry (platform extension) */

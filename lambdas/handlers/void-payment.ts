@@ -1,6 +1,6 @@
 import { idempotencyKey, merchantApi, validateBody, verifyHash } from '../middleware/merchant-endpoint';
 import { routeDeps } from '../wiring/acquirer';
-import { paymentIdHashFields, validatePaymentId } from '../use-cases/payment-operations';
+import { paymentIdHashFields, validatePaymentId } from '../protocol/merchant/operations';
 import { voidOwnPayment } from '../protocol/merchant/void';
 
 /** POST /api/v1/payment/void */

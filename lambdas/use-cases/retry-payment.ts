@@ -1,8 +1,7 @@
 import { ApiError } from '../domain/errors';
 import { refusalOf } from '../domain/state-machine';
 import { claimRetry } from '../domain/payment';
-import type { AcceptedResponse, OperationOptions } from '../protocol/merchant/refund';
-import { ownPayment, type PaymentIdRequest } from './payment-operations';
+import { ownPayment, type AcceptedResponse, type OperationOptions, type PaymentIdRequest } from '../protocol/merchant/operations';
 import { reconcileAt } from './record-outcome';
 import { recordMerchantInitiated, type RecurringDeps } from './recurring-payment';
 import { authorizeOrUnknown } from './payment-attempt';

@@ -1,8 +1,7 @@
 import { ApiError } from '../../domain/errors';
 import { protocolDate } from '../../domain/payment';
 import { CAPTURE_IN_PROGRESS_REASON, capture, type CaptureDeps, type CaptureResult } from '../../use-cases/capture-payment';
-import { operationAmount, ownPayment, type AmountOperationRequest } from '../../use-cases/payment-operations';
-import type { OperationOptions } from './refund';
+import { operationAmount, ownPayment, type AmountOperationRequest, type OperationOptions } from './operations';
 
 /** The answer to POST /api/v1/payment/capture (platform extension). */
 export interface CaptureResponse {

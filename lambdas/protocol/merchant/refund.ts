@@ -1,22 +1,9 @@
 import { ApiError } from '../../domain/errors';
 import { refusalOf } from '../../domain/state-machine';
 import { refund, refundAlreadyMade, type RefundDeps } from '../../use-cases/refund-payment';
-import { operationAmount, ownPayment, type AmountOperationRequest } from '../../use-cases/payment-operations';
+import { operationAmount, ownPayment, type AcceptedResponse, type AmountOperationRequest, type OperationOptions } from './operations';
 
-/** The answer to a refund (and a retry): accepted; the outcome follows in the status and the callbacks. */
-export interface AcceptedResponse {
-  payment_id: string;
-  result: 'accepted';
-}
-
-/** Options of one merchant request: who asks, the transaction id a replayed request reuses, when the answer is due. */
-export interface OperationOptions {
-  readonly actor?: string;
-  /** A stable transaction id (from the request's Idempotency-Key): a replay finds its first intent. */
-  readonly transId?: string;
-  /** The function's deadline less a margin: the answer does not wait for the acquirer past it. */
-  readonly answerBy?: Date;
-}
+export type { AcceptedResponse, OperationOptions };
 
 /**
  * POST /api/v1/payment/refund as the merchant sends it. The errors in the protocol's order: the

@@ -1,7 +1,6 @@
 import { protocolDate, type Payment } from '../../domain/payment';
 import { VOID_IN_PROGRESS_REASON, voidPayment, type VoidDeps, type VoidResult } from '../../use-cases/void-payment';
-import { ownPayment, type PaymentIdRequest } from '../../use-cases/payment-operations';
-import type { OperationOptions } from './refund';
+import { ownPayment, type OperationOptions, type PaymentIdRequest } from './operations';
 
 /** The answer to POST /api/v1/payment/void (protocol.md). */
 export interface VoidResponse {

@@ -1,11 +1,15 @@
 import * as z from 'zod/mini';
-import { ApiError, invalidRequest } from '../domain/errors';
-import { parseAmount, signedAmountRenderings } from '../domain/money';
-import type { Payment } from '../domain/payment';
-import { RULE, fieldErrorsFrom, text } from '../domain/validation';
-import type { PaymentStore } from '../ports/payments';
+import { ApiError, invalidRequest } from '../../domain/errors';
+import { parseAmount, signedAmountRenderings } from '../../domain/money';
+import type { Payment } from '../../domain/payment';
+import { RULE, fieldErrorsFrom, text } from '../../domain/validation';
+import type { PaymentStore } from '../../ports/payments';
 
-/** Bodies of the operations on one payment: void, retry (payment_id) and refund, capture (+ amount). */
+/**
+ * The merchant's requests on one payment: void, retry (payment_id) and refund, capture (+ amount):
+ * their bodies, the fields their hash signs, the amount read in the payment's currency, and the
+ * payment found only for its own merchant.
+ */
 export const paymentIdSchema = z.object({
   merchant_key: text({ max: 255 }),
   payment_id: text({ max: 255 }),
@@ -54,4 +58,19 @@ export function operationAmount(amount: string | number, payment: Payment): numb
     throw invalidRequest([{ path: 'amount', message: parsed === 'not-positive' ? RULE.positive : parsed === 'blank' ? RULE.blank : RULE.invalid }]);
   }
   return parsed.amountMinor;
+}
+
+/** The answer to a refund and a retry: accepted; the outcome follows in the status and the callbacks. */
+export interface AcceptedResponse {
+  payment_id: string;
+  result: 'accepted';
+}
+
+/** Options of one merchant request: who asks, the transaction id a replayed request reuses, when the answer is due. */
+export interface OperationOptions {
+  readonly actor?: string;
+  /** A stable transaction id (from the request's Idempotency-Key): a replay finds its first intent. */
+  readonly transId?: string;
+  /** The function's deadline less a margin: the answer does not wait for the acquirer past it. */
+  readonly answerBy?: Date;
 }
