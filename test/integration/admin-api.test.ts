@@ -6,7 +6,7 @@ import type { AuditEntry } from '../../lambdas/ports/operators';
 import fc from 'fast-check';
 import { SESSION_EXPIRED_REASON } from '../../lambdas/domain/payment-view';
 import { ADMIN_LIMITS } from '../../lambdas/use-cases/admin/deps';
-import type { ActionOutcome } from '../../lambdas/use-cases/admin/operator-actions';
+import type { ActionOutcome } from '../../lambdas/protocol/admin/actions';
 import { EXPORT_COLUMNS } from '../../lambdas/protocol/admin/payments-csv';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';

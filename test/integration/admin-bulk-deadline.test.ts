@@ -1,5 +1,6 @@
 import { ManualClock } from '../../lambdas/ports/clock';
-import { ANSWER_MARGIN_MS, BULK_START_MARGIN_MS, NOT_STARTED_REASON, bulkAction, type ActionOutcome } from '../../lambdas/use-cases/admin/operator-actions';
+import { ANSWER_MARGIN_MS, BULK_START_MARGIN_MS, NOT_STARTED_REASON, bulkAction } from '../../lambdas/use-cases/admin/operator-actions';
+import type { ActionOutcome } from '../../lambdas/protocol/admin/actions';
 import { updateMerchantSettings, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { ACQUIRER_WORK, acquirerRouteTimeoutSeconds } from '../../lib/time-budget';
 import { adminApi, seedOperator, signIn, type AdminApi } from '../support/admin';
@@ -90,9 +91,9 @@ test(`a batch larger than the function's ${ROUTE_SECONDS} s allow answers within
 
 test('a release stops alike; a deadline already past starts nothing', async () => {
   const ids = await authorizations(3);
-  const results = await bulkAction(service.deps, 'bob', 'release', ids, {}, { startBy: Date.now() - 1, answerBy: new Date() });
+  const results = await bulkAction(service.deps, { actor: 'bob', action: 'release', paymentIds: ids, deadline: { startBy: Date.now() - 1, answerBy: new Date() } });
   expect(results.map((r) => r.outcome)).toEqual(['not-started', 'not-started', 'not-started']);
   for (const id of ids) await expect(statusOf(service, shop, id)).resolves.toMatchObject({ status: 'pending' });
-  const released = await bulkAction(service.deps, 'bob', 'release', ids, {}, { startBy: Date.now() + 60_000, answerBy: new Date(Date.now() + 61_000) });
+  const released = await bulkAction(service.deps, { actor: 'bob', action: 'release', paymentIds: ids, deadline: { startBy: Date.now() + 60_000, answerBy: new Date(Date.now() + 61_000) } });
   expect(released.map((r) => r.outcome)).toEqual(['done', 'done', 'done']);
 }, 60_000);

@@ -313,7 +313,7 @@ describe('with the default validity of 7 days', () => {
         clock.set(T0);
         const paid = await authorized(shop);
         clock.set(at(MINUTE));
-        const [operator] = await Promise.all([operatorAction(service.deps, 'alice', paid.paymentId, 'capture'), runCaptureJob(service.deps)]);
+        const [operator] = await Promise.all([operatorAction(service.deps, { actor: 'alice', paymentId: paid.paymentId, action: 'capture' }), runCaptureJob(service.deps)]);
         const item = await storedPayment(service, paid.paymentId);
         expect(item.status).toBe('settled');
         const successes = captures(item).filter((t) => t.status === 'success');

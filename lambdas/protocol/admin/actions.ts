@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../domain/errors';
 import { RULE } from '../../domain/validation';
-import { PAYMENT_ACTIONS, type PaymentAction } from '../../use-cases/admin/operator-actions';
+import type { PaymentStatus } from '../../domain/payment';
+import { PAYMENT_ACTIONS, type ActionResult, type PaymentAction } from '../../use-cases/admin/operator-actions';
 
 /** POST /admin/api/payments/{paymentId}/{action} with {"amount"?}: the action, and the amount as typed. */
 export function paymentActionOf(action: string | undefined, body: Record<string, unknown>): { action: PaymentAction; typedAmount?: string } {
@@ -23,3 +24,21 @@ export function bulkActionOf(body: Record<string, unknown>): { action: 'capture'
   }
   return { action, paymentIds, amounts: amounts as Record<string, string> };
 }
+
+/** What the portal is answered for an action on one payment (alone, or a row of a bulk answer). */
+export interface ActionOutcome {
+  readonly payment_id: string;
+  readonly action: PaymentAction;
+  /** `not-started`: a bulk request ran out of time before this payment; nothing was done to it. */
+  readonly outcome: ActionResult['outcome'];
+  readonly status?: PaymentStatus;
+  readonly message?: string;
+}
+
+export const actionOutcomeOf = (r: ActionResult): ActionOutcome => ({
+  payment_id: r.paymentId,
+  action: r.action,
+  outcome: r.outcome,
+  ...(r.status !== undefined ? { status: r.status } : {}),
+  ...(r.message !== undefined ? { message: r.message } : {}),
+});

@@ -57,8 +57,19 @@ const snapshot = (p: Payment): Record<string, unknown> => ({
   ...(p.refundedMinor ? { refunded_amount: formatMinor(p.refundedMinor, p.order.currency) } : {}),
 });
 
-export interface ActionOutcome {
-  readonly payment_id: string;
+/** An operator's action on one payment, with the amount as they typed it (none: the whole amount). */
+export interface OperatorAction {
+  readonly actor: string;
+  readonly paymentId: string;
+  readonly action: PaymentAction;
+  readonly typedAmount?: string;
+  /** How long a started capture or release is waited for (then it is "being processed"). */
+  readonly answerBy?: Date;
+}
+
+/** What came of an operator's action on one payment. */
+export interface ActionResult {
+  readonly paymentId: string;
   readonly action: PaymentAction;
   /** `not-started`: a bulk request ran out of time before this payment; nothing was done to it. */
   readonly outcome: 'done' | 'refused' | 'failed' | 'not-started';
@@ -75,10 +86,11 @@ const TAKEN_REASON = 'Someone else captured or released this payment first.';
  * the capture job. Every attempt, done or refused, is written to the audit log with the state
  * before and after.
  */
-export async function operatorAction(deps: AdminDeps, actor: string, paymentId: string, action: PaymentAction, typedAmount?: string, answerBy?: Date): Promise<ActionOutcome> {
+export async function operatorAction(deps: AdminDeps, command: OperatorAction): Promise<ActionResult> {
+  const { actor, paymentId, action, typedAmount, answerBy } = command;
   const before = await deps.store.findPayment(paymentId);
   if (!before) throw new ApiError('PAYMENT_NOT_FOUND');
-  let outcome: ActionOutcome['outcome'] = 'done';
+  let outcome: ActionResult['outcome'] = 'done';
   let message: string | undefined;
   let amount: { literal: string; amountMinor: number } | undefined;
   try {
@@ -126,7 +138,7 @@ export async function operatorAction(deps: AdminDeps, actor: string, paymentId: 
     outcome,
     ...(message ? { detail: message } : {}),
   });
-  return { payment_id: paymentId, action, outcome, status: after.status, ...(message ? { message } : {}) };
+  return { paymentId, action, outcome, status: after.status, ...(message ? { message } : {}) };
 }
 
 /** What a bulk request leaves for the answer when it stops starting payments: the intent write, the audit entry, the answer. */
@@ -147,6 +159,15 @@ export function bulkDeadlineOf(functionEnd: Date): BulkDeadline {
   return { startBy: answerBy.getTime() - BULK_START_MARGIN_MS, answerBy };
 }
 
+/** The same capture or release on several payments; a capture's amount per payment, as typed in its row. */
+export interface BulkAction {
+  readonly actor: string;
+  readonly action: 'capture' | 'release';
+  readonly paymentIds: readonly string[];
+  readonly amounts?: Readonly<Record<string, string>>;
+  readonly deadline?: BulkDeadline;
+}
+
 /**
  * The same action on many payments (bounded), each with its own audit entry. A capture takes each
  * payment's own amount from `amounts` (what the operator typed in its row); a payment without one
@@ -155,32 +176,26 @@ export function bulkDeadlineOf(functionEnd: Date): BulkDeadline {
  * until `startBy` (each waited for until `answerBy` at most, then "being processed"); the rest are
  * answered `not-started`, so a big batch against a slow gateway answers per row instead of timing out.
  */
-export async function bulkAction(
-  deps: AdminDeps,
-  actor: string,
-  action: 'capture' | 'release',
-  paymentIds: readonly string[],
-  amounts: Readonly<Record<string, string>> = {},
-  deadline?: BulkDeadline,
-): Promise<ActionOutcome[]> {
+export async function bulkAction(deps: AdminDeps, command: BulkAction): Promise<ActionResult[]> {
+  const { actor, action, paymentIds, amounts = {}, deadline } = command;
   if (!paymentIds.length || paymentIds.length > ADMIN_LIMITS.bulkSize) {
     throw invalidRequest([{ path: 'payment_ids', message: `Select 1 to ${ADMIN_LIMITS.bulkSize} payments.` }]);
   }
   const stray = Object.keys(amounts).filter((id) => !paymentIds.includes(id));
   if (action === 'release' && Object.keys(amounts).length) throw invalidRequest([{ path: 'amounts', message: 'A release has no amount: it releases the whole authorization.' }]);
   if (stray.length) throw invalidRequest([{ path: 'amounts', message: `Amounts for payments that are not selected: ${stray.slice(0, 5).join(', ')}.` }]);
-  const results: ActionOutcome[] = [];
+  const results: ActionResult[] = [];
   for (const id of paymentIds) {
     // Out of time: the rest are answered as not started (nothing moved), never left to a timeout's 5xx.
     if (deadline && Date.now() >= deadline.startBy) {
-      results.push({ payment_id: id, action, outcome: 'not-started', message: NOT_STARTED_REASON });
+      results.push({ paymentId: id, action, outcome: 'not-started', message: NOT_STARTED_REASON });
       continue;
     }
     try {
-      results.push(await operatorAction(deps, actor, id, action, amounts[id], deadline?.answerBy));
+      results.push(await operatorAction(deps, { actor, paymentId: id, action, typedAmount: amounts[id], answerBy: deadline?.answerBy }));
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
-      results.push({ payment_id: id, action, outcome: 'refused', status: 'prepare', message: e.message });
+      results.push({ paymentId: id, action, outcome: 'refused', status: 'prepare', message: e.message });
     }
   }
   return results;
