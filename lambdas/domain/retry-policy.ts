@@ -72,7 +72,17 @@ export async function retry<T>(
       lastError = e;
       failed = true;
     }
-    if (n < policy.tries) await run.sleep(retryDelayMs(policy, n, run.random()));
+    if (n < policy.tries && nominalDelayMs(policy, n) > 0) await run.sleep(retryDelayMs(policy, n, run.random()));
   }
   return failed ? { exhausted: true, lastError } : { exhausted: true };
+}
+
+const NO_PAUSE: RetryRun = { sleep: () => Promise.resolve(), random: () => 0 };
+
+/**
+ * Up to `tries` tries in a row without a pause: for a decision made again on a fresh read, which
+ * shows what the other writer did, so there is nothing to wait for.
+ */
+export function retryAtOnce<T>(tries: number, attempt: (tryNumber: number) => Promise<T | typeof TRY_AGAIN>, retryable?: RetryRun['retryable']) {
+  return retry({ tries, firstDelayMs: 0, maxDelayMs: 0, jitter: 'full' }, retryable ? { ...NO_PAUSE, retryable } : NO_PAUSE, attempt);
 }

@@ -13,6 +13,7 @@ import {
   type EndpointHealth,
 } from '../domain/callback';
 import { sentInTurn } from '../domain/attempts';
+import { retryAtOnce, TRY_AGAIN } from '../domain/retry-policy';
 import { SIGNATURE_HEADER, signatureHeader } from '../domain/webhook-signature';
 import type { ShardPart } from '../ports/payments';
 import type { DueCallback, CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult, ReleaseResult } from '../ports/callbacks';
@@ -203,10 +204,11 @@ async function noteAnswerTime(deps: CallbackDeps, url: string, readBefore: Endpo
 /** Counts a timeout on the health read before the POST; re-read only when another worker wrote first. */
 async function countTimeout(deps: CallbackDeps, url: string, readBefore: EndpointHealth): Promise<void> {
   let seen = readBefore;
-  for (let i = 0; i < HEALTH_WRITE_TRIES; i++) {
-    if (await deps.callbacks.saveEndpointHealth(url, seen, afterTimeout(seen, deps.clock.now(), deps.callbackPolicy))) return;
+  await retryAtOnce(HEALTH_WRITE_TRIES, async () => {
+    if (await deps.callbacks.saveEndpointHealth(url, seen, afterTimeout(seen, deps.clock.now(), deps.callbackPolicy))) return true;
     seen = await deps.callbacks.endpointHealth(url);
-  }
+    return TRY_AGAIN;
+  });
 }
 
 export interface CallbackJobReport {

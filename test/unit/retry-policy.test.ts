@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { longestWaitMs, nominalDelayMs, retry, retryDelayMs, TRY_AGAIN, type RetryPolicy } from '../../lambdas/domain/retry-policy';
+import { longestWaitMs, nominalDelayMs, retry, retryAtOnce, retryDelayMs, TRY_AGAIN, type RetryPolicy } from '../../lambdas/domain/retry-policy';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { CALLBACK_POLICY, retryDelayMs as callbackDelayMs } from '../../lambdas/domain/callback';
 import { RECORD_BACKOFF } from '../../lambdas/use-cases/backoff';
@@ -113,5 +113,14 @@ describe('a run of the policy, on a simulated clock', () => {
     await expect(retry(POLICY, { sleep: time.sleep, random: () => 0, retryable: () => false }, async () => (tries++, Promise.reject(refused)))).rejects.toBe(refused);
     expect(tries).toBe(1);
     expect(time.pauses).toEqual([]);
+  });
+});
+
+describe('a decision made again at once (retryAtOnce)', () => {
+  it('tries up to its limit in a row, never pausing', async () => {
+    let tries = 0;
+    await expect(retryAtOnce(3, async () => (tries++, TRY_AGAIN))).resolves.toEqual({ exhausted: true });
+    expect(tries).toBe(3);
+    await expect(retryAtOnce(3, async (n) => (n === 2 ? 'won' : TRY_AGAIN))).resolves.toEqual({ exhausted: false, value: 'won' });
   });
 });

@@ -4,6 +4,7 @@ import { epochSeconds } from '../../domain/payment';
 import type { RequestKeyClaim, RequestKeys } from '../../ports/request-keys';
 import { isConditionFailure } from './client';
 import { TTL_ATTRIBUTE, key } from './keys';
+import { retryAtOnce, TRY_AGAIN } from '../../domain/retry-policy';
 
 /** A claim lost to a concurrent one is read again; after this many rounds the key is busy. */
 const CLAIM_ROUNDS = 3;
@@ -30,7 +31,7 @@ export class DynamoRequestKeys implements RequestKeys {
   async claim(id: string, fingerprint: string, lease: string, now: Date): Promise<RequestKeyClaim> {
     const expiresAt = new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_MS);
     const leaseUntil = new Date(now.getTime() + REQUEST_KEY_LEASE_MS).toISOString();
-    for (let round = 0; round < CLAIM_ROUNDS; round++) {
+    const claimed = await retryAtOnce(CLAIM_ROUNDS, async (): Promise<RequestKeyClaim | typeof TRY_AGAIN> => {
       if (
         await this.passes(
           new PutCommand({
@@ -45,7 +46,7 @@ export class DynamoRequestKeys implements RequestKeys {
       }
       const found = await this.read(id);
       // Expired and removed between the two calls: claim it anew.
-      if (!found || found.expiresAt <= now.toISOString()) continue;
+      if (!found || found.expiresAt <= now.toISOString()) return TRY_AGAIN;
       if (found.fingerprint !== fingerprint) return { kind: 'different' };
       if (found.answer) return { kind: 'answered', answer: { statusCode: Number(found.answer.statusCode), body: String(found.answer.body) } };
       if (found.leaseUntil !== undefined && found.leaseUntil > now.toISOString()) return { kind: 'in-progress' };
@@ -62,8 +63,9 @@ export class DynamoRequestKeys implements RequestKeys {
       ) {
         return { kind: 'run', lease, rerun: true };
       }
-    }
-    return { kind: 'in-progress' };
+      return TRY_AGAIN;
+    });
+    return claimed.exhausted ? { kind: 'in-progress' } : claimed.value;
   }
 
   async remember(id: string, answer: RememberedAnswer, now: Date): Promise<RememberedAnswer> {
