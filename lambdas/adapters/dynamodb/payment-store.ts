@@ -91,26 +91,21 @@ export class DynamoPaymentStore implements PaymentStore {
   }
 
   async findLatestPaymentByOrder(merchantKey: string, orderNumber: string): Promise<Payment | undefined> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: LOOKUP_INDEX,
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': key.orderIndex(merchantKey, orderNumber) },
-        ScanIndexForward: false,
-        Limit: LATEST_ORDER_CANDIDATES,
-      }),
-    );
-    // The index holds keys only: the payment itself is read by key, consistently. An entry whose
-    // state item was never written (a crash between the two writes of createPayment) is passed over.
-    for (const entry of out.Items ?? []) {
-      const payment = await this.findPayment(String(entry.pk).slice('PAYMENT#'.length));
+    // The payment itself is read by key, consistently. An entry whose state item was never written
+    // (a crash between the two writes of createPayment) is passed over.
+    for (const paymentId of await this.idsByOrder(merchantKey, orderNumber, LATEST_ORDER_CANDIDATES)) {
+      const payment = await this.findPayment(paymentId);
       if (payment) return payment;
     }
     return undefined;
   }
 
   async paymentsByOrder(merchantKey: string, orderNumber: string, limit: number): Promise<Payment[]> {
+    return this.findPayments(await this.idsByOrder(merchantKey, orderNumber, limit));
+  }
+
+  /** The ids of a merchant's payments of one order number, newest first (the order index holds keys only). */
+  private async idsByOrder(merchantKey: string, orderNumber: string, limit: number): Promise<string[]> {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -121,7 +116,7 @@ export class DynamoPaymentStore implements PaymentStore {
         Limit: limit,
       }),
     );
-    return this.findPayments((out.Items ?? []).map((i) => String(i.pk).slice('PAYMENT#'.length)));
+    return (out.Items ?? []).map((i) => String(i.pk).slice('PAYMENT#'.length));
   }
 
   async apply(paymentId: string, { guard, change }: Transition): Promise<Applied> {
