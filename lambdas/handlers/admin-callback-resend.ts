@@ -1,7 +1,6 @@
-import { invalidRequest } from '../domain/errors';
-import { RULE } from '../domain/validation';
 import { withCallbacks } from '../callback-container';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { callbackResendOf } from '../protocol/admin/actions';
 import { resendCallback } from '../use-cases/callback-log';
 
 /**
@@ -10,12 +9,8 @@ import { resendCallback } from '../use-cases/callback-log';
  */
 export const handler = operatorEndpoint(
   ({ event, deps, actor, body }) => {
-    const raw = event.pathParameters?.index ?? '';
-    const index = /^\d+$/.test(raw) ? Number(raw) : NaN;
-    if (!Number.isSafeInteger(index)) throw invalidRequest([{ path: 'index', message: RULE.invalid }]);
-    const confirmed = body.contradiction_confirmed;
-    if (confirmed !== undefined && typeof confirmed !== 'boolean') throw invalidRequest([{ path: 'contradiction_confirmed', message: RULE.invalid }]);
-    return resendCallback(withCallbacks(deps), actor, event.pathParameters?.paymentId ?? '', index, { contradictionConfirmed: confirmed === true });
+    const { index, contradictionConfirmed } = callbackResendOf(event.pathParameters?.index, body);
+    return resendCallback(withCallbacks(deps), actor, event.pathParameters?.paymentId ?? '', index, { contradictionConfirmed });
   },
   // A write: same-origin JSON only, as every operator write.
   { body: true },

@@ -42,3 +42,17 @@ export const actionOutcomeOf = (r: ActionResult): ActionOutcome => ({
   ...(r.status !== undefined ? { status: r.status } : {}),
   ...(r.message !== undefined ? { message: r.message } : {}),
 });
+
+/**
+ * POST /admin/api/payments/{paymentId}/callbacks/{index}/resend with {"contradiction_confirmed"?}:
+ * the callback's index (from 0) and whether the operator confirmed a resend that contradicts the
+ * payment's state now.
+ */
+export function callbackResendOf(rawIndex: string | undefined, body: Record<string, unknown>): { index: number; contradictionConfirmed: boolean } {
+  const raw = rawIndex ?? '';
+  const index = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(index)) throw invalidRequest([{ path: 'index', message: RULE.invalid }]);
+  const confirmed = body.contradiction_confirmed;
+  if (confirmed !== undefined && typeof confirmed !== 'boolean') throw invalidRequest([{ path: 'contradiction_confirmed', message: RULE.invalid }]);
+  return { index, contradictionConfirmed: confirmed === true };
+}
