@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, typ
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { epochSeconds, type Payment, type QueueEntry, type Transition } from '../../domain/payment';
 import { type Applied, type DaySearch, type PaymentStore, type QueuedPayment, type ShardPart } from '../../ports/payments';
-import { isConditionFailure, itemsByKey } from './client';
+import { conditionalUpdate, isConditionFailure, itemsByKey } from './client';
 import { LOOKUP_INDEX, TTL_ATTRIBUTE, key } from './keys';
 import { STREAM_LEASE_MS, STREAM_LEASE_TAG, joinedPayment, outboxEntry, paymentItems, readPayment, workEntry } from './payment-items';
 import { countPaymentsOfDay, due, dueBatches, paymentsOfDay, type Table } from './payment-queries';
@@ -149,40 +149,26 @@ export class DynamoPaymentStore implements PaymentStore {
   }
 
   private async addInFlightMaps(paymentId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.payment(paymentId),
-          UpdateExpression: 'SET #r = if_not_exists(#r, :e), #w = if_not_exists(#w, :e)',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#r': 'refunds', '#w': 'watching' },
-          ExpressionAttributeValues: { ':e': {} },
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
+    await conditionalUpdate(this.db, {
+      TableName: this.tableName,
+      Key: key.payment(paymentId),
+      UpdateExpression: 'SET #r = if_not_exists(#r, :e), #w = if_not_exists(#w, :e)',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#r': 'refunds', '#w': 'watching' },
+      ExpressionAttributeValues: { ':e': {} },
+    });
   }
 
-  async hurry(paymentId: string, queue: string, dueAt: Date): Promise<boolean> {
+  hurry(paymentId: string, queue: string, dueAt: Date): Promise<boolean> {
     const entry = workEntry(paymentId, { name: queue, dueAt: dueAt.toISOString() });
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: key.payment(paymentId),
-          UpdateExpression: 'SET workSk = :sk',
-          // Only earlier, only in this queue: the work index entry is the whole change.
-          ConditionExpression: 'attribute_exists(pk) AND workPk = :pk AND workSk > :sk',
-          ExpressionAttributeValues: { ':pk': entry.workPk, ':sk': entry.workSk },
-        }),
-      );
-      return true;
-    } catch (e) {
-      if (isConditionFailure(e)) return false;
-      throw e;
-    }
+    return conditionalUpdate(this.db, {
+      TableName: this.tableName,
+      Key: key.payment(paymentId),
+      UpdateExpression: 'SET workSk = :sk',
+      // Only earlier, only in this queue: the work index entry is the whole change.
+      ConditionExpression: 'attribute_exists(pk) AND workPk = :pk AND workSk > :sk',
+      ExpressionAttributeValues: { ':pk': entry.workPk, ':sk': entry.workSk },
+    });
   }
 
   async findPayments(paymentIds: readonly string[]): Promise<Payment[]> {
