@@ -41,7 +41,7 @@ export interface Deps {
   readonly secrets: MerchantSecrets;
   /** Each merchant's requests per second, across instances (lambdas/middleware/merchant-gate.ts). */
   readonly merchantLimits: MerchantRateLimiter;
-  /** Each operator's running counts and exports, across instances (lambdas/use-cases/admin.ts boundedSearchWork). */
+  /** Each operator's running counts and exports, across instances (lambdas/use-cases/admin/search.ts boundedSearchWork). */
   readonly searchLeases: SearchLeases;
   readonly acquirer: Acquirer;
   readonly tokens: TokenVault;
