@@ -1,20 +1,6 @@
+import type { AuditEntry } from '../../../ports/operators';
 import { api, fail } from '../api';
 import { cell, el, field, filterForm, paymentLink, query, show, table, when } from '../dom';
-
-/** One entry of the audit log, as the API answers it. */
-export interface AuditEntry {
-  readonly at: string;
-  readonly seq: number;
-  readonly actor: string;
-  readonly actorRole: string;
-  readonly action: string;
-  readonly target: string;
-  readonly targetKind: string;
-  readonly outcome: string;
-  readonly detail?: string;
-  readonly before?: Record<string, unknown>;
-  readonly after?: Record<string, unknown>;
-}
 
 /** A day whose hash chain does not hold, and the entry where it breaks. */
 export interface ChainBreak {

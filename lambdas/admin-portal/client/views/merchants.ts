@@ -1,7 +1,8 @@
 import { api, fail } from '../api';
 import { cell, confirmMoney, el, field, newId, say, show, table, when } from '../dom';
 import { may } from '../session';
-import { auditTable, type AuditEntry } from './audit';
+import type { AuditEntry } from '../../../ports/operators';
+import { auditTable } from './audit';
 import { deadCallbacksSection } from './callbacks';
 
 interface MerchantRow {

@@ -1,49 +1,11 @@
 import { operatorAmountLiteral } from '../../../domain/money';
+import type { ActionOutcome } from '../../../protocol/admin/actions';
+import type { paymentDetailView } from '../../../protocol/admin/payment-view';
 import { api, fail } from '../api';
 import { cell, confirmMoney, disableAll, el, field, say, show, table, timeCell, when } from '../dom';
 import { may } from '../session';
-import { auditTable, type AuditEntry } from './audit';
+import { auditTable } from './audit';
 import { callbacksSection } from './callbacks';
-
-/** A payment as the detail view reads it. */
-interface PaymentDetail {
-  readonly payment_id: string;
-  readonly status: string;
-  readonly reason?: string;
-  readonly merchant_key: string;
-  readonly order_number: string;
-  readonly amount: string;
-  readonly currency: string;
-  readonly description?: string;
-  readonly customer: { readonly name?: string; readonly email?: string };
-  readonly card?: { readonly brand: string; readonly mask: string; readonly expiry: string };
-  readonly created_at: string;
-  readonly authorization_expires_at?: string;
-  readonly captured_amount?: string;
-  readonly refunded_amount?: string;
-  readonly left_to_refund: string;
-  readonly voidable_until?: string;
-  /** What an operator may do to it now. */
-  readonly actions: readonly string[];
-}
-
-interface Transaction {
-  readonly at: string;
-  readonly type: string;
-  readonly status: string;
-  readonly amount: string;
-  readonly transId?: string;
-  readonly reason?: string;
-  readonly actor?: string;
-}
-
-/** What one operator action did, as the API answers it (per payment in a bulk answer). */
-export interface ActionAnswer {
-  readonly payment_id: string;
-  readonly outcome: string;
-  readonly message?: string;
-  readonly status?: string;
-}
 
 export const paymentName = (p: { readonly order_number: string; readonly payment_id: string }): string => `order ${p.order_number} (payment ${p.payment_id})`;
 
@@ -53,10 +15,13 @@ export const paymentName = (p: { readonly order_number: string; readonly payment
  */
 export const typedAmount = (typed: string, currency: string): string => operatorAmountLiteral(typed, currency) ?? typed.trim();
 
-const amountInput = (label: string, value: string, hint: string): HTMLDivElement => field(label, el('input', { inputmode: 'decimal', value }), hint);
+const amountInput = (label: string, value: string | undefined, hint: string): HTMLDivElement => field(label, el('input', { inputmode: 'decimal', value: value ?? '' }), hint);
 
 /** The confirmation's title, lines, button and whether it is a danger: what the action will do, with the amount shown. */
 type Question = readonly [title: string, lines: readonly string[], confirm: string, danger?: boolean];
+
+/** A payment as the detail view reads it. */
+type PaymentDetail = ReturnType<typeof paymentDetailView>['payment'];
 
 function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
   const box = el('div', { class: 'actions' });
@@ -77,7 +42,7 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
       }
       say('Working…');
       disableAll(box);
-      api<ActionAnswer>('AdminPaymentAction', { params: { paymentId: p.payment_id, action }, body: amount ? { amount } : {} })
+      api<ActionOutcome>('AdminPaymentAction', { params: { paymentId: p.payment_id, action }, body: amount ? { amount } : {} })
         .then((r) => {
           say(`${action} ${shown}: ${r.outcome}${r.message ? ` – ${r.message}` : ''} (status ${r.status})`, r.outcome === 'done' ? 'ok' : 'error');
           after();
@@ -144,7 +109,7 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
 /** A payment: its facts, what the operator may do to it, its transactions, callbacks and audit entries. */
 export function paymentView(id: string): void {
   show('Payment');
-  api<{ payment: PaymentDetail; transactions: Transaction[]; audit: AuditEntry[] }>('AdminPaymentDetail', { params: { paymentId: id } })
+  api<ReturnType<typeof paymentDetailView>>('AdminPaymentDetail', { params: { paymentId: id } })
     .then((r) => {
       const p = r.payment;
       const facts = el('dl', { class: 'facts' });

@@ -1,22 +1,7 @@
+import type { PaymentListEntry } from '../../../protocol/admin/payment-view';
 import { api, apiCsv, ApiError, fail } from '../api';
 import { cell, el, field, filterForm, merchantCell, paymentLink, plural, query, say, show, table, timeCell } from '../dom';
 import { may } from '../session';
-
-/** A payment as a list shows it (the search, the capture queue): its merchant named when the directory knows it. */
-export interface PaymentListed {
-  readonly payment_id: string;
-  readonly merchant_key: string;
-  readonly merchant_name?: string;
-  readonly order_number: string;
-  readonly amount: string;
-  readonly currency: string;
-}
-
-interface PaymentRow extends PaymentListed {
-  readonly status: string;
-  readonly reason?: string;
-  readonly created_at: string;
-}
 
 type Params = Readonly<Record<string, string | undefined>>;
 
@@ -55,7 +40,7 @@ export function paymentsView(params: Params, statuses: readonly string[]): void 
   for (const k of [...SEARCH_FIELDS, 'cursor']) if (params[k]) search[k] = params[k];
   // The cursors of the pages before this one, so "Previous page" can go back ("-" is the first page).
   const back = params.back ? params.back.split(',') : [];
-  api<{ payments: PaymentRow[]; cursor?: string }>('AdminPayments', { query: search })
+  api<{ payments: PaymentListEntry[]; cursor?: string }>('AdminPayments', { query: search })
     .then((r) => {
       results.removeAttribute('aria-busy');
       const pageNo = back.length + 1;

@@ -1,26 +1,22 @@
+import type { ActionOutcome } from '../../../protocol/admin/actions';
+import type { PaymentListEntry } from '../../../protocol/admin/payment-view';
 import { api, fail } from '../api';
 import { cell, confirmMoney, el, merchantCell, paymentLink, say, show, table, timeCell } from '../dom';
 import { may } from '../session';
-import { paymentName, typedAmount, type ActionAnswer } from './payment';
-import type { PaymentListed } from './payments';
-
-/** An authorization waiting for capture. */
-interface Waiting extends PaymentListed {
-  readonly authorization_expires_at: string;
-}
+import { paymentName, typedAmount } from './payment';
 
 type Action = 'capture' | 'release';
 
 /** The authorizations waiting for capture, soonest to expire first; an operator captures or releases them, one or many at once. */
 export function queueView(): void {
   show('Capture queue');
-  api<{ payments: Waiting[] }>('AdminCaptureQueue')
+  api<{ payments: PaymentListEntry[] }>('AdminCaptureQueue')
     .then((r) => {
       // A viewer sees the queue; capturing and releasing are the operator role's.
       const acting = may('AdminPaymentAction') && may('AdminCaptureBulk');
       const boxes: HTMLInputElement[] = [];
       const amounts = new Map<string, HTMLInputElement>();
-      const byId = new Map<string, Waiting>();
+      const byId = new Map<string, PaymentListEntry>();
       const rows = r.payments.map((p) => {
         const box = el('input', { type: 'checkbox', value: p.payment_id, 'aria-label': `Select ${p.order_number}` });
         boxes.push(box);
@@ -45,7 +41,7 @@ export function queueView(): void {
               return;
             }
             say('Working…');
-            api<ActionAnswer>('AdminPaymentAction', { params: { paymentId: p.payment_id, action }, body: action === 'capture' ? { amount: typed } : {} })
+            api<ActionOutcome>('AdminPaymentAction', { params: { paymentId: p.payment_id, action }, body: action === 'capture' ? { amount: typed } : {} })
               .then((res) => {
                 queueView();
                 say(`${p.order_number} ${action} ${shown}: ${res.outcome}${res.message ? ` – ${res.message}` : ''}`, res.outcome === 'done' ? 'ok' : 'error');
@@ -89,7 +85,7 @@ export function queueView(): void {
           return;
         }
         const typed = (id: string): string => (amounts.get(id) as HTMLInputElement).value.trim();
-        const payment = (id: string): Waiting => byId.get(id) as Waiting;
+        const payment = (id: string): PaymentListEntry => byId.get(id) as PaymentListEntry;
         const empty = ids.find((id) => !typed(id));
         if (action === 'capture' && empty) {
           say(`Enter the amount to capture for ${payment(empty).order_number}.`, 'error');
@@ -112,7 +108,7 @@ export function queueView(): void {
             return;
           }
           say(`Working on ${ids.length} payments…`);
-          api<{ results: ActionAnswer[] }>('AdminCaptureBulk', { body: action === 'capture' ? { action, payment_ids: ids, amounts: sent } : { action, payment_ids: ids } })
+          api<{ results: ActionOutcome[] }>('AdminCaptureBulk', { body: action === 'capture' ? { action, payment_ids: ids, amounts: sent } : { action, payment_ids: ids } })
             .then((res) => {
               const notDone = res.results.filter((x) => x.outcome !== 'done');
               queueView();
