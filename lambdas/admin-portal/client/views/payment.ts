@@ -25,7 +25,7 @@ type PaymentDetail = ReturnType<typeof paymentDetailView>['payment'];
 
 function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
   const box = el('div', { class: 'actions' });
-  const run = (action: string, amountField: HTMLElement | null, question: (shown: string) => Question): void => {
+  const run = (action: ActionOutcome['action'], amountField: HTMLElement | null, question: (shown: string) => Question): void => {
     const input = amountField?.querySelector('input');
     const amount = input ? input.value.trim() : '';
     if (input && !amount) {

@@ -5,7 +5,7 @@ import { cell, confirmMoney, el, merchantCell, paymentLink, say, show, table, ti
 import { may } from '../session';
 import { paymentName, typedAmount } from './payment';
 
-type Action = 'capture' | 'release';
+type Action = Extract<ActionOutcome['action'], 'capture' | 'release'>;
 
 /** The authorizations waiting for capture, soonest to expire first; an operator captures or releases them, one or many at once. */
 export function queueView(): void {
