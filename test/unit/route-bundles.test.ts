@@ -66,7 +66,7 @@ test.each(reading.map((r) => [r.id, secretsRead(r).join(', '), r.entry] as const
 
 test('a route that calls no acquirer bundles neither connector', () => {
   const acquirerCode = /lambdas\/adapters\/(s2s-card|sandbox-acquirer)\//;
-  // The checkout page renders what the acquirer answered (its challenge and redirect actions): it shares the pages' part.
+  // The checkout page opens a link through the checkout use case, whose dependencies (use-cases/checkout.ts CheckoutDeps) include the acquirer for paying.
   const without = ROUTES.filter((r) => !callsAcquirer(r.access.table) && !r.access.acquirerCredentials && r.id !== 'CheckoutPage');
   expect(without.map((r) => r.id)).toEqual(expect.arrayContaining(['CreateSession', 'PaymentStatus', 'CheckoutStatus', 'AdminMerchants']));
   for (const r of without) expect([r.id, bundledInputs(r.entry).filter((input) => acquirerCode.test(input))]).toEqual([r.id, []]);
