@@ -4,6 +4,7 @@ import { createDocumentClient } from '../../lambdas/adapters/dynamodb/client';
 import { applyChange, guardHolds, PAYMENT_STATUSES, type Payment, type PaymentChange, type TransitionGuard } from '../../lambdas/domain/payment';
 import { startLocalBackend, type LocalBackend } from '../../local/backend';
 import { T0, aPayment, paymentStoreContract } from './payment-store.contract';
+import { soakCount } from '../support/soak';
 
 /** The DynamoDB store against the local engine (dynalite) over HTTP, with the real AWS SDK. */
 async function openDynamo(): Promise<{ store: DynamoPaymentStore; backend: LocalBackend; close(): Promise<void> }> {
@@ -114,7 +115,7 @@ describe('the DynamoDB condition is the pure guard', () => {
         // Refused: the answer is the payment as stored; applied: as applyChange makes it.
         expect(result.payment).toEqual(result.applied ? applyChange(stored!, { set: { updatedAt: at(1).toISOString() } }) : stored);
       }),
-      { numRuns: Number(process.env.GUARD_PROPERTY_RUNS ?? 200) },
+      { numRuns: soakCount({ fast: 200, soak: 1000, override: 'GUARD_PROPERTY_RUNS' }) },
     );
     // Both answers seen often: a property that only ever saw refusals would prove little.
     expect(Math.min(outcomes.true, outcomes.false)).toBeGreaterThan(20);
@@ -151,7 +152,7 @@ describe('the DynamoDB condition is the pure guard', () => {
         expect(result.payment).toEqual(applyChange(stored!, change));
         expect(await store.findPayment(payment.paymentId)).toEqual(result.payment);
       }),
-      { numRuns: Number(process.env.GUARD_PROPERTY_RUNS ?? 100) },
+      { numRuns: soakCount({ fast: 100, soak: 500, override: 'GUARD_PROPERTY_RUNS' }) },
     );
   }, 120_000);
 });

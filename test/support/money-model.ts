@@ -27,6 +27,7 @@ import type { ShardPart } from '../../lambdas/ports/payments';
 import { MemoryPaymentStore } from '../../lambdas/adapters/memory/payment-store';
 import type { PaymentStore } from '../../lambdas/ports/payments';
 import { setDeps } from '../../lambdas/container';
+import { soakCount, soaking } from './soak';
 import { startTestService, type TestService } from './service';
 
 /**
@@ -213,10 +214,10 @@ export type ModelStore = 'dynamodb' | 'memory';
 
 /**
  * How a money model test file splits its runs: most on the memory store, a share on dynalite; a
- * soak (MONEY_MODEL_RUNS) runs every one of its runs on dynalite.
+ * soak (SOAK=1, or MONEY_MODEL_RUNS for a count of one's own) runs every one of its runs on dynalite.
  */
 export function modelRuns(env: NodeJS.ProcessEnv = process.env): { memory: number; dynamodb: number } {
-  if (env.MONEY_MODEL_RUNS) return { memory: 0, dynamodb: Number(env.MONEY_MODEL_RUNS) };
+  if (env.MONEY_MODEL_RUNS || soaking(env)) return { memory: 0, dynamodb: soakCount({ fast: 200, soak: 200, override: 'MONEY_MODEL_RUNS' }, env) };
   return { memory: Number(env.MONEY_MODEL_MEMORY_RUNS ?? 200), dynamodb: Number(env.MONEY_MODEL_DYNAMODB_RUNS ?? 20) };
 }
 
