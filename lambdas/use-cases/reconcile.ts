@@ -66,7 +66,7 @@ export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, no
   const after = deps.policy.reconcileAfterMs;
   // What is not due yet (a hint made the payment due early, PaymentStore.hurry) is only looked up:
   // recorded when the acquirer already has its final answer, never closed or sent again.
-  if (payment.inFlight) await step(() => (due(payment.inFlight!.startedAt, after, now) ? settleAttempt(deps, payment, now) : recordKnownAttempt(deps, payment)));
+  if (payment.inFlight) await step(() => (due(payment.inFlight!.startedAt, after, now) ? settleInFlightAttempt(deps, payment, now) : recordKnownAttempt(deps, payment)));
   else if (payment.action && (payment.status === '3ds' || payment.status === 'redirect')) {
     await step(() => (due(payment.action!.startedAt, ACTION_TIMEOUT_MS, now) ? settleAction(deps, payment, now) : recordKnownAction(deps, payment)));
   }
@@ -128,7 +128,7 @@ async function recordKnownRefund(deps: ReconcileDeps, payment: Payment, transId:
   return recorded.kind === 'recorded' ? 'settled' : 'postponed';
 }
 
-async function settleAttempt(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
+async function settleInFlightAttempt(deps: ReconcileDeps, payment: Payment, now: Date): Promise<ReconcileOutcome> {
   const attempt = payment.inFlight;
   if (!attempt) return 'released';
   const type = payment.checkout ? 'sale' : 'recurring';

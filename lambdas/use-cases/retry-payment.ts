@@ -1,20 +1,32 @@
 import { ApiError } from '../domain/errors';
 import { refusalOf } from '../domain/state-machine';
 import { claimRetry } from '../domain/payment';
-import { ownPayment, type AcceptedResponse, type OperationOptions, type PaymentIdRequest } from '../protocol/merchant/operations';
+import type { Payment } from '../domain/payment';
 import { reconcileAt } from './record-outcome';
 import { recordMerchantInitiated, type RecurringDeps } from './recurring-payment';
 import { authorizeOrUnknown } from './payment-attempt';
 
+/** A retry of a soft-declined merchant-initiated payment, with the transaction id a replayed request reuses. */
+export interface RetryCommand {
+  readonly payment: Payment;
+  readonly transId?: string;
+}
+
+/** Accepted: the new attempt is claimed (or was, by the request this one replays); its outcome follows in the status and callbacks. */
+export interface RetryAccepted {
+  readonly kind: 'accepted';
+  readonly payment: Payment;
+}
+
 /**
- * POST /api/v1/payment/retry: tries a soft-declined recurring payment again on the same payment.
- * The new attempt is claimed with a conditional write, so concurrent retries charge at most once.
+ * Tries a soft-declined recurring payment again on the same payment. The new attempt is claimed
+ * with a conditional write (claimRetry), so concurrent retries charge at most once.
  */
-export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: PaymentIdRequest, options: OperationOptions = {}): Promise<AcceptedResponse> {
-  const payment = await ownPayment(deps.store, merchantKey, r.payment_id);
+export async function retryPayment(deps: RecurringDeps, command: RetryCommand): Promise<RetryAccepted> {
+  const { payment } = command;
   // A replayed request (same Idempotency-Key) whose retry was made already: the first answer.
-  const made = (p: typeof payment) => options.transId !== undefined && (p.inFlight?.transId === options.transId || p.transactions.some((t) => t.transId === options.transId));
-  if (made(payment)) return { payment_id: payment.paymentId, result: 'accepted' };
+  const made = (p: Payment) => command.transId !== undefined && (p.inFlight?.transId === command.transId || p.transactions.some((t) => t.transId === command.transId));
+  if (made(payment)) return { kind: 'accepted', payment };
   const refusal = refusalOf('retry', payment);
   if (refusal) throw new ApiError(refusal);
   const chain = payment.recurringChainToken ? await deps.tokens.findRecurringChain(payment.recurringChainToken) : undefined;
@@ -22,11 +34,11 @@ export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: 
 
   const now = deps.clock.now();
   const attempt = (payment.attempt ?? 1) + 1;
-  const transId = options.transId ?? deps.ids.transId();
+  const transId = command.transId ?? deps.ids.transId();
   const idempotencyKey = `${payment.paymentId}.${attempt}`;
   const claim = await deps.store.apply(payment.paymentId, claimRetry(payment, { ref: { attempt, transId, idempotencyKey }, recheck: reconcileAt(deps.policy, now) }, now));
   if (!claim.applied) {
-    if (claim.payment && made(claim.payment)) return { payment_id: payment.paymentId, result: 'accepted' };
+    if (claim.payment && made(claim.payment)) return { kind: 'accepted', payment: claim.payment };
     throw new ApiError('RETRY_NOT_ALLOWED');
   }
   const claimed = claim.payment;
@@ -43,5 +55,5 @@ export async function retryPayment(deps: RecurringDeps, merchantKey: string, r: 
     attempt,
   });
   await recordMerchantInitiated(deps, claimed, { attempt, transId, idempotencyKey }, outcome);
-  return { payment_id: payment.paymentId, result: 'accepted' };
+  return { kind: 'accepted', payment: claimed };
 }

@@ -12,7 +12,7 @@ import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { chargeRecurring } from '../../lambdas/use-cases/recurring-payment';
 import { refundPayment } from '../../lambdas/protocol/merchant/refund';
-import { retryPayment } from '../../lambdas/use-cases/retry-payment';
+import { retryOwnPayment } from '../../lambdas/protocol/merchant/retry';
 import { voidOwnPayment } from '../../lambdas/protocol/merchant/void';
 import { SANDBOX_OTP } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { sandboxLedger } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
@@ -402,7 +402,7 @@ async function runScenario(
           break;
         }
         case 'retry':
-          for (const id of [...paymentIds].filter((id) => id !== session.paymentId)) await retryPayment(deps, mk, { merchant_key: mk, payment_id: id, hash: '' });
+          for (const id of [...paymentIds].filter((id) => id !== session.paymentId)) await retryOwnPayment(deps, mk, { payment_id: id });
           break;
         case 'reconcile':
           await reconcileDue(deps);
