@@ -77,6 +77,12 @@ export function paymentStoreContract(name: string, open: () => Promise<OpenedSto
       expect(await store.findPayment(p.paymentId)).toEqual(before);
     });
 
+    it('refuses a change of what the merchant asked (written once, with the payment) before it is sent', async () => {
+      const p = aPayment();
+      await store.createPayment(p);
+      await expect(store.apply(p.paymentId, { guard: {}, change: { set: { order: p.order, updatedAt: iso(1000) } as never } })).rejects.toThrow('order is written once, with the payment');
+    });
+
     it('refuses any transition of a payment it does not have', async () => {
       expect(await store.apply('contract-missing', { guard: {}, change: touch() })).toEqual({ applied: false, payment: undefined });
     });

@@ -1,6 +1,7 @@
 import { applyChange, guardHolds, type Payment, type QueueEntry, type Transition } from '../../domain/payment';
 import { type Applied, type DaySearch, type PaymentStore, type QueuedPayment, type ShardPart } from '../../ports/payments';
 import { SHARDS, shardOf } from '../dynamodb/keys';
+import { DETAIL_FIELDS } from '../dynamodb/payment-items';
 
 /** A payment as this store keeps it: the payment, the work queue it waits in, the ids of operations started on it. */
 interface Held {
@@ -48,6 +49,8 @@ export class MemoryPaymentStore implements PaymentStore {
   }
 
   async apply(paymentId: string, { guard, change }: Transition): Promise<Applied> {
+    // What the merchant asked is written once, with the payment (as the DynamoDB store keeps it apart).
+    for (const field of DETAIL_FIELDS) if (field in change.set) throw new Error(`${field} is written once, with the payment`);
     await turn();
     const held = this.held.get(paymentId);
     if (!held || !guardHolds(guard, held.payment, held.startedOperations)) return { applied: false, payment: this.read(paymentId) };
