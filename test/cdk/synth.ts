@@ -45,7 +45,39 @@ function nestedAsSeenByParent(parent: Template, nested: Template): Template {
 const cdkJsonContext = (): Record<string, unknown> =>
   JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context ?? {};
 
+/**
+ * Synthesizing a stage takes seconds, and most CDK files synthesize the same shapes. What they
+ * synthesize is kept on the worker process, which outlives each file's module registry, so a Jest
+ * worker synthesizes each shape once; the tests only read what was made. Their output directories
+ * (the nested stacks' templates are read from there) stay in one directory per worker, removed
+ * when the worker exits (or with the run's temp dir, test/support/global-teardown.ts).
+ */
+// Jest gives each file its own globals, `process` included; a core module is the one object shared.
+interface Made {
+  readonly stack: CheckoutStack;
+  readonly nag: AwsSolutionsChecks;
+  readonly template: Record<string, unknown>;
+  readonly monitoring: Record<string, unknown>;
+}
+const perWorker = require('node:os') as { checkoutSynthCache?: Map<string, Made>; checkoutSynthDir?: string };
+const made = (perWorker.checkoutSynthCache ??= new Map<string, Made>());
+/**
+ * This file's view of what the worker made: assertion objects of this file's own aws-cdk-lib (one
+ * made in an earlier file's module registry no longer works once that file ended).
+ */
 const cache = new Map<string, Synthesized>();
+
+/** The prefix of the directory a worker's shared synths write to. */
+export const SHARED_SYNTH_DIR_PREFIX = 'checkout-cdk-shared-';
+
+function sharedOutdir(): string {
+  if (!perWorker.checkoutSynthDir) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), SHARED_SYNTH_DIR_PREFIX));
+    perWorker.checkoutSynthDir = dir;
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  return fs.mkdtempSync(path.join(perWorker.checkoutSynthDir, 'app-'));
+}
 
 const outdirs = new Set<string>();
 
@@ -81,25 +113,41 @@ export const stageRoutes = (stage: Stage): RouteDefinition[] => deployedRoutes(R
 /** staging and prod run on the S2S CARD connector, whose URL lib/stages leaves to the command line: the tests give it, as a deploy would. */
 export const PROD_ACQUIRER_CONTEXT = { acquirer: 's2s-card', s2sCardUrl: 'https://gateway.example.com/post' } as const;
 
-export function synthesize(stage: Stage, options: { routes?: readonly RouteDefinition[]; jobs?: readonly JobDefinition[]; context?: Record<string, unknown> } = {}): Synthesized {
+export function synthesize(
+  stage: Stage,
+  options: {
+    routes?: readonly RouteDefinition[];
+    jobs?: readonly JobDefinition[];
+    context?: Record<string, unknown>;
+    /** Made in this file, not shared: cdk-nag's checks only work on a tree of this file's own aws-cdk-lib. */
+    inThisFile?: boolean;
+  } = {},
+): Synthesized {
   const routes = options.routes ?? ROUTES;
   const jobs = options.jobs ?? JOBS;
   const context = { ...(stage === 'dev' ? {} : PROD_ACQUIRER_CONTEXT), ...options.context };
-  const key = JSON.stringify([stage, routes, jobs, context]);
+  const key = JSON.stringify([stage, routes, jobs, context, options.inThisFile === true]);
   const cached = cache.get(key);
   if (cached) return cached;
+  const shared = made.get(key) ?? make(stage, routes, jobs, context);
+  if (!options.inThisFile) made.set(key, shared);
+  const fromJson = (json: Record<string, unknown>) => Template.fromJSON(json, { skipCyclicalDependenciesCheck: true });
+  const synthesized = { stack: shared.stack, nag: shared.nag, template: fromJson(shared.template), monitoring: fromJson(shared.monitoring) };
+  cache.set(key, synthesized);
+  return synthesized;
+}
 
-  const app = testApp({
+function make(stage: Stage, routes: readonly RouteDefinition[], jobs: readonly JobDefinition[], context: Record<string, unknown>): Made {
+  const app = new App({
     context: { ...cdkJsonContext(), stage, ...context, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
+    outdir: sharedOutdir(),
   });
   const nag = new AwsSolutionsChecks(app);
   Validations.of(app).addPlugins(nag);
   const stack = new CheckoutStack(app, stackName(stage), { stage, routes, jobs });
   const template = Template.fromStack(stack);
-  const synthesized = { stack, template, monitoring: nestedAsSeenByParent(template, Template.fromStack(stack.observability)), nag };
-  cache.set(key, synthesized);
-  return synthesized;
+  return { stack, nag, template: template.toJSON(), monitoring: nestedAsSeenByParent(template, Template.fromStack(stack.observability)).toJSON() };
 }
 
 /** The context value cdk.json gives `name` (what `cdk synth` sees). */

@@ -5,9 +5,11 @@ import { BROWSER_BROKER, stopBrowserBroker } from './shared-browser';
 /**
  * What tools leave in the temp dir by design, not a test: tsx's compile cache (tsx-<uid>), and the
  * files Chromium makes for shared memory and downloads (.org.chromium.Chromium.*), which it may
- * leave behind when a renderer outlives the browser's close. The run's directory goes with them.
+ * leave behind when a renderer outlives the browser's close, and the CDK tests' synths shared by the
+ * files of a worker (test/cdk/synth.ts), which a worker running in Jest's own process keeps until
+ * that process ends. The run's directory goes with them.
  */
-const TOOL_FILES = /^(tsx-\d+|\.org\.chromium\.Chromium\..+)$/;
+const TOOL_FILES = /^(tsx-\d+|\.org\.chromium\.Chromium\..+|checkout-cdk-shared-.+)$/;
 
 /**
  * After the run: the shared browser is closed (it writes into the temp dir too); whatever a test
