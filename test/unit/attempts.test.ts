@@ -9,6 +9,7 @@ import {
   sentInTurn,
 } from '../../lambdas/domain/attempts';
 import type { Payment, Transaction } from '../../lambdas/domain/payment';
+import { linkPayment as paymentOnLink } from '../support/payment-fixtures';
 
 /**
  * The cascading rule (protocol.md §7; the platform's guide: "you will receive only callback for
@@ -28,27 +29,7 @@ function tx(type: Transaction['type'], status: Transaction['status'], extra: Par
 }
 
 /** A payment on a checkout link that expires `expiresInMs` after T0. */
-function linkPayment(overrides: Partial<Payment> = {}, expiresInMs = 60 * MINUTE): Payment {
-  return {
-    paymentId: 'p-1',
-    merchantKey: 'shop',
-    status: 'prepare',
-    order: { number: 'order-1', amount: '25.00', amountMinor: 2500, currency: 'USD', description: 'Gift box' },
-    customer: { name: 'John Doe' },
-    createdAt: at(0).toISOString(),
-    updatedAt: at(0).toISOString(),
-    transactions: [],
-    checkout: {
-      secretHash: 'x',
-      operation: 'purchase',
-      successUrl: 'https://shop.example/success',
-      reqToken: false,
-      recurringInit: false,
-      expiresAt: at(expiresInMs).toISOString(),
-    },
-    ...overrides,
-  };
-}
+const linkPayment = (overrides: Partial<Payment> = {}, expiresInMs = 60 * MINUTE): Payment => paymentOnLink(at(0), overrides, expiresInMs);
 
 /** A merchant-initiated payment: no link. */
 const recurringPayment = (overrides: Partial<Payment> = {}): Payment => {

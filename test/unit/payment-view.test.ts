@@ -3,6 +3,7 @@ import { awaitsAnotherAttempt } from '../../lambdas/domain/attempts';
 import { NOT_RESENDABLE, callbackMessage, resendRefusal, type ResendableState } from '../../lambdas/domain/callback-resend';
 import { PAYMENT_STATUSES, type Payment, type Transaction } from '../../lambdas/domain/payment';
 import { SESSION_EXPIRED_REASON, alwaysReadsAsStored, paymentReading, storedStatusesReadingAs } from '../../lambdas/domain/payment-view';
+import { linkPayment } from '../support/payment-fixtures';
 
 /**
  * One reading of a payment's status for everyone (domain/payment-view.ts): table-driven for the
@@ -23,20 +24,8 @@ const tx = (type: Transaction['type'], status: Transaction['status'], extra: Par
   ...extra,
 });
 
-function link(overrides: Partial<Payment> = {}, expiresInMs = 60 * MINUTE): Payment {
-  return {
-    paymentId: 'p-1',
-    merchantKey: 'shop',
-    status: 'prepare',
-    order: { number: 'order-1', amount: '25.00', amountMinor: 2500, currency: 'USD', description: 'Gift box' },
-    customer: {},
-    createdAt: at(0).toISOString(),
-    updatedAt: at(0).toISOString(),
-    transactions: [],
-    checkout: { secretHash: 'x', operation: 'purchase', successUrl: 'https://shop.example/ok', reqToken: false, recurringInit: false, expiresAt: at(expiresInMs).toISOString() },
-    ...overrides,
-  };
-}
+/** An unpaid link of no named customer, expiring `expiresInMs` after T0. */
+const link = (overrides: Partial<Payment> = {}, expiresInMs = 60 * MINUTE): Payment => linkPayment(at(0), { customer: {}, ...overrides }, expiresInMs);
 const noLink = (overrides: Partial<Payment> = {}): Payment => {
   const { checkout: _none, ...p } = link(overrides);
   return p;
