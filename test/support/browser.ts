@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type FrameLocator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type FrameLocator, type Page, type Response } from 'playwright-core';
 import { launchOptions, sharedBrowserEndpoint } from './shared-browser';
 
 /** Where the e2e tests keep full-page screenshots (gitignored; CI keeps them as artifacts). */
@@ -16,6 +16,26 @@ export const SCREENSHOT_DIR = resolve(__dirname, '../e2e/__screenshots__');
 export async function launchBrowser(): Promise<Browser> {
   const shared = await sharedBrowserEndpoint();
   return shared ? chromium.connect(shared) : chromium.launch(launchOptions());
+}
+
+/**
+ * What every page of ours answers with: a Content-Security-Policy whose script and style nonce is
+ * the one on the page's own `<script>` and `<style>`, nothing else allowed by default, no framing,
+ * no caching. Resolves with the policy and its nonce for the page's own checks.
+ */
+export async function expectStrictPage(answer: Response | null): Promise<{ csp: string; nonce: string }> {
+  const csp = answer?.headers()['content-security-policy'] ?? '';
+  const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+  expect(nonce).toBeDefined();
+  expect(csp).toContain(`style-src 'nonce-${nonce}'`);
+  expect(csp).toContain("default-src 'none'");
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(answer?.headers()['x-frame-options']).toBe('DENY');
+  expect(answer?.headers()['cache-control']).toBe('no-store');
+  const html = (await answer?.text()) ?? '';
+  expect(html).toContain(`<script nonce="${nonce}">`);
+  expect(html).toContain(`<style nonce="${nonce}">`);
+  return { csp, nonce: nonce as string };
 }
 
 export const newPage = async (browser: Browser, options: BrowserContextOptions = {}): Promise<{ context: BrowserContext; page: Page }> => {

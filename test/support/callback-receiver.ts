@@ -125,3 +125,27 @@ export function receivingMerchants(service: () => { createMerchant(input: { name
     close: () => Promise.all(receivers.map((r) => r.close())),
   };
 }
+
+/**
+ * How the callback log (the portal's and the merchant CLI's `callbacks`) shows a sale's callback of
+ * 25.00 USD that the receiver at `url` refused once with HTTP 500 and took on the next attempt.
+ */
+export const saleCallbackDeliveredSecondTime = (seen: { transId: unknown; url: string; failedAt: string; deliveredAt: string }) => ({
+  index: 0,
+  number: 1,
+  trans_id: seen.transId,
+  type: 'sale',
+  status: 'success',
+  amount: '25.00',
+  currency: 'USD',
+  order_status: 'settled',
+  date: expect.any(String),
+  state: 'delivered',
+  attempt_count: 2,
+  attempts: [
+    { at: seen.failedAt, url: seen.url, httpStatus: 500, latencyMs: expect.any(Number), error: 'HTTP 500' },
+    { at: seen.deliveredAt, url: seen.url, httpStatus: 200, latencyMs: expect.any(Number) },
+  ],
+  delivered_at: seen.deliveredAt,
+  resendable: true,
+});
