@@ -1,6 +1,7 @@
 import type { DepsWithCallbacks } from '../lambdas/callback-container';
 import { ApiError, ERRORS } from '../lambdas/domain/errors';
-import { callbackLog, deadCallbacks, deadCallbackView, resendCallback, resendDeadCallbacks, type CallbackView } from '../lambdas/use-cases/callback-log';
+import { callbackView, deadCallbackView, resendView, type CallbackView, type DeadCallback } from '../lambdas/protocol/admin/callbacks';
+import { callbackLog, deadCallbacks, resendCallback, resendDeadCallbacks } from '../lambdas/use-cases/callback-log';
 import { CommandFailure } from './cli';
 
 /**
@@ -16,12 +17,10 @@ export const DEAD_LIST_LIMIT = 500;
  */
 export const RESEND_DEAD_ROUNDS = 50;
 
-export type DeadCallback = ReturnType<typeof deadCallbackView>;
-
 /** The use case words an unknown payment for merchants ("Payment not found."); here it is named. */
 export async function callbacksOf(deps: DepsWithCallbacks, paymentId: string): Promise<CallbackView[]> {
   try {
-    return await callbackLog(deps, paymentId);
+    return (await callbackLog(deps, paymentId)).map(callbackView);
   } catch (e) {
     if (e instanceof ApiError && e.entry.code === ERRORS.PAYMENT_NOT_FOUND.code) throw new CommandFailure(`payment ${paymentId} not found`);
     throw e;
@@ -37,7 +36,7 @@ export async function resendOne(deps: DepsWithCallbacks, actor: string, paymentI
     );
   }
   try {
-    return await resendCallback(deps, actor, paymentId, index);
+    return resendView(await resendCallback(deps, actor, paymentId, index));
   } catch (e) {
     // Refused and audited: a callback the merchant is never sent, or one that contradicts the
     // payment's state now (the portal's Resend asks the operator to confirm that one).
@@ -68,7 +67,7 @@ export async function listDeadCallbacks(deps: DepsWithCallbacks, merchantKey: st
   // One past the limit, to tell whether there are more.
   do {
     const page = await deadCallbacks(deps, merchantKey, Math.min(100, DEAD_LIST_LIMIT + 1 - callbacks.length), cursor);
-    callbacks.push(...page.callbacks);
+    callbacks.push(...page.records.map(deadCallbackView));
     cursor = page.cursor;
   } while (cursor && callbacks.length <= DEAD_LIST_LIMIT);
   return { merchant_key: merchantKey, callbacks: callbacks.slice(0, DEAD_LIST_LIMIT), more: callbacks.length > DEAD_LIST_LIMIT };

@@ -136,7 +136,7 @@ function settingsFrom(values: Values): Partial<MerchantSettings> {
  * with the default AWS credential chain: no endpoints.
  */
 export { stageEnvironment } from './stack-outputs';
-export type { DeadCallback } from './merchant-callbacks';
+export type { DeadCallback } from '../lambdas/protocol/admin/callbacks';
 
 interface Target {
   readonly deps: DepsWithCallbacks;

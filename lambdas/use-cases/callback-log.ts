@@ -1,7 +1,7 @@
-import { NOT_RESENDABLE, callbackMessage, resendRefusal } from '../domain/callback-resend';
+import { NOT_RESENDABLE, callbackMessage, resendRefusal, type CallbackMessage } from '../domain/callback-resend';
 import { ApiError, invalidRequest } from '../domain/errors';
 import { RULE } from '../domain/validation';
-import { protocolDate } from '../domain/payment';
+import type { Transaction } from '../domain/payment';
 import type { CallbackRecord, CallbackStore } from '../ports/callbacks';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
@@ -22,69 +22,31 @@ export interface CallbackLogDeps {
 /** Dead callbacks queued again per request: bounded, the caller repeats while `more` is true. */
 export const RESEND_DEAD_LIMIT = 200;
 
-/** One transaction's callback as the portal and the CLI show it. */
-export interface CallbackView {
-  /** Position in the payment's sequence, from 0 (the API's, in the resend route's path). */
+/**
+ * One transaction's callback: what it says (as its callback sends it), its delivery record (none
+ * before its first attempt is recorded) and why it may not be sent again now, if it may not.
+ * protocol/admin/callbacks.ts shows it to operators.
+ */
+export interface CallbackEntry {
+  /** Position in the payment's sequence, from 0. */
   readonly index: number;
-  /** The callback's number as people see it everywhere (portal, CLI, audit): index + 1. */
-  readonly number: number;
-  readonly trans_id: string;
-  readonly type: string;
-  readonly status: string;
-  /** The transaction's own amount, in decimals, and the payment's currency. */
-  readonly amount: string;
-  readonly currency: string;
-  /** The order's status the callback carries (`order_status`). */
-  readonly order_status: string;
-  readonly date: string;
-  /** not-sent: waiting for its first attempt (or no attempt recorded yet). */
-  readonly state: CallbackRecord['state'] | 'not-sent';
-  readonly attempt_count: number;
-  readonly attempts: CallbackRecord['attempts'];
-  readonly next_attempt_at?: string;
-  readonly delivered_at?: string;
-  readonly dead_at?: string;
-  readonly last_error?: string;
-  /** Whether an operator may send it again now (domain/callback-resend.ts). */
-  readonly resendable: boolean;
-  /** Why not, when it may not. */
-  readonly not_resendable_reason?: string;
-  /** When its order status is not the payment's now: the warning a resend's confirmation shows. */
-  readonly contradiction?: string;
+  readonly transaction: Transaction;
+  readonly message: CallbackMessage;
+  readonly record?: CallbackRecord;
+  /** domain/callback-resend.ts resendRefusal. */
+  readonly refusal?: string;
 }
 
 /** Every callback of a payment, one per transaction, in delivery order. */
-export async function callbackLog(deps: Pick<CallbackLogDeps, 'store' | 'callbacks' | 'clock'>, paymentId: string): Promise<CallbackView[]> {
+export async function callbackLog(deps: Pick<CallbackLogDeps, 'store' | 'callbacks' | 'clock'>, paymentId: string): Promise<CallbackEntry[]> {
   const payment = await deps.store.findPayment(paymentId);
   if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
   const records = new Map((await deps.callbacks.records(paymentId)).map((r) => [r.index, r]));
   const now = deps.clock.now();
-  return payment.transactions.map((tx, index) => {
-    const r = records.get(index);
-    const state = r?.state ?? 'not-sent';
-    const refusal = resendRefusal(payment, index, state, now);
-    const message = callbackMessage(payment, index, now)!;
-    return {
-      index,
-      number: index + 1,
-      trans_id: tx.transId,
-      type: tx.type,
-      status: tx.status,
-      amount: message.amount,
-      currency: message.currency,
-      order_status: message.orderStatus,
-      date: protocolDate(tx.at),
-      state,
-      attempt_count: r?.attemptCount ?? 0,
-      attempts: r?.attempts ?? [],
-      ...(r?.nextAttemptAt && r.state === 'pending' ? { next_attempt_at: r.nextAttemptAt } : {}),
-      ...(r?.deliveredAt ? { delivered_at: r.deliveredAt } : {}),
-      ...(r?.deadAt ? { dead_at: r.deadAt } : {}),
-      ...(r?.lastError ? { last_error: r.lastError } : {}),
-      resendable: refusal === undefined,
-      ...(refusal ? { not_resendable_reason: refusal } : {}),
-      ...(message.contradiction ? { contradiction: message.contradiction } : {}),
-    };
+  return payment.transactions.map((transaction, index) => {
+    const record = records.get(index);
+    const refusal = resendRefusal(payment, index, record?.state ?? 'not-sent', now);
+    return { index, transaction, message: callbackMessage(payment, index, now)!, ...(record ? { record } : {}), ...(refusal !== undefined ? { refusal } : {}) };
   });
 }
 
@@ -109,7 +71,7 @@ export async function resendCallback(
   paymentId: string,
   index: number,
   options: ResendOptions = {},
-): Promise<{ payment_id: string; index: number; number: number; outcome: ResendOutcome }> {
+): Promise<{ paymentId: string; index: number; outcome: ResendOutcome }> {
   const payment = await deps.store.findPayment(paymentId);
   if (!payment || !Number.isInteger(index) || index < 0 || index >= payment.transactions.length) throw new ApiError('PAYMENT_NOT_FOUND');
   const now = deps.clock.now();
@@ -143,28 +105,15 @@ export async function resendCallback(
   });
   if (refusal !== undefined && refusal !== NOT_RESENDABLE.waiting) throw new ApiError('CALLBACK_NOT_RESENDABLE', [], refusal);
   if (unconfirmed) throw new ApiError('CALLBACK_CONTRADICTS_PAYMENT', [], `${message.contradiction} Confirm the resend to send it anyway.`);
-  return { payment_id: paymentId, index, number: index + 1, outcome };
+  return { paymentId, index, outcome };
 }
-
-/** A dead callback as the portal and the CLI list it: enough to find the payment and see why. */
-export const deadCallbackView = (r: CallbackRecord) => ({
-  payment_id: r.paymentId,
-  index: r.index,
-  number: r.index + 1,
-  trans_id: r.transId,
-  type: r.type,
-  status: r.status,
-  dead_at: r.deadAt,
-  attempt_count: r.attemptCount,
-  last_error: r.lastError,
-});
 
 async function knownMerchant(deps: Pick<CallbackLogDeps, 'merchants'>, merchantKey: string): Promise<void> {
   if (!(await deps.merchants.find(merchantKey))) throw new ApiError('MERCHANT_NOT_FOUND');
 }
 
 /** A merchant's dead callbacks, oldest first, one page at a time (the cursor is opaque). */
-export async function deadCallbacks(deps: Pick<CallbackLogDeps, 'callbacks' | 'merchants'>, merchantKey: string, limit: number, cursor?: string) {
+export async function deadCallbacks(deps: Pick<CallbackLogDeps, 'callbacks' | 'merchants'>, merchantKey: string, limit: number, cursor?: string): Promise<{ records: CallbackRecord[]; cursor?: string }> {
   await knownMerchant(deps, merchantKey);
   const page = await deps.callbacks.dead(merchantKey, limit, cursor).catch((e: unknown) => {
     // A cursor we did not make fails in the store: refused, never a 500.
@@ -173,11 +122,11 @@ export async function deadCallbacks(deps: Pick<CallbackLogDeps, 'callbacks' | 'm
     }
     throw e;
   });
-  return { merchant_key: merchantKey, callbacks: page.records.map(deadCallbackView), ...(page.cursor ? { cursor: page.cursor } : {}) };
+  return page;
 }
 
 /** Queues a merchant's dead callbacks again, oldest first, at most RESEND_DEAD_LIMIT per call. */
-export async function resendDeadCallbacks(deps: CallbackLogDeps, actor: string, merchantKey: string): Promise<{ merchant_key: string; queued: number; more: boolean }> {
+export async function resendDeadCallbacks(deps: CallbackLogDeps, actor: string, merchantKey: string): Promise<{ queued: number; more: boolean }> {
   // A mistyped key would otherwise leave an audit entry of "0 queued" for a merchant that does not exist.
   await knownMerchant(deps, merchantKey);
   let queued = 0;
@@ -198,7 +147,7 @@ export async function resendDeadCallbacks(deps: CallbackLogDeps, actor: string, 
     after: { queued },
     outcome: 'done',
   });
-  return { merchant_key: merchantKey, queued, more };
+  return { queued, more };
 }
 
 async function queue(deps: CallbackLogDeps, record: CallbackRecord): Promise<ResendOutcome> {

@@ -4,7 +4,7 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import { ADMIN_LIMITS } from '../../lambdas/use-cases/admin/deps';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
-import type { CallbackView } from '../../lambdas/use-cases/callback-log';
+import type { CallbackView } from '../../lambdas/protocol/admin/callbacks';
 import { adminApi, adminRequest, seedOperator, signIn, type AdminApi, type DeadCallback } from '../support/admin';
 import { type CallbackReceiver, saleCallbackDeliveredSecondTime, startCallbackReceiver, verifiesWith } from '../support/callback-receiver';
 import { closePage, invalidRequest, openSession, paidPayment, refundOf, submitPage, transactionsOf } from '../support/payments';

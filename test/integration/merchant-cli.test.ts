@@ -5,7 +5,7 @@ import { CALLBACK_POLICY } from '../../lambdas/domain/callback';
 import { signFields } from '../../lambdas/domain/hash';
 import { readConfig } from '../../lambdas/config';
 import { ManualClock } from '../../lambdas/ports/clock';
-import type { CallbackView } from '../../lambdas/use-cases/callback-log';
+import type { CallbackView } from '../../lambdas/protocol/admin/callbacks';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { announceBackend } from '../../local/local-store';

@@ -3,6 +3,7 @@ import { key } from '../../lambdas/adapters/dynamodb/keys';
 import { STREAM_LEASE_MS, STREAM_LEASE_TAG } from '../../lambdas/adapters/dynamodb/payment-store';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { callbackLog, resendCallback } from '../../lambdas/use-cases/callback-log';
+import { callbackView } from '../../lambdas/protocol/admin/callbacks';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver';
@@ -115,7 +116,7 @@ test('a callback delivered at its first attempt has no record item; its log come
   expect(items.filter((i) => i.pk === key.payment(paid.paymentId).pk && String(i.sk).startsWith(key.callbackPrefix))).toEqual([]);
 
   const deps = { ...service.deps };
-  const [log] = await callbackLog(deps, paid.paymentId);
+  const [log] = (await callbackLog(deps, paid.paymentId)).map(callbackView);
   expect(log).toMatchObject({ index: 0, type: 'sale', state: 'delivered', attempt_count: 1, delivered_at: START.toISOString(), resendable: true });
   expect(log!.attempts).toEqual([{ at: START.toISOString(), url: receiver.url, httpStatus: 200, latencyMs: expect.any(Number) }]);
 
@@ -125,7 +126,7 @@ test('a callback delivered at its first attempt has no record item; its log come
   clock.advance(STREAM_LEASE_MS + 1000);
   await relay();
   expect(ofPayment(receiver, paid.paymentId).map((c) => c.fields.type)).toEqual(['sale', 'sale']);
-  const [again] = await callbackLog(deps, paid.paymentId);
+  const [again] = (await callbackLog(deps, paid.paymentId)).map(callbackView);
   expect(again).toMatchObject({ state: 'delivered', attempt_count: 2 });
   expect(items.length).toBeLessThan((await service.tableItems()).length);
 });

@@ -4,7 +4,8 @@ import type { AuditEntry } from '../../lambdas/ports/operators';
 import type { OperatorRole } from '../../lib/operator-roles';
 import type { PaymentAction } from '../../lambdas/use-cases/admin/operator-actions';
 import type { ActionOutcome } from '../../lambdas/protocol/admin/actions';
-import type { CallbackView, ResendOutcome } from '../../lambdas/use-cases/callback-log';
+import type { ResendOutcome } from '../../lambdas/use-cases/callback-log';
+import type { CallbackView } from '../../lambdas/protocol/admin/callbacks';
 import type { HttpAnswer } from './http';
 import type { TestService } from './service';
 
