@@ -1,4 +1,5 @@
 import type { CardSummary, ValidCard } from '../domain/card';
+import type { BillingAddress } from '../domain/payment';
 
 /**
  * The one narrow interface an acquirer implements: the sandbox (adapters/sandbox-acquirer) and the
@@ -27,15 +28,9 @@ export type PaymentInstrument =
  * Who pays, as far as the payment knows it: acquirers that sign or check payer data (the S2S CARD
  * gateway signs the e-mail and requires an address) read it; the sandbox ignores it.
  */
-export interface PayerDetails {
+export interface PayerDetails extends BillingAddress {
   readonly email?: string;
   readonly name?: string;
-  readonly country?: string;
-  readonly state?: string;
-  readonly city?: string;
-  readonly address?: string;
-  readonly zip?: string;
-  readonly phone?: string;
 }
 
 export interface AuthorizeRequest {

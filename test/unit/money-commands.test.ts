@@ -1,5 +1,6 @@
 import { MemoryPaymentStore } from '../../lambdas/adapters/memory/payment-store';
 import type { Payment } from '../../lambdas/domain/payment';
+import { settledPayment } from '../support/payment-fixtures';
 import type { Acquirer, FollowUpOutcome } from '../../lambdas/ports/acquirer';
 import { ManualClock } from '../../lambdas/ports/clock';
 import type { Ids } from '../../lambdas/ports/ids';
@@ -32,18 +33,7 @@ function world(answer: (kind: 'refund' | 'void') => Promise<FollowUpOutcome> = a
   };
   const deps = { store, clock, ids, acquirer, policy: { reconcileAfterMs: 120_000 } };
   const settled = async (): Promise<Payment> => {
-    const payment: Payment = {
-      paymentId: ids.paymentId(),
-      merchantKey: 'shop',
-      status: 'settled',
-      order: { number: 'o-1', amount: '10.00', amountMinor: 1000, currency: 'USD', description: 'Order' },
-      customer: {},
-      createdAt: T0.toISOString(),
-      updatedAt: T0.toISOString(),
-      transactions: [{ transId: 'sale-1', type: 'sale', status: 'success', amountMinor: 1000, at: T0.toISOString(), orderStatus: 'settled' }],
-      authorization: { idempotencyKey: 'auth', acquirerRef: 'ref-1' },
-      voidableUntil: new Date(T0.getTime() + 3600_000).toISOString(),
-    };
+    const payment = settledPayment(T0, { paymentId: ids.paymentId(), authorization: { idempotencyKey: 'auth', acquirerRef: 'ref-1' } });
     await store.createPayment(payment);
     return (await store.findPayment(payment.paymentId))!;
   };

@@ -14,6 +14,7 @@ import {
   type PendingOperation,
   type PendingRefund,
 } from '../../lambdas/domain/payment';
+import { settledPayment } from '../support/payment-fixtures';
 
 /**
  * The payment's transitions as functions: what each decides on a payment, and that the guard it
@@ -24,21 +25,7 @@ const T0 = new Date('2031-06-01T08:00:00.000Z');
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
 const recheck = { name: 'reconcile', dueAt: at(2).toISOString() };
 
-const settled = (extra: Partial<Payment> = {}): Payment => ({
-  paymentId: 'p-1',
-  merchantKey: 'shop',
-  status: 'settled',
-  order: { number: 'o-1', amount: '10.00', amountMinor: 1000, currency: 'USD', description: 'Order' },
-  customer: {},
-  createdAt: T0.toISOString(),
-  updatedAt: T0.toISOString(),
-  transactions: [{ transId: 'sale-1', type: 'sale', status: 'success', amountMinor: 1000, at: T0.toISOString(), orderStatus: 'settled' }],
-  authorization: { idempotencyKey: 'p-1.1', acquirerRef: 'ref-1' },
-  voidableUntil: at(60).toISOString(),
-  refunds: {},
-  watching: {},
-  ...extra,
-});
+const settled = (extra: Partial<Payment> = {}): Payment => settledPayment(T0, { refunds: {}, watching: {}, ...extra });
 const refundOf = (amountMinor: number): PendingRefund => ({ amountMinor, idempotencyKey: `p-1.refund.${amountMinor}`, startedAt: T0.toISOString(), actor: 'merchant:shop' });
 
 describe('startRefund: what a new refund may take', () => {
