@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
+import { localClock } from './clock';
 import { checkCallback, RECEIVER_DEFAULT_HOST } from './receiver-check';
 
 /**
@@ -26,7 +27,9 @@ const USAGE = `Usage: npm run -s receiver -- [--port 4000] [--host 127.0.0.1] [-
   --status CODE     Answer every callback that verifies with this HTTP status (default 200);
                     anything but 2xx makes the service retry. A callback whose signature or hash
                     does not verify is answered 401, with the check that failed.
-  --json            Print one JSON object per callback instead of a line of text.`;
+  --json            Print one JSON object per callback instead of a line of text.
+
+  CLOCK_START=<ISO time> in the environment: the same clock as a runner started with it.`;
 
 function main(): void {
   const { values } = parseArgs({
@@ -42,6 +45,8 @@ function main(): void {
     console.error(USAGE);
     process.exit(2);
   }
+  // CLOCK_START as the runner's: a callback's signature is as old as the runner's clock says.
+  const clock = localClock();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -49,7 +54,7 @@ function main(): void {
       const raw = Buffer.concat(chunks).toString('utf8');
       const fields = Object.fromEntries(new URLSearchParams(raw));
       const header = req.headers['x-checkout-signature'];
-      const verdict = checkCallback(raw, Array.isArray(header) ? header[0] : header, { webhookSecret: values['webhook-secret'], password: values.password, status }, new Date());
+      const verdict = checkCallback(raw, Array.isArray(header) ? header[0] : header, { webhookSecret: values['webhook-secret'], password: values.password, status }, clock.now());
       const { signature, hash, answer, problems } = verdict;
       if (values.json) console.log(JSON.stringify({ signature, hash, answer, ...(problems.length ? { problems } : {}), fields }));
       else {

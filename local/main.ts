@@ -13,6 +13,7 @@ import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
 import { announceBackend, auditAnchorDirectory, dataDirectory } from './local-store';
 import { startScheduler } from './scheduler';
+import { localClock } from './clock';
 import { JOBS } from '../lib/jobs';
 import { acquirerTimeoutEnvironment, acquirerTimeoutsOf } from '../lib/time-budget';
 
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
     }),
   );
   const config = readConfig();
-  const deps = localDeps(backend, config);
+  const deps = localDeps(backend, config, localClock());
   setDeps(deps);
   // ACQUIRER=s2s-card (with S2S_CARD_URL, S2S_CARD_CLIENT_KEY, S2S_CARD_PASSWORD) pays through the
   // gateway; the sandbox's pages are then not served, as on a deployed stage.

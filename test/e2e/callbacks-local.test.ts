@@ -8,6 +8,7 @@ import { paymentIdOf } from '../support/links';
 import { startMerchantSite, type MerchantSite } from '../support/merchant-site';
 import { freePort, runTs, startTs, type Service } from '../support/processes';
 import { startAll } from '../support/lifecycle';
+import { voidWindowClockStart } from '../support/void-window';
 
 /**
  * Callbacks tried as a new user would (README, "Callbacks"): `npm start`, `npm run receiver`, the
@@ -27,6 +28,8 @@ let base: string;
 let receiverPort: number;
 let port: number;
 let runner: Service;
+// Voids are accepted until 21:00 UTC+3: the runner and the receiver run on a clock inside the window.
+const clockStart = voidWindowClockStart();
 
 interface Printed {
   readonly signature: string;
@@ -52,7 +55,7 @@ async function waitForCallbacks(receiver: Service, count: number, timeoutMs = 20
 }
 
 function startReceiver(): Promise<Service> {
-  const receiver = startTs('local/callback-receiver.ts', {}, ['--port', String(receiverPort), '--webhook-secret', merchant.webhookSecret, '--password', merchant.password, '--json']);
+  const receiver = startTs('local/callback-receiver.ts', { CLOCK_START: clockStart() }, ['--port', String(receiverPort), '--webhook-secret', merchant.webhookSecret, '--password', merchant.password, '--json']);
   processes.add(receiver);
   return receiver.waitForLine(/^Receiving callbacks at /).then(() => receiver);
 }
@@ -95,7 +98,7 @@ async function payOnPage(url: string): Promise<void> {
 /** `npm start` on the test's data directory and port (again, after a crash). */
 async function startRunner(): Promise<void> {
   // Retries a few hundred milliseconds apart instead of 30 s, so "down for a while" is seconds long.
-  runner = startTs('local/main.ts', { DATA_DIR: dataDir, PORT: String(port), CALLBACK_FIRST_RETRY_MS: '250', ...DEMO });
+  runner = startTs('local/main.ts', { DATA_DIR: dataDir, PORT: String(port), CALLBACK_FIRST_RETRY_MS: '250', CLOCK_START: clockStart(), ...DEMO });
   processes.add(runner);
   await runner.waitForLine(/^curl /, 30_000);
   // The runner prints the demo merchant's webhook secret (it gives the demo one if it had none).

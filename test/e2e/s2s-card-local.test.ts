@@ -10,6 +10,7 @@ import { startMerchantSite, type MerchantSite } from '../support/merchant-site';
 import { freePort, runTs, startTs, type Service } from '../support/processes';
 import { startFakeGateway, type FakeGateway } from '../support/s2s-card-gateway';
 import { signBody } from '../support/sign';
+import { insideVoidWindow } from '../support/void-window';
 
 /**
  * `npm start` with ACQUIRER=s2s-card against the fake S2S CARD gateway over HTTP: the runner pays
@@ -38,6 +39,8 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     PORT: String(port),
     ...DEMO,
+    // Voids are accepted until 21:00 UTC+3: the runner's clock is inside the window.
+    CLOCK_START: insideVoidWindow(),
     ACQUIRER: 's2s-card',
     S2S_CARD_URL: gateway.url,
     S2S_CARD_CLIENT_KEY: gateway.clientKey,
