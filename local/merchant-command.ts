@@ -1,3 +1,4 @@
+import { localClock } from './clock';
 import { changeMerchantSettings, createMerchantAudited, rotatePasswordAudited, rotateWebhookSecretAudited } from '../lambdas/use-cases/admin/merchants';
 import { SETTING_OPTIONS, merchantView, settingsFromOptions } from '../lambdas/protocol/merchant-settings';
 import { auditAnchorStore } from '../lambdas/adapters/audit-anchor-store';
@@ -165,7 +166,7 @@ async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Pr
   const dataDir = env.DATA_DIR ? resolve(env.DATA_DIR) : dataDirectory();
   const store = await openLocalStore(dataDir);
   // As the local runner: its own receiver on loopback is allowed unless ALLOW_LOOPBACK_CALLBACKS=0.
-  const deps = withCallbacks(buildDeps(readConfig({ ...store.env, ALLOW_LOOPBACK_CALLBACKS: env.ALLOW_LOOPBACK_CALLBACKS ?? '1' })));
+  const deps = withCallbacks(buildDeps(readConfig({ ...store.env, ALLOW_LOOPBACK_CALLBACKS: env.ALLOW_LOOPBACK_CALLBACKS ?? '1' }), localClock(env)));
   const defaulted = !env.DATA_DIR;
   return {
     deps,
