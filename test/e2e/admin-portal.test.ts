@@ -486,14 +486,34 @@ describe('searching payments', () => {
     await page.locator('#result-total').filter({ hasText: '27 payments match this search in all.' }).waitFor();
     expect(await page.getByRole('button', { name: 'Previous page' }).count()).toBe(0);
     const firstPage = await page.locator('tbody tr td:nth-child(4)').allTextContents();
+    const counts: string[] = [];
+    page.on('request', (r) => void (r.url().includes('/admin/api/payments/count') && counts.push(r.url())));
     await page.getByRole('button', { name: 'Next page' }).click();
     await page.locator('#result-count').filter({ hasText: 'Page 2: 2 payments, the last page of this search.' }).waitFor();
+    // The search's total, counted on its first page, is shown again without counting again.
+    expect(await page.locator('#result-total').textContent()).toBe('27 payments match this search in all.');
+    expect(counts).toEqual([]);
     const secondPage = await page.locator('tbody tr td:nth-child(4)').allTextContents();
     expect([...firstPage, ...secondPage]).toEqual(made);
     expect(await page.getByRole('button', { name: 'Next page' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Previous page' }).click();
     await page.locator('#result-count').filter({ hasText: 'Page 1: 25 payments' }).waitFor();
     expect(await page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(firstPage);
+  });
+
+  it('counts the landing page\'s matches (every merchant\'s last seven days) only when asked', async () => {
+    const page = await open();
+    const counts: string[] = [];
+    page.on('request', (r) => void (r.url().includes('/admin/api/payments/count') && counts.push(r.url())));
+    await signIn(page);
+    await page.locator('#result-count').waitFor();
+    const ask = page.locator('#result-total').getByRole('button', { name: 'Count all matches' });
+    await ask.waitFor();
+    expect(counts).toEqual([]);
+    await ask.click();
+    // Counted to the end, over as many requests as the server asks for.
+    await page.locator('#result-total').filter({ hasText: /^\d+ payments? match(es)? this search in all\.$/ }).waitFor();
+    expect(counts.length).toBeGreaterThan(0);
   });
 
   it('shows times in the operator\'s time zone, with UTC on hover', async () => {

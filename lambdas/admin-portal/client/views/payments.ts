@@ -94,8 +94,9 @@ export function paymentsView(params: Params, statuses: readonly string[]): void 
       results.appendChild(pager);
       const total = el('p', { class: 'count', id: 'result-total', 'aria-live': 'polite' });
       results.insertBefore(total, list);
-      if (r.payments.length || r.cursor) countMatches(search, total);
-      else total.remove();
+      if (!(r.payments.length || r.cursor)) total.remove();
+      else if (SEARCH_FIELDS.some((f) => search[f])) countMatches(search, total);
+      else offerCount(search, total);
       if (may('AdminPaymentsExport') && (r.payments.length || r.cursor)) {
         const exporting = el('button', { type: 'button', class: 'secondary', text: 'Download CSV', onclick: () => exportMatches(search, exporting) });
         pager.appendChild(exporting);
@@ -112,16 +113,37 @@ function partOf(search: Params, cursor: string): Record<string, string | undefin
 }
 
 /**
+ * The total of the last search counted to the end, shown again on its further pages instead of
+ * counting again; its first page (the search run again) counts afresh.
+ */
+let lastTotal: { readonly key: string; readonly text: string } | undefined;
+
+/**
+ * The landing page (every merchant's last seven days, nothing asked) counts only when asked: the
+ * count reads each merchant's every day, and an operator who signs in to look up one payment
+ * should not start it. A search with any criterion counts at once.
+ */
+function offerCount(search: Params, line: HTMLElement): void {
+  line.replaceChildren(el('button', { type: 'button', class: 'secondary', text: 'Count all matches', onclick: () => countMatches(search, line) }));
+}
+
+/**
  * The search's total: the count endpoint does a bounded part per request and says where to go
  * on; asked again until it is complete, the running total shown meanwhile.
  */
 function countMatches(search: Params, line: HTMLElement): void {
+  const key = query(partOf(search, ''));
+  if (search.cursor && lastTotal?.key === key) {
+    line.textContent = lastTotal.text;
+    return;
+  }
   line.textContent = 'Counting the payments that match…';
   const step = (cursor: string, requests: number, waits: number): void => {
     api<{ complete: boolean; total: number; cursor?: string }>('AdminPaymentsCount', { query: partOf(search, cursor) })
       .then((c) => {
         if (c.complete) {
           line.textContent = `${plural(c.total, 'payment matches', 'payments match')} this search in all.`;
+          lastTotal = { key, text: line.textContent };
           return;
         }
         line.textContent = `Counting… ${c.total.toLocaleString('en')} so far.`;
