@@ -185,13 +185,13 @@ it('a misbehaving gateway, lost answers, a restarted gateway and a SIGKILL: with
   expect((await refund(many, '0.10', `many-${seed}-slow`))?.status).toBeLessThan(500);
   const last = await refund(many, '0.10', `many-${seed}-last`);
   const lastAgain = await refund(many, '0.10', `many-${seed}-last`, true);
-  // A replay answers what its first request got; one sent while the first is still running may be
-  // told so (409 208012, "try again shortly"), and then, sent again, gets the first's answer.
-  const settledReplays = await Promise.all(
-    replayed.map(async (r, i) => (r?.status === 409 && r.json.error_code === 208012 ? refund(many, '0.10', `many-${seed}-${i}`, true) : r)),
-  );
-  for (const [i, again] of [...settledReplays.map((r, i) => [i, r] as const), [-1, lastAgain] as const]) {
-    const first = i === -1 ? last : answers[i];
+  // A replay answers what its first request got. The two of a key were sent at once: whichever came
+  // second may be told the other is still running (409 208012, "try again shortly"), and then, sent
+  // again, gets the other's answer.
+  const inProgress = (r: Awaited<ReturnType<typeof refund>>) => r?.status === 409 && r.json.error_code === 208012;
+  const settled = async (r: Awaited<ReturnType<typeof refund>>, i: number) => (inProgress(r) ? refund(many, '0.10', `many-${seed}-${i}`, true) : r);
+  const pairs = await Promise.all(replayed.map(async (r, i) => [i, await settled(answers[i], i), await settled(r, i)] as const));
+  for (const [i, first, again] of [...pairs, [-1, last, lastAgain] as const]) {
     expect({ key: i, status: again?.status, json: again?.json }).toEqual({ key: i, status: first?.status, json: first?.json });
   }
 
