@@ -15,12 +15,13 @@ module.exports = {
   // A temp dir per run (removed after it, leftovers reported) and the browser chosen once.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  // Two workers: the suite is sized for a two-core machine (docs/testing.md), and Jest's default
-  // on two cores is one. Files are spread over both; the longest ones start first (Jest orders by
-  // the durations of the last run).
-  maxWorkers: 2,
+  // Three workers on a two-core machine (docs/testing.md): with two, a fifth of the CPU sat idle
+  // while files waited on the processes they spawn (the runner killed and restarted, the browser,
+  // the gateway's delays); Jest's default on two cores is one. The longest files start first (Jest
+  // orders by the durations of the last run).
+  maxWorkers: 3,
   // A worker's heap grows with each file (CDK synths of every stage shape, local engines); a worker
-  // left above this size after a file is replaced by a fresh one, which keeps two workers well
+  // left above this size after a file is replaced by a fresh one, which keeps the workers well
   // inside a small machine's memory and leaves the money model (about 650 MB over its runs) room.
   workerIdleMemoryLimit: '1GB',
 };

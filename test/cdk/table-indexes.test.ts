@@ -1,5 +1,7 @@
+import { Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { CheckoutStack } from '../../lib/checkout-stack';
+import { CheckoutTable } from '../../lib/constructs/checkout-table';
 import { stackName } from '../../lib/naming';
 import { LEGACY_INDEXES, TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from '../../lib/table-schema';
 import { testApp } from './synth';
@@ -9,10 +11,23 @@ import { testApp } from './synth';
  * "Migrating an existing table"): CloudFormation adds or drops one index per update, so each step
  * names the indexes the table has.
  */
+const synths = new Map<string | undefined, { stack: CheckoutStack; template: Template }>();
 function synthWith(tableIndexes?: string) {
+  const made = synths.get(tableIndexes);
+  if (made) return made;
   const app = testApp({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [], ...(tableIndexes !== undefined ? { [TABLE_INDEXES_CONTEXT]: tableIndexes } : {}) } });
   const stack = new CheckoutStack(app, stackName('dev'), { stage: 'dev' });
-  return { stack, template: Template.fromStack(stack) };
+  synths.set(tableIndexes, { stack, template: Template.fromStack(stack) });
+  return synths.get(tableIndexes)!;
+}
+/**
+ * The table a step makes, built alone (the stack passes the context's reading to it, as the two
+ * whole-stack tests here show): a whole stack per step would synthesize every function for nothing.
+ */
+function tableOfStep(tableIndexes?: string): Template {
+  const stack = new Stack(testApp(), 'Step');
+  new CheckoutTable(stack, 'Data', { retainData: true, indexes: tableIndexesFromContext(tableIndexes) });
+  return Template.fromStack(stack);
 }
 const indexNames = (template: Template) =>
   (Object.values(template.findResources('AWS::DynamoDB::Table'))[0]!.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((i) => i.IndexName);
@@ -35,7 +50,8 @@ test('each migration step differs from the one before by exactly one index', () 
     'lookup,sending,work,search,gsi1',
     undefined,
   ];
-  const tables = steps.map((step) => new Set(indexNames(synthWith(step).template)));
+  const tables = steps.map((step) => new Set(indexNames(tableOfStep(step))));
+  expect([...tables[steps.length - 1]!]).toEqual(indexNames(synthWith().template));
   expect([...tables[0]!].sort()).toEqual(LEGACY_INDEXES.map((g) => g.indexName).sort());
   for (let i = 1; i < tables.length; i++) {
     const added = [...tables[i]!].filter((n) => !tables[i - 1]!.has(n));
