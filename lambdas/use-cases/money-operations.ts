@@ -65,7 +65,12 @@ export function sendOperation(acquirer: Acquirer, payment: Payment, op: PendingO
   return askAcquirer(() => (op.kind === 'capture' ? acquirer.capture(request) : op.kind === 'void' ? acquirer.void(request) : acquirer.reverse(request)));
 }
 
-export type Recorded = { readonly kind: 'recorded'; readonly payment: Payment } | { readonly kind: 'gone'; readonly payment?: Payment } | { readonly kind: 'deferred' };
+/**
+ * What became of an operation's answer in our records: written; gone (the operation was finished
+ * by someone else, or the payment no longer carries it); deferred (the write kept failing, the
+ * reconciler finishes it). An attempt's answer has its own (AttemptRecorded, record-outcome.ts).
+ */
+export type OperationRecorded = { readonly kind: 'recorded'; readonly payment: Payment } | { readonly kind: 'gone'; readonly payment?: Payment } | { readonly kind: 'deferred' };
 
 /**
  * Records the answer to an exclusive operation with a write guarded by its intent. Retried with
@@ -79,10 +84,10 @@ export async function recordOperation(
   outcome: FollowUpOutcome,
   reasonIfDeclined?: string,
   known?: Payment,
-): Promise<Recorded> {
+): Promise<OperationRecorded> {
   // The state the intent write returned saves a read on the first try, a refused write's on the next.
   let latest = known;
-  const result = await withBackoff<Recorded>(async () => {
+  const result = await withBackoff<OperationRecorded>(async () => {
     const p = latest ?? (await deps.store.findPayment(paymentId));
     latest = undefined;
     if (!p || p.operation?.transId !== op.transId) return { kind: 'gone', payment: p };
@@ -118,9 +123,9 @@ export async function recordRefund(
   outcome: FollowUpOutcome,
   reasonIfDeclined?: string,
   known?: Payment,
-): Promise<Recorded> {
+): Promise<OperationRecorded> {
   let latest = known;
-  const result = await withBackoff<Recorded>(async () => {
+  const result = await withBackoff<OperationRecorded>(async () => {
     const p = latest ?? (await deps.store.findPayment(paymentId));
     latest = undefined;
     if (!p || !p.refunds?.[transId]) return { kind: 'gone', payment: p };
@@ -156,9 +161,9 @@ export async function startOperation(
  * yet is "in progress", a record not written yet is left to the reconciler, so a request never
  * times out into a 5xx after the acquirer may have said yes.
  */
-export async function completeOperation(deps: MoneyDeps, payment: Payment, op: PendingOperation, answerBy?: Date): Promise<{ outcome?: FollowUpOutcome; recorded: Recorded }> {
+export async function completeOperation(deps: MoneyDeps, payment: Payment, op: PendingOperation, answerBy?: Date): Promise<{ outcome?: FollowUpOutcome; recorded: OperationRecorded }> {
   let outcome: FollowUpOutcome | undefined;
-  let recorded: Recorded = { kind: 'deferred' };
+  let recorded: OperationRecorded = { kind: 'deferred' };
   await untilDone(
     (async () => {
       outcome = await sendOperation(deps.acquirer, payment, op);

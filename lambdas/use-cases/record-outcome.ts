@@ -23,7 +23,7 @@ export interface RecordDeps {
   readonly ids: Ids;
 }
 
-export type Recorded =
+export type AttemptRecorded =
   | { readonly kind: 'recorded'; readonly payment: Payment }
   /** Someone else (the page, the challenge return, the reconciler) recorded this attempt first. */
   | { readonly kind: 'lost' }
@@ -42,7 +42,7 @@ export async function recordOutcome(
   outcome: Exclude<AcquirerOutcome, { kind: 'unknown' }>,
   type: AttemptType,
   from: AttemptStage = 'request',
-): Promise<Recorded> {
+): Promise<AttemptRecorded> {
   const recorded = (await withBackoff(() => recordOnce(deps, payment, merchant, ref, outcome, type, from), undefined, { clock: deps.clock })) ?? { kind: 'deferred' };
   // Counted by the write that recorded it: the page, the challenge return or the reconciler, once.
   if (recorded.kind === 'recorded') telemetry.attemptRecorded(outcome.kind === 'action' ? outcome.flow : outcome.kind, payment.merchantKey);
@@ -66,7 +66,7 @@ async function recordOnce(
   outcome: Exclude<AcquirerOutcome, { kind: 'unknown' }>,
   type: AttemptType,
   from: AttemptStage,
-): Promise<Recorded> {
+): Promise<AttemptRecorded> {
   const now = deps.clock.now();
   const answer = { ref, from, type, acquirerRef: outcome.acquirerRef };
   let transition: Transition;
