@@ -81,7 +81,12 @@ export class AwsCallCounter {
     );
   }
 
-  /** Wraps every method of the acquirer object so the calls it makes are counted as its own. */
+  /**
+   * Wraps every method of an object of the acquirer's (the acquirer itself, the sandbox's challenge
+   * pages) so the calls it makes are counted as its own. Its parts are named one by one, not found
+   * by walking its fields: a field holding the shared DynamoDB client would count every call as the
+   * acquirer's.
+   */
   attributeToAcquirer(acquirer: object): void {
     const target = acquirer as Record<string, unknown>;
     const names = new Set<string>();

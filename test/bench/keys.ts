@@ -123,7 +123,7 @@ export async function measureCheckouts(service: TestService, flow: Flow, checkou
   const counter = new AwsCallCounter();
   counter.attach(service.deps.db, 'DynamoDB');
   counter.attach(service.deps.secretsClient, 'SecretsManager');
-  for (const acquirer of new Set<object>([service.deps.acquirer, service.deps.sandbox])) counter.attributeToAcquirer(acquirer);
+  for (const acquirer of new Set<object>([service.deps.acquirer, service.deps.sandbox, service.deps.sandbox.challenges])) counter.attributeToAcquirer(acquirer);
   const receiver = await startCallbackReceiver();
   const measured: Measured = { apiRequests: 0, invocations: 0, gbSeconds: 0, reads: 0, secretsCalls: 0, logBytes: 0, responseBytes: 0, acquirerCalls: 0 };
   let metering = false;

@@ -203,7 +203,7 @@ async function main(): Promise<void> {
   const counter = new AwsCallCounter();
   counter.attach(service.deps.db, 'DynamoDB');
   counter.attach(service.deps.secretsClient, 'SecretsManager');
-  for (const acquirer of new Set<object>([service.deps.acquirer, service.deps.sandbox])) counter.attributeToAcquirer(acquirer);
+  for (const acquirer of new Set<object>([service.deps.acquirer, service.deps.sandbox, service.deps.sandbox.challenges])) counter.attributeToAcquirer(acquirer);
   const hello = helloWorldServer();
   try {
     const { baseUrl } = service;
