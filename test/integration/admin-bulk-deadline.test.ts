@@ -83,10 +83,19 @@ test(`a batch larger than the function's ${ROUTE_SECONDS} s allow answers within
   for (const r of done) await expect(statusOf(service, shop, r.payment_id)).resolves.toMatchObject({ status: 'settled' });
   for (const r of notStarted) await expect(statusOf(service, shop, r.payment_id)).resolves.toMatchObject({ status: 'pending' });
 
-  // Sent again, the rest are captured: nothing was half done.
-  const again = await api.bulk('capture', notStarted.map((r) => r.payment_id));
-  expect(again.status).toBe(200);
-  expect(again.json.results.every((r: ActionOutcome) => r.outcome === 'done')).toBe(true);
+  // Sent again (and again, for what a busy machine's allowance did not reach), the rest are
+  // captured: nothing was half done, each answer only done or not started.
+  let rest = notStarted.map((r) => r.payment_id);
+  for (let round = 0; rest.length && round < 5; round++) {
+    const again = await api.bulk('capture', rest);
+    expect(again.status).toBe(200);
+    const outcomes = again.json.results as ActionOutcome[];
+    expect(outcomes.filter((r) => r.outcome !== 'done' && r.outcome !== 'not-started')).toEqual([]);
+    expect(outcomes.filter((r) => r.outcome === 'done').length).toBeGreaterThanOrEqual(1);
+    rest = outcomes.filter((r) => r.outcome === 'not-started').map((r) => r.payment_id);
+  }
+  expect(rest).toEqual([]);
+  for (const r of notStarted) await expect(statusOf(service, shop, r.payment_id)).resolves.toMatchObject({ status: 'settled' });
 }, 90_000);
 
 test('a release stops alike; a deadline already past starts nothing', async () => {
