@@ -2,6 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { decodeLinkToken } from '../../lambdas/domain/checkout-link';
 import { setDeps } from '../../lambdas/container';
 import type { Clock } from '../../lambdas/ports/clock';
+import { localClock } from '../../local/clock';
+import { insideVoidWindow } from '../support/void-window';
 import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
 import type { HttpAnswer } from '../support/http';
 import { captureOf, openSession, paidPayment, recurringChain, recurringOf, refundOf, retryOf, statusOf, submitPage, voidOf, type RecurringInput, type Session } from '../support/payments';
@@ -265,14 +267,10 @@ async function expectPaymentStatus(ctx: OperationContext, merchant: MerchantCred
 
 /**
  * The void window closes at 21:00 UTC+3; this clock puts the void (and the payment before it) at
- * 12:00 UTC+3 of the run's day, moving with real time, so the row does not depend on the hour.
+ * 12:00 UTC+3 of the run's day, moving with real time, so the row does not depend on the hour: the
+ * local runner's CLOCK_START clock at the tests' time inside the window.
  */
-function insideVoidWindow(): Clock {
-  const realStart = Date.now();
-  const midday = new Date(realStart);
-  midday.setUTCHours(9, 0, 0, 0);
-  return { now: () => new Date(midday.getTime() + (Date.now() - realStart)) };
-}
+const voidWindowClock = (): Clock => localClock({ CLOCK_START: insideVoidWindow() });
 
 export const PAGE_PAYMENT_FLOW = 'page payment, 01/38';
 export const THREE_DS_FLOW = '3-D Secure, 05/38';
@@ -362,7 +360,7 @@ export const OPERATIONS: readonly Operation[] = [
   { name: 'recurring, replayed request', perform: (ctx) => recurringCharge(ctx, 'recurring replay') },
   {
     name: 'void, settled today',
-    clock: insideVoidWindow,
+    clock: voidWindowClock,
     prepare: async (ctx) => {
       ctx.paymentId = (await paidPayment(ctx.service, merchantOf(ctx))).paymentId;
     },
@@ -458,6 +456,19 @@ async function prepareOneDueCallback(ctx: OperationContext, receiver: CallbackRe
 
 function expectRelayed(report: CallbackJobReport, outcome: 'delivered' | 'retrying'): void {
   if (report.payments !== 1 || report[outcome] !== 1 || report.failed) throw new Error(`one ${outcome} callback expected: ${JSON.stringify(report)}`);
+}
+
+/**
+ * A counter on the service's SDK clients, with the calls of the acquirer's objects (the acquirer
+ * itself, the sandbox, the sandbox's challenge pages) counted as the acquirer's: the one list of
+ * them, for every measurement that separates our calls from the acquirer's.
+ */
+export function countCallsOf(service: TestService): AwsCallCounter {
+  const counter = new AwsCallCounter();
+  counter.attach(service.deps.db, 'DynamoDB');
+  counter.attach(service.deps.secretsClient, 'SecretsManager');
+  for (const part of new Set<object>([service.deps.acquirer, service.deps.sandbox, service.deps.sandbox.challenges])) counter.attributeToAcquirer(part);
+  return counter;
 }
 
 export interface OperationCalls {

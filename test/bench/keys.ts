@@ -10,7 +10,7 @@ import { JOB_WORKERS } from '../../lib/jobs';
 import { startCallbackReceiver } from '../support/callback-receiver';
 import { openSession, paidPayment, statusOf, submitPage } from '../support/payments';
 import type { TestService } from '../support/service';
-import { AwsCallCounter } from './aws-calls';
+import { countCallsOf } from './aws-calls';
 import { heatModel, WriteRecorder, type HeatModel } from './write-heat';
 
 /**
@@ -120,10 +120,7 @@ export async function measureCheckouts(service: TestService, flow: Flow, checkou
     region: 'local',
     tableName: service.backend.tableName,
   });
-  const counter = new AwsCallCounter();
-  counter.attach(service.deps.db, 'DynamoDB');
-  counter.attach(service.deps.secretsClient, 'SecretsManager');
-  for (const acquirer of new Set<object>([service.deps.acquirer, service.deps.sandbox, service.deps.sandbox.challenges])) counter.attributeToAcquirer(acquirer);
+  const counter = countCallsOf(service);
   const receiver = await startCallbackReceiver();
   const measured: Measured = { apiRequests: 0, invocations: 0, gbSeconds: 0, reads: 0, secretsCalls: 0, logBytes: 0, responseBytes: 0, acquirerCalls: 0 };
   let metering = false;

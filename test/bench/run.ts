@@ -6,7 +6,7 @@ import { JOBS } from '../../lib/jobs';
 import fc from 'fast-check';
 import { scenarioArbOf, startMoneyModel, type Connector } from '../support/money-model';
 import { runCrashScenario } from '../support/crash-run';
-import { AwsCallCounter, OPERATIONS, countAwsCalls } from './aws-calls';
+import { OPERATIONS, countAwsCalls, countCallsOf } from './aws-calls';
 import { measureRandomMerchantKeys, randomKeysLine, renderRandomKeysSection, spliceRandomKeysSection, type RandomKeysResult } from './merchant-keys';
 import { checkBundles } from './bundle-check';
 import { buildBundles, esbuildApiOptions, projectPath, type BundleSpec } from './bundles';
@@ -200,10 +200,7 @@ async function main(): Promise<void> {
   // The service exactly as the integration tests run it; the bench reuses their payment flows.
   const service = await startTestService();
   const environment = backendEnvironment(service.backend);
-  const counter = new AwsCallCounter();
-  counter.attach(service.deps.db, 'DynamoDB');
-  counter.attach(service.deps.secretsClient, 'SecretsManager');
-  for (const acquirer of new Set<object>([service.deps.acquirer, service.deps.sandbox, service.deps.sandbox.challenges])) counter.attributeToAcquirer(acquirer);
+  const counter = countCallsOf(service);
   const hello = helloWorldServer();
   try {
     const { baseUrl } = service;

@@ -17,8 +17,9 @@ function synthWith(tableIndexes?: string) {
   if (made) return made;
   const app = testApp({ context: { stage: 'dev', 'aws:cdk:bundling-stacks': [], ...(tableIndexes !== undefined ? { [TABLE_INDEXES_CONTEXT]: tableIndexes } : {}) } });
   const stack = new CheckoutStack(app, stackName('dev'), { stage: 'dev' });
-  synths.set(tableIndexes, { stack, template: Template.fromStack(stack) });
-  return synths.get(tableIndexes)!;
+  const synthesized = { stack, template: Template.fromStack(stack) };
+  synths.set(tableIndexes, synthesized);
+  return synthesized;
 }
 /**
  * The table a step makes, built alone (the stack passes the context's reading to it, as the two
