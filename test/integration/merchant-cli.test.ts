@@ -84,6 +84,15 @@ describe('the merchant CLI on the local store', () => {
     webhookSecrets.push(rotated.webhook_secret as string);
   });
 
+  it('on the local store it keeps the runner\'s clock: under CLOCK_START a rotated secret signs for 24 hours from that time', async () => {
+    const created = json((await merchant('create', '--name', 'Clocked Shop')).stdout);
+    const shifted = inProcess(runMerchantCommand, { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined, CLOCK_START: '2031-01-01T00:00:00Z' });
+    const run = await shifted('rotate-webhook-secret', created.merchant_key as string);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    const until = Date.parse(json(run.stdout).previous_valid_until as string);
+    expect(Math.abs(until - Date.parse('2031-01-02T00:00:00Z'))).toBeLessThan(60_000);
+  });
+
   it('set changes every setting and prints the result', async () => {
     const run = await merchant(
       'set', key,
