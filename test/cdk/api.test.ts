@@ -368,7 +368,7 @@ describe.each(STAGES)('operators of the admin portal (%s)', (stage) => {
 
 describe('a custom domain (publicBaseUrl)', () => {
   test("is where Cognito sends operators back, and what the portal tells it, never the API's own address", () => {
-    const app = testApp({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+    const app = testApp({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new CheckoutStack(app, 'CustomDomain', { stage: 'dev', publicBaseUrl: 'https://pay.example.com' });
     const template = Template.fromStack(stack);
     const client = resource(template, logicalId(stack.operators.client)).Properties;

@@ -84,12 +84,14 @@ const outdirs = new Set<string>();
 /**
  * An App for a test. Without an `outdir` every App makes a `cdk.out*` directory of its own in the
  * system temp dir and leaves it there (about 120 per run); these are made here and removed after
- * the test file (cleanUpTestApps).
+ * the test file (cleanUpTestApps). CDK's CloudFormation schema validation is off, as in
+ * `synthesize` and app.test.ts: it costs about six CPU-seconds per synth (a WebAssembly engine
+ * built and run on the whole template); `npm run synth` runs it on the real templates.
  */
 export function testApp(props: AppProps = {}): App {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-cdk-test-'));
   outdirs.add(outdir);
-  return new App({ ...props, outdir });
+  return new App({ builtinCloudFormationValidation: false, ...props, outdir });
 }
 
 /** The output directories of the apps made so far and not yet removed. */

@@ -1,6 +1,6 @@
 import type { Payment, Transition } from '../../lambdas/domain/payment';
 import type { PaymentStore } from '../../lambdas/ports/payments';
-import { SHARDS, shardOf } from '../../lambdas/adapters/dynamodb/keys';
+import { SEARCH_SHARDS_CHANGED, SHARDS, searchShardsOf, shardOf } from '../../lambdas/adapters/dynamodb/keys';
 
 /**
  * What every PaymentStore does, whatever it stores in: one file per store runs these same tests
@@ -176,6 +176,31 @@ export function paymentStoreContract(name: string, open: () => Promise<OpenedSto
       expect(await store.countPaymentsOfDay({ merchantKey, day: '2031-03-04' })).toBe(5);
       expect(await store.countPaymentsOfDay({ merchantKey, day: '2031-03-04', statuses: ['settled'] })).toBe(3);
       expect(await store.countPaymentsOfDay({ merchantKey, day: '2031-03-05' })).toBe(0);
+    });
+
+    it('lists and counts a day written before the search shard count changed over the shards it was written with', async () => {
+      const merchantKey = `contract-old-day-${serial}`;
+      const before = new Date(Date.parse(SEARCH_SHARDS_CHANGED.on) - 86_400_000).toISOString().slice(0, 10);
+      // Payments until three of them sit in shards a day of the current count would not read.
+      const made: Payment[] = [];
+      while (made.filter((p) => shardOf(p.paymentId, searchShardsOf(before)) >= SHARDS.search).length < 3 || made.length < 6) {
+        made.push(aPayment({ merchantKey, createdAt: new Date(Date.parse(`${before}T08:00:00.000Z`) + made.length * 1000).toISOString() }));
+      }
+      for (const p of made) await store.createPayment(p);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.paymentsOfDay({ merchantKey, day: before, limit: 4, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.payments.map((p) => p.paymentId));
+        cursor = page.cursor;
+      } while (cursor);
+      expect(seen).toEqual(made.map((p) => p.paymentId).reverse());
+      expect(await store.countPaymentsOfDay({ merchantKey, day: before })).toBe(made.length);
+      // And the day of the change on: the current count.
+      const after = aPayment({ merchantKey, createdAt: `${SEARCH_SHARDS_CHANGED.on}T00:00:00.000Z` });
+      await store.createPayment(after);
+      expect((await store.paymentsOfDay({ merchantKey, day: SEARCH_SHARDS_CHANGED.on, limit: 10 })).payments.map((p) => p.paymentId)).toEqual([after.paymentId]);
+      expect(searchShardsOf(SEARCH_SHARDS_CHANGED.on)).toBe(SHARDS.search);
     });
 
     it('forgets a link the table expired', async () => {

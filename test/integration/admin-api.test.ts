@@ -746,7 +746,7 @@ describe('one status everywhere: the status route, the payment detail, the searc
     const detail = (await api.payment(paymentId)).json.payment;
     const byId = (await api.searchPayments({ payment_id: paymentId })).json.payments;
     const listed = (await api.searchPayments(range)).json.payments.filter((p) => p.payment_id === paymentId);
-    // The status it reads as, and the two a payment may read as instead of its stored one (each search reads the day's 32 shards).
+    // The status it reads as, and the two a payment may read as instead of its stored one (each search reads every shard of the day).
     const candidates = [...new Set([said.status, 'prepare', 'decline', (await storedPayment(service, paymentId)).status])];
     const underEach = await Promise.all(candidates.map(async (status) => [status, (await api.searchPayments({ ...range, status })).json.payments.some((p) => p.payment_id === paymentId)] as const));
     const counted = (await api.countPayments({ ...range, status: said.status })).json;

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { SHARDS, key, shardOf } from '../../lambdas/adapters/dynamodb/keys';
+import { SHARDS, key, searchShardsOf, shardOf } from '../../lambdas/adapters/dynamodb/keys';
 import { migrateIndexKeys, migratedKeys } from '../../lambdas/adapters/dynamodb/index-migration';
 import { openSession } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
@@ -52,7 +52,7 @@ it('moves an old payment into its shards of the work queue, the outbox and the s
     workSk: `2020-01-01T00:00:00.000Z#${id}`,
     sendPk: key.outbox(shardOf(id, SHARDS.outbox)),
     sendSk: `2020-01-01T00:01:00.000Z#${id}`,
-    searchPk: key.search(merchant.merchant_key, createdAt.slice(0, 10), shardOf(id, SHARDS.search)),
+    searchPk: key.search(merchant.merchant_key, createdAt.slice(0, 10), shardOf(id, searchShardsOf(createdAt.slice(0, 10)))),
     searchSk: `${createdAt}#${id}`,
   });
   for (const gone of ['queuePk', 'queueSk', 'outboxPk', 'outboxSk', 'gsi2pk', 'gsi2sk']) expect(migrated[gone]).toBeUndefined();

@@ -1,6 +1,6 @@
 import { GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from './client';
-import { SHARDS, key, shardOf } from './keys';
+import { SHARDS, key, searchPartitionOf, shardOf } from './keys';
 
 export interface MigrationReport {
   /** Items read that still had a key of the old layout. */
@@ -43,7 +43,7 @@ export function migratedKeys(item: Record<string, unknown>): { set: Record<strin
       set.gsi1pk = item.gsi2pk;
       set.gsi1sk = String(item.gsi2sk);
     } else if (paymentId && typeof item.merchantKey === 'string' && typeof item.createdAt === 'string') {
-      set.searchPk = key.search(item.merchantKey, item.createdAt.slice(0, 10), shardOf(paymentId, SHARDS.search));
+      set.searchPk = searchPartitionOf(item.merchantKey, item.createdAt, paymentId);
       set.searchSk = `${item.createdAt}#${paymentId}`;
     }
     remove.push('gsi2pk', 'gsi2sk');

@@ -46,12 +46,32 @@ export const key = {
 /**
  * How many partitions each sharded index family spreads over. A partition takes 1,000 write units
  * a second; docs/architecture.md ("Keys and heat") has the arithmetic behind each number, and
- * `npm run bench -- --only keys` measures it. The work index has twice the others: a 3-D Secure
- * checkout moves its reconcile entry twice (about 4 units). Raising a number later needs no
- * migration while readers read every shard: entries written under the smaller number stay in
- * shards they still read.
+ * `npm run bench -- --only keys` measures it. The outbox and the work queues are shared by every
+ * merchant; the work index has twice the outbox's: a 3-D Secure checkout moves its reconcile entry
+ * twice (about 4 units). The search family is one merchant's day, and one merchant's checkouts are
+ * bounded by its request limit (at most 1,000 a second, ADR 0025): 8 shards take 4,000 of them a
+ * second (2,600 with 3-D Secure), and each search, count or export of a merchant-day reads 8
+ * partitions instead of 32 (ADR 0032). Raising a number later needs no migration while readers
+ * read every shard: entries written under the smaller number stay in shards they still read.
+ * Lowering one does; the search family's is lowered by day instead (searchShardsOf).
  */
-export const SHARDS = { outbox: 32, work: 64, search: 32 } as const;
+export const SHARDS = { outbox: 32, work: 64, search: 8 } as const;
+
+/**
+ * The search family's shard count changed on this day: a merchant-day before it was written, and is
+ * read, over 32 shards; from it on over SHARDS.search. The day is in the partition key, so no entry
+ * moves and no day is read with a count it was not written with.
+ */
+export const SEARCH_SHARDS_CHANGED = { on: '2026-11-27', before: 32 } as const;
+
+/** How many shards the search entries of a merchant's day (YYYY-MM-DD) spread over. */
+export const searchShardsOf = (day: string): number => (day < SEARCH_SHARDS_CHANGED.on ? SEARCH_SHARDS_CHANGED.before : SHARDS.search);
+
+/** The search partition of a payment created at `createdAt` (an ISO instant). */
+export function searchPartitionOf(merchantKey: string, createdAt: string, paymentId: string): string {
+  const day = createdAt.slice(0, 10);
+  return key.search(merchantKey, day, shardOf(paymentId, searchShardsOf(day)));
+}
 
 /** A stable shard of an id (FNV-1a), so the same payment always lands in the same partition. */
 export function shardOf(id: string, shards: number): number {

@@ -1,6 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Payment, QueueEntry } from '../../domain/payment';
-import { SHARDS, key, shardOf, withoutStorageAttributes } from './keys';
+import { SHARDS, key, searchPartitionOf, shardOf, withoutStorageAttributes } from './keys';
 
 /**
  * The item codec of a payment: its state item and its details item, the index entries they carry,
@@ -56,7 +56,7 @@ export function paymentItems(payment: Payment): { state: Record<string, unknown>
       kind: 'payment',
       ...state,
       // The search entry carries the status, so it lives on the state item.
-      searchPk: key.search(payment.merchantKey, payment.createdAt.slice(0, 10), shardOf(payment.paymentId, SHARDS.search)),
+      searchPk: searchPartitionOf(payment.merchantKey, payment.createdAt, payment.paymentId),
       searchSk: `${payment.createdAt}#${payment.paymentId}`,
     },
     details: {

@@ -2,7 +2,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import type { Payment } from '../../domain/payment';
 import type { DaySearch, QueuedPayment, ShardPart } from '../../ports/payments';
 import { inParallel } from '../../domain/parallel';
-import { SEARCH_INDEX, SHARDS, WORK_INDEX, key } from './keys';
+import { SEARCH_INDEX, SHARDS, WORK_INDEX, key, searchShardsOf } from './keys';
 import { duePage } from './client';
 
 /** The work index: a queue's shard, its entries by due time. */
@@ -28,7 +28,7 @@ export async function paymentsOfDay(table: Table, query: DaySearch, findPayments
   // Every shard of the merchant's day, newest first, each read from where the last page stopped
   // (the cursor holds the sort key of the last payment shown): merged, the newest `limit` win.
   const after = query.cursor;
-  const shards = Array.from({ length: SHARDS.search }, (_, shard) => shard);
+  const shards = Array.from({ length: searchShardsOf(day) }, (_, shard) => shard);
   const perShard = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
     const found: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
@@ -71,7 +71,7 @@ export async function paymentsOfDay(table: Table, query: DaySearch, findPayments
 export async function countPaymentsOfDay(table: Table, query: Omit<DaySearch, 'limit' | 'cursor'>): Promise<number> {
   const { merchantKey, day } = query;
   const filter = statusFilter(query.statuses);
-  const shards = Array.from({ length: SHARDS.search }, (_, shard) => shard);
+  const shards = Array.from({ length: searchShardsOf(day) }, (_, shard) => shard);
   // Select COUNT over the keys-only entries: a page of up to 1 MB of them per read, nothing else fetched.
   const counts = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
     let count = 0;
