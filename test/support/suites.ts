@@ -2,7 +2,6 @@ import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import type { MerchantSettings } from '../../lambdas/ports/merchants';
 import type { ManualClock } from '../../lambdas/ports/clock';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { launchBrowser, newPage } from './browser';
 import { startAll, type Closable } from './lifecycle';
 import { startMerchantSite, type MerchantSite } from './merchant-site';
 import { paidPayment, type PaidPayment, type PaidPaymentOptions } from './payments';
@@ -123,6 +122,8 @@ export function browserForFile<const M extends readonly MerchantInput[] = []>(op
   let made: MerchantCredentials[] = [];
   let page: Page | undefined;
   beforeAll(async () => {
+    // The browser helpers (and playwright-core, a large module) load only in files that drive a browser.
+    const { launchBrowser } = await import('./browser');
     [browser, service, site] = await startAll([launchBrowser(), startTestService(options.service), startMerchantSite()]);
     const merchants = typeof options.merchants === 'function' ? options.merchants(site) : (options.merchants ?? []);
     made = await Promise.all(merchants.map((m) => (service as TestService).createMerchant(m)));
@@ -134,6 +135,7 @@ export function browserForFile<const M extends readonly MerchantInput[] = []>(op
   if (options.page !== false) {
     const contextOptions = options.page ?? {};
     beforeEach(async () => {
+      const { newPage } = await import('./browser');
       ({ page } = await newPage(browser as Browser, contextOptions));
       page.setDefaultTimeout(10_000);
     });
