@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoCallbackStore } from './adapters/dynamodb/callback-store';
+import { shardCountsOf } from './adapters/dynamodb/keys';
 import { createCallbackTransport } from './adapters/http/callback-transport';
 import { tracedTransport } from './adapters/tracing/remote-calls';
 import { destinationPolicy, type Config } from './config';
@@ -25,7 +26,7 @@ export type DepsWithCallbacks = Deps & CallbackParts;
 
 export function callbackParts(config: Config, db: DynamoDBDocumentClient): CallbackParts {
   return {
-    callbacks: new DynamoCallbackStore(db, config.TABLE_NAME),
+    callbacks: new DynamoCallbackStore(db, config.TABLE_NAME, shardCountsOf(config.TABLE_SHARDS)),
     transport: tracedTransport(createCallbackTransport(destinationPolicy(config))),
     callbackPolicy: { ...CALLBACK_POLICY, timeoutMs: config.CALLBACK_TIMEOUT_MS, firstDelayMs: config.CALLBACK_FIRST_RETRY_MS },
     random: Math.random,

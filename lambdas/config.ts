@@ -47,6 +47,11 @@ const configSchema = z.object({
    * in the local runner, whose relay delivers everything.
    */
   CALLBACK_STREAM: z._default(z.enum(['0', '1']), '0'),
+  /**
+   * The table's shard counts (lambdas/adapters/dynamodb/keys.ts): unset on AWS (every cloud table's
+   * counts), `local` for the local engine's table, which the local runner sets.
+   */
+  TABLE_SHARDS: z.optional(z.enum(['local'])),
   SECRET_CACHE_TTL_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(3600)), 300),
   /**
    * Seals the portal's page cursors (HMAC), so a cursor's running count or position cannot be forged.

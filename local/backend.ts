@@ -13,6 +13,7 @@ import { LocalOperatorAuthenticator } from '../lambdas/adapters/local/operator-a
 import { createTableInput } from '../lib/table-schema';
 import { describeMigration, migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/client';
+import { LOCAL_SHARDS } from '../lambdas/adapters/dynamodb/keys';
 import { startSecretsServer } from './secrets-server';
 import { ACQUIRER_TIMEOUTS, acquirerTimeoutEnvironment } from '../lib/time-budget';
 
@@ -70,9 +71,14 @@ export async function startLocalBackend(options: { dataDir?: string; tableName?:
   const dynamodbEndpoint = await listen(db);
   const secrets = await startSecretsServer(options.dataDir ? join(options.dataDir, 'secrets.json') : undefined);
   await ensureTable(dynamodbEndpoint, tableName);
-  // A data directory of the layout before the sharded indexes: its items get the new keys.
+  // A data directory of the layout before the sharded indexes: its items get the new keys. One
+  // written under other shard counts than the local table's (LOCAL_SHARDS; the file names the counts
+  // it was last made to match) has its entries moved to their shards under these, once.
   const migrationDb = createDocumentClient({ endpoint: dynamodbEndpoint });
-  const indexMigration = describeMigration(await migrateIndexKeys(migrationDb, tableName).finally(() => migrationDb.destroy()));
+  const countsFile = options.dataDir ? join(options.dataDir, 'shard-counts.json') : undefined;
+  const reshard = countsFile !== undefined && (!existsSync(countsFile) || readFileSync(countsFile, 'utf8') !== JSON.stringify(LOCAL_SHARDS));
+  const indexMigration = describeMigration(await migrateIndexKeys(migrationDb, tableName, LOCAL_SHARDS, { reshard }).finally(() => migrationDb.destroy()));
+  if (countsFile && reshard) writeFileSync(countsFile, JSON.stringify(LOCAL_SHARDS), { mode: 0o600 });
   return {
     dynamodbEndpoint,
     secretsEndpoint: secrets.endpoint,
@@ -139,6 +145,7 @@ export function backendEnvironment(backend: LocalBackend, extra: Record<string, 
     TABLE_NAME: backend.tableName,
     MERCHANT_SECRET_PREFIX: LOCAL_SECRET_PREFIX,
     STAGE: 'local',
+    TABLE_SHARDS: 'local',
     DYNAMODB_ENDPOINT: backend.dynamodbEndpoint,
     SECRETS_MANAGER_ENDPOINT: backend.secretsEndpoint,
     AWS_REGION: 'local',

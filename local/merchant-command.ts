@@ -17,6 +17,7 @@ import { MerchantAdminError, showMerchant, webhookSecretOf } from '../lambdas/us
 import { stageEnvironment } from './stack-outputs';
 import { CommandFailure, consoleIo, runCli, stageOf, UsageError, type Io } from './cli';
 import { migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
+import { shardCountsOf } from '../lambdas/adapters/dynamodb/keys';
 import { dataDirectory, openLocalStore } from './local-store';
 
 /**
@@ -335,7 +336,7 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
       await showMerchant(deps, key);
       return asJson(await resendAllDead(deps, cliActor(env), key));
     case 'migrate-indexes':
-      return asJson(await migrateIndexKeys(deps.db, deps.config.TABLE_NAME));
+      return asJson(await migrateIndexKeys(deps.db, deps.config.TABLE_NAME, shardCountsOf(deps.config.TABLE_SHARDS)));
     case 'verify-audit': {
       // The chains, their links across days, and the anchors exported for them (the stage's bucket, the runner's folder).
       const anchors = deps.config.AUDIT_ANCHOR_BUCKET || deps.config.AUDIT_ANCHOR_DIR ? auditAnchorStore(deps.config) : NO_ANCHORS;

@@ -3,6 +3,7 @@ import { DynamoAuditLog } from '../adapters/dynamodb/audit-log';
 import { DynamoMerchantDirectory } from '../adapters/dynamodb/merchant-directory';
 import { DynamoMerchantRateLimiter } from '../adapters/dynamodb/merchant-rate';
 import { DynamoPaymentStore } from '../adapters/dynamodb/payment-store';
+import { shardCountsOf } from '../adapters/dynamodb/keys';
 import { DynamoRequestKeys } from '../adapters/dynamodb/request-keys';
 import { DynamoSearchLeases } from '../adapters/dynamodb/search-leases';
 import { DynamoTokenVault } from '../adapters/dynamodb/token-vault';
@@ -33,7 +34,7 @@ export function buildStores(base: Pick<Deps, BaseKeys>): Omit<Pick<Deps, StoreKe
   const { config, db } = base;
   const table = config.TABLE_NAME;
   return {
-    store: new DynamoPaymentStore(db, table, { streamDelivery: config.CALLBACK_STREAM === '1' }),
+    store: new DynamoPaymentStore(db, table, { streamDelivery: config.CALLBACK_STREAM === '1', shards: shardCountsOf(config.TABLE_SHARDS) }),
     merchants: new DynamoMerchantDirectory(db, table),
     merchantLimits: new DynamoMerchantRateLimiter(db, table, config.MERCHANT_REQUESTS_PER_SECOND),
     searchLeases: new DynamoSearchLeases(db, table, config.OPERATOR_SEARCHES_AT_ONCE),

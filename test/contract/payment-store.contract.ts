@@ -183,7 +183,7 @@ export function paymentStoreContract(name: string, open: () => Promise<OpenedSto
       const before = new Date(Date.parse(SEARCH_SHARDS_CHANGED.on) - 86_400_000).toISOString().slice(0, 10);
       // Payments until three of them sit in shards a day of the current count would not read.
       const made: Payment[] = [];
-      while (made.filter((p) => shardOf(p.paymentId, searchShardsOf(before)) >= SHARDS.search).length < 3 || made.length < 6) {
+      while (made.filter((p) => shardOf(p.paymentId, searchShardsOf(before, SHARDS)) >= SHARDS.search).length < 3 || made.length < 6) {
         made.push(aPayment({ merchantKey, createdAt: new Date(Date.parse(`${before}T08:00:00.000Z`) + made.length * 1000).toISOString() }));
       }
       for (const p of made) await store.createPayment(p);
@@ -200,7 +200,7 @@ export function paymentStoreContract(name: string, open: () => Promise<OpenedSto
       const after = aPayment({ merchantKey, createdAt: `${SEARCH_SHARDS_CHANGED.on}T00:00:00.000Z` });
       await store.createPayment(after);
       expect((await store.paymentsOfDay({ merchantKey, day: SEARCH_SHARDS_CHANGED.on, limit: 10 })).payments.map((p) => p.paymentId)).toEqual([after.paymentId]);
-      expect(searchShardsOf(SEARCH_SHARDS_CHANGED.on)).toBe(SHARDS.search);
+      expect(searchShardsOf(SEARCH_SHARDS_CHANGED.on, SHARDS)).toBe(SHARDS.search);
     });
 
     it('forgets a link the table expired', async () => {

@@ -1,4 +1,4 @@
-import { SHARDS, shardOf } from '../../lambdas/adapters/dynamodb/keys';
+import { LOCAL_SHARDS, shardOf } from '../../lambdas/adapters/dynamodb/keys';
 import { shardPart, type DrainOptions } from '../../lambdas/use-cases/work-queue';
 import { SANDBOX_REASONS } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import type { Payment } from '../../lambdas/domain/payment';
@@ -248,7 +248,7 @@ describe('with the default validity of 7 days', () => {
       };
     }
 
-    it(`queries each of the queue's ${SHARDS.work} shards once and fetches only the due payments (3 of 30 authorizations)`, async () => {
+    it(`queries each of the queue's ${LOCAL_SHARDS.work} shards once and fetches only the due payments (3 of 30 authorizations)`, async () => {
       const [later, now] = await Promise.all([dmsShop(60), dmsShop(0)]);
       for (let i = 0; i < 3; i++) await Promise.all(Array.from({ length: 9 }, () => authorized(later)));
       const due = await Promise.all(Array.from({ length: 3 }, () => authorized(now)));
@@ -260,7 +260,7 @@ describe('with the default validity of 7 days', () => {
         recorder.stop();
       }
       const { reads } = recorder;
-      expect(reads.filter((r) => r.op === 'Query' && r.index === 'work')).toHaveLength(SHARDS.work);
+      expect(reads.filter((r) => r.op === 'Query' && r.index === 'work')).toHaveLength(LOCAL_SHARDS.work);
       expect(reads.filter((r) => r.op === 'Scan' || r.op === 'BatchGetItem')).toEqual([]);
       // Each due payment read once, state and details in one query of its partition.
       const paymentReads = reads.filter((r) => (r.op === 'GetItem' || r.op === 'Query') && r.pk?.startsWith('PAYMENT#')).map((r) => `${r.op} ${r.pk}`);
@@ -271,7 +271,7 @@ describe('with the default validity of 7 days', () => {
       const shop = await dmsShop(0);
       const paid = await Promise.all(Array.from({ length: 12 }, () => authorized(shop)));
       for (let worker = 0; worker < 4; worker++) {
-        const mine = paid.filter((p) => shardOf(p.paymentId, SHARDS.work) % 4 === worker);
+        const mine = paid.filter((p) => shardOf(p.paymentId, LOCAL_SHARDS.work) % 4 === worker);
         expect(await jobAt(at(MINUTE), { part: shardPart({ worker, workers: 4 }) })).toMatchObject({ examined: mine.length, captured: mine.length });
         for (const p of mine) expect(await status(shop, p.paymentId)).toBe('settled');
       }

@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { key, searchShardsOf, shardOf } from '../../lambdas/adapters/dynamodb/keys';
+import { LOCAL_SHARDS, key, searchShardsOf, shardOf } from '../../lambdas/adapters/dynamodb/keys';
 import { DETAIL_FIELDS } from '../../lambdas/adapters/dynamodb/payment-store';
 import type { Payment } from '../../lambdas/domain/payment';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
@@ -102,5 +102,5 @@ test('a payment written whole before the split is read, paid on its link, refund
   // Still one item: nothing wrote details for it.
   expect(await get(key.paymentDetails(session.paymentId))).toBeUndefined();
   expect((await storedPayment(service, session.paymentId)).order.number).toBe(session.order.number);
-  expect((await get(key.payment(session.paymentId)))?.searchPk).toBe(key.search(shop.merchant_key, whole.createdAt.slice(0, 10), shardOf(session.paymentId, searchShardsOf(whole.createdAt.slice(0, 10)))));
+  expect((await get(key.payment(session.paymentId)))?.searchPk).toBe(key.search(shop.merchant_key, whole.createdAt.slice(0, 10), shardOf(session.paymentId, searchShardsOf(whole.createdAt.slice(0, 10), LOCAL_SHARDS))));
 });

@@ -22,7 +22,7 @@ import { startFakeGateway, wellBehaved, type FakeGateway, type GatewayAdversity 
 import { withFault, withoutClose, type Fault } from './faults';
 import { validSessionBody } from './fixtures';
 import { TEST_PAN } from './payments';
-import { SHARDS, shardOf } from '../../lambdas/adapters/dynamodb/keys';
+import { LOCAL_SHARDS, shardOf } from '../../lambdas/adapters/dynamodb/keys';
 import type { ShardPart } from '../../lambdas/ports/payments';
 import { MemoryPaymentStore } from '../../lambdas/adapters/memory/payment-store';
 import type { PaymentStore } from '../../lambdas/ports/payments';
@@ -270,7 +270,8 @@ export async function startMoneyModel(options: { connector?: Connector } = {}): 
   const dms = await service.createMerchant({ name: 'Model DMS Shop', settings: { dms: true, autoCaptureDelayMinutes: 90 } });
   const stats: ModelStats = { runs: 0, operations: 0, faults: 0, divergences: 0, ...(gateway ? { gatewayFaults: gateway.faults } : {}) };
   const lastRun: string[] = [];
-  const memory = new MemoryPaymentStore();
+  // The shard counts of the service's own table (the local engine's), so a job's part reads the same payments on both stores.
+  const memory = new MemoryPaymentStore(LOCAL_SHARDS);
   return {
     stats,
     lastRun,
@@ -437,10 +438,10 @@ async function runScenario(
   // The customer is gone and the jobs run (with the run's acquirer, no more faults) until nothing is
   // due: time moves past every timeout, the watch period of late approvals and the auto-capture.
   // Each job reads only the work index shards this run's payments are in (a worker's part, as a
-  // deployed job's workers split them): every due item of theirs, without 32 queries per job run.
-  const shards = [...new Set([...paymentIds].map((id) => shardOf(id, SHARDS.work)))];
+  // deployed job's workers split them): every due item of theirs, without a query of every shard per job run.
+  const shards = [...new Set([...paymentIds].map((id) => shardOf(id, LOCAL_SHARDS.work)))];
   const jobsDrain = async <T>(job: (part: ShardPart) => Promise<T>) => {
-    for (const index of shards) await job({ index, of: SHARDS.work });
+    for (const index of shards) await job({ index, of: LOCAL_SHARDS.work });
   };
   if (gateway) {
     // The gateway carries out what it kept waiting and sends what it held back (the lost stay

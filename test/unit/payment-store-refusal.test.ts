@@ -1,6 +1,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoPaymentStore, paymentItems } from '../../lambdas/adapters/dynamodb/payment-store';
+import { SHARDS } from '../../lambdas/adapters/dynamodb/keys';
 import type { Payment } from '../../lambdas/domain/payment';
 
 /**
@@ -23,7 +24,7 @@ const payment: Payment = {
 };
 
 test('a refused write answers with the payment the error carries, without a read', async () => {
-  const { state, details } = paymentItems(payment);
+  const { state, details } = paymentItems(payment, SHARDS);
   const sent: string[] = [];
   const db = {
     send: async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {

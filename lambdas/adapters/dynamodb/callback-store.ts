@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } fr
 import { HEALTHY_ENDPOINT, type EndpointHealth } from '../../domain/callback';
 import type { Payment } from '../../domain/payment';
 import type { CallbackClaim, CallbackRecord, CallbackStore, DeliveryAttempt, DueCallback, ReleaseResult } from '../../ports/callbacks';
-import { OUTBOX_INDEX, SHARDS, key } from './keys';
+import { OUTBOX_INDEX, SHARDS, key, type ShardCounts } from './keys';
 import { STREAM_LEASE_TAG, joinedPayment, outboxEntry, shardsOf } from './payment-store';
 import type { ShardPart } from '../../ports/payments';
 import { inParallel } from '../../domain/parallel';
@@ -75,6 +75,8 @@ export class DynamoCallbackStore implements CallbackStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** The table's shard counts (every cloud table's by default). */
+    private readonly shards: ShardCounts = SHARDS,
   ) {}
 
   async due(until: Date, limit: number): Promise<string[]> {
@@ -82,7 +84,7 @@ export class DynamoCallbackStore implements CallbackStore {
   }
 
   async dueEntries(until: Date, limit: number, part?: ShardPart): Promise<DueCallback[]> {
-    const shards = shardsOf(SHARDS.outbox, part);
+    const shards = shardsOf(this.shards.outbox, part);
     // Every shard, up to the limit each; the longest waiting across them first.
     const found = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
       const { items } = await duePage(this.db, this.tableName, { name: OUTBOX_INDEX, pk: 'sendPk', sk: 'sendSk' }, key.outbox(shard), until, { limit });
@@ -161,7 +163,7 @@ export class DynamoCallbackStore implements CallbackStore {
       ? { set: [`${SUMMARIES} = list_append(if_not_exists(${SUMMARIES}, :noSummaries), :summary)`], values: { ':noSummaries': [], ':summary': [summaryOf(claim.index, outcome.delivered)] } }
       : { set: [], values: {} };
     const lease = { condition: 'sendLease = :lease', values: { ':lease': claim.lease } };
-    const due = { ':due': outboxEntry(paymentId, outcome.dueAt.toISOString()).sendSk };
+    const due = { ':due': outboxEntry(paymentId, outcome.dueAt.toISOString(), this.shards).sendSk };
     const released = (ok: boolean): ReleaseResult => (ok ? 'released' : 'lost');
     // Not done: due again later (a retry), the lease given back.
     if (!outcome.done) return released(await this.update(key.payment(paymentId), { set: ['sendSk = :due'], remove: ['sendLease'], conditions: [lease.condition], values: { ...lease.values, ...due } }));
@@ -246,7 +248,7 @@ export class DynamoCallbackStore implements CallbackStore {
   }
 
   async requestResend(paymentId: string, index: number, at: Date): Promise<boolean> {
-    const entry = outboxEntry(paymentId, at.toISOString());
+    const entry = outboxEntry(paymentId, at.toISOString(), this.shards);
     return this.update(key.payment(paymentId), {
       set: ['callbackResends = list_append(if_not_exists(callbackResends, :empty), :index)', 'sendPk = :pk', 'sendSk = if_not_exists(sendSk, :sk)'],
       // Only a callback already past the in-order stream, and not queued twice.

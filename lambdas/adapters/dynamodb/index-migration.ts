@@ -1,9 +1,9 @@
 import { GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from './client';
-import { SHARDS, key, searchPartitionOf, shardOf } from './keys';
+import { outboxPartitionOf, searchPartitionOf, workPartitionOf, type ShardCounts } from './keys';
 
 export interface MigrationReport {
-  /** Items read that still had a key of the old layout. */
+  /** Items read that still had a key of the old layout, or an entry in a shard of other counts. */
   readonly found: number;
   readonly written: number;
   /** Items changed by someone else between the read and the write, read again and written. */
@@ -16,16 +16,18 @@ const TRIES = 5;
 /**
  * The new index keys of an item of the old layout (docs/operations.md, "Migrating an existing
  * table"): the work queue, the outbox and the admin search in the payment's shard, an audit entry's
- * history key in the lookup index; the old keys removed. Undefined when nothing is to be done.
+ * history key in the lookup index; the old keys removed. And an entry of the current layout in a
+ * shard of other counts than the table's (a data directory written before its counts changed):
+ * moved to the payment's shard under these. Undefined when nothing is to be done.
  */
-export function migratedKeys(item: Record<string, unknown>): { set: Record<string, string>; remove: string[]; unchanged: Record<string, unknown> } | undefined {
+export function migratedKeys(item: Record<string, unknown>, shards: ShardCounts): { set: Record<string, string>; remove: string[]; unchanged: Record<string, unknown> } | undefined {
   const pk = String(item.pk);
   const set: Record<string, string> = {};
   const remove: string[] = [];
   const unchanged: Record<string, unknown> = {};
   const paymentId = pk.startsWith('PAYMENT#') && item.sk === 'PAYMENT' ? pk.slice('PAYMENT#'.length) : undefined;
   if (typeof item.queuePk === 'string' && typeof item.queueSk === 'string' && paymentId) {
-    set.workPk = key.work(item.queuePk, shardOf(paymentId, SHARDS.work));
+    set.workPk = workPartitionOf(item.queuePk, paymentId, shards);
     set.workSk = item.queueSk;
     remove.push('queuePk', 'queueSk');
     unchanged.queueSk = item.queueSk;
@@ -33,7 +35,7 @@ export function migratedKeys(item: Record<string, unknown>): { set: Record<strin
   if (typeof item.outboxPk === 'string' && typeof item.outboxSk === 'string' && paymentId) {
     // A leased entry's sort key was `<lease end>#<id>#<tag>`: due at the lease's end, as before.
     const [at = '', id = paymentId] = item.outboxSk.split('#');
-    set.sendPk = key.outbox(shardOf(paymentId, SHARDS.outbox));
+    set.sendPk = outboxPartitionOf(paymentId, shards);
     set.sendSk = `${at}#${id}`;
     remove.push('outboxPk', 'outboxSk');
     unchanged.outboxSk = item.outboxSk;
@@ -43,21 +45,35 @@ export function migratedKeys(item: Record<string, unknown>): { set: Record<strin
       set.gsi1pk = item.gsi2pk;
       set.gsi1sk = String(item.gsi2sk);
     } else if (paymentId && typeof item.merchantKey === 'string' && typeof item.createdAt === 'string') {
-      set.searchPk = searchPartitionOf(item.merchantKey, item.createdAt, paymentId);
+      set.searchPk = searchPartitionOf(item.merchantKey, item.createdAt, paymentId, shards);
       set.searchSk = `${item.createdAt}#${paymentId}`;
     }
     remove.push('gsi2pk', 'gsi2sk');
     unchanged.gsi2pk = item.gsi2pk;
   }
-  return remove.length ? { set, remove, unchanged } : undefined;
+  if (paymentId) {
+    const move = (attribute: string, wanted: string | undefined) => {
+      const now = item[attribute];
+      if (typeof now === 'string' && set[attribute] === undefined && wanted !== undefined && wanted !== now) {
+        set[attribute] = wanted;
+        unchanged[attribute] = now;
+      }
+    };
+    if (typeof item.workPk === 'string') move('workPk', workPartitionOf(item.workPk.slice(0, item.workPk.lastIndexOf('#')), paymentId, shards));
+    move('sendPk', outboxPartitionOf(paymentId, shards));
+    if (typeof item.merchantKey === 'string' && typeof item.createdAt === 'string') move('searchPk', searchPartitionOf(item.merchantKey, item.createdAt, paymentId, shards));
+  }
+  return remove.length || Object.keys(set).length ? { set, remove, unchanged } : undefined;
 }
 
 /**
  * Writes the new index keys of every item that still has a key of the old layout, each write
  * conditioned on the old keys it replaces being unchanged; an item changed meanwhile is read again.
  * Reads the table once (a scan filtered to old keys); safe to run again and beside live traffic.
+ * With `reshard` (the table's counts changed) it reads every payment with an index entry and moves
+ * the entries that sit in a shard of other counts.
  */
-export async function migrateIndexKeys(db: DynamoDBDocumentClient, tableName: string): Promise<MigrationReport> {
+export async function migrateIndexKeys(db: DynamoDBDocumentClient, tableName: string, shards: ShardCounts, options: { readonly reshard?: boolean } = {}): Promise<MigrationReport> {
   let found = 0;
   let written = 0;
   let reread = 0;
@@ -66,15 +82,16 @@ export async function migrateIndexKeys(db: DynamoDBDocumentClient, tableName: st
     const page = await db.send(
       new ScanCommand({
         TableName: tableName,
-        FilterExpression: 'attribute_exists(queuePk) OR attribute_exists(outboxPk) OR attribute_exists(gsi2pk)',
+        FilterExpression: `attribute_exists(queuePk) OR attribute_exists(outboxPk) OR attribute_exists(gsi2pk)${options.reshard ? ' OR attribute_exists(workPk) OR attribute_exists(sendPk) OR attribute_exists(searchPk)' : ''}`,
         ExclusiveStartKey: start,
       }),
     );
     for (const first of page.Items ?? []) {
+      if (!migratedKeys(first, shards)) continue;
       found++;
       let item: Record<string, unknown> | undefined = first;
       for (let i = 0; i < TRIES && item; i++) {
-        const change = migratedKeys(item);
+        const change = migratedKeys(item, shards);
         if (!change) break;
         const names: Record<string, string> = {};
         const values: Record<string, unknown> = {};
@@ -87,7 +104,7 @@ export async function migrateIndexKeys(db: DynamoDBDocumentClient, tableName: st
             new UpdateCommand({
               TableName: tableName,
               Key: { pk: item.pk, sk: item.sk },
-              UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}REMOVE ${change.remove.map(n).join(', ')}`,
+              UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', change.remove.length ? `REMOVE ${change.remove.map(n).join(', ')}` : ''].filter(Boolean).join(' '),
               ConditionExpression: conditions.join(' AND '),
               ExpressionAttributeNames: names,
               ExpressionAttributeValues: values,

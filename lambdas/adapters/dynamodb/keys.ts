@@ -54,8 +54,28 @@ export const key = {
  * partitions instead of 32 (ADR 0032). Raising a number later needs no migration while readers
  * read every shard: entries written under the smaller number stay in shards they still read.
  * Lowering one does; the search family's is lowered by day instead (searchShardsOf).
+ * These are every cloud table's counts; the local engine's table has its own (LOCAL_SHARDS).
  */
-export const SHARDS = { outbox: 32, work: 64, search: 8 } as const;
+export const SHARDS: ShardCounts = { outbox: 32, work: 64, search: 8 };
+
+/** How many shards each sharded family of a table spreads over (a property of the table, read from TABLE_SHARDS). */
+export interface ShardCounts {
+  readonly outbox: number;
+  readonly work: number;
+  readonly search: number;
+}
+
+/**
+ * The local engine's table (`npm start`, the tests): one process and no partitions, so a shard buys
+ * no write capacity there and costs every reader a query. A runner left idle read the 32 outbox
+ * shards every 2 s and the 64 work shards every 10 s (about a tenth of a core); with these it reads
+ * 2 and 4. Still more than one per family, so every reader merges shards as it does on AWS. The
+ * runner moves entries of a data directory written under other counts at start (migrateIndexKeys).
+ */
+export const LOCAL_SHARDS: ShardCounts = { outbox: 2, work: 4, search: 2 };
+
+/** `TABLE_SHARDS`: `local` for the local engine's counts; unset for every cloud table's. */
+export const shardCountsOf = (value: string | undefined): ShardCounts => (value === 'local' ? LOCAL_SHARDS : SHARDS);
 
 /**
  * The search family's shard count changed on this day: a merchant-day before it was written, and is
@@ -64,14 +84,18 @@ export const SHARDS = { outbox: 32, work: 64, search: 8 } as const;
  */
 export const SEARCH_SHARDS_CHANGED = { on: '2026-11-27', before: 32 } as const;
 
-/** How many shards the search entries of a merchant's day (YYYY-MM-DD) spread over. */
-export const searchShardsOf = (day: string): number => (day < SEARCH_SHARDS_CHANGED.on ? SEARCH_SHARDS_CHANGED.before : SHARDS.search);
+/** How many shards the search entries of a merchant's day (YYYY-MM-DD) spread over in a table of these counts. */
+export const searchShardsOf = (day: string, shards: ShardCounts): number => (day < SEARCH_SHARDS_CHANGED.on ? SEARCH_SHARDS_CHANGED.before : shards.search);
 
 /** The search partition of a payment created at `createdAt` (an ISO instant). */
-export function searchPartitionOf(merchantKey: string, createdAt: string, paymentId: string): string {
+export function searchPartitionOf(merchantKey: string, createdAt: string, paymentId: string, shards: ShardCounts): string {
   const day = createdAt.slice(0, 10);
-  return key.search(merchantKey, day, shardOf(paymentId, searchShardsOf(day)));
+  return key.search(merchantKey, day, shardOf(paymentId, searchShardsOf(day, shards)));
 }
+
+/** A payment's work index entry's partition in a queue, and its outbox entry's. */
+export const workPartitionOf = (queue: string, paymentId: string, shards: ShardCounts): string => key.work(queue, shardOf(paymentId, shards.work));
+export const outboxPartitionOf = (paymentId: string, shards: ShardCounts): string => key.outbox(shardOf(paymentId, shards.outbox));
 
 /** A stable shard of an id (FNV-1a), so the same payment always lands in the same partition. */
 export function shardOf(id: string, shards: number): number {

@@ -1,6 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Payment, QueueEntry } from '../../domain/payment';
-import { SHARDS, key, searchPartitionOf, shardOf, withoutStorageAttributes } from './keys';
+import { key, outboxPartitionOf, searchPartitionOf, workPartitionOf, withoutStorageAttributes, type ShardCounts } from './keys';
 
 /**
  * The item codec of a payment: its state item and its details item, the index entries they carry,
@@ -12,11 +12,11 @@ import { SHARDS, key, searchPartitionOf, shardOf, withoutStorageAttributes } fro
  * payment's shard. The sort key is the due time alone: an index entry carries the table's key, so
  * the id need not ride in the item (entries of the layout before it end in `#<id>`, read alike).
  */
-export const outboxEntry = (paymentId: string, at: string) => ({ sendPk: key.outbox(shardOf(paymentId, SHARDS.outbox)), sendSk: at });
+export const outboxEntry = (paymentId: string, at: string, shards: ShardCounts) => ({ sendPk: outboxPartitionOf(paymentId, shards), sendSk: at });
 
 /** The work index entry of a payment due in a queue (reconcile, capture) at `dueAt`, in the payment's shard. */
-export const workEntry = (paymentId: string, queue: QueueEntry) => ({
-  workPk: key.work(queue.name, shardOf(paymentId, SHARDS.work)),
+export const workEntry = (paymentId: string, queue: QueueEntry, shards: ShardCounts) => ({
+  workPk: workPartitionOf(queue.name, paymentId, shards),
   workSk: `${queue.dueAt}#${paymentId}`,
 });
 
@@ -40,7 +40,7 @@ export const DETAIL_FIELDS = ['order', 'checkout', 'customData', 'recurringInit'
 export const LINK_ENDS = 'linkEnds';
 
 /** A payment's two items: its state, and its details (DETAIL_FIELDS). */
-export function paymentItems(payment: Payment): { state: Record<string, unknown>; details: Record<string, unknown> } {
+export function paymentItems(payment: Payment, shards: ShardCounts): { state: Record<string, unknown>; details: Record<string, unknown> } {
   const state: Record<string, unknown> = { ...payment };
   const details: Record<string, unknown> = {};
   for (const field of DETAIL_FIELDS) {
@@ -56,7 +56,7 @@ export function paymentItems(payment: Payment): { state: Record<string, unknown>
       kind: 'payment',
       ...state,
       // The search entry carries the status, so it lives on the state item.
-      searchPk: searchPartitionOf(payment.merchantKey, payment.createdAt, payment.paymentId),
+      searchPk: searchPartitionOf(payment.merchantKey, payment.createdAt, payment.paymentId, shards),
       searchSk: `${payment.createdAt}#${payment.paymentId}`,
     },
     details: {

@@ -2,7 +2,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import type { Payment } from '../../domain/payment';
 import type { DaySearch, QueuedPayment, ShardPart } from '../../ports/payments';
 import { inParallel } from '../../domain/parallel';
-import { SEARCH_INDEX, SHARDS, WORK_INDEX, key, searchShardsOf } from './keys';
+import { SEARCH_INDEX, WORK_INDEX, key, searchShardsOf, type ShardCounts } from './keys';
 import { duePage } from './client';
 
 /** The work index: a queue's shard, its entries by due time. */
@@ -17,6 +17,7 @@ const WORK = { name: WORK_INDEX, pk: 'workPk', sk: 'workSk' } as const;
 export interface Table {
   readonly db: DynamoDBDocumentClient;
   readonly tableName: string;
+  readonly shards: ShardCounts;
 }
 
 /** How many shard queries run at once when a reader visits every shard. */
@@ -28,7 +29,7 @@ export async function paymentsOfDay(table: Table, query: DaySearch, findPayments
   // Every shard of the merchant's day, newest first, each read from where the last page stopped
   // (the cursor holds the sort key of the last payment shown): merged, the newest `limit` win.
   const after = query.cursor;
-  const shards = Array.from({ length: searchShardsOf(day) }, (_, shard) => shard);
+  const shards = Array.from({ length: searchShardsOf(day, table.shards) }, (_, shard) => shard);
   const perShard = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
     const found: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
@@ -71,7 +72,7 @@ export async function paymentsOfDay(table: Table, query: DaySearch, findPayments
 export async function countPaymentsOfDay(table: Table, query: Omit<DaySearch, 'limit' | 'cursor'>): Promise<number> {
   const { merchantKey, day } = query;
   const filter = statusFilter(query.statuses);
-  const shards = Array.from({ length: searchShardsOf(day) }, (_, shard) => shard);
+  const shards = Array.from({ length: searchShardsOf(day, table.shards) }, (_, shard) => shard);
   // Select COUNT over the keys-only entries: a page of up to 1 MB of them per read, nothing else fetched.
   const counts = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
     let count = 0;
@@ -99,7 +100,7 @@ export async function countPaymentsOfDay(table: Table, query: Omit<DaySearch, 'l
 export async function* dueBatches(table: Table, queue: string, until: Date, pageSize: number, part?: ShardPart): AsyncGenerator<QueuedPayment[]> {
   // One reader per shard, each paging through its due entries in order; a round reads a page of
   // every shard not yet exhausted, at once, and hands over what they found, soonest due first.
-  let cursors: { shard: number; start?: Record<string, unknown> }[] = shardsOf(SHARDS.work, part).map((shard) => ({ shard }));
+  let cursors: { shard: number; start?: Record<string, unknown> }[] = shardsOf(table.shards.work, part).map((shard) => ({ shard }));
   while (cursors.length) {
     const pages = await inParallel(cursors, SHARD_READ_CONCURRENCY, async ({ shard, start }) => {
       const { items, last } = await duePage(table.db, table.tableName, WORK, key.work(queue, shard), until, { limit: pageSize, ...(start ? { after: start } : {}) });
@@ -112,7 +113,7 @@ export async function* dueBatches(table: Table, queue: string, until: Date, page
 }
 
 export async function due(table: Table, queue: string, until: Date, limit: number): Promise<QueuedPayment[]> {
-  const shards = Array.from({ length: SHARDS.work }, (_, shard) => shard);
+  const shards = Array.from({ length: table.shards.work }, (_, shard) => shard);
   // Every shard at once, each up to the limit; the soonest due across them first.
   const found = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
     const { items } = await duePage(table.db, table.tableName, WORK, key.work(queue, shard), until, { limit });

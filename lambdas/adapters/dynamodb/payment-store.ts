@@ -3,7 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { epochSeconds, type Payment, type QueueEntry, type Transition } from '../../domain/payment';
 import { type Applied, type DaySearch, type PaymentStore, type QueuedPayment, type ShardPart } from '../../ports/payments';
 import { conditionalUpdate, isConditionFailure, itemsByKey } from './client';
-import { LOOKUP_INDEX, TTL_ATTRIBUTE, key } from './keys';
+import { LOOKUP_INDEX, SHARDS, TTL_ATTRIBUTE, key, type ShardCounts } from './keys';
 import { STREAM_LEASE_MS, STREAM_LEASE_TAG, joinedPayment, outboxEntry, paymentItems, readPayment, workEntry } from './payment-items';
 import { countPaymentsOfDay, due, dueBatches, paymentsOfDay, type Table } from './payment-queries';
 import { transitionExpression } from './transition-expression';
@@ -22,10 +22,13 @@ export class DynamoPaymentStore implements PaymentStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-    /** Whether the table's stream dispatcher delivers new callbacks (on AWS; not in the local runner). */
-    private readonly options: { readonly streamDelivery?: boolean } = {},
+    /**
+     * Whether the table's stream dispatcher delivers new callbacks (on AWS; not in the local runner),
+     * and the table's shard counts (every cloud table's by default).
+     */
+    private readonly options: { readonly streamDelivery?: boolean; readonly shards?: ShardCounts } = {},
   ) {
-    this.table = { db, tableName };
+    this.table = { db, tableName, shards: options.shards ?? SHARDS };
   }
 
   /** The lease a write that makes a callback due at `at` leaves for the stream dispatcher, if there is one. */
@@ -34,7 +37,7 @@ export class DynamoPaymentStore implements PaymentStore {
   }
 
   async createPayment(payment: Payment, queue?: QueueEntry): Promise<void> {
-    const { state, details } = paymentItems(payment);
+    const { state, details } = paymentItems(payment, this.table.shards);
     // The details first: a state item is never without them. A crash between the two leaves
     // details no state item points to, which nothing reads.
     await this.db.send(new PutCommand({ TableName: this.tableName, Item: details, ConditionExpression: 'attribute_not_exists(pk)' }));
@@ -47,8 +50,8 @@ export class DynamoPaymentStore implements PaymentStore {
           watching: {},
           ...state,
           ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}),
-          ...(queue ? workEntry(payment.paymentId, queue) : {}),
-          ...(payment.transactions.length ? { ...outboxEntry(payment.paymentId, payment.createdAt), sendLease: this.streamLease(payment.createdAt) } : {}),
+          ...(queue ? workEntry(payment.paymentId, queue, this.table.shards) : {}),
+          ...(payment.transactions.length ? { ...outboxEntry(payment.paymentId, payment.createdAt, this.table.shards), sendLease: this.streamLease(payment.createdAt) } : {}),
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
@@ -123,7 +126,7 @@ export class DynamoPaymentStore implements PaymentStore {
     const update = new UpdateCommand({
       TableName: this.tableName,
       Key: key.payment(paymentId),
-      ...transitionExpression(paymentId, guard, change, (at) => this.streamLease(at)),
+      ...transitionExpression(paymentId, guard, change, this.table.shards, (at) => this.streamLease(at)),
       ReturnValues: 'ALL_NEW',
       // A refusal answers with the item as it is: no second read to decide what to do next.
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -160,7 +163,7 @@ export class DynamoPaymentStore implements PaymentStore {
   }
 
   hurry(paymentId: string, queue: string, dueAt: Date): Promise<boolean> {
-    const entry = workEntry(paymentId, { name: queue, dueAt: dueAt.toISOString() });
+    const entry = workEntry(paymentId, { name: queue, dueAt: dueAt.toISOString() }, this.table.shards);
     return conditionalUpdate(this.db, {
       TableName: this.tableName,
       Key: key.payment(paymentId),

@@ -1,5 +1,5 @@
 import { stamped, type PaymentChange, type TransitionGuard } from '../../domain/payment';
-import { OPERATION_IDS, TTL_ATTRIBUTE } from './keys';
+import { OPERATION_IDS, TTL_ATTRIBUTE, type ShardCounts } from './keys';
 import { DETAIL_FIELDS, LINK_ENDS, outboxEntry, workEntry } from './payment-items';
 
 /** The parts of an UpdateCommand that carry one transition. */
@@ -17,7 +17,7 @@ export interface TransitionExpression {
  * the callback outbox of appended transactions, the work queue entry, the TTL, the ids of operations
  * started. `streamLease` is the lease left for the stream dispatcher, where there is one.
  */
-export function transitionExpression(paymentId: string, guard: TransitionGuard, change: PaymentChange, streamLease?: (at: string) => string | undefined): TransitionExpression {
+export function transitionExpression(paymentId: string, guard: TransitionGuard, change: PaymentChange, shards: ShardCounts, streamLease?: (at: string) => string | undefined): TransitionExpression {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -53,7 +53,7 @@ export function transitionExpression(paymentId: string, guard: TransitionGuard, 
     sets.push(`${name('transactions')} = list_append(if_not_exists(${name('transactions')}, ${value([])}), ${value(appended)})`);
     // The outbox, in the same write: a committed transaction always has its callback due. A
     // delivery in progress (or a retry waiting) keeps its place, so callbacks stay in order.
-    const entry = outboxEntry(paymentId, change.set.updatedAt);
+    const entry = outboxEntry(paymentId, change.set.updatedAt, shards);
     sets.push(`${name('sendPk')} = ${value(entry.sendPk)}`, `${name('sendSk')} = if_not_exists(${name('sendSk')}, ${value(entry.sendSk)})`);
   }
   // The stream dispatcher's lease, unless a worker holds the payment (it delivers this one too).
@@ -61,7 +61,7 @@ export function transitionExpression(paymentId: string, guard: TransitionGuard, 
   if (lease) sets.push(`${name('sendLease')} = if_not_exists(${name('sendLease')}, ${value(lease)})`);
   if (change.sendCallback !== undefined) {
     // Behind the callbacks in order (callbacks.ts claims those first), and due now unless leased or waiting.
-    const entry = outboxEntry(paymentId, change.set.updatedAt);
+    const entry = outboxEntry(paymentId, change.set.updatedAt, shards);
     sets.push(`${name('callbackResends')} = list_append(if_not_exists(${name('callbackResends')}, ${value([])}), ${value([change.sendCallback])})`);
     if (!appended.length) sets.push(`${name('sendPk')} = ${value(entry.sendPk)}`, `${name('sendSk')} = if_not_exists(${name('sendSk')}, ${value(entry.sendSk)})`);
   }
@@ -75,7 +75,7 @@ export function transitionExpression(paymentId: string, guard: TransitionGuard, 
   if (change.watch && 'delete' in change.watch) removes.push(`${name('watching')}.${name(String(change.watch.delete))}`);
   for (const attr of change.remove ?? []) removes.push(name(attr));
   if (change.queue) {
-    const entry = workEntry(paymentId, change.queue);
+    const entry = workEntry(paymentId, change.queue, shards);
     sets.push(`${name('workPk')} = ${value(entry.workPk)}`, `${name('workSk')} = ${value(entry.workSk)}`);
   } else if (change.queue === null) {
     removes.push(name('workPk'), name('workSk'));

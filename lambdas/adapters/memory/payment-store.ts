@@ -1,6 +1,6 @@
 import { applyChange, guardHolds, type Payment, type QueueEntry, type Transition } from '../../domain/payment';
 import { type Applied, type DaySearch, type PaymentStore, type QueuedPayment, type ShardPart } from '../../ports/payments';
-import { SHARDS, shardOf } from '../dynamodb/keys';
+import { SHARDS, shardOf, type ShardCounts } from '../dynamodb/keys';
 import { DETAIL_FIELDS } from '../dynamodb/payment-items';
 
 /** A payment as this store keeps it: the payment, the work queue it waits in, the ids of operations started on it. */
@@ -21,6 +21,9 @@ interface Held {
  */
 export class MemoryPaymentStore implements PaymentStore {
   private readonly held = new Map<string, Held>();
+
+  /** The shard counts of the table it stands in for (every cloud table's by default). */
+  constructor(private readonly shards: ShardCounts = SHARDS) {}
 
   async createPayment(payment: Payment, queue?: QueueEntry): Promise<void> {
     await turn();
@@ -133,7 +136,7 @@ export class MemoryPaymentStore implements PaymentStore {
   private dueIn(queue: string, until: Date, part?: ShardPart): QueuedPayment[] {
     const at = until.toISOString();
     return [...this.held.entries()]
-      .filter(([id, h]) => h.queue?.name === queue && h.queue.dueAt <= at && (!part || shardOf(id, SHARDS.work) % part.of === part.index))
+      .filter(([id, h]) => h.queue?.name === queue && h.queue.dueAt <= at && (!part || shardOf(id, this.shards.work) % part.of === part.index))
       .map(([paymentId, h]) => ({ paymentId, dueAt: h.queue!.dueAt }))
       .sort((a, b) => a.dueAt.localeCompare(b.dueAt));
   }
