@@ -91,8 +91,15 @@ const outdirs = new Set<string>();
 export function testApp(props: AppProps = {}): App {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'checkout-cdk-test-'));
   outdirs.add(outdir);
-  return new App({ builtinCloudFormationValidation: false, ...props, outdir });
+  return new App({ builtinCloudFormationValidation: false, ...props, context: { ...NO_STACK_TRACES, ...props.context }, outdir });
 }
+
+/**
+ * No stack traces in construct metadata: debugging aids no test reads (the CDK CLI leaves out the
+ * metadata ones unless run with `--debug`). Every construct and CloudFormation element would
+ * otherwise capture one, and under Jest each capture is source-mapped.
+ */
+const NO_STACK_TRACES = { 'aws:cdk:disable-stack-trace': true, 'aws:cdk:disable-creation-stack-traces': true } as const;
 
 /** The output directories of the apps made so far and not yet removed. */
 export const testAppOutdirs = (): string[] => [...outdirs];
@@ -141,7 +148,7 @@ export function synthesize(
 
 function make(stage: Stage, routes: readonly RouteDefinition[], jobs: readonly JobDefinition[], context: Record<string, unknown>): Made {
   const app = new App({
-    context: { ...cdkJsonContext(), stage, ...context, 'aws:cdk:bundling-stacks': [] },
+    context: { ...cdkJsonContext(), ...NO_STACK_TRACES, stage, ...context, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
     outdir: sharedOutdir(),
   });
