@@ -15,11 +15,12 @@ module.exports = {
   // A temp dir per run (removed after it, leftovers reported) and the browser chosen once.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  // Three workers on a two-core machine (docs/testing.md): with two, a fifth of the CPU sat idle
-  // while files waited on the processes they spawn (the runner killed and restarted, the browser,
-  // the gateway's delays); Jest's default on two cores is one. The longest files start first (Jest
-  // orders by the durations of the last run).
-  maxWorkers: 3,
+  // Four workers on a two-core machine (docs/testing.md): files wait on the processes they spawn
+  // (the runner killed and restarted, the browser, the gateway's delays), and with two workers a
+  // fifth of the CPU sat idle; with three the run took 7 min 23 s, with four 6 min 27 s (the same
+  // tree). Jest's default on two cores is one. The longest files start first (Jest orders by the
+  // durations of the last run).
+  maxWorkers: 4,
   // A worker's heap grows with each file (CDK synths of every stage shape, local engines); a worker
   // left above this size after a file is replaced by a fresh one, which keeps the workers well
   // inside a small machine's memory and leaves the money model (about 650 MB over its runs) room.
