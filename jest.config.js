@@ -17,9 +17,8 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // Four workers on a two-core machine (docs/testing.md): files wait on the processes they spawn
   // (the runner killed and restarted, the browser, the gateway's delays), and with two workers a
-  // fifth of the CPU sat idle; with three the run took 7 min 23 s, with four 6 min 27 s (the same
-  // tree). Jest's default on two cores is one. The longest files start first (Jest orders by the
-  // durations of the last run).
+  // fifth of the CPU sat idle; three kept the cores 175 % busy, four 179 %. Jest's default on two
+  // cores is one. The longest files start first (Jest orders by the durations of the last run).
   maxWorkers: 4,
   // A worker's heap grows with each file (CDK synths of every stage shape, local engines); a worker
   // left above this size after a file is replaced by a fresh one, which keeps the workers well
