@@ -13,7 +13,8 @@ import { parseAmount } from '../../lambdas/domain/money';
 import type { AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest } from '../../lambdas/ports/acquirer';
 import { startLocalBackend } from '../../local/backend';
 import { announceBackend } from '../../local/local-store';
-import { runTs } from '../support/processes';
+import { inProcess } from '../support/cli';
+import { runSandboxCommand } from '../../local/sandbox-cli';
 import { startTestService, type TestService } from '../support/service';
 
 /**
@@ -513,7 +514,8 @@ describe('challenges, lookup and close', () => {
 describe('npm run sandbox -- ledger', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-sandbox-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-  const cli = (...args: string[]) => runTs('local/sandbox-cli.ts', args, { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined });
+  // In this process, as the entry point runs it (its spawned smoke test is in sandbox-ledger-cli.test.ts).
+  const cli = inProcess(runSandboxCommand, { DATA_DIR: dataDir, CHECKOUT_STAGE: undefined });
   const paymentId = randomUUID();
 
   beforeAll(async () => {
