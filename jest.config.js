@@ -19,7 +19,7 @@ module.exports = {
   // (the runner killed and restarted, the browser, the gateway's delays), and with two workers a
   // fifth of the CPU sat idle; three kept the cores 175 % busy, four 179 %. Jest's default on two
   // cores is one. The longest files start first (Jest orders by the durations of the last run).
-  maxWorkers: 4,
+  maxWorkers: 5,
   // A worker's heap grows with each file (CDK synths of every stage shape, local engines); a worker
   // left above this size after a file is replaced by a fresh one, which keeps the workers well
   // inside a small machine's memory and leaves the money model (about 650 MB over its runs) room.
