@@ -7,7 +7,7 @@ import { CALLBACK_POLICY } from '../../lambdas/domain/callback';
 import { handler as dispatch, paymentToDeliver } from '../../lambdas/handlers/callback-dispatch';
 import type { CallbackRecord, CallbackTransport } from '../../lambdas/ports/callbacks';
 import { ManualClock } from '../../lambdas/ports/clock';
-import { runCallbackJob, NO_URL_REASON } from '../../lambdas/use-cases/deliver-callbacks';
+import { deliverPaymentCallbacks, runCallbackJob, NO_URL_REASON } from '../../lambdas/use-cases/deliver-callbacks';
 import { runCaptureJob } from '../../lambdas/use-cases/capture-job';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { lambdaContext } from '../../local/lambda-context';
@@ -371,6 +371,35 @@ describe('nothing is lost', () => {
     await relay();
     expect(receiver.received).toHaveLength(8);
     for (const p of payments) expect(shape(forPayment(receiver, p.paymentId))).toEqual(['sale:success:settled', 'void:success:void']);
+  });
+
+  it("a claim made from a read another relay's delivery overtook is refused: nothing is posted twice, no lease is left", async () => {
+    const { shop, receiver } = await merchantWithReceiver();
+    const paid = await paidPayment(service, shop);
+    await voidOf(service, shop, paid.paymentId);
+    // Relay B has read the payment (its sale due) and sends its lease; just before the write lands,
+    // relay A delivers the sale and gives its lease back, the void still waiting: the entry and
+    // the lease read as B saw them, the count of callbacks done does not.
+    const db = service.deps.db;
+    const realSend = db.send.bind(db);
+    let overtaken = false;
+    const spy = jest.spyOn(db, 'send').mockImplementation((async (command: { input: { UpdateExpression?: string } }) => {
+      if (!overtaken && command.input.UpdateExpression?.startsWith('SET sendLease')) {
+        overtaken = true;
+        await deliverPaymentCallbacks(service.deps, paid.paymentId, { max: 1 });
+      }
+      return realSend(command as never);
+    }) as never);
+    try {
+      await deliverPaymentCallbacks(service.deps, paid.paymentId, { max: 1 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(overtaken).toBe(true);
+    expect(shape(forPayment(receiver, paid.paymentId))).toEqual(['sale:success:settled']);
+    // No lease was taken from the stale read: the next relay, at the same moment, sends the void.
+    await relay();
+    expect(shape(forPayment(receiver, paid.paymentId))).toEqual(['sale:success:settled', 'void:success:void']);
   });
 });
 

@@ -133,10 +133,19 @@ export class DynamoCallbackStore implements CallbackStore {
     // The stream's lease is taken as it is: no write. Its release is conditional on it, as any.
     if (forStream) return { ...claimed, lease: held };
     const lease = `${leaseUntil.toISOString()}#${randomBytes(4).toString('hex')}`;
+    // Conditioned on what decided the index too: a release that leaves more waiting keeps the entry
+    // (and its sort key) where it was, so after another worker's claim and release the entry and
+    // the lease read as before while the count of callbacks done has moved on. A claim from such a
+    // read would post a callback already delivered and then fail to release, holding the lease.
+    const position = resend
+      ? { condition: 'callbackResends[0] = :index', values: { ':index': index } }
+      : done === 0
+        ? { condition: '(attribute_not_exists(callbacksDone) OR callbacksDone = :done)', values: { ':done': 0 } }
+        : { condition: 'callbacksDone = :done', values: { ':done': done } };
     const taken = await this.update(key.payment(paymentId), {
       set: ['sendLease = :lease'],
-      conditions: ['sendSk = :seen', held ? 'sendLease = :held' : 'attribute_not_exists(sendLease)'],
-      values: { ':lease': lease, ':seen': seen, ...(held ? { ':held': held } : {}) },
+      conditions: ['sendSk = :seen', held ? 'sendLease = :held' : 'attribute_not_exists(sendLease)', position.condition],
+      values: { ':lease': lease, ':seen': seen, ...(held ? { ':held': held } : {}), ...position.values },
     });
     return taken ? { ...claimed, lease } : undefined;
   }
