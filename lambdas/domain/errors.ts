@@ -71,7 +71,8 @@ export const ERRORS = {
     when: 'Refund `amount` above what is left to refund.',
   },
   VOID_NOT_SETTLED: {
-    code: 208010,
+    // 208010 is the platform's "chargeback amount bigger than the payment's amount" (docs/errors.md).
+    code: 208013,
     httpStatus: 409,
     message: 'Void is allowed only for payments in settled status.',
     when: 'Void of a payment in any status other than `settled`.',

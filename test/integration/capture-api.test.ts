@@ -132,10 +132,10 @@ describe('after a capture', () => {
     await expect(statusOf(service, dmsShop, paid.paymentId)).resolves.toMatchObject({ status: 'refund', refunded_amount: '10.00' });
   });
 
-  it('cannot void an authorization (208010), but can void the captured payment the same day', async () => {
+  it('cannot void an authorization (208013), but can void the captured payment the same day', async () => {
     const paid = await authorized();
     const pending = await voidOf(service, dmsShop, paid.paymentId);
-    expect([pending.status, pending.json]).toEqual([409, refusal(208010, 'VOID_NOT_SETTLED')]);
+    expect([pending.status, pending.json]).toEqual([409, refusal(208013, 'VOID_NOT_SETTLED')]);
     await captureOf(service, dmsShop, paid.paymentId, '25.00');
     const voided = await voidOf(service, dmsShop, paid.paymentId);
     expect(voided.json).toMatchObject({ status: 'SUCCESS', payment_status: 'void' });

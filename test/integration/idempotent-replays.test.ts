@@ -173,11 +173,11 @@ describe('a refused first request replays as the same refusal', () => {
     expect(await refundsIn(paid.paymentId)).toHaveLength(0);
   });
 
-  it('a void refused on an authorization stays refused (208010) after it is captured', async () => {
+  it('a void refused on an authorization stays refused (208013) after it is captured', async () => {
     const paid = await authorized();
     const key = newKey();
     const first = await keyed('/api/v1/payment/void', { payment_id: paid.paymentId }, key, dmsShop);
-    expect([first.status, first.json]).toEqual([409, refusal(208010, 'VOID_NOT_SETTLED')]);
+    expect([first.status, first.json]).toEqual([409, refusal(208013, 'VOID_NOT_SETTLED')]);
     await keyed('/api/v1/payment/capture', { payment_id: paid.paymentId, amount: '25.00' }, newKey(), dmsShop);
     const replay = await keyed('/api/v1/payment/void', { payment_id: paid.paymentId }, key, dmsShop);
     expect(answerOf(replay)).toEqual(answerOf(first));

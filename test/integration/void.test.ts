@@ -13,7 +13,7 @@ const VOID = '/api/v1/payment/void';
 /** A wall-clock time at UTC+3. */
 const at3 = (local: string) => new Date(`${local}+03:00`);
 const DAY = '2030-03-01';
-const NOT_SETTLED = refusal(208010, 'VOID_NOT_SETTLED');
+const NOT_SETTLED = refusal(208013, 'VOID_NOT_SETTLED');
 const NOT_FOUND = refusal(208001, 'PAYMENT_NOT_FOUND');
 
 const clock = new ManualClock(at3(`${DAY}T10:00:00`));
@@ -51,7 +51,7 @@ describe('inside the window', () => {
     expect(res.json).toMatchObject({ status: 'SUCCESS', payment_status: 'void' });
   });
 
-  it('answers a second void with 208010: the payment is no longer settled', async () => {
+  it('answers a second void with 208013: the payment is no longer settled', async () => {
     const paid = await paidAt(`${DAY}T10:00:00`);
     await voidAt(`${DAY}T10:05:00`, paid.paymentId);
     const again = await voidAt(`${DAY}T10:06:00`, paid.paymentId);
@@ -138,7 +138,7 @@ describe('declined by the acquirer', () => {
 });
 
 describe('refusals', () => {
-  it('refuses to void a declined payment with 208010', async () => {
+  it('refuses to void a declined payment with 208013', async () => {
     clock.set(at3(`${DAY}T10:00:00`));
     const declined = await paidPayment(service, shop, { card: '02/38', close: true });
     expect(declined.status.status).toBe('decline');
@@ -147,7 +147,7 @@ describe('refusals', () => {
     expect(res.json).toEqual(NOT_SETTLED);
   });
 
-  it('refuses to void a payment still in prepare with 208010', async () => {
+  it('refuses to void a payment still in prepare with 208013', async () => {
     clock.set(at3(`${DAY}T10:00:00`));
     const session = await openSession(service, shop);
     const res = await voidOf(service, shop, session.paymentId);

@@ -42,7 +42,7 @@ describe('every status × every operation', () => {
   it('refuses only with codes of the catalog, and void, refund, capture and retry with their documented ones', () => {
     const refusals = new Set(cases.map((c) => c.expected).filter((e): e is ErrorName => e !== ok));
     for (const name of refusals) expect(ERRORS[name]).toBeDefined();
-    expect(ERRORS[TRANSITIONS.void.refusal].code).toBe(208010);
+    expect(ERRORS[TRANSITIONS.void.refusal].code).toBe(208013);
     expect(ERRORS[TRANSITIONS.refund.refusal].code).toBe(208005);
     expect(ERRORS[TRANSITIONS.capture.refusal].code).toBe(208003);
     expect(ERRORS[TRANSITIONS.retry.refusal].code).toBe(208011);
