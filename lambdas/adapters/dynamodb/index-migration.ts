@@ -87,12 +87,11 @@ export async function migrateIndexKeys(db: DynamoDBDocumentClient, tableName: st
       }),
     );
     for (const first of page.Items ?? []) {
-      if (!migratedKeys(first, shards)) continue;
+      let change = migratedKeys(first, shards);
+      if (!change) continue;
       found++;
       let item: Record<string, unknown> | undefined = first;
-      for (let i = 0; i < TRIES && item; i++) {
-        const change = migratedKeys(item, shards);
-        if (!change) break;
+      for (let i = 0; i < TRIES && item && change; i++) {
         const names: Record<string, string> = {};
         const values: Record<string, unknown> = {};
         const n = (a: string) => ((names[`#${a}`] = a), `#${a}`);
@@ -116,6 +115,7 @@ export async function migrateIndexKeys(db: DynamoDBDocumentClient, tableName: st
           if (!isConditionFailure(e)) throw e;
           reread++;
           item = (await db.send(new GetCommand({ TableName: tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }))).Item;
+          change = item && migratedKeys(item, shards);
         }
       }
     }

@@ -29,7 +29,7 @@ export async function paymentsOfDay(table: Table, query: DaySearch, findPayments
   // Every shard of the merchant's day, newest first, each read from where the last page stopped
   // (the cursor holds the sort key of the last payment shown): merged, the newest `limit` win.
   const after = query.cursor;
-  const shards = Array.from({ length: searchShardsOf(day, table.shards) }, (_, shard) => shard);
+  const shards = shardsOf(searchShardsOf(day, table.shards));
   const perShard = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
     const found: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
@@ -72,7 +72,7 @@ export async function paymentsOfDay(table: Table, query: DaySearch, findPayments
 export async function countPaymentsOfDay(table: Table, query: Omit<DaySearch, 'limit' | 'cursor'>): Promise<number> {
   const { merchantKey, day } = query;
   const filter = statusFilter(query.statuses);
-  const shards = Array.from({ length: searchShardsOf(day, table.shards) }, (_, shard) => shard);
+  const shards = shardsOf(searchShardsOf(day, table.shards));
   // Select COUNT over the keys-only entries: a page of up to 1 MB of them per read, nothing else fetched.
   const counts = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
     let count = 0;
@@ -113,7 +113,7 @@ export async function* dueBatches(table: Table, queue: string, until: Date, page
 }
 
 export async function due(table: Table, queue: string, until: Date, limit: number): Promise<QueuedPayment[]> {
-  const shards = Array.from({ length: table.shards.work }, (_, shard) => shard);
+  const shards = shardsOf(table.shards.work);
   // Every shard at once, each up to the limit; the soonest due across them first.
   const found = await inParallel(shards, SHARD_READ_CONCURRENCY, async (shard) => {
     const { items } = await duePage(table.db, table.tableName, WORK, key.work(queue, shard), until, { limit });
