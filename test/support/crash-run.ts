@@ -258,6 +258,8 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
     DEMO_MERCHANT_KEY: DEMO.merchant_key,
     DEMO_MERCHANT_PASSWORD: DEMO.password,
     RECONCILE_AFTER_SECONDS: '2',
+    // Errors at least: a 5xx below quotes the runner's last error lines (a child of a Jest worker is otherwise silent).
+    LOG_LEVEL: 'ERROR',
     // A callback cut off by a kill is tried again a quarter of a second later, not after 30 s.
     CALLBACK_FIRST_RETRY_MS: '250',
     ...(gateway
@@ -332,7 +334,8 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
       }
       if (res.status >= 500) {
         counts.fiveXx++;
-        fail(`HTTP ${res.status} on ${what}: ${text.slice(0, 300)}`);
+        const errors = runner?.output().split('\n').filter((l) => /error/i.test(l)).slice(-3).join(' | ');
+        fail(`HTTP ${res.status} on ${what}: ${text.slice(0, 300)}; the runner's last errors: ${errors || 'none logged'}`);
       }
       return { status: res.status, json };
     } catch (e) {
