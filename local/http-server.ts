@@ -137,6 +137,8 @@ export interface AppOptions {
    * does. The stack's choice (lib/time-budget.ts ACQUIRER_TIMEOUTS) unless given.
    */
   readonly acquirerTimeouts?: AcquirerTimeouts;
+  /** Multiplies every function's timeout (FUNCTION_TIMEOUT_SCALE, functionTimeoutScaleOf); 1 unless given. */
+  readonly timeoutScale?: number;
 }
 
 /**
@@ -183,7 +185,7 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: 
     };
     /** Invokes a function as its Lambda would be, sends its answer and reports a refusal by `where` (a route, never a raw path). */
     const invoke = async (handler: Handler, event: APIGatewayProxyEventV2, fn: { id: string; memoryMb?: number }, where: string) => {
-      const context = lambdaContext(fn.id, timeouts.get(fn.id)!, fn.memoryMb);
+      const context = lambdaContext(fn.id, timeouts.get(fn.id)! * (options.timeoutScale ?? 1), fn.memoryMb);
       const result = await inInvocation(context, () => handler(event, context));
       send(res, result);
       const status = typeof result === 'object' && result ? (result.statusCode ?? 200) : 200;

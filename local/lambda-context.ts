@@ -22,6 +22,21 @@ export function lambdaContext(functionId: string, timeoutSeconds: number, memory
   };
 }
 
+/**
+ * FUNCTION_TIMEOUT_SCALE: a multiplier of every function's timeout in the local runner (default 1,
+ * at most 10). Lambda gives each invocation its own CPU; the runner shares one process between all
+ * of them, so on a crowded machine (a test run with several workers beside it) a function's own work
+ * slows with everything else's and can reach a timeout its Lambda never would. The acquirer's own
+ * timeouts (S2S_CARD_TIMEOUT_MS …) are not scaled.
+ */
+export function functionTimeoutScaleOf(env: Readonly<Record<string, string | undefined>>): number {
+  const raw = env.FUNCTION_TIMEOUT_SCALE;
+  if (raw === undefined || raw === '') return 1;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 1 || value > 10) throw new Error(`FUNCTION_TIMEOUT_SCALE must be a number from 1 to 10, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
 /** How many invocations one local process runs at once, as a Lambda environment with concurrency would. */
 const LOCAL_CONCURRENCY = 64;
 

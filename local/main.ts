@@ -13,6 +13,7 @@ import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
 import { announceBackend, auditAnchorDirectory, dataDirectory } from './local-store';
 import { startScheduler } from './scheduler';
+import { functionTimeoutScaleOf } from './lambda-context';
 import { localClock } from './clock';
 import { JOBS } from '../lib/jobs';
 import { acquirerTimeoutEnvironment, acquirerTimeoutsOf } from '../lib/time-budget';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   // Links are built on configuration only, never on a request's Host header: here, the listening address.
   const publicBase = process.env.PUBLIC_BASE_URL ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host}:${port}`;
   const acquirerTimeouts = acquirerTimeoutsOf(process.env);
+  const timeoutScale = functionTimeoutScaleOf(process.env);
   // Callbacks to loopback are refused everywhere but here, where `npm run receiver` listens on localhost.
   Object.assign(
     process.env,
@@ -54,13 +56,13 @@ async function main(): Promise<void> {
 
   const demo = await seedDemoMerchant(deps, dataDir);
   const operator = await seedOperator(deps.operators as LocalOperatorAuthenticator, dataDir);
-  const app = createApp(routes, { operatorKey: backend.operatorKey, acquirerTimeouts });
+  const app = createApp(routes, { operatorKey: backend.operatorKey, acquirerTimeouts, timeoutScale });
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
     app.listen(port, host, resolve);
   });
 
-  const scheduler = startScheduler(JOBS);
+  const scheduler = startScheduler(JOBS, 1, timeoutScale);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -26,7 +26,7 @@ function scheduledEvent(job: JobDefinition): ScheduledEvent {
  * Fires the stack's scheduled jobs on their schedule, like EventBridge would: a run is skipped while
  * the previous one of the same job is still going.
  */
-export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1): { runNow(id: string): Promise<unknown>; stop(): void } {
+export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1, timeoutScale = 1): { runNow(id: string): Promise<unknown>; stop(): void } {
   const running = new Set<string>();
   const handlers = new Map<string, JobHandler>();
   const run = async (job: JobDefinition) => {
@@ -38,7 +38,7 @@ export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1)
         handler = ((await import(resolve(PROJECT_ROOT, job.entry))) as { handler: JobHandler }).handler;
         handlers.set(job.id, handler);
       }
-      const context = lambdaContext(job.id, job.timeoutSeconds);
+      const context = lambdaContext(job.id, job.timeoutSeconds * timeoutScale);
       return await inInvocation(context, () => handler(scheduledEvent(job), context));
     } catch (e) {
       console.error(`job ${job.id} failed: ${(e as Error).name}`);

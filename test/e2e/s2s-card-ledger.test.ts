@@ -58,7 +58,7 @@ async function send(path: string, init: RequestInit): Promise<Answer | undefined
   try {
     const res = await fetch(`${base}${path}`, { ...init, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
     const text = await res.text();
-    if (res.status >= 500) fiveXx.push(`${res.status} ${path}: ${text.slice(0, 200)}; the runner's log: ${runner?.output().split('\n').filter((l) => /error|Error/.test(l)).slice(-3).join(' | ')}`);
+    if (res.status >= 500) fiveXx.push(`${res.status} ${path}: ${text.slice(0, 200)}; the runner's log: ${`${runner?.output() ?? ''}\n${runner?.errors() ?? ''}`.split('\n').filter((l) => /error|Error/.test(l)).slice(-3).join(' | ')}`);
     let json: Record<string, unknown> = {};
     try {
       json = JSON.parse(text) as Record<string, unknown>;
@@ -159,6 +159,8 @@ beforeAll(async () => {
     RECONCILE_AFTER_SECONDS: '5',
     // Errors at least: a 5xx below quotes the runner's last error lines (a child of a Jest worker is otherwise silent).
     LOG_LEVEL: process.env.S2S_LEDGER_LOG ? 'WARN' : 'ERROR',
+    // Two cores shared with the test workers: see test/support/crash-run.ts.
+    FUNCTION_TIMEOUT_SCALE: '3',
   };
   await startRunner();
   const created = await runTs('local/merchant-cli.ts', ['create', '--name', 'Ledger Two-Stage Shop', '--dms', 'on'], { DATA_DIR: dataDir });
@@ -168,7 +170,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // S2S_LEDGER_LOG=<file> keeps the runner's output of the run (after a failure, what it logged).
-  if (process.env.S2S_LEDGER_LOG && runner) writeFileSync(process.env.S2S_LEDGER_LOG, runner.output());
+  if (process.env.S2S_LEDGER_LOG && runner) writeFileSync(process.env.S2S_LEDGER_LOG, `${runner.output()}\n${runner.errors()}`);
   runner?.kill();
   await gateway?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });

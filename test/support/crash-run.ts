@@ -260,6 +260,9 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
     RECONCILE_AFTER_SECONDS: '2',
     // Errors at least: a 5xx below quotes the runner's last error lines (a child of a Jest worker is otherwise silent).
     LOG_LEVEL: 'ERROR',
+    // The runner shares two cores with the test workers and the gateway: a function's own work may
+    // take several times what it takes on Lambda, where Middy's early timeout answered 503 with it.
+    FUNCTION_TIMEOUT_SCALE: '3',
     // A callback cut off by a kill is tried again a quarter of a second later, not after 30 s.
     CALLBACK_FIRST_RETRY_MS: '250',
     ...(gateway
@@ -334,7 +337,7 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
       }
       if (res.status >= 500) {
         counts.fiveXx++;
-        const errors = runner?.output().split('\n').filter((l) => /error/i.test(l)).slice(-3).join(' | ');
+        const errors = `${runner?.output() ?? ''}\n${runner?.errors() ?? ''}`.split('\n').filter((l) => /error/i.test(l)).slice(-3).join(' | ');
         fail(`HTTP ${res.status} on ${what}: ${text.slice(0, 300)}; the runner's last errors: ${errors || 'none logged'}`);
       }
       return { status: res.status, json };

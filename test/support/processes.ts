@@ -38,6 +38,8 @@ export function runTs(entry: string, args: readonly string[], env: Record<string
 
 export interface Service {
   readonly output: () => string;
+  /** What it wrote to stderr so far (the logger's errors go there). */
+  readonly errors: () => string;
   /** Resolves with the first stdout line matching the pattern. */
   waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Sends the signal and resolves with how the process ended. */
@@ -70,6 +72,7 @@ export function startTs(entry: string, env: Record<string, string | undefined> =
 
   return {
     output: () => stdout,
+    errors: () => stderr,
     waitForLine: (pattern, timeoutMs = 20_000) =>
       new Promise((resolveLine, reject) => {
         const timer = setTimeout(() => done(new Error(`no line matching ${pattern} within ${timeoutMs} ms\n${describe()}`)), timeoutMs);

@@ -113,7 +113,10 @@ export class S2SCardAcquirer implements Acquirer {
       if ((entry.lookedAt ?? 0) >= arrived) return recorded();
       const now = Date.now();
       if (now >= giveUpAt) return recorded();
-      if (await this.records.takeLookup(ref.paymentId, entry.key, now, now + this.settings.timeoutMs)) {
+      // The lease covers the gateway's answer (bounded by the timeout) and the recording of it: one
+      // of the timeout alone ran out under load while the holder was still writing, and a second
+      // look-up started beside it.
+      if (await this.records.takeLookup(ref.paymentId, entry.key, now, now + this.settings.timeoutMs + LOOKUP_INTERVAL_MS)) {
         try {
           const outcome = await this.resumeAuthorization(ref.paymentId, entry);
           return outcome === NOT_RECEIVED ? { kind: 'unknown', acquirerRef: '', reason: 'The acquirer has no operation with this key.' } : outcome;
