@@ -2,6 +2,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../lambdas/adapters/dynamodb/client';
 import { sandboxLedger } from '../lambdas/adapters/sandbox-acquirer/ledger-store';
+import { SandboxAcquirer } from '../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
+import { ERRORS } from '../lambdas/domain/errors';
+import { formatMinor, parseAmount } from '../lambdas/domain/money';
+import { localClock } from './clock';
 import { readConfig } from '../lambdas/config';
 import { stageEnvironment } from './stack-outputs';
 import { dataDirectory, openLocalStore } from './local-store';
@@ -11,6 +15,7 @@ import { consoleIo, runCli, stageOf, UsageError, type Io } from './cli';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 export const USAGE = `Usage: npm run -s sandbox -- ledger PAYMENT_ID [--stage STAGE]
+       npm run -s sandbox -- chargeback PAYMENT_ID [AMOUNT] [REASON] [--stage STAGE]
 
 Commands:
   ledger PAYMENT_ID               Print the sandbox acquirer's own records of a payment as a JSON
@@ -19,6 +24,15 @@ Commands:
                                   decimal string, the currency, the outcome (approved, declined,
                                   pending), the idempotency key and the acquirer's reference.
                                   A payment the acquirer never saw prints [].
+  chargeback PAYMENT_ID [AMOUNT] [REASON]
+                                  Raise a chargeback at the sandbox acquirer, as a cardholder's
+                                  bank would: AMOUNT (decimal, the payment's currency; default all
+                                  that is left after refunds and earlier chargebacks) with the
+                                  scheme's REASON code (default 4837). Prints it as JSON. The
+                                  service records it at its reconciler's next run (every 10 s
+                                  locally, every minute on AWS): status chargeback, a chargeback
+                                  callback to the merchant. Refused with 208010 when AMOUNT is
+                                  more than is left, 208014 when nothing was captured.
 
 Target:
   (default)                       The local store in DATA_DIR (default .data): the running
@@ -31,11 +45,13 @@ Exit status: 0 done, 1 failed, 2 bad usage.
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface SandboxCommand {
-  readonly name: 'ledger';
-  readonly paymentId: string;
-  readonly stage?: string;
-}
+export type SandboxCommand =
+  | { readonly name: 'ledger'; readonly paymentId: string; readonly stage?: string }
+  | { readonly name: 'chargeback'; readonly paymentId: string; readonly amount?: string; readonly reasonCode?: string; readonly stage?: string };
+
+/** A scheme's reason code as acquirers write them (`4837`, `10.4`, `UA02`). */
+const REASON_CODE = /^[A-Za-z0-9][A-Za-z0-9.\-]{0,15}$/;
+const AMOUNT = /^\d{1,12}(\.\d{1,3})?$/;
 
 export function parseSandboxCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): SandboxCommand | 'help' {
   let parsed;
@@ -46,13 +62,21 @@ export function parseSandboxCommand(argv: readonly string[], env: NodeJS.Process
   }
   if (parsed.values.help) return 'help';
   const [name, paymentId, ...rest] = parsed.positionals;
-  if (!name) throw new UsageError('a command is needed: ledger PAYMENT_ID');
-  if (name !== 'ledger') throw new UsageError(`unknown command "${name}"; the command is ledger PAYMENT_ID`);
-  if (!paymentId) throw new UsageError('ledger needs a payment id: ledger PAYMENT_ID');
-  if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+  if (!name) throw new UsageError('a command is needed: ledger PAYMENT_ID or chargeback PAYMENT_ID [AMOUNT] [REASON]');
+  if (name !== 'ledger' && name !== 'chargeback') throw new UsageError(`unknown command "${name}"; the commands are ledger PAYMENT_ID and chargeback PAYMENT_ID [AMOUNT] [REASON]`);
+  if (!paymentId) throw new UsageError(`${name} needs a payment id: ${name} PAYMENT_ID`);
   if (!UUID.test(paymentId)) throw new UsageError(`PAYMENT_ID must be a payment id (a UUID), not "${paymentId}"`);
   const stage = stageOf(parsed.values.stage, env);
-  return { name, paymentId: paymentId.toLowerCase(), ...(stage ? { stage } : {}) };
+  const base = { paymentId: paymentId.toLowerCase(), ...(stage ? { stage } : {}) };
+  if (name === 'ledger') {
+    if (rest.length) throw new UsageError(`unexpected arguments: ${rest.join(' ')}`);
+    return { name, ...base };
+  }
+  const [amount, reasonCode, ...more] = rest;
+  if (more.length) throw new UsageError(`unexpected arguments: ${more.join(' ')}`);
+  if (amount !== undefined && !AMOUNT.test(amount)) throw new UsageError(`AMOUNT must be a decimal amount such as 10.00, not "${amount}"`);
+  if (reasonCode !== undefined && !REASON_CODE.test(reasonCode)) throw new UsageError(`REASON must be a reason code such as 4837 or 10.4, not "${reasonCode}"`);
+  return { name, ...base, ...(amount !== undefined ? { amount } : {}), ...(reasonCode !== undefined ? { reasonCode } : {}) };
 }
 
 interface Target {
@@ -75,6 +99,28 @@ async function openTarget(stage: string | undefined, env: NodeJS.ProcessEnv): Pr
 }
 
 
+/** The chargeback command: the amount read in the payment's currency (its authorization's at the sandbox). */
+async function raiseChargeback(sandbox: SandboxAcquirer, db: ReturnType<typeof createDocumentClient>, tableName: string, command: Extract<SandboxCommand, { name: 'chargeback' }>): Promise<string> {
+  const records = await sandboxLedger(db, tableName, command.paymentId);
+  const currency = records.find((r) => ['sale', 'auth', 'recurring'].includes(r.operation) && r.outcome === 'approved')?.currency;
+  let amountMinor: number | undefined;
+  if (command.amount !== undefined && currency) {
+    const parsed = parseAmount(command.amount, currency);
+    if (typeof parsed === 'string') throw new UsageError(`AMOUNT ${command.amount} is not an amount in ${currency}`);
+    amountMinor = parsed.amountMinor;
+  }
+  const result = await sandbox.raiseChargeback(command.paymentId, amountMinor, command.reasonCode);
+  if ('refused' in result) {
+    const e = ERRORS[result.refused];
+    throw new ChargebackRefused(`${e.code} ${e.message}`);
+  }
+  const c = result.raised;
+  return JSON.stringify({ payment_id: command.paymentId, amount: formatMinor(c.amountMinor, currency!), currency, reason_code: c.reasonCode, chargeback_date: c.chargebackDate, bank_date: c.bankDate, acquirer_ref: c.acquirerRef }, null, 2);
+}
+
+/** The sandbox refused the chargeback (its message is the platform's code and text). */
+class ChargebackRefused extends Error {}
+
 /** `npm run sandbox -- ledger PAYMENT_ID`; resolves with the exit status (0 done, 1 failed, 2 bad usage). */
 export function runSandboxCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   return runCli<SandboxCommand, Target>(
@@ -83,10 +129,12 @@ export function runSandboxCommand(argv: readonly string[], io: Io = consoleIo, e
       usage: USAGE,
       parse: () => parseSandboxCommand(argv, env),
       open: (command) => openTarget(command.stage, env),
+      readable: (e) => e instanceof ChargebackRefused,
       run: async (command, target) => {
         const db = createDocumentClient({ endpoint: target.endpoint });
         try {
-          return JSON.stringify(await sandboxLedger(db, target.tableName, command.paymentId), null, 2);
+          if (command.name === 'ledger') return JSON.stringify(await sandboxLedger(db, target.tableName, command.paymentId), null, 2);
+          return await raiseChargeback(new SandboxAcquirer(db, target.tableName, { clock: localClock() }), db, target.tableName, command);
         } finally {
           db.destroy();
         }

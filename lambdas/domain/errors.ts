@@ -77,6 +77,20 @@ export const ERRORS = {
     message: 'Void is allowed only for payments in settled status.',
     when: 'Void of a payment in any status other than `settled`.',
   },
+  CHARGEBACK_AMOUNT_TOO_BIG: {
+    code: 208010,
+    httpStatus: 400,
+    message: 'Chargeback amount is bigger than the payment amount.',
+    when:
+      "A chargeback above what is left of the payment: captured, less refunded and charged back. Raised by the sandbox's `chargeback` command; " +
+      "an acquirer's chargeback that would pass it is not recorded, and is logged and counted for an operator (docs/chargebacks.md).",
+  },
+  CHARGEBACK_NOT_SETTLED: {
+    code: 208014,
+    httpStatus: 409,
+    message: 'Chargeback is possible only for captured payments.',
+    when: "The sandbox's `chargeback` command on a payment that is not `settled` or `chargeback` (nothing was captured, or a void or full refund gave it back).",
+  },
   OPERATION_IN_PROGRESS: {
     code: 208012,
     httpStatus: 409,

@@ -6,7 +6,7 @@ import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from './payment/mo
  * the transitions (domain/payment/) take `from` as their guard's statuses, so the table is the
  * rule in both places.
  */
-export const OPERATIONS = ['pay', 'capture', 'release', 'void', 'refund', 'retry'] as const;
+export const OPERATIONS = ['pay', 'capture', 'release', 'void', 'refund', 'retry', 'chargeback'] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
 export const TRANSITIONS: Readonly<Record<Operation, { readonly from: readonly PaymentStatus[]; readonly refusal: ErrorName }>> = {
@@ -20,6 +20,11 @@ export const TRANSITIONS: Readonly<Record<Operation, { readonly from: readonly P
   refund: { from: ['settled'], refusal: 'REFUND_NOT_ALLOWED' },
   /** A merchant-initiated payment after a soft decline. */
   retry: { from: ['decline'], refusal: 'RETRY_NOT_ALLOWED' },
+  /**
+   * The acquirer's chargeback (not the merchant's operation): of captured money, once or several
+   * times partially; a refunded-in-full, voided or uncaptured payment has nothing left to charge back.
+   */
+  chargeback: { from: ['settled', 'chargeback'], refusal: 'CHARGEBACK_NOT_SETTLED' },
 };
 
 /** The refusal for an operation on a payment, or undefined when it is allowed. */

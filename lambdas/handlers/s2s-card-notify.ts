@@ -7,6 +7,7 @@ import { formFields } from '../middleware/page-chain';
 import type { LambdaHandler } from '../middleware/merchant-endpoint';
 import { logger } from '../observability/logger';
 import { QUEUES } from '../use-cases/work-queue';
+import { noteDisputeNewsOf } from '../use-cases/chargebacks';
 
 const text = (statusCode: number, body: 'OK' | 'ERROR'): APIGatewayProxyStructuredResultV2 => ({ statusCode, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body });
 
@@ -24,13 +25,15 @@ export const handler: LambdaHandler = middy<APIGatewayProxyEventV2, APIGatewayPr
   const form = formFields(event);
   if (!form) return text(400, 'ERROR');
   const { password } = await d.s2sCard.settings.credentials();
-  const result = await acceptNotification(d.s2sCard.connector, d.s2sCard.records, password, Object.fromEntries(form));
+  const result = await acceptNotification(d.s2sCard.connector, d.s2sCard.records, password, Object.fromEntries(form), d.clock.now());
   if (result.answer === 'ERROR') {
     // Never the fields themselves: they carry the card mask and the payer's data.
     logger.warn('s2s-card callback refused', { why: result.why, action: form.get('action') ?? undefined, result: form.get('result') ?? undefined });
     return text(400, 'ERROR');
   }
-  if (!result.changed) logger.info('s2s-card callback confirmed nothing new', { payment_id: result.paymentId, action: form.get('action') ?? undefined, result: form.get('result') ?? undefined });
+  // A chargeback: the payment's chargebacks are read from the gateway by the reconciler, at once.
+  if (result.dispute) await noteDisputeNewsOf(d, result.paymentId);
+  else if (!result.changed) logger.info('s2s-card callback confirmed nothing new', { payment_id: result.paymentId, action: form.get('action') ?? undefined, result: form.get('result') ?? undefined });
   // What the gateway confirmed reaches the payment at the reconciler's next run, not only after the
   // reconcile delay: the payment is made due now (an index attribute, nothing else).
   else await d.store.hurry(result.paymentId, QUEUES.reconcile, d.clock.now());

@@ -33,5 +33,8 @@ export const METRICS = {
   BacklogOldestAgeReconcile: 'Seconds',
   BacklogOldestAgeDelivery: 'Seconds',
   ReconciledApprovals: 'Count',
+  ChargebacksRecorded: 'Count',
+  ChargebackAmount: 'None',
+  ChargebacksRefused: 'Count',
 } as const;
 export type MetricName = keyof typeof METRICS;

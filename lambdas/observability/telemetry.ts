@@ -128,6 +128,15 @@ export const telemetry = {
     const age = oldestDueAt ? Math.max(0, (now.getTime() - Date.parse(oldestDueAt)) / 1000) : 0;
     add(BACKLOG_METRICS[job], Math.round(age));
   },
+  /** A chargeback of the acquirer's recorded (once, by the write that won), with its amount in minor units. */
+  chargebackRecorded(amountMinor: number): void {
+    add('ChargebacksRecorded');
+    add('ChargebackAmount', amountMinor);
+  },
+  /** A chargeback the acquirer reports that our records cannot take (more than is left, or nothing captured): an operator's to look at. */
+  chargebackRefused(): void {
+    add('ChargebacksRefused');
+  },
   /** Reconciliation found that the acquirer had approved an attempt we had no answer for. */
   reconciledApproval(): void {
     add('ReconciledApprovals');

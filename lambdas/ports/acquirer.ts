@@ -1,5 +1,5 @@
 import type { CardSummary, ValidCard } from '../domain/card';
-import type { BillingAddress } from '../domain/payment';
+import type { BillingAddress, Chargeback } from '../domain/payment';
 
 /**
  * The one narrow interface an acquirer implements: the sandbox (adapters/sandbox-acquirer) and the
@@ -77,6 +77,12 @@ export interface FollowUpRequest {
   readonly currency: string;
 }
 
+/** A chargeback as the acquirer's ledger has it (amounts in minor units). */
+export interface AcquirerChargeback extends Chargeback {
+  /** The acquirer's id of the chargeback, when it gives one. */
+  readonly acquirerRef?: string;
+}
+
 export type FollowUpOutcome =
   | { readonly kind: 'approved'; readonly acquirerRef: string }
   | { readonly kind: 'declined'; readonly acquirerRef: string; readonly reason: string };
@@ -110,4 +116,21 @@ export interface Acquirer {
    * reverses an approval that came after we had declined the attempt.
    */
   reverse(request: FollowUpRequest): Promise<FollowUpOutcome>;
+  /**
+   * Every chargeback the acquirer's ledger holds against the payment whose approved authorization
+   * this is, oldest first; [] when none. Reads only. Asked when the acquirer said it has news of a
+   * dispute (a notification, or its own report: `disputeNews`).
+   */
+  chargebacks(authorization: OperationRef): Promise<readonly AcquirerChargeback[]>;
+  /**
+   * For an acquirer that reports disputes itself rather than by notification (the sandbox): the
+   * payments with news due by `now`, each reported until it is taken.
+   */
+  disputeNews?(now: Date, limit: number): Promise<readonly DisputeNews[]>;
+}
+
+/** A payment the acquirer has news of a dispute for; reported until `taken`. */
+export interface DisputeNews {
+  readonly paymentId: string;
+  taken(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { closesByExpiryAt } from '../domain/attempts';
+import { logger } from '../observability/logger';
 import { telemetry } from '../observability/telemetry';
-import { LATE_APPROVAL_CHECK_MS, LATE_APPROVAL_WATCH_MS, QUEUES, closeLink, recordLocalDecline, refile, startLateReversal, stopWatching, type Payment, type PendingOperation, type WatchedAttempt } from '../domain/payment';
+import { LATE_APPROVAL_CHECK_MS, LATE_APPROVAL_WATCH_MS, QUEUES, closeLink, disputeNewsUnread, recordLocalDecline, refile, startLateReversal, stopWatching, type Payment, type PendingOperation, type WatchedAttempt } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, OperationRef } from '../ports/acquirer';
 import type { Merchant, MerchantDirectory } from '../ports/merchants';
 import { merchantOf } from './payment-attempt';
@@ -16,6 +17,7 @@ import {
 } from './money-operations';
 import { ACTION_TIMEOUT_MS, maxDeclinesOf, recordOutcome, type RecordDeps } from './record-outcome';
 import { drainDue, type DrainOptions, type QueueReport } from './work-queue';
+import { recordChargebacks, takeDisputeReport } from './chargebacks';
 
 const RETRY_LATER_MS = 5 * 60_000;
 export { LATE_APPROVAL_WATCH_MS };
@@ -39,7 +41,14 @@ export type ReconcileReport = QueueReport<ReconcileOutcome>;
  * happen later) and then released here. Closed attempts the acquirer could not close are watched,
  * and an approval that shows up for one of them is reversed.
  */
-export function reconcileDue(deps: ReconcileDeps, options: DrainOptions = {}): Promise<ReconcileReport> {
+export async function reconcileDue(deps: ReconcileDeps, options: DrainOptions = {}): Promise<ReconcileReport> {
+  // An acquirer that reports disputes itself (the sandbox): its news first, so this run reads them.
+  try {
+    await takeDisputeReport(deps);
+  } catch (e) {
+    // The report keeps its news until taken: the next run takes it.
+    logger.warn('the acquirer\'s dispute report could not be taken', { error: e as Error });
+  }
   return drainDue(deps, QUEUES.reconcile, ['settled', 'released', 'reversed', 'postponed'], (payment, now) => reconcilePayment(deps, payment, now), options);
 }
 
@@ -78,6 +87,8 @@ export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, no
     await step(() => (due(refund.startedAt, after, now) ? settleRefund(deps, payment, transId) : recordKnownRefund(deps, payment, transId)));
   }
   for (const watched of Object.values(payment.watching ?? {})) await step(() => checkLateApproval(deps, payment, watched, now));
+  // The acquirer's news of a dispute: its chargebacks read and recorded.
+  if (disputeNewsUnread(payment)) await step(async () => ((await recordChargebacks(deps, payment)) === 'recorded' ? 'settled' : 'released'));
   const closesAt = closesByExpiryAt(payment);
   if (!payment.inFlight && !payment.action && closesAt && closesAt <= now) {
     await step(() => closeExpiredLink(deps, payment, now));

@@ -37,6 +37,7 @@ const stateArb = fc.record({
   voidableUntil: maybe(fc.integer({ min: -3, max: 3 })),
   refundHeldMinor: maybe(fc.constantFrom(0, 300, 700, 1000)),
   refundedMinor: maybe(fc.constantFrom(0, 300, 1000)),
+  chargedBackMinor: maybe(fc.constantFrom(0, 300, 1000)),
   operation: maybe(fc.constantFrom(...TRANS)),
   refunds: fc.subarray([...TRANS]),
   watching: fc.subarray([1, 2, 3]),
@@ -55,6 +56,7 @@ const everyClause = fc.record(
     voidableAt: fc.integer({ min: -3, max: 3 }).map(at),
     refundHeldAtMost: fc.constantFrom(0, 300, 700, 1000),
     refundedIs: fc.constantFrom(0, 300, 1000),
+    chargedBackIs: fc.constantFrom(0, 300, 1000),
     operation: fc.constantFrom('none', ...TRANS),
     refundInFlight: fc.constantFrom(...TRANS),
     noRefundsInFlight: fc.boolean(),
@@ -66,7 +68,7 @@ const everyClause = fc.record(
 /** One to three clauses: a guard of many rarely holds, and each clause should be seen deciding. */
 const CLAUSES = [
   'statusIn', 'attemptIs', 'inFlight', 'actionAttempt', 'linkOpenAt', 'linkNotClosed', 'voidableAt', 'refundHeldAtMost',
-  'refundedIs', 'operation', 'refundInFlight', 'noRefundsInFlight', 'refundsInFlightCount', 'watching', 'newTransaction',
+  'refundedIs', 'chargedBackIs', 'operation', 'refundInFlight', 'noRefundsInFlight', 'refundsInFlightCount', 'watching', 'newTransaction',
 ] as const satisfies readonly (keyof TransitionGuard)[];
 const guardArb: fc.Arbitrary<TransitionGuard> = fc
   .tuple(fc.subarray([...CLAUSES], { minLength: 1, maxLength: 3 }), everyClause)
@@ -85,6 +87,7 @@ function paymentOf(s: State): Payment {
     ...(s.voidableUntil !== undefined ? { voidableUntil: at(s.voidableUntil).toISOString() } : {}),
     ...(s.refundHeldMinor !== undefined ? { refundHeldMinor: s.refundHeldMinor } : {}),
     ...(s.refundedMinor !== undefined ? { refundedMinor: s.refundedMinor } : {}),
+    ...(s.chargedBackMinor !== undefined ? { chargedBackMinor: s.chargedBackMinor } : {}),
     ...(s.operation !== undefined ? { operation: { kind: 'capture' as const, transId: s.operation, amountMinor: 1000, ...key(s.operation) } } : {}),
     refunds: Object.fromEntries(s.refunds.map((t) => [t, { amountMinor: 100, ...key(t) }])),
     watching: Object.fromEntries(s.watching.map((n) => [String(n), { attempt: n, transId: `w${n}`, idempotencyKey: `k${n}`, type: 'sale' as const, until: at(60).toISOString() }])),
@@ -127,7 +130,7 @@ describe('the DynamoDB condition is the pure guard', () => {
       status: maybe(fc.constantFrom(...PAYMENT_STATUSES)),
       reason: maybe(fc.constantFrom('Declined by the bank.', 'Insufficient funds.')),
       remove: fc.subarray(['inFlight', 'action', 'reason', 'operation', 'voidableUntil'] as const),
-      add: fc.record({ refundHeldMinor: fc.constantFrom(-300, 0, 300), refundedMinor: fc.constantFrom(0, 300) }, { requiredKeys: [] }),
+      add: fc.record({ refundHeldMinor: fc.constantFrom(-300, 0, 300), refundedMinor: fc.constantFrom(0, 300), chargedBackMinor: fc.constantFrom(0, 300) }, { requiredKeys: [] }),
       refund: maybe(fc.oneof(fc.constantFrom(...TRANS).map((t) => ({ delete: t })), fc.constantFrom(...TRANS).map((t) => ({ put: [t, { amountMinor: 200, idempotencyKey: `k-${t}`, startedAt: T0.toISOString(), actor: 'operator:x' }] as [string, never] })))),
       watch: maybe(fc.oneof(fc.integer({ min: 1, max: 3 }).map((n) => ({ delete: n })), fc.integer({ min: 1, max: 3 }).map((n) => ({ put: { attempt: n, transId: `w${n}`, idempotencyKey: `k${n}`, type: 'sale' as const, until: at(5).toISOString() } })))),
       append: fc.boolean(),

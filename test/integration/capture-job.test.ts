@@ -191,6 +191,7 @@ describe('with the default validity of 7 days', () => {
         completeAction: (k) => real.completeAction(k),
         lookup: (k) => real.lookup(k),
         close: (k) => real.close(k),
+        chargebacks: (k) => real.chargebacks(k),
         capture: () => Promise.reject(new Error('acquirer timed out')),
         void: (r) => real.void(r),
         refund: (r) => real.refund(r),

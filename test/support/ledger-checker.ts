@@ -3,12 +3,12 @@ import type { Payment } from '../../lambdas/domain/payment';
 
 /**
  * The one invariant of money: our records agree with the acquirer's own ledger. For every payment,
- * what the acquirer approved (sales, captures, refunds, voids, reversals) nets to what our status,
+ * what the acquirer approved (sales, captures, refunds, voids, reversals, chargebacks) nets to what our status,
  * amounts and transactions say is held; refunded ≤ captured ≤ authorized; and, once the reconciler
  * has run, nothing is left in flight.
  */
 export interface AcquirerRecord {
-  readonly operation: 'sale' | 'auth' | 'capture' | 'refund' | 'void' | 'reversal' | 'recurring';
+  readonly operation: 'sale' | 'auth' | 'capture' | 'refund' | 'void' | 'reversal' | 'recurring' | 'chargeback';
   readonly amount: string;
   readonly currency: string;
   readonly outcome: 'approved' | 'declined' | 'pending';
@@ -36,6 +36,7 @@ export function acquirerView(ledger: readonly AcquirerRecord[]) {
   const refunded = sum(['refund']);
   const voided = sum(['void']);
   const reversed = sum(['reversal']);
+  const chargedBack = sum(['chargeback']);
   // A reversal gives back an uncaptured authorization or a whole (late) sale.
   const heldByAuth = authorized > 0 && captured === 0 ? Math.max(0, authorized - reversed) : 0;
   const reversedSales = authorized > 0 && captured === 0 ? 0 : reversed;
@@ -45,9 +46,10 @@ export function acquirerView(ledger: readonly AcquirerRecord[]) {
     refunded,
     voided,
     reversed,
+    chargedBack,
     heldByAuth,
-    /** Money the customer has paid and not got back. */
-    net: charged + captured - refunded - voided - reversedSales,
+    /** Money the merchant holds of the customer's: paid, less what was given back or charged back. */
+    net: charged + captured - refunded - voided - reversedSales - chargedBack,
     pending: ledger.filter((r) => r.outcome === 'pending').length,
   };
 }
@@ -56,16 +58,19 @@ export function acquirerView(ledger: readonly AcquirerRecord[]) {
 export function ourView(p: Payment) {
   const ok = (types: string[]) => p.transactions.filter((t) => types.includes(t.type) && t.status === 'success');
   const total = (types: string[]) => ok(types).reduce((n, t) => n + t.amountMinor, 0);
-  const paid = ['settled', 'refund', 'void'].includes(p.status);
+  const paid = ['settled', 'refund', 'void', 'chargeback'].includes(p.status);
   const captured = !paid ? 0 : (p.capturedMinor ?? p.order.amountMinor);
   const refunded = p.refundedMinor ?? 0;
+  const chargedBack = p.chargedBackMinor ?? 0;
   return {
     captured,
     refunded,
+    chargedBack,
     heldByAuth: p.status === 'pending' ? p.order.amountMinor : 0,
-    net: p.status === 'void' ? 0 : captured - refunded,
+    net: p.status === 'void' ? 0 : captured - refunded - chargedBack,
     refundTransactions: total(['refund']),
     voidTransactions: total(['void']),
+    chargebackTransactions: total(['chargeback']),
     inFlight: [
       p.inFlight ? `attempt ${p.inFlight.attempt}` : undefined,
       p.action ? `challenge of attempt ${p.action.attempt}` : undefined,
@@ -88,6 +93,10 @@ export function checkPayment(p: Payment, ledger: readonly AcquirerRecord[], opti
   expect('authorization held', ours.heldByAuth, acq.heldByAuth);
   expect('voided', p.status === 'void' ? ours.captured : 0, acq.voided);
   expect('void transactions', ours.voidTransactions, acq.voided);
+  expect('charged back', ours.chargedBack, acq.chargedBack);
+  expect('chargeback transactions', ours.chargebackTransactions, acq.chargedBack);
+  if ((p.status === 'chargeback') !== acq.chargedBack > 0) problems.push(`status ${p.status} with the acquirer's chargebacks ${acq.chargedBack}`);
+  if (ours.refunded + ours.chargedBack > ours.captured) problems.push(`refunded ${ours.refunded} + charged back ${ours.chargedBack} > captured ${ours.captured}`);
   if (ours.refunded > ours.captured) problems.push(`refunded ${ours.refunded} > captured ${ours.captured}`);
   if (ours.captured > p.order.amountMinor) problems.push(`captured ${ours.captured} > authorized ${p.order.amountMinor}`);
   if ((p.refundHeldMinor ?? 0) < ours.refunded) problems.push(`refunds held ${p.refundHeldMinor ?? 0} < refunded ${ours.refunded}`);
@@ -117,6 +126,7 @@ export interface GatewayLedgerTransaction {
   readonly amountMinor: number;
   readonly capturedMinor: number;
   readonly refundedMinor: number;
+  readonly chargedBackMinor?: number;
   readonly transactions: readonly { readonly type: string; readonly status: 'success' | 'waiting' | 'fail'; readonly amountMinor: number }[];
 }
 
@@ -124,6 +134,7 @@ export interface GatewayLedgerTransaction {
 export function gatewayHolds(t: GatewayLedgerTransaction): number {
   if (t.status === 'PENDING') return t.amountMinor;
   if (t.status === 'SETTLED') return t.capturedMinor - t.refundedMinor;
+  if (t.status === 'CHARGEBACK') return t.capturedMinor - t.refundedMinor - (t.chargedBackMinor ?? 0);
   return 0;
 }
 
@@ -137,6 +148,7 @@ const GATEWAY_STATUS: Readonly<Record<string, readonly string[]>> = {
   reversal: ['REVERSAL', 'REFUND'],
   // Declined, or approved late and given back in full (the reversal of a late approval).
   decline: ['DECLINED', 'REVERSAL', 'REFUND', 'VOID'],
+  chargeback: ['CHARGEBACK'],
   prepare: ['PREPARE', 'DECLINED'],
   '3ds': ['3DS', 'PREPARE'],
   redirect: ['REDIRECT', 'PREPARE'],
@@ -170,7 +182,7 @@ export function checkAgainstGateway(p: Payment, ledger: readonly GatewayLedgerTr
   const allowed = GATEWAY_STATUS[p.status];
   if (main) {
     if (allowed && !allowed.includes(main.status)) problems.push(`status: ours ${p.status}, gateway ${main.status} (${main.transId})`);
-  } else if (['settled', 'pending', 'refund', 'void', 'reversal'].includes(p.status)) {
+  } else if (['settled', 'pending', 'refund', 'void', 'reversal', 'chargeback'].includes(p.status)) {
     problems.push(`status: ours ${p.status}, the gateway has no transaction ${p.authorization?.acquirerRef ?? '(no authorization recorded)'}`);
   }
   if (p.status === 'settled' && ours.refunded >= ours.captured) problems.push(`status settled with refunded ${ours.refunded} ≥ captured ${ours.captured}`);
@@ -186,7 +198,9 @@ export function checkAgainstGateway(p: Payment, ledger: readonly GatewayLedgerTr
   expect('refunded', ours.refunded, gatewayRefunded);
   expect('refund transactions', ours.refundTransactions, gatewayRefunded);
   const gatewayCaptured = !main ? 0 : main.auth ? successful(main, ['capture']).reduce((n, i) => n + i.amountMinor, 0) : successful(main, ['sale']).reduce((n, i) => n + i.amountMinor, 0);
-  expect('captured', ['settled', 'refund', 'void'].includes(p.status) ? ours.captured : 0, ['SETTLED', 'REFUND', 'VOID'].includes(main?.status ?? '') ? gatewayCaptured : 0);
+  expect('captured', ['settled', 'refund', 'void', 'chargeback'].includes(p.status) ? ours.captured : 0, ['SETTLED', 'REFUND', 'VOID', 'CHARGEBACK'].includes(main?.status ?? '') ? gatewayCaptured : 0);
+  const gatewayChargedBack = main ? successful(main, ['chargeback']).reduce((n, i) => n + i.amountMinor, 0) : 0;
+  expect('charged back', ours.chargedBack, gatewayChargedBack);
 
   // Follow-ups by count and amount: captures and voids exactly; refunds and reversals together (a
   // reversal of a whole sale is a full CREDITVOID, which the gateway lists as a refund).
@@ -195,6 +209,7 @@ export function checkAgainstGateway(p: Payment, ledger: readonly GatewayLedgerTr
   expect('successful captures', sorted(ourOk(['capture'])), sorted(theirs(['capture'])));
   expect('successful voids', sorted(ourOk(['void'])), sorted(theirs(['void'])));
   expect('successful refunds and reversals', sorted(ourOk(['refund', 'reversal'])), sorted(theirs(['refund', 'reversal'])));
+  expect('chargebacks', sorted(ourOk(['chargeback'])), sorted(theirs(['chargeback'])));
 
   if (ours.refunded > ours.captured) problems.push(`refunded ${ours.refunded} > captured ${ours.captured}`);
   if (options.settled) {

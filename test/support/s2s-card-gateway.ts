@@ -46,6 +46,8 @@ export interface GatewayTransaction {
   readonly date: string;
   capturedMinor: number;
   refundedMinor: number;
+  /** What chargebacks took (the status is CHARGEBACK from the first). */
+  chargedBackMinor?: number;
   declineReason?: string;
   recurringToken?: string;
   cardToken?: string;
@@ -67,7 +69,8 @@ export interface GatewayLedgerEntry {
   readonly amountMinor: number;
   readonly capturedMinor: number;
   readonly refundedMinor: number;
-  readonly transactions: readonly { readonly type: 'sale' | 'auth' | 'capture' | 'void' | 'refund' | 'reversal'; readonly status: 'success' | 'waiting' | 'fail'; readonly amountMinor: number }[];
+  readonly chargedBackMinor: number;
+  readonly transactions: readonly { readonly type: 'sale' | 'auth' | 'capture' | 'void' | 'refund' | 'reversal' | 'chargeback'; readonly status: 'success' | 'waiting' | 'fail'; readonly amountMinor: number }[];
 }
 
 /** Per action (`SALE`, `CAPTURE`, `CREDITVOID`…): a chance between 0 and 1. */
@@ -151,6 +154,14 @@ export interface FakeGateway {
   /** The customer's answer on the ACS or bank page, without a browser. */
   answerChallenge(transId: string, confirm: boolean): Promise<void>;
   byOrder(orderId: string): GatewayTransaction | undefined;
+  /**
+   * A cardholder's bank charges a SETTLED (or already charged back) transaction back: `amountMinor`
+   * of it, or all that is left after refunds (those still waiting included) and earlier chargebacks;
+   * the status becomes CHARGEBACK, GET_TRANS_DETAILS lists a `chargeback` item, and the CHARGEBACK
+   * callback goes out (amount, chargeback_date, bank_date, reason_code). Refused with 208010 when
+   * more than is left, 208005 when nothing is settled.
+   */
+  chargeback(transId: string, amountMinor?: number, reasonCode?: string): { readonly ok: true; readonly amountMinor: number } | { readonly error: number };
   close(): Promise<void>;
 }
 
@@ -266,6 +277,20 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       finishChallenge(transId, confirm);
     },
     byOrder: (orderId) => transactions.get(orders.get(orderId) ?? ''),
+    chargeback: (transId, amountMinor, reasonCode = '4837') => {
+      const t = transactions.get(transId);
+      if (!t || (t.status !== 'SETTLED' && t.status !== 'CHARGEBACK')) return { error: 208005 };
+      const reserved = t.operations.filter((o) => o.result === 'WAITING').reduce((n, o) => n + o.amountMinor, 0);
+      const left = t.capturedMinor - t.refundedMinor - reserved - (t.chargedBackMinor ?? 0);
+      const amount = amountMinor ?? left;
+      if (amount <= 0 || amount > left) return { error: 208010 };
+      const date = transDate();
+      t.operations.push({ action: 'CHARGEBACK', result: 'SUCCESS', amountMinor: amount, date });
+      t.chargedBackMinor = (t.chargedBackMinor ?? 0) + amount;
+      t.status = 'CHARGEBACK';
+      notify(t, 'CHARGEBACK', 'SUCCESS', { amount: wireAmount(amount, t.currency), chargeback_date: date.slice(0, 10), bank_date: date.slice(0, 10), reason_code: reasonCode });
+      return { ok: true, amountMinor: amount };
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -538,7 +563,8 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
           if (op.action === 'REVERSAL') t.status = 'REVERSAL';
           else {
             t.refundedMinor += op.amountMinor;
-            if (t.refundedMinor === t.capturedMinor) t.status = 'REFUND';
+            // A refund accepted before a chargeback and carried out after it leaves the status CHARGEBACK.
+            if (t.refundedMinor === t.capturedMinor && t.status === 'SETTLED') t.status = 'REFUND';
           }
           // The callback names the payment (its trans_id), with the amount of this CREDITVOID.
           notify(t, 'CREDITVOID', 'SUCCESS', { amount: wireAmount(op.amountMinor, t.currency), creditvoid_date: transDate() });
@@ -611,6 +637,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       amountMinor: t.amountMinor,
       capturedMinor: t.capturedMinor,
       refundedMinor: t.refundedMinor,
+      chargedBackMinor: t.chargedBackMinor ?? 0,
       transactions: d.transactions.map((i) => ({ type: i.type as GatewayLedgerEntry['transactions'][number]['type'], status: i.status as 'success' | 'waiting' | 'fail', amountMinor: minorOfWireAmount(i.amount, t.currency) ?? 0 })),
     };
   }

@@ -64,6 +64,7 @@ function world(merchant: Partial<Merchant> = {}, captureOutcome: FollowUpOutcome
     authorize: refuse,
     completeAction: refuse,
     lookup: refuse,
+    chargebacks: refuse,
     close: refuse,
     void: refuse,
     refund: refuse,

@@ -25,6 +25,7 @@ function world(answer: (kind: 'refund' | 'void') => Promise<FollowUpOutcome> = a
     authorize: refuse,
     completeAction: refuse,
     lookup: refuse,
+    chargebacks: refuse,
     close: refuse,
     capture: refuse,
     reverse: refuse,

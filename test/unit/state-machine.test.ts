@@ -10,17 +10,17 @@ const ok = 'allowed' as const;
 type Expected = typeof ok | ErrorName;
 
 const EXPECTED: Readonly<Record<PaymentStatus, Readonly<Record<Operation, Expected>>>> = {
-  //            pay (customer, on the link)   capture                  release                  void                   refund                  retry
-  prepare: { pay: ok, capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED' },
-  settled: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: ok, refund: ok, retry: 'RETRY_NOT_ALLOWED' },
-  pending: { pay: 'PAYMENT_NOT_FOUND', capture: ok, release: ok, void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED' },
-  '3ds': { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED' },
-  redirect: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED' },
-  decline: { pay: ok, capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: ok },
-  refund: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED' },
-  void: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED' },
-  reversal: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED' },
-  chargeback: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED' },
+  //            pay (customer, on the link)   capture                  release                  void                   refund                  retry                  chargeback (the acquirer's)
+  prepare: { pay: ok, capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED', chargeback: 'CHARGEBACK_NOT_SETTLED' },
+  settled: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: ok, refund: ok, retry: 'RETRY_NOT_ALLOWED', chargeback: ok },
+  pending: { pay: 'PAYMENT_NOT_FOUND', capture: ok, release: ok, void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED', chargeback: 'CHARGEBACK_NOT_SETTLED' },
+  '3ds': { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED', chargeback: 'CHARGEBACK_NOT_SETTLED' },
+  redirect: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED', chargeback: 'CHARGEBACK_NOT_SETTLED' },
+  decline: { pay: ok, capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: ok, chargeback: 'CHARGEBACK_NOT_SETTLED' },
+  refund: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED', chargeback: 'CHARGEBACK_NOT_SETTLED' },
+  void: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED', chargeback: 'CHARGEBACK_NOT_SETTLED' },
+  reversal: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED', chargeback: 'CHARGEBACK_NOT_SETTLED' },
+  chargeback: { pay: 'PAYMENT_NOT_FOUND', capture: 'CAPTURE_NOT_PENDING', release: 'CAPTURE_NOT_PENDING', void: 'VOID_NOT_SETTLED', refund: 'REFUND_NOT_ALLOWED', retry: 'RETRY_NOT_ALLOWED', chargeback: ok },
 };
 
 /** A payment that meets every condition beyond its status (so the status alone decides). */
@@ -46,6 +46,9 @@ describe('every status × every operation', () => {
     expect(ERRORS[TRANSITIONS.refund.refusal].code).toBe(208005);
     expect(ERRORS[TRANSITIONS.capture.refusal].code).toBe(208003);
     expect(ERRORS[TRANSITIONS.retry.refusal].code).toBe(208011);
+    expect(ERRORS[TRANSITIONS.chargeback.refusal].code).toBe(208014);
+    // The platform's own code for a chargeback bigger than the payment (shared spec, S2S CARD error list).
+    expect(ERRORS.CHARGEBACK_AMOUNT_TOO_BIG.code).toBe(208010);
   });
 
   it('transitionTable (for the docs) agrees with the table above', () => {

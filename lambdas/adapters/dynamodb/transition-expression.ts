@@ -111,6 +111,9 @@ function conditionOf(guard: TransitionGuard, name: (attr: string) => string, val
   if (guard.refundedIs !== undefined) {
     conditions.push(guard.refundedIs === 0 ? absentOr('refundedMinor', `= ${value(0)}`) : `${name('refundedMinor')} = ${value(guard.refundedIs)}`);
   }
+  if (guard.chargedBackIs !== undefined) {
+    conditions.push(guard.chargedBackIs === 0 ? absentOr('chargedBackMinor', `= ${value(0)}`) : `${name('chargedBackMinor')} = ${value(guard.chargedBackIs)}`);
+  }
   if (guard.operation === 'none') conditions.push(`attribute_not_exists(${name('operation')})`);
   else if (guard.operation !== undefined) conditions.push(`${name('operation')}.${name('transId')} = ${value(guard.operation)}`);
   if (guard.refundInFlight !== undefined) conditions.push(`attribute_exists(${name('refunds')}.${name(guard.refundInFlight)})`);

@@ -1,12 +1,14 @@
 import { hashMatches, transactionHash } from './hash';
-import { canonicalKey, paymentIdOfKey, type S2SEntry, type S2SRecords } from './records';
+import { canonicalKey, paymentIdOfKey, type DisputeHint, type S2SEntry, type S2SRecords } from './records';
+import { minorOfWireAmount } from './transformers';
 import type { S2SCardAcquirer } from './s2s-card-acquirer';
 
 /** The path the gateway account's Notification URL must name (under PUBLIC_BASE_URL). */
 export const NOTIFY_PATH = '/acquirer/s2s-card/notify';
 
 export type NotificationResult =
-  | { readonly answer: 'OK'; readonly paymentId: string; readonly changed: boolean }
+  /** `dispute`: a CHARGEBACK callback, kept as a hint; the payment's chargebacks are read from the gateway next. */
+  | { readonly answer: 'OK'; readonly paymentId: string; readonly changed: boolean; readonly dispute?: boolean }
   | { readonly answer: 'ERROR'; readonly why: 'unknown-order' | 'bad-hash' | 'malformed' | 'unconfirmed' };
 
 const FOLLOW_UP_ACTIONS = new Set(['CAPTURE', 'VOID', 'CREDITVOID']);
@@ -22,7 +24,7 @@ const FOLLOW_UP_ACTIONS = new Set(['CAPTURE', 'VOID', 'CREDITVOID']);
  * nothing. A callback whose trans_id the gateway does not confirm is refused (ERROR) and logged by the
  * caller. Every accepted callback causes a reading, so one that changes nothing is never silence.
  */
-export async function acceptNotification(connector: S2SCardAcquirer, records: S2SRecords, password: string, fields: Readonly<Record<string, string>>): Promise<NotificationResult> {
+export async function acceptNotification(connector: S2SCardAcquirer, records: S2SRecords, password: string, fields: Readonly<Record<string, string>>, now: Date = new Date()): Promise<NotificationResult> {
   const orderId = fields.order_id;
   const transId = fields.trans_id;
   const action = (fields.action ?? '').toUpperCase();
@@ -37,6 +39,13 @@ export async function acceptNotification(connector: S2SCardAcquirer, records: S2
   // gateway's cascading) the one the gateway reports for our order id.
   const recorded = authorization.transId ?? authorization.outcome?.acquirerRef;
   if (recorded !== transId && (await connector.transIdOfOrder(authorization)) !== transId) return { answer: 'ERROR', why: 'unconfirmed' };
+
+  if (action === 'CHARGEBACK') {
+    // Only a chargeback of an approved payment is news; the gateway's reading decides what it was.
+    if (authorization.outcome?.kind !== 'approved') return { answer: 'ERROR', why: 'unconfirmed' };
+    await records.noteDispute(paymentId, disputeHintOf(fields, authorization.currency, now));
+    return { answer: 'OK', paymentId, changed: true, dispute: true };
+  }
 
   let current = entries;
   if (authorization.state !== 'answered') {
@@ -59,3 +68,23 @@ const fingerprint = (entries: Record<string, S2SEntry>): string =>
       .map((e) => [e.key, e.state, e.outcome?.kind ?? ''])
       .sort(),
   );
+
+/** A scheme's reason code (`4837`, `10.4`, `UA02`) or a date as the gateway writes it; anything else is dropped. */
+const REASON_CODE = /^[A-Za-z0-9][A-Za-z0-9 .\-]{0,31}$/;
+const GATEWAY_DATE = /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$/;
+
+/** What a CHARGEBACK callback says of its dispute, each field checked for its shape (none is signed). */
+export function disputeHintOf(fields: Readonly<Record<string, string>>, currency: string, now: Date): DisputeHint {
+  const amountMinor = minorOfWireAmount(fields.amount, currency);
+  const reasonCode = fields.reason_code?.trim();
+  const date = (raw: string | undefined) => (raw && GATEWAY_DATE.test(raw.trim()) ? raw.trim() : undefined);
+  const chargebackDate = date(fields.chargeback_date);
+  const bankDate = date(fields.bank_date);
+  return {
+    at: now.toISOString(),
+    ...(amountMinor !== undefined && amountMinor > 0 ? { amountMinor } : {}),
+    ...(reasonCode && REASON_CODE.test(reasonCode) ? { reasonCode } : {}),
+    ...(chargebackDate ? { chargebackDate } : {}),
+    ...(bankDate ? { bankDate } : {}),
+  };
+}

@@ -50,8 +50,23 @@ export interface S2SEntry {
   readonly lookedAt?: number;
 }
 
+/**
+ * What a CHARGEBACK callback said of its dispute. Its hash signs none of these fields, so they are
+ * never the amount recorded (the gateway's reading is); they name the reason and the dates of a
+ * chargeback the reading shows with the same amount.
+ */
+export interface DisputeHint {
+  readonly amountMinor?: number;
+  readonly reasonCode?: string;
+  readonly chargebackDate?: string;
+  readonly bankDate?: string;
+  /** When the callback arrived (ISO). */
+  readonly at: string;
+}
+
 interface RecordsItem {
   readonly entries: Record<string, S2SEntry>;
+  readonly disputes?: readonly DisputeHint[];
 }
 
 export const s2sRecordsKey = (paymentId: string) => ({ pk: `S2SCARD#${paymentId.toLowerCase()}`, sk: 'RECORDS' });
@@ -69,6 +84,17 @@ export class S2SRecords {
   async entries(paymentId: string): Promise<Record<string, S2SEntry>> {
     const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: s2sRecordsKey(paymentId), ConsistentRead: true }));
     return (out.Item as RecordsItem | undefined)?.entries ?? {};
+  }
+
+  /** The dispute hints of the payment's CHARGEBACK callbacks, oldest first. */
+  async disputes(paymentId: string): Promise<readonly DisputeHint[]> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: s2sRecordsKey(paymentId), ConsistentRead: true }));
+    return (out.Item as RecordsItem | undefined)?.disputes ?? [];
+  }
+
+  /** Keeps a CHARGEBACK callback's hint (a repeated callback adds a copy; readers match by amount). */
+  async noteDispute(paymentId: string, hint: DisputeHint): Promise<void> {
+    await this.update(paymentId, 'SET #d = list_append(if_not_exists(#d, :none), :hint)', 'attribute_exists(pk)', { '#d': 'disputes' }, { ':none': [], ':hint': [hint] });
   }
 
   async entry(paymentId: string, key: string): Promise<S2SEntry | undefined> {

@@ -15,7 +15,7 @@ import {
   wireAmount,
 } from './transformers';
 import { followUpVerdicts, historyOf, type FollowUpVerdict, type GatewayReading } from './ledger-reading';
-import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
+import type { Acquirer, AcquirerChargeback, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
 import { systemClock, type Clock } from '../../ports/clock';
 
 export { S2S_REASONS } from './transformers';
@@ -320,6 +320,37 @@ export class S2SCardAcquirer implements Acquirer {
       if (await this.records.answerTogether(paymentId, answers)) return verdicts;
     }
     throw new S2SCardUnavailable('GET_TRANS_DETAILS: the records kept changing while they were settled');
+  }
+
+  /**
+   * The payment's chargebacks at the gateway, from its reading (GET_TRANS_DETAILS): each `chargeback`
+   * item of the history that succeeded, its amount the gateway's. A gateway that lists none while the
+   * status is CHARGEBACK proves one of an amount it does not say: the amount of the callback that
+   * told us (unsigned, the only source there is), and nothing when no callback said one. Reason
+   * codes and dates come from the callbacks of the same amount, oldest first (docs/adr/0034).
+   */
+  async chargebacks(authorization: OperationRef): Promise<readonly AcquirerChargeback[]> {
+    const entry = await this.records.entry(authorization.paymentId, authorization.idempotencyKey);
+    const transId = entry?.outcome?.kind === 'approved' ? entry.outcome.acquirerRef : undefined;
+    if (!entry || !transId) return [];
+    const [reading, hints] = await Promise.all([this.readPayment(transId, entry.party, entry.currency), this.records.disputes(authorization.paymentId)]);
+    const unused = [...hints];
+    const hintFor = (amountMinor: number | undefined) => {
+      const at = unused.findIndex((h) => amountMinor === undefined || h.amountMinor === amountMinor);
+      return at >= 0 ? unused.splice(at, 1)[0] : undefined;
+    };
+    const listed = reading.history.filter((h) => h.type === 'chargeback' && h.status === 'success');
+    const amounts = listed.length
+      ? listed.map((h) => h.amountMinor)
+      : reading.status.toUpperCase() === 'CHARGEBACK' && hints.some((h) => h.amountMinor !== undefined)
+        ? [hints.find((h) => h.amountMinor !== undefined)!.amountMinor]
+        : [];
+    return amounts.flatMap((amountMinor) => {
+      const hint = hintFor(amountMinor);
+      const amount = amountMinor ?? hint?.amountMinor;
+      if (amount === undefined) return [];
+      return [{ amountMinor: amount, acquirerRef: transId, ...(hint?.reasonCode ? { reasonCode: hint.reasonCode } : {}), ...(hint?.chargebackDate ? { chargebackDate: hint.chargebackDate } : {}), ...(hint?.bankDate ? { bankDate: hint.bankDate } : {}) }];
+    });
   }
 
   /** The gateway's status and history of one payment. */

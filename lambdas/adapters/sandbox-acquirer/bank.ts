@@ -37,6 +37,7 @@ export const SANDBOX_FOLLOW_UP_REASONS = {
   reversed: 'The payment was reversed.',
   refunded: 'The payment has refunds.',
   refundTooBig: 'Refund exceeds the captured amount not yet refunded.',
+  chargedBack: 'The payment was charged back.',
 } as const;
 
 export const validAmount = (amountMinor: number) => Number.isSafeInteger(amountMinor) && amountMinor > 0;
@@ -122,6 +123,8 @@ export function decideFollowUp(kind: SandboxFollowUp, auth: LedgerEntry | undefi
   const refunded = auth.refundedMinor ?? 0;
   const later = capturesLater(auth);
   if (auth.voided) return { refused: R.voided };
+  // Like the S2S CARD gateway (208005): a payment charged back takes no refund, void or reversal.
+  if ((auth.chargedBackMinor ?? 0) > 0) return { refused: R.chargedBack };
   if (auth.reversed) return { refused: later && captured === 0 ? R.released : R.reversed };
   switch (kind) {
     case 'capture':
@@ -150,7 +153,7 @@ export function decideFollowUp(kind: SandboxFollowUp, auth: LedgerEntry | undefi
 /** The guard as a predicate on an authorization: the ledger store's write condition says the same. */
 export function guardHolds(guard: BalanceGuard, auth: LedgerEntry | undefined, authorizationRef: string): boolean {
   if (!auth || auth.status !== 'approved' || auth.acquirerRef !== authorizationRef || auth.voided || auth.reversed) return false;
-  if ((auth.capturedMinor ?? 0) !== guard.capturedMinor) return false;
+  if ((auth.capturedMinor ?? 0) !== guard.capturedMinor || (auth.chargedBackMinor ?? 0) > 0) return false;
   return guard.refundedAtMostMinor === undefined || (auth.refundedMinor ?? 0) <= guard.refundedAtMostMinor;
 }
 
@@ -187,4 +190,31 @@ export function judgeChallengeAnswer(pending: NonNullable<LedgerEntry['pending']
   const passed = answer.confirm && pending.then === 'approve' && (pending.flow === 'redirect' || answer.code === SANDBOX_OTP);
   if (passed) return { kind: 'approve' };
   return { kind: 'decline', reason: pending.flow === '3ds' ? SANDBOX_REASONS.threeDsFailed : SANDBOX_REASONS.redirectFailed };
+}
+
+/** Why the sandbox cannot raise a chargeback: the platform's codes (lambdas/domain/errors.ts). */
+export type ChargebackRefusal = 'CHARGEBACK_NOT_SETTLED' | 'CHARGEBACK_AMOUNT_TOO_BIG';
+
+/** What a chargeback must find still true of the authorization's balances when it is written. */
+export interface ChargebackGuard {
+  readonly capturedMinor: number;
+  readonly refundedMinor: number;
+  readonly chargedBackMinor: number;
+}
+
+/**
+ * A chargeback of an authorization as read: of captured money only, at most what is left after
+ * refunds and earlier chargebacks (all of it when no amount is given).
+ */
+export function decideChargeback(auth: LedgerEntry | undefined, amountMinor: number | undefined): { readonly refused: ChargebackRefusal } | { readonly amountMinor: number; readonly guard: ChargebackGuard } {
+  if (!auth || auth.status !== 'approved' || auth.voided || auth.reversed) return { refused: 'CHARGEBACK_NOT_SETTLED' };
+  const captured = auth.capturedMinor ?? 0;
+  const refunded = auth.refundedMinor ?? 0;
+  const chargedBack = auth.chargedBackMinor ?? 0;
+  const left = captured - refunded - chargedBack;
+  // Nothing captured, or all of it refunded: the payment is not the settled money a chargeback takes.
+  if (captured === 0 || refunded >= captured) return { refused: 'CHARGEBACK_NOT_SETTLED' };
+  const amount = amountMinor ?? left;
+  if (!validAmount(amount) || amount > left) return { refused: 'CHARGEBACK_AMOUNT_TOO_BIG' };
+  return { amountMinor: amount, guard: { capturedMinor: captured, refundedMinor: refunded, chargedBackMinor: chargedBack } };
 }

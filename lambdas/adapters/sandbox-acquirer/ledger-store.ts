@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AcquirerOutcome, OperationRef } from '../../ports/acquirer';
 import { conditionalPut, conditionalUpdate } from '../dynamodb/client';
-import type { BalanceChange, BalanceGuard } from './bank';
+import type { BalanceChange, BalanceGuard, ChargebackGuard } from './bank';
 import { canonicalKey, ledgerKey, ledgerRecords, type CardFacts, type LateRequest, type LedgerEntry, type LedgerItem, type SandboxLedgerRecord } from './ledger';
 
 const credentialKey = (ref: string) => ({ pk: `SANDBOX-CREDENTIAL#${ref}`, sk: 'CREDENTIAL' });
@@ -26,6 +26,14 @@ export async function sandboxLedger(db: DynamoDBDocumentClient, tableName: strin
  * bank's rules (bank.ts) hold under any concurrency; a write whose condition failed returns false
  * and the caller decides again on what is there now.
  */
+/** The partition of the sandbox's dispute report. */
+const NEWS_PK = 'SANDBOX#DISPUTES';
+
+/** A chargeback the sandbox raises when its news comes due: of what is left then, with this reason code. */
+export interface PlannedChargeback {
+  readonly reasonCode: string;
+}
+
 export class SandboxLedgerStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -58,7 +66,7 @@ export class SandboxLedgerStore {
    * condition that the key is new and the bank's guard still holds (bank.ts guardHolds).
    */
   recordFollowUp(paymentId: string, entry: LedgerEntry, authorization: { readonly key: string; readonly acquirerRef: string }, guard: BalanceGuard, change: BalanceChange): Promise<boolean> {
-    const values: Record<string, unknown> = { ':entry': entry, ':approved': 'approved', ':authRef': authorization.acquirerRef, ':no': false, ':captured': guard.capturedMinor };
+    const values: Record<string, unknown> = { ':entry': entry, ':approved': 'approved', ':authRef': authorization.acquirerRef, ':no': false, ':captured': guard.capturedMinor, ':zero': 0 };
     const conditions = [
       'attribute_not_exists(#e.#k)',
       '#e.#a.#s = :approved',
@@ -66,6 +74,8 @@ export class SandboxLedgerStore {
       '(attribute_not_exists(#e.#a.voided) OR #e.#a.voided = :no)',
       '(attribute_not_exists(#e.#a.reversed) OR #e.#a.reversed = :no)',
       '#e.#a.capturedMinor = :captured',
+      // A chargeback written meanwhile leaves nothing to refund, void or reverse (bank.ts).
+      '(attribute_not_exists(#e.#a.chargedBackMinor) OR #e.#a.chargedBackMinor = :zero)',
     ];
     if (guard.refundedAtMostMinor !== undefined) {
       conditions.push('#e.#a.refundedMinor <= :room');
@@ -80,6 +90,46 @@ export class SandboxLedgerStore {
       values[':yes'] = true;
     }
     return this.update(paymentId, `SET #e.#k = :entry, ${set}`, conditions.join(' AND '), { '#k': entry.idempotencyKey, '#a': authorization.key, '#s': 'status' }, values);
+  }
+
+  /**
+   * Records a chargeback and adds it to its authorization's balance in one write, on condition that
+   * the key is new and the balances are still those it was decided on (bank.ts decideChargeback).
+   */
+  recordChargeback(paymentId: string, entry: LedgerEntry, authorizationKey: string, guard: ChargebackGuard): Promise<boolean> {
+    const conditions = [
+      'attribute_not_exists(#e.#k)',
+      '#e.#a.#s = :approved',
+      '#e.#a.capturedMinor = :captured',
+      '(attribute_not_exists(#e.#a.refundedMinor) OR #e.#a.refundedMinor = :refunded)',
+      guard.chargedBackMinor === 0 ? '(attribute_not_exists(#e.#a.chargedBackMinor) OR #e.#a.chargedBackMinor = :cb)' : '#e.#a.chargedBackMinor = :cb',
+    ];
+    return this.update(paymentId, 'SET #e.#k = :entry, #e.#a.chargedBackMinor = :total', conditions.join(' AND '), { '#k': entry.idempotencyKey, '#a': authorizationKey, '#s': 'status' }, {
+      ':entry': entry,
+      ':approved': 'approved',
+      ':captured': guard.capturedMinor,
+      ':refunded': guard.refundedMinor,
+      ':cb': guard.chargedBackMinor,
+      ':total': guard.chargedBackMinor + entry.amountMinor,
+    });
+  }
+
+  /**
+   * The sandbox's dispute report: news of a payment due at `dueAt` (one item each), with what to
+   * raise then for a planned chargeback (the chargeback test card).
+   */
+  async putNews(paymentId: string, dueAt: Date, plan?: PlannedChargeback): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.tableName, Item: { pk: NEWS_PK, sk: `${dueAt.toISOString()}#${paymentId.toLowerCase()}`, kind: 'sandbox-dispute-news', paymentId: paymentId.toLowerCase(), ...(plan ? { plan } : {}) } }));
+  }
+
+  /** News due by `now`, soonest first. */
+  async dueNews(now: Date, limit: number): Promise<{ readonly sk: string; readonly paymentId: string; readonly plan?: PlannedChargeback }[]> {
+    const out = await this.db.send(new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk AND sk <= :until', ExpressionAttributeValues: { ':pk': NEWS_PK, ':until': `${now.toISOString()}#\uffff` }, Limit: limit, ConsistentRead: true }));
+    return (out.Items ?? []).map((i) => ({ sk: String(i.sk), paymentId: String(i.paymentId), ...(i.plan ? { plan: i.plan as PlannedChargeback } : {}) }));
+  }
+
+  async deleteNews(sk: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: NEWS_PK, sk } }));
   }
 
   /** Closes a challenge still pending with its final (declined) answer. */

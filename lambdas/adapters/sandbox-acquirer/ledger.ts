@@ -1,6 +1,7 @@
 import type { CardSummary } from '../../domain/card';
 import { formatMinor } from '../../domain/money';
 import type { AcquirerOutcome, OperationRef } from '../../ports/acquirer';
+import type { Dispute } from '../../domain/payment';
 
 /**
  * The sandbox acquirer's own records, one item per payment (`pk = SANDBOX#<payment_id>`,
@@ -16,7 +17,7 @@ export type CardFacts = Pick<CardSummary, 'mask' | 'expMonth' | 'expYear'>;
  * sale = authorize with capture; auth = authorize without capture (DMS); recurring = a
  * merchant-initiated authorization on a stored credential; the rest are follow-ups on one of those.
  */
-export type LedgerOperation = 'sale' | 'auth' | 'recurring' | 'capture' | 'refund' | 'void' | 'reversal';
+export type LedgerOperation = 'sale' | 'auth' | 'recurring' | 'capture' | 'refund' | 'void' | 'reversal' | 'chargeback';
 /** pending = a challenge or redirect the customer has not answered yet. */
 export type LedgerOutcome = 'approved' | 'declined' | 'pending';
 
@@ -75,6 +76,10 @@ export interface LedgerEntry {
   readonly refundedMinor?: number;
   readonly voided?: boolean;
   readonly reversed?: boolean;
+  /** Authorizations: what chargebacks took back (then no refund, void or reversal is possible). */
+  readonly chargedBackMinor?: number;
+  /** Chargebacks: the dispute's reason code and dates. */
+  readonly dispute?: Dispute;
 }
 
 export interface LedgerItem {
@@ -105,6 +110,8 @@ export interface SandboxLedgerRecord {
   readonly closed?: 'abandoned' | 'barred';
   /** What the acquirer kept of the card: mask and expiry (`MM/YY`). */
   readonly card?: { readonly mask: string; readonly expiry: string };
+  /** Chargebacks: the scheme's reason code. */
+  readonly reason_code?: string;
 }
 
 export const ledgerKey = (paymentId: string) => ({ pk: `SANDBOX#${paymentId.toLowerCase()}`, sk: 'LEDGER' });
@@ -120,7 +127,7 @@ export function refOfKey(idempotencyKey: string): OperationRef {
 /** The kind of operation one of our keys names. */
 export function operationOfKey(key: string): LedgerOperation {
   const kind = key.split('.')[1];
-  return kind === 'capture' || kind === 'refund' || kind === 'void' || kind === 'reversal' ? kind : 'sale';
+  return kind === 'capture' || kind === 'refund' || kind === 'void' || kind === 'reversal' || kind === 'chargeback' ? kind : 'sale';
 }
 
 const amountText = (amountMinor: number, currency: string): string => {
@@ -156,6 +163,7 @@ export function ledgerRecords(item: LedgerItem | undefined): SandboxLedgerRecord
       ...(e.of ? { of: e.of } : {}),
       ...(closed ? { closed } : {}),
       ...(card ? { card } : {}),
+      ...(e.dispute?.reasonCode ? { reason_code: e.dispute.reasonCode } : {}),
     };
   });
 }

@@ -62,3 +62,11 @@ export function planFollowUp(kind: FollowUpKind, card: Pick<CardSummary, 'mask' 
 export const SANDBOX_OTP = '123456';
 /** One-time codes a customer may type on the 3-D Secure page: a wrong one asks again, the last wrong one declines. */
 export const SANDBOX_CODE_TRIES = 3;
+
+/** The reason code of the sandbox's chargebacks unless one is given (Visa 10.4 / Mastercard 4837: no cardholder authorization). */
+export const SANDBOX_CHARGEBACK_REASON = '4837';
+/** How long after the money settles the chargeback test card (09/38) is charged back. */
+export const SANDBOX_CHARGEBACK_AFTER_MS = 60_000;
+
+/** The card charged back in full a minute after its money settles (a sale, or a DMS capture). */
+export const chargedBackLater = (card: Pick<CardSummary, 'mask' | 'expMonth' | 'expYear'>): boolean => testCard(card, 9);

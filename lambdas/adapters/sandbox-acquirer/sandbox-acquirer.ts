@@ -1,12 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
+import type { Acquirer, AcquirerChargeback, AcquirerOutcome, AuthorizeRequest, DisputeNews, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
+import { SandboxDisputes } from './disputes';
+import type { ChargebackRefusal } from './bank';
 import { systemClock, type Clock } from '../../ports/clock';
 import { cardFactsOf, decideAuthorization, decideFollowUp, SANDBOX_CLOSED_REASONS, type SandboxFollowUp } from './bank';
 import { SandboxChallengeDesk, type SandboxChallenges } from './challenge';
 import { canonicalKey, operationOfKey, type CardFacts, type LateRequest, type LedgerEntry, type LedgerOperation } from './ledger';
 import { SandboxLedgerStore } from './ledger-store';
-import { SANDBOX_REASONS } from './rules';
+import { chargedBackLater, SANDBOX_REASONS } from './rules';
 import { retry, TRY_AGAIN, type RetryPolicy } from '../../domain/retry-policy';
 
 export { SANDBOX_CLOSED_REASONS, SANDBOX_FOLLOW_UP_REASONS, type SandboxFollowUp } from './bank';
@@ -65,6 +67,7 @@ type NewEntry = Omit<LedgerEntry, 'at' | 'seq'>;
  */
 export class SandboxAcquirer implements Acquirer {
   readonly challenges: SandboxChallenges;
+  private readonly disputes: SandboxDisputes;
   private readonly store: SandboxLedgerStore;
   private readonly clock: Clock;
   private readonly random: SandboxRandom;
@@ -76,6 +79,20 @@ export class SandboxAcquirer implements Acquirer {
     this.random = options.random ?? cryptoRandom;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.challenges = new SandboxChallengeDesk(this.store, () => this.credentialRef());
+    this.disputes = new SandboxDisputes(this.store, this.clock, () => this.newRef(), (entry) => this.stamped(entry));
+  }
+
+  chargebacks(authorization: OperationRef): Promise<readonly AcquirerChargeback[]> {
+    return this.disputes.chargebacks(authorization);
+  }
+
+  disputeNews(now: Date, limit: number): Promise<readonly DisputeNews[]> {
+    return this.disputes.news(now, limit);
+  }
+
+  /** The sandbox's own chargeback of a payment (`npm run -s sandbox -- chargeback`): all that is left unless an amount is given. */
+  raiseChargeback(paymentId: string, amountMinor?: number, reasonCode?: string): Promise<{ readonly raised: AcquirerChargeback } | { readonly refused: ChargebackRefusal }> {
+    return this.disputes.raise(paymentId, amountMinor, reasonCode);
   }
 
   async authorize(request: AuthorizeRequest): Promise<AcquirerOutcome> {
@@ -98,8 +115,14 @@ export class SandboxAcquirer implements Acquirer {
     });
     const decision = decideAuthorization({ amountMinor: request.amountMinor, currency: request.currency, recurringOnStored: request.instrument.kind === 'stored' && Boolean(request.recurring), attempt: request.attempt }, card);
     switch (decision.kind) {
-      case 'approve':
-        return this.record(request.paymentId, await approved(), late);
+      case 'approve': {
+        const entry = await approved();
+        const { entry: recorded, won } = await this.store.record(request.paymentId, this.stamped(entry));
+        if (!won) return this.replay(request.paymentId, recorded, late);
+        // The chargeback test card, settled now: charged back a minute later.
+        if (request.capture && card && chargedBackLater(card)) await this.disputes.plan(request.paymentId);
+        return recorded.outcome;
+      }
       case 'decline':
         return this.record(request.paymentId, { ...base, outcome: { kind: 'declined', acquirerRef, reason: decision.reason, ...(decision.soft ? { soft: true } : {}) }, status: 'declined' }, late);
       case 'challenge': {
@@ -210,7 +233,10 @@ export class SandboxAcquirer implements Acquirer {
       const entry = this.stamped({ ...base, amountMinor: decision.amountMinor, outcome: { kind: 'approved', acquirerRef }, status: 'approved' });
       const authorization = { key: authKey, acquirerRef: request.authorization.acquirerRef };
       // Lost: another operation changed the balances (or answered this key) first; decide again.
-      return (await this.store.recordFollowUp(request.paymentId, entry, authorization, decision.guard, decision.change)) ? (entry.outcome as FollowUpOutcome) : TRY_AGAIN;
+      if (!(await this.store.recordFollowUp(request.paymentId, entry, authorization, decision.guard, decision.change))) return TRY_AGAIN;
+      // The chargeback test card's authorization, captured now: charged back a minute later.
+      if (kind === 'capture' && auth && chargedBackLater(auth.card)) await this.disputes.plan(request.paymentId);
+      return entry.outcome as FollowUpOutcome;
     });
   }
 

@@ -17,6 +17,8 @@ export function tracedAcquirer(acquirer: Acquirer): Acquirer {
     void: (request: FollowUpRequest) => call<FollowUpOutcome>('void', request.paymentId, () => acquirer.void(request)),
     refund: (request: FollowUpRequest) => call<FollowUpOutcome>('refund', request.paymentId, () => acquirer.refund(request)),
     reverse: (request: FollowUpRequest) => call<FollowUpOutcome>('reverse', request.paymentId, () => acquirer.reverse(request)),
+    chargebacks: (ref: OperationRef) => call('chargebacks', ref.paymentId, () => acquirer.chargebacks(ref)),
+    ...(acquirer.disputeNews ? { disputeNews: (now: Date, limit: number) => inSubsegment('acquirer disputeNews', {}, () => acquirer.disputeNews!(now, limit)) } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ export interface PaymentChange {
   readonly set: Partial<Omit<Payment, 'paymentId' | 'merchantKey' | 'transactions' | 'createdAt'>> & { readonly updatedAt: string };
   readonly remove?: readonly ('inFlight' | 'action' | 'reason' | 'operation' | 'voidableUntil' | 'browser' | 'billingAddress')[];
   /** Atomic additions (negative to subtract); an absent attribute counts as 0. */
-  readonly add?: Partial<Record<'refundHeldMinor' | 'refundedMinor', number>>;
+  readonly add?: Partial<Record<'refundHeldMinor' | 'refundedMinor' | 'chargedBackMinor' | 'disputeNews', number>>;
   /** Puts a refund in flight, or takes one out. */
   readonly refund?: { readonly put: [string, PendingRefund] } | { readonly delete: string };
   /** Starts or stops watching a closed attempt for a late approval. */

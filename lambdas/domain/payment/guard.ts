@@ -24,6 +24,8 @@ export interface TransitionGuard {
   readonly refundHeldAtMost?: number;
   /** Exactly this much is refunded now (optimistic check). */
   readonly refundedIs?: number;
+  /** Exactly this much is charged back now (optimistic check). */
+  readonly chargedBackIs?: number;
   /** No exclusive operation may be in flight; or the one in flight must be this transaction. */
   readonly operation?: 'none' | string;
   /** This refund must be in flight. */
@@ -65,6 +67,7 @@ export function guardHolds(guard: TransitionGuard, payment: Payment | undefined,
     guard.voidableAt === undefined || (p.voidableUntil !== undefined && p.voidableUntil > guard.voidableAt.toISOString()),
     guard.refundHeldAtMost === undefined || p.refundHeldMinor === undefined || p.refundHeldMinor <= guard.refundHeldAtMost,
     guard.refundedIs === undefined || (guard.refundedIs === 0 ? (p.refundedMinor ?? 0) === 0 : p.refundedMinor === guard.refundedIs),
+    guard.chargedBackIs === undefined || (guard.chargedBackIs === 0 ? (p.chargedBackMinor ?? 0) === 0 : p.chargedBackMinor === guard.chargedBackIs),
     guard.operation === undefined || (guard.operation === 'none' ? p.operation === undefined : p.operation?.transId === guard.operation),
     guard.refundInFlight === undefined || p.refunds?.[guard.refundInFlight] !== undefined,
     guard.refundsInFlightCount === undefined || size(p.refunds) === guard.refundsInFlightCount,

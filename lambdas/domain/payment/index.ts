@@ -11,3 +11,4 @@ export * from './queues';
 export * from './refunds';
 export * from './attempt-transitions';
 export * from './money-transitions';
+export * from './chargebacks';

@@ -110,6 +110,15 @@ export interface Transaction {
    * callback is held (see attempts.ts) and goes out only if it turns out to be the final attempt.
    */
   readonly held?: boolean;
+  /** A chargeback's dispute as the acquirer gave it (chargebacks.ts). */
+  readonly dispute?: Dispute;
+}
+
+/** What the acquirer says of a chargeback's dispute. */
+export interface Dispute {
+  readonly reasonCode?: string;
+  readonly chargebackDate?: string;
+  readonly bankDate?: string;
 }
 
 export interface Payment {
@@ -172,6 +181,16 @@ export interface Payment {
   readonly refundHeldMinor?: number;
   /** Minor units captured of an authorization. */
   readonly capturedMinor?: number;
+  /** Minor units charged back so far (the acquirer's chargebacks, chargebacks.ts). */
+  readonly chargedBackMinor?: number;
+  /**
+   * How many times the acquirer said it has news of a dispute on this payment (a chargeback
+   * notification, its report); the reconciler reads its chargebacks and sets `disputesRead` to the
+   * count it read for (chargebacks.ts). A count, not a time: two notifications in one millisecond
+   * are two.
+   */
+  readonly disputeNews?: number;
+  readonly disputesRead?: number;
   /** The recurring chain a merchant-initiated payment belongs to. */
   readonly recurringChainToken?: string;
   /**

@@ -156,7 +156,8 @@ export function recordRefundAnswer(p: Payment, transId: string, refund: PendingR
   const reason = approved ? undefined : answer.reason;
   const tx: Transaction = { transId, type: 'refund', status: approved ? 'success' : 'fail', amountMinor: refund.amountMinor, at, acquirerRef: answer.acquirerRef, actor: refund.actor, ...(reason ? { reason } : {}) };
   const refunded = p.refundedMinor ?? 0;
-  const status = approved && refunded + refund.amountMinor >= refundableMinor(p) ? 'refund' : p.status;
+  // A payment charged back stays `chargeback`: what the chargeback took is not the merchant's to refund.
+  const status = approved && p.status !== 'chargeback' && refunded + refund.amountMinor >= refundableMinor(p) ? 'refund' : p.status;
   const left = Object.keys(p.refunds ?? {}).length - 1;
   return {
     // Taking the payment out of the reconcile queue is right only while no other refund started.

@@ -1,4 +1,5 @@
 import { closesByExpiryAt } from '../attempts';
+import { disputeNewsUnread } from './chargebacks';
 import type { Payment } from './model';
 import type { QueueEntry } from './change';
 
@@ -24,7 +25,8 @@ export const reconcileEntry = (now: Date, afterMs = RECONCILE_AFTER_MS): QueueEn
  */
 export function restingQueue(p: Payment, now: Date, refundsLeft = Object.keys(p.refunds ?? {}).length): QueueEntry | null {
   const watched = Object.values(p.watching ?? {});
-  if (p.inFlight || p.action || refundsLeft > 0) return reconcileEntry(now);
+  // News of a dispute not read yet (the acquirer could not be asked): asked again later.
+  if (p.inFlight || p.action || refundsLeft > 0 || disputeNewsUnread(p)) return reconcileEntry(now);
   // A held decline becomes final when its link expires: the reconciler then reports it.
   const dues = [
     ...(watched.length ? [now.getTime() + LATE_APPROVAL_CHECK_MS] : []),

@@ -24,6 +24,7 @@ export function paymentSummary(p: Payment, now: Date) {
     authorization_expires_at: p.authorizationExpiresAt,
     captured_amount: p.capturedMinor !== undefined ? formatMinor(p.capturedMinor, p.order.currency) : undefined,
     refunded_amount: p.refundedMinor ? formatMinor(p.refundedMinor, p.order.currency) : undefined,
+    chargeback_amount: p.chargedBackMinor ? formatMinor(p.chargedBackMinor, p.order.currency) : undefined,
     left_to_refund: p.status === 'settled' ? formatMinor(leftToRefundMinor(p), p.order.currency) : undefined,
     voidable_until: p.voidableUntil,
     capturing: p.operation?.kind === 'capture' ? { by: p.operation.actor, since: p.operation.startedAt } : undefined,

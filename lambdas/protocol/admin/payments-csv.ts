@@ -4,7 +4,7 @@ import { listEntry, type PaymentListEntry } from './payment-view';
 /** The columns of an export, in order. */
 export const EXPORT_COLUMNS = [
   'created_at', 'payment_id', 'merchant_key', 'merchant_name', 'order_number', 'amount', 'currency', 'status', 'reason',
-  'captured_amount', 'refunded_amount', 'card_brand', 'card_mask', 'customer_email', 'updated_at',
+  'captured_amount', 'refunded_amount', 'chargeback_amount', 'card_brand', 'card_mask', 'customer_email', 'updated_at',
 ] as const;
 
 /**
@@ -24,7 +24,7 @@ export function csvPart(part: FoundPage, first: boolean): { csv: string; rows: n
 function exportRow(e: PaymentListEntry): string[] {
   return [
     e.created_at, e.payment_id, e.merchant_key, e.merchant_name ?? '', e.order_number, e.amount, e.currency, e.status, e.reason ?? '',
-    e.captured_amount ?? '', e.refunded_amount ?? '', e.card?.brand ?? '', e.card?.mask ?? '', e.customer?.email ?? '', e.updated_at,
+    e.captured_amount ?? '', e.refunded_amount ?? '', e.chargeback_amount ?? '', e.card?.brand ?? '', e.card?.mask ?? '', e.customer?.email ?? '', e.updated_at,
   ];
 }
 

@@ -47,6 +47,8 @@ export interface PaymentStatusResponse {
   card_token?: string;
   /** Platform extension: how much of the payment has been refunded so far. */
   refunded_amount?: string;
+  /** Platform extension: how much of the payment was charged back (status `chargeback`, full or partial). */
+  chargeback_amount?: string;
 }
 
 /**
@@ -66,6 +68,7 @@ export function toStatusResponse(p: Payment, now: Date): PaymentStatusResponse {
     ...(p.scheduleId ? { schedule_id: p.scheduleId, shedule_id: p.scheduleId } : {}),
     ...(p.cardToken ? { card_token: p.cardToken } : {}),
     ...(p.refundedMinor ? { refunded_amount: formatMinor(p.refundedMinor, p.order.currency) } : {}),
+    ...(p.chargedBackMinor ? { chargeback_amount: formatMinor(p.chargedBackMinor, p.order.currency) } : {}),
   };
 }
 

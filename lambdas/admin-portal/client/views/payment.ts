@@ -126,6 +126,7 @@ export function paymentView(id: string): void {
         ['Authorization expires', when(p.authorization_expires_at)],
         ['Captured', p.captured_amount],
         ['Refunded', p.refunded_amount],
+        ['Charged back', p.chargeback_amount],
         ['Void possible until', when(p.voidable_until)],
       ];
       for (const [term, value] of lines) {

@@ -1,0 +1,87 @@
+import { logger } from '../observability/logger';
+import { telemetry } from '../observability/telemetry';
+import { disputeNewsUnread, disputesRead, noteDisputeNews, recordChargeback, recordedChargebacks, type Payment } from '../domain/payment';
+import type { Acquirer, AcquirerChargeback } from '../ports/acquirer';
+import type { Clock } from '../ports/clock';
+import type { PaymentStore } from '../ports/payments';
+
+export interface ChargebackDeps {
+  readonly store: PaymentStore;
+  readonly acquirer: Acquirer;
+  readonly clock: Clock;
+}
+
+/** How many times a write that lost a race is decided again on the payment as it is now. */
+const ROUNDS = 8;
+
+/**
+ * The acquirer has news of a dispute on a payment (its chargeback notification, or its report): the
+ * news is noted on the payment and the payment made due in the reconcile queue now, where the
+ * reconciler reads its chargebacks from the acquirer (`recordChargebacks`). `false` when the payment
+ * is unknown or has no captured money (no chargeback can be recorded on it).
+ */
+export async function noteDisputeNewsOf(deps: Pick<ChargebackDeps, 'store' | 'clock'>, paymentId: string): Promise<boolean> {
+  const applied = await deps.store.apply(paymentId, noteDisputeNews(deps.clock.now()));
+  if (!applied.applied) logger.warn('dispute news for a payment without captured money', { payment_id: paymentId, status: applied.payment?.status });
+  return applied.applied;
+}
+
+/**
+ * Takes the acquirer's own dispute report (an acquirer that reports disputes rather than notifying
+ * them: the sandbox), noting each payment's news; the news is taken from the report once noted.
+ */
+export async function takeDisputeReport(deps: ChargebackDeps, limit = 100): Promise<number> {
+  if (!deps.acquirer.disputeNews) return 0;
+  const news = await deps.acquirer.disputeNews(deps.clock.now(), limit);
+  for (const item of news) {
+    await noteDisputeNewsOf(deps, item.paymentId);
+    await item.taken();
+  }
+  return news.length;
+}
+
+export type ChargebacksRead = 'recorded' | 'unchanged' | 'refused';
+
+/**
+ * Reads the payment's chargebacks from the acquirer and records each one it has that we have not:
+ * its n-th as our `<payment>.cb<n>` (domain/payment/chargebacks.ts), so concurrent readers record
+ * each once. Then notes the news read. A chargeback our records cannot take (more than is left of
+ * the payment, 208010) is not recorded: logged and counted for an operator, as a divergence from
+ * the acquirer's ledger would be.
+ */
+export async function recordChargebacks(deps: ChargebackDeps, payment: Payment): Promise<ChargebacksRead> {
+  const news = payment.disputeNews ?? 0;
+  const authorization = payment.authorization;
+  let outcome: ChargebacksRead = 'unchanged';
+  let p: Payment | undefined = payment;
+  if (authorization) {
+    let theirs: readonly AcquirerChargeback[];
+    try {
+      theirs = await deps.acquirer.chargebacks({ paymentId: payment.paymentId, idempotencyKey: authorization.idempotencyKey });
+    } catch (e) {
+      // The news stays unread: the payment stays in the reconcile queue and is asked about again.
+      logger.warn('acquirer call failed', { error: e as Error });
+      return 'unchanged';
+    }
+    for (let lost = 0; p && lost < ROUNDS; ) {
+      const recorded = recordedChargebacks(p).length;
+      const next = theirs[recorded];
+      if (!next) break;
+      const transition = recordChargeback(p, recorded + 1, next, next.acquirerRef, deps.clock.now());
+      if ('refused' in transition) {
+        telemetry.chargebackRefused();
+        logger.error('chargeback not recorded: our records cannot take it', { payment_id: p.paymentId, refusal: transition.refused, amount_minor: next.amountMinor, status: p.status });
+        outcome = 'refused';
+        break;
+      }
+      const applied = await deps.store.apply(p.paymentId, transition);
+      if (applied.applied) {
+        telemetry.chargebackRecorded(next.amountMinor);
+        outcome = 'recorded';
+      } else lost++;
+      p = applied.payment;
+    }
+  }
+  if (p && news > (p.disputesRead ?? 0)) await deps.store.apply(p.paymentId, disputesRead(p, news));
+  return outcome;
+}
