@@ -41,7 +41,7 @@ export const JOBS: readonly JobDefinition[] = [
     // Due payments from the queue index; their attempts, money operations and held declines are
     // finished with the acquirer and recorded, issuing the tokens an approved first payment asked for.
     access: {
-      table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerFollowUps, ACCESS.tokenIssue, { indexes: ['work'] }),
+      table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerFollowUps, ACCESS.acquirerChargebacks, ACCESS.acquirerDisputeReport, ACCESS.tokenIssue, { indexes: ['work'] }),
       merchantSecrets: true,
     },
     timeoutSeconds: 60,

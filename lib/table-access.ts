@@ -92,6 +92,8 @@ export const ACCESS = {
    * updates (lambdas/adapters/sandbox-acquirer).
    */
   acquirerFollowUps: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  /** Reading a payment's chargebacks: the sandbox's ledger, or the S2S CARD records' dispute hints. */
+  acquirerChargebacks: { items: { SANDBOX: ['GetItem'], S2SCARD: ['GetItem'] } },
   /**
    * Lookups and the result after a challenge: the sandbox only reads; the S2S CARD connector records
    * the final status the gateway gives (one forward-only update of its own records).
@@ -104,8 +106,18 @@ export const ACCESS = {
   acquirerAuthorizations: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem', 'PutItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
   /** A merchant-initiated charge (recurring, retry) uses the stored credential and never stores one (`storeCredential: false`). */
   acquirerMerchantInitiated: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
-  /** The S2S CARD gateway's callbacks: its records read (to verify the hash), what the gateway confirms recorded, the payment made due (PaymentStore.hurry). */
-  acquirerNotifications: { items: { S2SCARD: ['GetItem', 'UpdateItem'], PAYMENT: ['UpdateItem'] } },
+  /**
+   * The S2S CARD gateway's callbacks: its records read (to verify the hash), what the gateway
+   * confirms recorded, the payment made due (PaymentStore.hurry); a CHARGEBACK's news counted on the
+   * payment by a guarded update (read back when its guard fails).
+   */
+  acquirerNotifications: { items: { S2SCARD: ['GetItem', 'UpdateItem'], PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } },
+  /**
+   * The sandbox's dispute report (SANDBOX#DISPUTES, lambdas/adapters/sandbox-acquirer/disputes.ts):
+   * news put when the chargeback test card settles (a sale or a capture), read by the reconciler and
+   * marked taken (a TTL removes it), a planned chargeback written to the ledger then.
+   */
+  acquirerDisputeReport: { items: { SANDBOX: ['GetItem', 'Query', 'PutItem', 'UpdateItem'] } },
   /** The customer's answer on the sandbox's challenge page: one conditional update; an approval may store the card. */
   acquirerChallengeAnswers: { items: { SANDBOX: ['GetItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['PutItem'] } },
   /**

@@ -44,7 +44,8 @@ export type ReconcileReport = QueueReport<ReconcileOutcome>;
 export async function reconcileDue(deps: ReconcileDeps, options: DrainOptions = {}): Promise<ReconcileReport> {
   // An acquirer that reports disputes itself (the sandbox): its news first, so this run reads them.
   try {
-    await takeDisputeReport(deps);
+    // One worker of a sharded run takes it (the others would only note the same news again).
+    if (!options.part || options.part.index === 0) await takeDisputeReport(deps);
   } catch (e) {
     // The report keeps its news until taken: the next run takes it.
     logger.warn('the acquirer\'s dispute report could not be taken', { error: e as Error });

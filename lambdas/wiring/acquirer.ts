@@ -13,7 +13,7 @@ import { baseDeps, type BaseKeys, type StoreKeys } from './stores';
 export type AcquirerKeys = 'acquirer' | 'sandbox' | 's2sCard';
 
 /** The stage's acquirer (config.ts refuses the sandbox on prod); the S2S CARD connector reads its credentials from Secrets Manager. */
-export function buildAcquirer(base: Pick<Deps, BaseKeys>, secretsClient: Deps['secretsClient'], sandbox: SandboxAcquirer = new SandboxAcquirer(base.db, base.config.TABLE_NAME)): Pick<Deps, AcquirerKeys> {
+export function buildAcquirer(base: Pick<Deps, BaseKeys>, secretsClient: Deps['secretsClient'], sandbox: SandboxAcquirer = new SandboxAcquirer(base.db, base.config.TABLE_NAME, { clock: base.clock })): Pick<Deps, AcquirerKeys> {
   const { config, clock, db } = base;
   const s2sParts = config.ACQUIRER === 's2s-card' ? { settings: s2sCardSettings(config, secretsClient, clock), records: new S2SRecords(db, config.TABLE_NAME) } : undefined;
   const s2sCard = s2sParts ? { ...s2sParts, connector: new S2SCardAcquirer(s2sParts.settings, s2sParts.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) } : undefined;

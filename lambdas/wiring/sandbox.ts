@@ -5,5 +5,5 @@ import { storeDeps, type StoreKeys } from './stores';
 /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect): the sandbox alone, no secret. */
 export const sandboxDeps = part<StoreKeys | 'sandbox'>(() => {
   const stores = storeDeps();
-  return { ...stores, sandbox: new SandboxAcquirer(stores.db, stores.config.TABLE_NAME) };
+  return { ...stores, sandbox: new SandboxAcquirer(stores.db, stores.config.TABLE_NAME, { clock: stores.clock }) };
 });

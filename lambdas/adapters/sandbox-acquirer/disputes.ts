@@ -35,7 +35,7 @@ export class SandboxDisputes {
    * left; refused as the platform refuses (208010 more than is left, 208014 nothing captured). The
    * news is due at once.
    */
-  async raise(paymentId: string, amountMinor: number | undefined, reasonCode = SANDBOX_CHARGEBACK_REASON): Promise<{ readonly raised: AcquirerChargeback } | { readonly refused: ChargebackRefusal }> {
+  async raise(paymentId: string, amountMinor: number | undefined, reasonCode = SANDBOX_CHARGEBACK_REASON, report = true): Promise<{ readonly raised: AcquirerChargeback } | { readonly refused: ChargebackRefusal }> {
     for (let round = 0; round < 20; round++) {
       const ledger = await this.store.ledger(paymentId);
       const entries = Object.values(ledger?.entries ?? {});
@@ -58,7 +58,7 @@ export class SandboxDisputes {
         dispute: { reasonCode, chargebackDate: date, bankDate: date },
       });
       if (await this.store.recordChargeback(paymentId, entry, auth!.idempotencyKey, decision.guard)) {
-        await this.store.putNews(paymentId, this.clock.now());
+        if (report) await this.store.putNews(paymentId, this.clock.now());
         return { raised: { amountMinor: entry.amountMinor, acquirerRef, reasonCode, chargebackDate: date, bankDate: date } };
       }
       // Lost to a refund or another chargeback: decided again on the balances as they are now.
@@ -79,13 +79,9 @@ export class SandboxDisputes {
     const due = await this.store.dueNews(now, limit);
     const out: DisputeNews[] = [];
     for (const item of due) {
-      if (item.plan) {
-        await this.raise(item.paymentId, undefined, item.plan.reasonCode);
-        // Raised (or refused for good): from now on it is plain news, taken like the rest.
-        await this.store.deleteNews(item.sk);
-        continue;
-      }
-      out.push({ paymentId: item.paymentId, taken: () => this.store.deleteNews(item.sk) });
+      // Raised now (or refused for good, when refunds left nothing): reported like the rest.
+      if (item.plan) await this.raise(item.paymentId, undefined, item.plan.reasonCode, false);
+      out.push({ paymentId: item.paymentId, taken: () => this.store.takeNews(item.sk, this.clock.now()) });
     }
     return out;
   }

@@ -1,4 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TTL_ATTRIBUTE } from '../dynamodb/keys';
 import type { AcquirerOutcome, OperationRef } from '../../ports/acquirer';
 import { conditionalPut, conditionalUpdate } from '../dynamodb/client';
 import type { BalanceChange, BalanceGuard, ChargebackGuard } from './bank';
@@ -122,14 +123,27 @@ export class SandboxLedgerStore {
     await this.db.send(new PutCommand({ TableName: this.tableName, Item: { pk: NEWS_PK, sk: `${dueAt.toISOString()}#${paymentId.toLowerCase()}`, kind: 'sandbox-dispute-news', paymentId: paymentId.toLowerCase(), ...(plan ? { plan } : {}) } }));
   }
 
-  /** News due by `now`, soonest first. */
+  /** News due by `now` and not taken yet, soonest first. */
   async dueNews(now: Date, limit: number): Promise<{ readonly sk: string; readonly paymentId: string; readonly plan?: PlannedChargeback }[]> {
-    const out = await this.db.send(new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk AND sk <= :until', ExpressionAttributeValues: { ':pk': NEWS_PK, ':until': `${now.toISOString()}#\uffff` }, Limit: limit, ConsistentRead: true }));
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk <= :until',
+        FilterExpression: 'attribute_not_exists(taken)',
+        ExpressionAttributeValues: { ':pk': NEWS_PK, ':until': `${now.toISOString()}#\uffff` },
+        Limit: limit,
+        ConsistentRead: true,
+      }),
+    );
     return (out.Items ?? []).map((i) => ({ sk: String(i.sk), paymentId: String(i.paymentId), ...(i.plan ? { plan: i.plan as PlannedChargeback } : {}) }));
   }
 
-  async deleteNews(sk: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: { pk: NEWS_PK, sk } }));
+  /**
+   * News taken by the platform: marked, and removed by the table's TTL a day later (the functions
+   * delete nothing; a taken item is skipped by `dueNews` meanwhile).
+   */
+  async takeNews(sk: string, now: Date): Promise<void> {
+    await this.db.send(new UpdateCommand({ TableName: this.tableName, Key: { pk: NEWS_PK, sk }, UpdateExpression: 'SET taken = :yes, #ttl = :ttl', ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE }, ExpressionAttributeValues: { ':yes': true, ':ttl': Math.floor(now.getTime() / 1000) + 86_400 } }));
   }
 
   /** Closes a challenge still pending with its final (declined) answer. */
