@@ -1,6 +1,6 @@
 import { logger } from '../observability/logger';
 import { telemetry } from '../observability/telemetry';
-import { disputeNewsUnread, disputesRead, noteDisputeNews, recordChargeback, recordedChargebacks, type Payment } from '../domain/payment';
+import { disputeChecked, disputeNewsUnread, disputesRead, noteDisputeNews, recordChargeback, recordedChargebacks, type Payment } from '../domain/payment';
 import type { Acquirer, AcquirerChargeback } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { PaymentStore } from '../ports/payments';
@@ -18,26 +18,28 @@ const ROUNDS = 8;
  * The acquirer has news of a dispute on a payment (its chargeback notification, or its report): the
  * news is noted on the payment and the payment made due in the reconcile queue now, where the
  * reconciler reads its chargebacks from the acquirer (`recordChargebacks`). `false` when the payment
- * is unknown or has no captured money (no chargeback can be recorded on it).
+ * is unknown.
  */
 export async function noteDisputeNewsOf(deps: Pick<ChargebackDeps, 'store' | 'clock'>, paymentId: string): Promise<boolean> {
   const applied = await deps.store.apply(paymentId, noteDisputeNews(deps.clock.now()));
-  if (!applied.applied) logger.warn('dispute news for a payment without captured money', { payment_id: paymentId, status: applied.payment?.status });
+  if (!applied.applied) logger.warn('dispute news for a payment we do not have', { payment_id: paymentId });
   return applied.applied;
 }
 
 /**
  * Takes the acquirer's own dispute report (an acquirer that reports disputes rather than notifying
  * them: the sandbox), noting each payment's news; the news is taken from the report once noted.
+ * Returns the payments noted.
  */
-export async function takeDisputeReport(deps: ChargebackDeps, limit = 100): Promise<number> {
-  if (!deps.acquirer.disputeNews) return 0;
+export async function takeDisputeReport(deps: ChargebackDeps, limit = 100): Promise<string[]> {
+  if (!deps.acquirer.disputeNews) return [];
   const news = await deps.acquirer.disputeNews(deps.clock.now(), limit);
+  const noted: string[] = [];
   for (const item of news) {
-    await noteDisputeNewsOf(deps, item.paymentId);
+    if (await noteDisputeNewsOf(deps, item.paymentId)) noted.push(item.paymentId);
     await item.taken();
   }
-  return news.length;
+  return [...new Set(noted)];
 }
 
 export type ChargebacksRead = 'recorded' | 'unchanged' | 'refused';
@@ -49,7 +51,10 @@ export type ChargebacksRead = 'recorded' | 'unchanged' | 'refused';
  * the payment, 208010) is not recorded: logged and counted for an operator, as a divergence from
  * the acquirer's ledger would be.
  */
-export async function recordChargebacks(deps: ChargebackDeps, payment: Payment): Promise<ChargebacksRead> {
+export async function recordChargebacks(deps: ChargebackDeps, paymentId: string, scheduled = false): Promise<ChargebacksRead> {
+  const payment = await deps.store.findPayment(paymentId);
+  // An attempt or a challenge without our answer yet: the news waits for it (read unchanged).
+  if (!payment || payment.inFlight || payment.action) return 'unchanged';
   const news = payment.disputeNews ?? 0;
   const authorization = payment.authorization;
   let outcome: ChargebacksRead = 'unchanged';
@@ -82,6 +87,7 @@ export async function recordChargebacks(deps: ChargebackDeps, payment: Payment):
       p = applied.payment;
     }
   }
-  if (p && news > (p.disputesRead ?? 0)) await deps.store.apply(p.paymentId, disputesRead(p, news));
+  if (p && news > (p.disputesRead ?? 0)) p = (await deps.store.apply(p.paymentId, disputesRead(p, news))).payment;
+  if (p && scheduled && payment.disputeChecks !== undefined) await deps.store.apply(p.paymentId, disputeChecked(p, payment.disputeChecks));
   return outcome;
 }

@@ -1,7 +1,6 @@
 import { closesByExpiryAt } from '../domain/attempts';
-import { logger } from '../observability/logger';
 import { telemetry } from '../observability/telemetry';
-import { LATE_APPROVAL_CHECK_MS, LATE_APPROVAL_WATCH_MS, QUEUES, closeLink, disputeNewsUnread, recordLocalDecline, refile, startLateReversal, stopWatching, type Payment, type PendingOperation, type WatchedAttempt } from '../domain/payment';
+import { LATE_APPROVAL_CHECK_MS, LATE_APPROVAL_WATCH_MS, QUEUES, closeLink, disputeCheckDueAt, disputeNewsUnread, recordLocalDecline, refile, startLateReversal, stopWatching, type Payment, type PendingOperation, type WatchedAttempt } from '../domain/payment';
 import type { Acquirer, AcquirerOutcome, OperationRef } from '../ports/acquirer';
 import type { Merchant, MerchantDirectory } from '../ports/merchants';
 import { merchantOf } from './payment-attempt';
@@ -42,15 +41,20 @@ export type ReconcileReport = QueueReport<ReconcileOutcome>;
  * and an approval that shows up for one of them is reversed.
  */
 export async function reconcileDue(deps: ReconcileDeps, options: DrainOptions = {}): Promise<ReconcileReport> {
-  // An acquirer that reports disputes itself (the sandbox): its news first, so this run reads them.
-  try {
-    // One worker of a sharded run takes it (the others would only note the same news again).
-    if (!options.part || options.part.index === 0) await takeDisputeReport(deps);
-  } catch (e) {
-    // The report keeps its news until taken: the next run takes it.
-    logger.warn('the acquirer\'s dispute report could not be taken', { error: e as Error });
+  const report = await drainDue(deps, QUEUES.reconcile, ['settled', 'released', 'reversed', 'postponed'], (payment, now) => reconcilePayment(deps, payment, now), options);
+  // An acquirer that reports disputes itself (the sandbox): the payments it has news of are noted
+  // and read now. One worker of a sharded run takes the report (the others would note the same news
+  // again). Taken after the queue, so a failure here leaves the queue's work done; the report keeps
+  // its news until taken, and the next run takes it.
+  if (!options.part || options.part.index === 0) {
+    for (const paymentId of await takeDisputeReport(deps)) {
+      const payment = await deps.store.findPayment(paymentId);
+      if (!payment) continue;
+      report.examined++;
+      report[await reconcilePayment(deps, payment, deps.clock.now())]++;
+    }
   }
-  return drainDue(deps, QUEUES.reconcile, ['settled', 'released', 'reversed', 'postponed'], (payment, now) => reconcilePayment(deps, payment, now), options);
+  return report;
 }
 
 const isFinal = (o: AcquirerOutcome | undefined): o is Extract<AcquirerOutcome, { kind: 'approved' | 'declined' }> => o?.kind === 'approved' || o?.kind === 'declined';
@@ -89,7 +93,12 @@ export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, no
   }
   for (const watched of Object.values(payment.watching ?? {})) await step(() => checkLateApproval(deps, payment, watched, now));
   // The acquirer's news of a dispute: its chargebacks read and recorded.
-  if (disputeNewsUnread(payment)) await step(async () => ((await recordChargebacks(deps, payment)) === 'recorded' ? 'settled' : 'released'));
+  // The acquirer's news of a dispute, or a scheduled check for one it may not have told of: its
+  // chargebacks read and recorded (on the payment read again: what the steps above recorded, an
+  // approval, decides whether a chargeback fits).
+  const checkDue = disputeCheckDueAt(payment);
+  const scheduled = checkDue !== undefined && checkDue <= now;
+  if (disputeNewsUnread(payment) || scheduled) await step(async () => ((await recordChargebacks(deps, payment.paymentId, scheduled)) === 'recorded' ? 'settled' : 'released'));
   const closesAt = closesByExpiryAt(payment);
   if (!payment.inFlight && !payment.action && closesAt && closesAt <= now) {
     await step(() => closeExpiredLink(deps, payment, now));

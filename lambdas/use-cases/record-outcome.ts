@@ -74,7 +74,7 @@ async function recordOnce(
     case 'approved': {
       const authorizeOnly = type !== 'recurring' && (ref.authorizeOnly ?? merchant.dms);
       const tokens = outcome.storedCredentialRef ? await issueTokens(deps, payment, ref, outcome.storedCredentialRef, now) : {};
-      transition = recordApproval(payment, { ...answer, authorizeOnly, authorizationValidityMs: deps.policy.authorizationValidityMs, autoCaptureDelayMinutes: merchant.autoCaptureDelayMinutes, tokens }, now);
+      transition = recordApproval(payment, { ...answer, authorizeOnly, authorizationValidityMs: deps.policy.authorizationValidityMs, autoCaptureDelayMinutes: merchant.autoCaptureDelayMinutes, tokens, disputeChecks: deps.policy.disputeChecks }, now);
       break;
     }
     case 'declined':

@@ -15,6 +15,12 @@ export interface Policy {
   readonly authorizationValidityMs: number;
   /** How long an intent may wait for its answer before the reconciler asks (RECONCILE_AFTER_SECONDS). */
   readonly reconcileAfterMs: number;
+  /**
+   * Whether settled payments are asked about chargebacks on a schedule (DISPUTE_CHECK_DAYS): an
+   * acquirer that only notifies them (S2S CARD) may lose a notification; one that reports them
+   * itself (the sandbox) needs no checks.
+   */
+  readonly disputeChecks?: boolean;
 }
 
 export type QueueReport<K extends string> = { examined: number; failed: number; errors: string[] } & Record<K, number>;

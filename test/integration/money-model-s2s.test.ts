@@ -47,7 +47,7 @@ describe('money model over the S2S CARD connector: our records agree with the ga
     expect(model.stats.faults - before.faults).toBeGreaterThan(0);
     // Money moved at the gateway, every kind of it (a model whose payments never reach it proves nothing).
     const moved = (kind: string) => (model.stats.gatewayMoves?.[kind] ?? 0) - (before.gatewayMoves[kind] ?? 0);
-    if (runs >= 100) for (const kind of ['sale/success', 'auth/success', 'capture/success', 'refund/success', 'void/success', 'reversal/success']) expect({ [kind]: moved(kind) }).not.toEqual({ [kind]: 0 });
+    if (runs >= 100) for (const kind of ['sale/success', 'auth/success', 'capture/success', 'refund/success', 'void/success', 'reversal/success', 'chargeback/success']) expect({ [kind]: moved(kind) }).not.toEqual({ [kind]: 0 });
     expect(model.stats.divergences).toBe(0);
   };
   (RUNS.memory ? it : it.skip)(`holds over ${RUNS.memory} random runs on the in-memory store`, holds('memory', RUNS.memory), 15 * 60_000);

@@ -54,6 +54,8 @@ const MINUTE = 60_000;
 type Op =
   | 'pay' | 'pay-again' | 'answer' | 'refuse-answer' | 'return' | 'void' | 'refund-part' | 'refund-all' | 'capture-part' | 'capture-all'
   | 'release' | 'recurring' | 'retry' | 'reconcile' | 'capture-job' | 'minutes' | 'hours' | 'day'
+  // The acquirer charges the payment back (the cardholder's bank): part of it, or all that is left.
+  | 'chargeback-part' | 'chargeback-all'
   // S2S CARD only: the gateway sends the callbacks it held back and carries out the CREDITVOIDs it kept waiting;
   // the merchant switches between one-stage and two-stage (what an attempt already sent must keep its mode).
   | 'gateway-catches-up' | 'merchant-switches';
@@ -62,11 +64,11 @@ export type Connector = 'sandbox' | 's2s-card';
 
 const OPS: readonly Op[] = [
   'pay', 'pay-again', 'answer', 'refuse-answer', 'return', 'void', 'refund-part', 'refund-all', 'capture-part', 'capture-all',
-  'release', 'recurring', 'retry', 'reconcile', 'capture-job', 'minutes', 'hours', 'day',
+  'release', 'recurring', 'retry', 'reconcile', 'capture-job', 'minutes', 'hours', 'day', 'chargeback-part', 'chargeback-all',
 ];
 /** Money-moving operations weigh more than clock moves and jobs. */
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<Op>('pay', 'void', 'refund-part', 'refund-all', 'capture-part', 'capture-all', 'release', 'recurring', 'retry') },
+  { weight: 3, arbitrary: fc.constantFrom<Op>('pay', 'void', 'refund-part', 'refund-all', 'capture-part', 'capture-all', 'release', 'recurring', 'retry', 'chargeback-part') },
   { weight: 1, arbitrary: fc.constantFrom(...OPS) },
 );
 
@@ -196,6 +198,8 @@ export interface ModelStats {
   /** Faults injected at step boundaries, plus (S2S CARD) the gateway's misbehaviour that happened. */
   faults: number;
   divergences: number;
+  /** Payments that ended charged back (in part or in full): the runs reached chargebacks. */
+  chargedBack?: number;
   /** S2S CARD: the gateway's misbehaviour by kind (`SALE answer lost`: 12, `callback lost`: 30…). */
   gatewayFaults?: Record<string, number>;
   /** S2S CARD: the gateway's transactions at the end of the runs by type and status (`refund/success`: 40): what the runs moved. */
@@ -405,6 +409,17 @@ async function runScenario(
         case 'retry':
           for (const id of [...paymentIds].filter((id) => id !== session.paymentId)) await retryOwnPayment(deps, mk, { payment_id: id });
           break;
+        case 'chargeback-part':
+        case 'chargeback-all': {
+          // At the acquirer, whatever our records say: of every payment of the run it settled.
+          const amount = op === 'chargeback-part' ? 250 : undefined;
+          for (const id of paymentIds) {
+            if (gateway) {
+              for (const t of gateway.ledgerOf(id)) if (t.status === 'SETTLED' || t.status === 'CHARGEBACK') gateway.chargeback(t.transId, amount);
+            } else await base.sandbox.raiseChargeback(id, amount);
+          }
+          break;
+        }
         case 'reconcile':
           await reconcileDue(deps);
           break;
@@ -443,6 +458,8 @@ async function runScenario(
   const jobsDrain = async <T>(job: (part: ShardPart) => Promise<T>) => {
     for (const index of shards) await job({ index, of: LOCAL_SHARDS.work });
   };
+  // The reconcile job's first worker also takes the acquirer's dispute report (the sandbox's).
+  const reconcileParts = [...new Set([0, ...shards])];
   if (gateway) {
     // The gateway carries out what it kept waiting and sends what it held back (the lost stay
     // lost), then answers every request: the final reconcile is not itself faulted, as in the sandbox.
@@ -453,9 +470,9 @@ async function runScenario(
   for (let round = 0; round < 12; round++) {
     clock.advance(round < 6 ? 16 * MINUTE : 6 * 60 * MINUTE);
     const deps = { ...base, acquirer } as Deps;
-    await jobsDrain((part) => reconcileDue(deps, { part }));
+    for (const index of reconcileParts) await reconcileDue(deps, { part: { index, of: LOCAL_SHARDS.work } });
     await jobsDrain((part) => runCaptureJob(deps, { part }));
-    await jobsDrain((part) => reconcileDue(deps, { part }));
+    for (const index of reconcileParts) await reconcileDue(deps, { part: { index, of: LOCAL_SHARDS.work } });
   }
 
   const divergences: Divergence[] = [];
@@ -472,7 +489,10 @@ async function runScenario(
       for (const t of gateway.ledgerOf(id)) for (const i of t.transactions) moves[`${i.type}/${i.status}`] = (moves[`${i.type}/${i.status}`] ?? 0) + 1;
     }
   }
-  for (const id of touched) divergences.push(...(await checkOne(service, store, gateway, id)));
+  for (const id of touched) {
+    divergences.push(...(await checkOne(service, store, gateway, id)));
+    if ((await store.findPayment(id))?.chargedBackMinor) stats.chargedBack = (stats.chargedBack ?? 0) + 1;
+  }
   lastRun.splice(0, lastRun.length, ...touched);
   if (switched) await updateMerchantSettings(serviceDeps, merchant.merchant_key, { dms: s.dms });
   stats.runs++;

@@ -40,17 +40,15 @@ export async function acceptNotification(connector: S2SCardAcquirer, records: S2
   const recorded = authorization.transId ?? authorization.outcome?.acquirerRef;
   if (recorded !== transId && (await connector.transIdOfOrder(authorization)) !== transId) return { answer: 'ERROR', why: 'unconfirmed' };
 
-  if (action === 'CHARGEBACK') {
-    // Only a chargeback of an approved payment is news; the gateway's reading decides what it was.
-    if (authorization.outcome?.kind !== 'approved') return { answer: 'ERROR', why: 'unconfirmed' };
-    await records.noteDispute(paymentId, disputeHintOf(fields, authorization.currency, now));
-    return { answer: 'OK', paymentId, changed: true, dispute: true };
-  }
-
   let current = entries;
   if (authorization.state !== 'answered') {
     await connector.rereadAuthorization(paymentId, authorization);
     current = await records.entries(paymentId);
+  }
+  if (action === 'CHARGEBACK') {
+    // News of a dispute, kept; what it was is read from the gateway by the reconciler.
+    await records.noteDispute(paymentId, disputeHintOf(fields, authorization.currency, now));
+    return { answer: 'OK', paymentId, changed: true, dispute: true };
   }
   const settled = current[authorization.key];
   const approvedRef = settled?.outcome?.kind === 'approved' ? settled.outcome.acquirerRef : undefined;

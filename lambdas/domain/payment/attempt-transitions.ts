@@ -126,6 +126,8 @@ export function recordApproval(
     readonly authorizationValidityMs: number;
     readonly autoCaptureDelayMinutes?: number;
     readonly tokens?: Pick<Payment, 'cardToken' | 'recurringToken' | 'recurringInitTransId'>;
+    /** Check the acquirer for chargebacks on a schedule once the money settles (Policy.disputeChecks). */
+    readonly disputeChecks?: boolean;
   },
   now: Date,
 ): Transition {
@@ -143,12 +145,13 @@ export function recordApproval(
         authorization: { idempotencyKey: input.ref.idempotencyKey, acquirerRef: input.acquirerRef },
         updatedAt: at,
         ...input.tokens,
+        ...(input.disputeChecks ? { disputeChecks: 0 } : {}),
         ...(voidableUntil ? { voidableUntil: voidableUntil.toISOString() } : {}),
         ...(authorizationExpiresAt ? { authorizationExpiresAt: authorizationExpiresAt.toISOString() } : {}),
       },
       remove: ['inFlight', 'action', 'reason'],
       append: [attemptTransaction(payment, input, now, 'success')],
-      queue: captureDue ?? restingQueue({ ...payment, status, inFlight: undefined, action: undefined }, now),
+      queue: captureDue ?? restingQueue({ ...payment, status, inFlight: undefined, action: undefined, ...(input.disputeChecks ? { disputeChecks: 0 } : {}), transactions: [...payment.transactions, attemptTransaction(payment, input, now, 'success')] }, now),
     },
   };
 }

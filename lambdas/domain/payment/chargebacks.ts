@@ -72,12 +72,13 @@ export function recordChargeback(p: Payment, n: number, chargeback: Chargeback, 
 export const disputeNewsUnread = (p: Pick<Payment, 'disputeNews' | 'disputesRead'>): boolean => (p.disputeNews ?? 0) > (p.disputesRead ?? 0);
 
 /**
- * The acquirer has news of a dispute on a captured payment (a chargeback notification, its own
- * report): counted, and the payment due in the reconcile queue now, where the reconciler reads its
- * chargebacks from the acquirer. A payment with nothing captured has no dispute to read.
+ * The acquirer has news of a dispute on a payment (a chargeback notification, its own report):
+ * counted, and the payment due in the reconcile queue now, where the reconciler reads its
+ * chargebacks from the acquirer. Whatever our status: the acquirer may have settled a payment whose
+ * answer we have not recorded yet; the news waits until we have.
  */
 export const noteDisputeNews = (now: Date): Transition => ({
-  guard: { statusIn: TRANSITIONS.chargeback.from },
+  guard: {},
   change: { set: { updatedAt: now.toISOString() }, add: { disputeNews: 1 }, queue: { name: QUEUES.reconcile, dueAt: now.toISOString() } },
 });
 
@@ -85,4 +86,34 @@ export const noteDisputeNews = (now: Date): Transition => ({
 export const disputesRead = (p: Pick<Payment, 'updatedAt'>, news: number): Transition => ({
   guard: {},
   change: { set: { disputesRead: news, updatedAt: p.updatedAt } },
+});
+
+/**
+ * When a settled payment's chargebacks are checked at the acquirer, in days after its money settled,
+ * for an acquirer whose only word of a chargeback is a notification it may lose (S2S CARD): most
+ * chargebacks come within weeks, the card schemes allow about 120 days. Four reads in a payment's
+ * life; a notification that arrives makes the payment due at once anyway.
+ */
+export const DISPUTE_CHECK_DAYS = [1, 7, 30, 120] as const;
+const DAY_MS = 24 * 3600_000;
+
+/** When the money of a payment settled: its last successful sale, recurring charge or capture. */
+export function moneySettledAt(p: Pick<Payment, 'transactions'>): Date | undefined {
+  const settled = p.transactions.filter((t) => t.status === 'success' && (t.type === 'sale' || t.type === 'recurring' || t.type === 'capture' || t.type === '3ds' || t.type === 'redirect'));
+  const last = settled[settled.length - 1];
+  return last ? new Date(last.at) : undefined;
+}
+
+/** When the payment's next scheduled check of the acquirer's chargebacks is due; undefined: none. */
+export function disputeCheckDueAt(p: Pick<Payment, 'status' | 'disputeChecks' | 'transactions'>): Date | undefined {
+  if (p.disputeChecks === undefined || !TRANSITIONS.chargeback.from.includes(p.status)) return undefined;
+  const days = DISPUTE_CHECK_DAYS[p.disputeChecks];
+  const settledAt = moneySettledAt(p);
+  return days === undefined || !settledAt ? undefined : new Date(settledAt.getTime() + days * DAY_MS);
+}
+
+/** The scheduled check number `done` (0-based) was made. */
+export const disputeChecked = (p: Pick<Payment, 'updatedAt'>, done: number): Transition => ({
+  guard: {},
+  change: { set: { disputeChecks: done + 1, updatedAt: p.updatedAt } },
 });

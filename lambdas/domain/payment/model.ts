@@ -191,6 +191,11 @@ export interface Payment {
    */
   readonly disputeNews?: number;
   readonly disputesRead?: number;
+  /**
+   * Checks of the acquirer's chargebacks made since the money settled, on the schedule of
+   * DISPUTE_CHECK_DAYS (chargebacks.ts); absent: not checked (an acquirer that reports disputes itself).
+   */
+  readonly disputeChecks?: number;
   /** The recurring chain a merchant-initiated payment belongs to. */
   readonly recurringChainToken?: string;
   /**

@@ -72,7 +72,7 @@ export function recordOperationAnswer(p: Payment, op: PendingOperation, answer: 
     return {
       guard,
       change: approved
-        ? { set: { status: 'settled', capturedMinor: op.amountMinor, updatedAt: at, ...(voidableUntil ? { voidableUntil: voidableUntil.toISOString() } : {}) }, remove: ['operation', 'reason'], append: [tx], queue: restingQueue(after('settled'), now) }
+        ? { set: { status: 'settled', capturedMinor: op.amountMinor, updatedAt: at, ...(voidableUntil ? { voidableUntil: voidableUntil.toISOString() } : {}) }, remove: ['operation', 'reason'], append: [tx], queue: restingQueue(after('settled', { transactions: [...p.transactions, tx] }), now) }
         : {
             set: { status: 'pending', reason: tx.reason, updatedAt: at },
             remove: ['operation'],

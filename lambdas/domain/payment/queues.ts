@@ -1,5 +1,5 @@
 import { closesByExpiryAt } from '../attempts';
-import { disputeNewsUnread } from './chargebacks';
+import { disputeCheckDueAt, disputeNewsUnread } from './chargebacks';
 import type { Payment } from './model';
 import type { QueueEntry } from './change';
 
@@ -28,8 +28,10 @@ export function restingQueue(p: Payment, now: Date, refundsLeft = Object.keys(p.
   // News of a dispute not read yet (the acquirer could not be asked): asked again later.
   if (p.inFlight || p.action || refundsLeft > 0 || disputeNewsUnread(p)) return reconcileEntry(now);
   // A held decline becomes final when its link expires: the reconciler then reports it.
+  const check = disputeCheckDueAt(p);
   const dues = [
     ...(watched.length ? [now.getTime() + LATE_APPROVAL_CHECK_MS] : []),
+    ...(check ? [check.getTime()] : []),
     ...(closesByExpiryAt(p) ? [closesByExpiryAt(p)!.getTime()] : []),
   ];
   if (dues.length) return { name: QUEUES.reconcile, dueAt: new Date(Math.min(...dues)).toISOString() };
