@@ -42,6 +42,9 @@ beforeAll(async () => {
       S2S_CARD_PASSWORD: gateway.password,
       S2S_CARD_TIMEOUT_MS: '700',
       S2S_CARD_FOLLOW_UP_WAIT_MS: '1500',
+      // Thirty page hits at once beside four other test workers on two cores: a function's own work
+      // may take several times what it takes on Lambda (local/lambda-context.ts).
+      FUNCTION_TIMEOUT_SCALE: '3',
     },
   });
   gateway.notifyUrl = `${service.baseUrl}/acquirer/s2s-card/notify`;

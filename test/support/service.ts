@@ -10,6 +10,7 @@ import type { Ids } from '../../lambdas/ports/ids';
 import type { MerchantSettings } from '../../lambdas/ports/merchants';
 import { createMerchant, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { backendEnvironment, localDeps, startLocalBackend, type LocalBackend } from '../../local/backend';
+import { functionTimeoutScaleOf } from '../../local/lambda-context';
 import { createApp } from '../../local/http-server';
 import { localRoutes } from '../../lib/routes';
 import { acquirerTimeoutsOf } from '../../lib/time-budget';
@@ -62,6 +63,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     logRefusal: (line) => refusals.push(line),
     // The acquirer timeouts the test configures (its env), else the stack's: route timeouts derive from them as in the runner.
     acquirerTimeouts: acquirerTimeoutsOf(options.env ?? {}),
+    // FUNCTION_TIMEOUT_SCALE in the test's env, as the runner reads it (local/lambda-context.ts).
+    timeoutScale: functionTimeoutScaleOf(options.env ?? {}),
   });
   attributeRequests(app);
   try {
