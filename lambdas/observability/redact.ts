@@ -13,11 +13,29 @@ const MAX_DEPTH = 8;
 /** card_number=4111+1111+… and cvv=123 in form-encoded or query text. */
 const SENSITIVE_PAIR = /\b(card_?number|card_?cvv|cvv2?|cvc2?|security_?code|pan)=[^&\s"]*/gi;
 
-export function redactText(text: string): string {
-  return text.replace(SENSITIVE_PAIR, '$1=[redacted]').replace(CODE_MENTION, '$1$2[redacted]').replace(PAN_LIKE, (m) => {
+/**
+ * A UUID (payment ids, request and correlation ids) is never a card number, whatever digits it has:
+ * one whose first groups are all digits (`06641812-5678-4649-…`) would otherwise read as 16 digits
+ * grouped with dashes, and a log line would lose the id that finds the request.
+ */
+const UUID = /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g;
+
+const maskPans = (text: string): string =>
+  text.replace(PAN_LIKE, (m) => {
     const digits = m.replace(/%2[0fF]/g, '').replace(/\D/g, '');
     return `${digits.slice(0, 6)}******${digits.slice(-4)}`;
   });
+
+export function redactText(text: string): string {
+  const cleaned = text.replace(SENSITIVE_PAIR, '$1=[redacted]').replace(CODE_MENTION, '$1$2[redacted]');
+  // Card numbers are looked for between the UUIDs, never inside one.
+  let out = '';
+  let at = 0;
+  for (const m of cleaned.matchAll(UUID)) {
+    out += maskPans(cleaned.slice(at, m.index)) + m[0];
+    at = m.index + m[0].length;
+  }
+  return out + maskPans(cleaned.slice(at));
 }
 
 export function redact(value: unknown, depth = 0): unknown {

@@ -134,3 +134,19 @@ describe('the logger', () => {
     expect(written).not.toContain('no search function');
   });
 });
+
+describe('a UUID is never taken for a card number', () => {
+  it.each([
+    '06641812-5678-4649-8de9-a8cb46676fce',
+    '12345678-1234-4123-8123-123456789012',
+  ])('%s stays whole, alone and in text', (id) => {
+    expect(redactText(id)).toBe(id);
+    expect(redactText(`request ${id} failed`)).toBe(`request ${id} failed`);
+    expect(redact({ correlation_id: id })).toEqual({ correlation_id: id });
+  });
+
+  it('a card number beside a UUID is still masked', () => {
+    expect(redactText('06641812-5678-4649-8de9-a8cb46676fce paid with 4111 1111 1111 1111')).toBe('06641812-5678-4649-8de9-a8cb46676fce paid with 411111******1111');
+    expect(redactText('4111111111111111 06641812-5678-4649-8de9-a8cb46676fce')).toBe('411111******1111 06641812-5678-4649-8de9-a8cb46676fce');
+  });
+});
