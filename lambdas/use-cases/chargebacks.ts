@@ -1,6 +1,6 @@
 import { logger } from '../observability/logger';
 import { telemetry } from '../observability/telemetry';
-import { disputeChecked, disputeNewsUnread, disputesRead, noteDisputeNews, recordChargeback, recordedChargebacks, type Payment } from '../domain/payment';
+import { disputeChecked, disputesRead, noteDisputeNews, recordChargeback, recordedChargebacks, type Payment } from '../domain/payment';
 import type { Acquirer, AcquirerChargeback } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { PaymentStore } from '../ports/payments';

@@ -52,40 +52,36 @@ test('the runner reads the acquirer timeouts from its environment, the stack\'s 
   expect(() => runnerTimeouts(localRoutes('s2s-card'), { S2S_CARD_TIMEOUT_MS: 15_000, S2S_CARD_FOLLOW_UP_WAIT_MS: 5_000 })).toThrow(/would need 38 s/);
 });
 
-test('an invocation in the runner is given its derived time (the Lambda context it runs with)', async () => {
-  const refund = ROUTES.find((r) => r.id === 'RefundPayment')!;
-  const probe = { ...refund, id: 'RefundPayment', method: 'GET', path: '/probe', entry: 'test/cdk/fixtures/remaining-time.ts' } as RouteDefinition;
-  const timeouts = { S2S_CARD_TIMEOUT_MS: 5_000, S2S_CARD_FOLLOW_UP_WAIT_MS: 2_000 };
-  const app = createApp([probe], { acquirerTimeouts: timeouts, logRefusal: () => undefined });
+/** A route with RefundPayment's timeout that answers the time its invocation was given. */
+const PROBE = { ...ROUTES.find((r) => r.id === 'RefundPayment')!, id: 'RefundPayment', method: 'GET', path: '/probe', entry: 'test/cdk/fixtures/remaining-time.ts' } as RouteDefinition;
+const PROBE_TIMEOUTS = { S2S_CARD_TIMEOUT_MS: 5_000, S2S_CARD_FOLLOW_UP_WAIT_MS: 2_000 };
+
+/** The remaining time the probe sees when the runner serves it with these options. */
+async function remainingInRunner(options: { timeoutScale?: number } = {}): Promise<number> {
+  const app = createApp([PROBE], { acquirerTimeouts: PROBE_TIMEOUTS, ...options, logRefusal: () => undefined });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   try {
     const res = await fetch(`http://127.0.0.1:${(app.address() as AddressInfo).port}/probe`);
-    const { remainingMs } = (await res.json()) as { remainingMs: number };
-    // 2 × 5 s + 2 s + 3 s of our own: 15 s, not the old 10 s.
-    expect(remainingMs).toBeGreaterThan(14_000);
-    expect(remainingMs).toBeLessThanOrEqual(15_000);
+    return ((await res.json()) as { remainingMs: number }).remainingMs;
   } finally {
     await new Promise((resolve) => app.close(resolve));
   }
+}
+
+test('an invocation in the runner is given its derived time (the Lambda context it runs with)', async () => {
+  const remainingMs = await remainingInRunner();
+  // 2 × 5 s + 2 s + 3 s of our own: 15 s, not the old 10 s.
+  expect(remainingMs).toBeGreaterThan(14_000);
+  expect(remainingMs).toBeLessThanOrEqual(15_000);
 });
 
 test('FUNCTION_TIMEOUT_SCALE multiplies each function\'s time in the runner (a crowded machine), never the acquirer\'s; a bad value stops the start', async () => {
   expect(functionTimeoutScaleOf({})).toBe(1);
   expect(functionTimeoutScaleOf({ FUNCTION_TIMEOUT_SCALE: '3' })).toBe(3);
   for (const bad of ['0.5', '11', 'three', '-2']) expect(() => functionTimeoutScaleOf({ FUNCTION_TIMEOUT_SCALE: bad })).toThrow(/FUNCTION_TIMEOUT_SCALE must be a number from 1 to 10/);
-  const refund = ROUTES.find((r) => r.id === 'RefundPayment')!;
-  const probe = { ...refund, id: 'RefundPayment', method: 'GET', path: '/probe', entry: 'test/cdk/fixtures/remaining-time.ts' } as RouteDefinition;
-  const timeouts = { S2S_CARD_TIMEOUT_MS: 5_000, S2S_CARD_FOLLOW_UP_WAIT_MS: 2_000 };
-  const app = createApp([probe], { acquirerTimeouts: timeouts, timeoutScale: 3, logRefusal: () => undefined });
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  try {
-    const res = await fetch(`http://127.0.0.1:${(app.address() as AddressInfo).port}/probe`);
-    const { remainingMs } = (await res.json()) as { remainingMs: number };
-    // 3 × 15 s; the route's own timeout (runnerTimeouts) is unchanged.
-    expect(remainingMs).toBeGreaterThan(44_000);
-    expect(remainingMs).toBeLessThanOrEqual(45_000);
-    expect(runnerTimeouts([probe], timeouts).get('RefundPayment')).toBe(15);
-  } finally {
-    await new Promise((resolve) => app.close(resolve));
-  }
+  const remainingMs = await remainingInRunner({ timeoutScale: 3 });
+  // 3 × 15 s; the route's own timeout (runnerTimeouts) is unchanged.
+  expect(remainingMs).toBeGreaterThan(44_000);
+  expect(remainingMs).toBeLessThanOrEqual(45_000);
+  expect(runnerTimeouts([PROBE], PROBE_TIMEOUTS).get('RefundPayment')).toBe(15);
 });

@@ -82,14 +82,14 @@ export class S2SRecords {
   ) {}
 
   async entries(paymentId: string): Promise<Record<string, S2SEntry>> {
-    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: s2sRecordsKey(paymentId), ConsistentRead: true }));
-    return (out.Item as RecordsItem | undefined)?.entries ?? {};
+    return (await this.read(paymentId)).entries;
   }
 
-  /** The dispute hints of the payment's CHARGEBACK callbacks, oldest first. */
-  async disputes(paymentId: string): Promise<readonly DisputeHint[]> {
+  /** The payment's entries and the dispute hints of its CHARGEBACK callbacks (oldest first), in one read. */
+  async read(paymentId: string): Promise<{ entries: Record<string, S2SEntry>; disputes: readonly DisputeHint[] }> {
     const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: s2sRecordsKey(paymentId), ConsistentRead: true }));
-    return (out.Item as RecordsItem | undefined)?.disputes ?? [];
+    const item = out.Item as RecordsItem | undefined;
+    return { entries: item?.entries ?? {}, disputes: item?.disputes ?? [] };
   }
 
   /** Keeps a CHARGEBACK callback's hint (a repeated callback adds a copy; readers match by amount). */

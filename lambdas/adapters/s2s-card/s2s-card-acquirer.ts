@@ -330,10 +330,11 @@ export class S2SCardAcquirer implements Acquirer {
    * codes and dates come from the callbacks of the same amount, oldest first (docs/adr/0034).
    */
   async chargebacks(authorization: OperationRef): Promise<readonly AcquirerChargeback[]> {
-    const entry = await this.records.entry(authorization.paymentId, authorization.idempotencyKey);
+    const { entries, disputes: hints } = await this.records.read(authorization.paymentId);
+    const entry = entries[canonicalKey(authorization.idempotencyKey)];
     const transId = entry?.outcome?.kind === 'approved' ? entry.outcome.acquirerRef : undefined;
     if (!entry || !transId) return [];
-    const [reading, hints] = await Promise.all([this.readPayment(transId, entry.party, entry.currency), this.records.disputes(authorization.paymentId)]);
+    const reading = await this.readPayment(transId, entry.party, entry.currency);
     const unused = [...hints];
     const hintFor = (amountMinor: number | undefined) => {
       const at = unused.findIndex((h) => amountMinor === undefined || h.amountMinor === amountMinor);
