@@ -24,6 +24,8 @@ const configSchema = z.object({
   /** Endpoints of the local stand-ins; unset on AWS. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   SECRETS_MANAGER_ENDPOINT: z.optional(z.url()),
+  /** Name prefix of the acquirer accounts' password secrets (`checkout/<stage>/acquirer-accounts/`); without it no account but the stage's is used. */
+  ACQUIRER_ACCOUNT_SECRET_PREFIX: z.optional(z.string().check(z.regex(/^[A-Za-z0-9/_+=.@-]+\/$/))),
   /** Days an authorization (DMS) may wait for capture before it is released. */
   AUTHORIZATION_VALIDITY_DAYS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(30)), 7),
   /**
@@ -98,6 +100,13 @@ const configSchema = z.object({
   S2S_CARD_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(500), z.lte(20_000)), 15_000),
   /** How long a refund answered ACCEPTED waits in the request for its callback before it is left to reconciliation. */
   S2S_CARD_FOLLOW_UP_WAIT_MS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(10_000)), 5_000),
+  /**
+   * A merchant's chargeback rate of a month (chargebacks over payments settled) at or over this, in
+   * percent, alarms and is flagged in the portal: the card schemes' monitoring starts at about 0.9 %.
+   */
+  CHARGEBACK_RATE_ALARM_PERCENT: z._default(z.coerce.number().check(z.gt(0), z.lte(100)), 0.9),
+  /** ... once the month has at least this many settled payments (a merchant's first sales say nothing yet). */
+  CHARGEBACK_RATE_MIN_SETTLED: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(1_000_000)), 100),
   /** Where the audit chain's heads are exported: the Object Lock bucket on AWS (lib/constructs/audit-anchor.ts) ... */
   AUDIT_ANCHOR_BUCKET: z.optional(z.string().check(z.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/))),
   /** ... or a folder of the data directory (the local runner). */

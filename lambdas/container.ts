@@ -18,6 +18,9 @@ import { systemClock, type Clock } from './ports/clock';
 import { randomIds, type Ids } from './ports/ids';
 import type { MerchantDirectory, MerchantRateLimiter, MerchantSecrets } from './ports/merchants';
 import type { PaymentStore } from './ports/payments';
+import type { DisputeLog, SettlementTally } from './ports/disputes';
+import type { AccountSecrets, AcquirerAccounts } from './ports/acquirer-accounts';
+import { buildAccountSecrets } from './wiring/accounts';
 import { buildAcquirer } from './wiring/acquirer';
 import { configureCursorKey } from './wiring/cursor-key';
 import { injectedDeps, setDeps } from './wiring/process';
@@ -49,6 +52,12 @@ export interface Deps {
   readonly audit: AuditLog;
   readonly requestKeys: RequestKeys;
   readonly operators: OperatorAuthenticator;
+  /** The chargebacks acquirers reported, by month, and each merchant's settled payments per month (the chargeback rate). */
+  readonly disputes: DisputeLog;
+  readonly settlements: SettlementTally;
+  /** The merchants' acquirer accounts (docs/acquirer-accounts.md) and their passwords. */
+  readonly accounts: AcquirerAccounts;
+  readonly accountSecrets: AccountSecrets;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
   /** Behind CloudFront (ORIGIN_SECRET_ID): the header values every HTTP request must carry (lambdas/middleware/origin-guard.ts). */
@@ -69,6 +78,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     secretsClient,
     ...stores,
     secrets: buildMerchantSecrets(config, clock, secretsClient, db),
+    accountSecrets: buildAccountSecrets(config, clock, secretsClient),
     ...buildAcquirer(base, secretsClient),
     ...(config.ORIGIN_SECRET_ID ? { originSecret: secretsManagerOriginSecret(secretsClient, config.ORIGIN_SECRET_ID, clock, config.SECRET_CACHE_TTL_SECONDS * 1000) } : {}),
     ...overrides,

@@ -25,6 +25,11 @@ export const ADMIN_API = {
   AdminDeadCallbacks: 'GET /admin/api/merchants/{merchantKey}/callbacks/dead',
   AdminDeadCallbacksResend: 'POST /admin/api/merchants/{merchantKey}/callbacks/resend-dead',
   AdminAudit: 'GET /admin/api/audit',
+  AdminAccounts: 'GET /admin/api/acquirer-accounts',
+  AdminAccountCreate: 'POST /admin/api/acquirer-accounts',
+  AdminAccountUpdate: 'PUT /admin/api/acquirer-accounts/{accountId}',
+  AdminDisputes: 'GET /admin/api/disputes',
+  AdminDisputesExport: 'GET /admin/api/disputes/export',
 } as const satisfies Readonly<Record<string, `${'GET' | 'POST' | 'PUT'} /admin/api/${string}`>>;
 
 export type AdminRouteId = keyof typeof ADMIN_API;

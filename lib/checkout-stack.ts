@@ -9,7 +9,7 @@ import { CheckoutApi } from './constructs/checkout-api';
 import { CheckoutFunction, type FunctionSettings } from './constructs/checkout-function';
 import { CheckoutTable } from './constructs/checkout-table';
 import { MerchantSecrets } from './constructs/merchant-secrets';
-import { Monitoring } from './constructs/monitoring';
+import { Monitoring, type ChargebackRateRule } from './constructs/monitoring';
 import { OperatorPool } from './constructs/operator-pool';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
 import { AUDIT_ANCHOR_JOB_ID, JOBS, type JobDefinition } from './jobs';
@@ -24,7 +24,7 @@ import { resolveStageSettings, type DomainSettings, type StageFile, type StageSe
 import { STAGE_FILES } from './stages';
 import { ACQUIRER_TIMEOUTS, acquirerTimeoutEnvironment, routeTimeoutSeconds, type AcquirerTimeouts } from './time-budget';
 import type { FunctionAcquirer } from './constructs/checkout-function';
-import { merchantSecretPrefix, stackName, type Stage } from './naming';
+import { accountSecretPrefix, merchantSecretPrefix, stackName, type Stage } from './naming';
 import { deployedRoutes, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, type RouteDefinition } from './routes';
 import { ORIGIN_SECRET_INJECT } from './bundling';
 import { TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from './table-schema';
@@ -86,6 +86,31 @@ export const DEFAULT_AUTHORIZATION_VALIDITY_DAYS = 7;
 /** lambdas/config.ts refuses anything else at cold start; the synth refuses it first. */
 const AUTHORIZATION_VALIDITY_DAYS_RANGE = { min: 1, max: 30 } as const;
 
+export const CHARGEBACK_RATE_ALARM_CONTEXT = 'chargebackRateAlarm';
+/** The card schemes' monitoring starts at about 0.9 % of a month's transactions; a month with fewer than 100 settled payments says little. */
+export const DEFAULT_CHARGEBACK_RATE: ChargebackRateRule = { alarmPercent: 0.9, minSettled: 100 };
+
+/**
+ * When a merchant's chargeback rate alarms: context `chargebackRateAlarm`, `{ "percent": 0.9, "minSettled": 100 }`
+ * for every stage or `{ "prod": { … } }` per stage (either field may be left out). The functions get the
+ * same values (the portal flags with them), and the alarm's threshold is the percent.
+ */
+export function chargebackRateFromContext(node: Node, stage: Stage): ChargebackRateRule {
+  const value: unknown = node.tryGetContext(CHARGEBACK_RATE_ALARM_CONTEXT);
+  if (value === undefined) return DEFAULT_CHARGEBACK_RATE;
+  const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  const record = (v: unknown): Record<string, unknown> | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  const all = record(parsed);
+  const chosen = all && (stage in all) ? record(all[stage]) : all;
+  if (!chosen) throw new Error(`Context ${CHARGEBACK_RATE_ALARM_CONTEXT} must be {"percent": …, "minSettled": …}, got ${JSON.stringify(value)}`);
+  const number = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? Number(v) : v);
+  const alarmPercent = chosen.percent === undefined ? DEFAULT_CHARGEBACK_RATE.alarmPercent : number(chosen.percent);
+  const minSettled = chosen.minSettled === undefined ? DEFAULT_CHARGEBACK_RATE.minSettled : number(chosen.minSettled);
+  if (typeof alarmPercent !== 'number' || !(alarmPercent > 0 && alarmPercent <= 100)) throw new Error(`Context ${CHARGEBACK_RATE_ALARM_CONTEXT} for ${stage}: percent must be a number above 0 and at most 100, got ${JSON.stringify(chosen.percent)}`);
+  if (typeof minSettled !== 'number' || !Number.isInteger(minSettled) || minSettled < 0 || minSettled > 1_000_000) throw new Error(`Context ${CHARGEBACK_RATE_ALARM_CONTEXT} for ${stage}: minSettled must be a whole number from 0 to 1000000, got ${JSON.stringify(chosen.minSettled)}`);
+  return { alarmPercent, minSettled };
+}
+
 /** The scheduled job that relays callbacks from the outbox (lib/jobs.ts). */
 export const CALLBACK_RELAY_JOB_ID = 'DeliverCallbacks';
 /** The `$default` function of a stage behind CloudFront: not-found.ts with the origin check's secret reader. */
@@ -119,6 +144,8 @@ export class CheckoutStack extends Stack {
   readonly stage: Stage;
   readonly table: CheckoutTable;
   readonly merchantSecrets: MerchantSecrets;
+  /** The acquirer accounts' passwords (docs/acquirer-accounts.md), one secret each under its prefix. */
+  readonly accountSecrets: MerchantSecrets;
   readonly api: CheckoutApi;
   readonly operators: OperatorPool;
   readonly jobs: ScheduledJobs;
@@ -186,6 +213,10 @@ export class CheckoutStack extends Stack {
     const keptUserPoolName = settings.keepNames.userPoolName;
     this.table = new CheckoutTable(this, 'Data', { retainData: settings.retain, indexes, ...(keptTableName ? { tableName: keptTableName } : {}) });
     this.merchantSecrets = new MerchantSecrets(this, 'MerchantSecrets', { prefix: merchantSecretPrefix(stage) });
+    this.accountSecrets = new MerchantSecrets(this, 'AccountSecrets', {
+      prefix: accountSecretPrefix(stage),
+      holds: 'Acquirer account passwords are created at run time (merchant CLI, admin portal), one per account',
+    });
     this.api = new CheckoutApi(this, 'Api', {
       apiName: stackName(stage),
       logRetention: settings.logRetention,
@@ -242,10 +273,12 @@ export class CheckoutStack extends Stack {
     });
 
     const metricMerchants = metricMerchantsFromContext(this.node, stage);
+    const chargebackRate = chargebackRateFromContext(this.node, stage);
     const functionSettings: FunctionSettings = {
       stage,
       table: this.table,
       merchantSecrets: this.merchantSecrets,
+      accountSecrets: this.accountSecrets,
       acquirer: functionAcquirer,
       cursorSecret: this.cursorSecret,
       // Every function gets the same configuration: routes (pay, capture) and jobs (reconcile)
@@ -253,6 +286,7 @@ export class CheckoutStack extends Stack {
       environment: {
         TABLE_NAME: this.table.table.tableName,
         MERCHANT_SECRET_PREFIX: this.merchantSecrets.prefix,
+        ACQUIRER_ACCOUNT_SECRET_PREFIX: this.accountSecrets.prefix,
         STAGE: stage,
         AUTHORIZATION_VALIDITY_DAYS: String(this.authorizationValidityDays),
         // Readable stack traces cost about 30 ms of every cold start: only outside prod. prod keeps
@@ -266,6 +300,8 @@ export class CheckoutStack extends Stack {
         POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
         LOG_LEVEL: settings.logLevel,
         ...(metricMerchants.length ? { METRIC_MERCHANTS: metricMerchants.join(',') } : {}),
+        CHARGEBACK_RATE_ALARM_PERCENT: String(chargebackRate.alarmPercent),
+        CHARGEBACK_RATE_MIN_SETTLED: String(chargebackRate.minSettled),
         PUBLIC_BASE_URL: publicBase,
         // The table's stream dispatcher delivers new callbacks (lib/constructs/callback-delivery.ts).
         CALLBACK_STREAM: '1',
@@ -337,6 +373,7 @@ export class CheckoutStack extends Stack {
       jobsDeadLetterQueue: this.jobs.deadLetterQueue,
       table: this.table,
       metricMerchants,
+      chargebackRate,
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topic.topicArn, description: 'Subscribe the team here: every alarm of the stage notifies this topic' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboardName, description: 'The CloudWatch dashboard of the stage' });
@@ -344,6 +381,7 @@ export class CheckoutStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the API (no trailing slash)' });
     new CfnOutput(this, 'TableName', { value: this.table.table.tableName });
     new CfnOutput(this, 'MerchantSecretPrefix', { value: this.merchantSecrets.prefix });
+    new CfnOutput(this, 'AccountSecretPrefix', { value: this.accountSecrets.prefix, description: 'Name prefix of the acquirer accounts\' password secrets' });
     new CfnOutput(this, 'Stage', { value: stage });
     new CfnOutput(this, 'Acquirer', { value: this.acquirer.name });
     new CfnOutput(this, 'PublicBaseUrl', { value: publicBase, description: 'The base of every link and of the S2S CARD Notification URL' });

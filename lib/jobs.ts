@@ -70,6 +70,15 @@ export const JOBS: readonly JobDefinition[] = [
     localEverySeconds: 2,
   },
   {
+    id: 'CheckChargebackRates',
+    entry: 'lambdas/handlers/chargeback-rates-job.ts',
+    // Hourly: the rates move with each chargeback and settled payment; the alarm looks at the highest.
+    everyMinutes: 60,
+    access: { table: tableAccess(ACCESS.disputesRead, ACCESS.merchantList), merchantSecrets: false },
+    timeoutSeconds: 60,
+    description: 'Checks each merchant\'s chargeback rate of this month for the chargeback-rate alarm',
+  },
+  {
     id: AUDIT_ANCHOR_JOB_ID,
     entry: 'lambdas/handlers/audit-anchor-job.ts',
     // Hourly: a checkpoint of today's head, and each closed day's final head, to the Object Lock

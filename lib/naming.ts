@@ -7,3 +7,5 @@ export type Stage = (typeof STAGES)[number];
 
 export const stackName = (stage: string) => `Checkout-${stage}`;
 export const merchantSecretPrefix = (stage: string) => `checkout/${stage}/merchants/`;
+/** The acquirer accounts' passwords (docs/acquirer-accounts.md): a family of its own, beside the merchants'. */
+export const accountSecretPrefix = (stage: string) => `checkout/${stage}/acquirer-accounts/`;

@@ -65,8 +65,10 @@ export const ACCESS = {
   /**
    * Every change of a payment is one conditional UpdateItem of its state item, read before it
    * (findPayment, transition; the details read by key when the function has not read them yet).
+   * A change that settles money adds the payment to its merchant's month (TALLY#, one atomic
+   * addition: lambdas/use-cases/settlement-tally.ts).
    */
-  paymentChange: { items: { PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } },
+  paymentChange: { items: { PAYMENT: ['GetItem', 'Query', 'UpdateItem'], TALLY: ['UpdateItem'] } },
   /**
    * Every merchant API request (lambdas/middleware/merchant-gate.ts, ADR 0025): a key missing from
    * the secret cache is looked up in the directory first (one consistent read of the merchant), and
@@ -86,32 +88,45 @@ export const ACCESS = {
   merchantList: { items: { MERCHANT: ['BatchGetItem'] }, indexes: ['lookup'] },
   /** Payments found through a keys-only index (search, order number, dead callbacks), read by key (state and details items). */
   paymentsByKey: { items: { PAYMENT: ['BatchGetItem'] } },
+  /*
+   * Every block below that reaches the S2S CARD connector reads the payment's acquirer account by key
+   * (ACCOUNT GetItem: docs/acquirer-accounts.md); on a sandbox stage the grant is there unused.
+   */
   /**
    * The sandbox acquirer answering a follow-up (capture, void, refund, reversal) or making an
    * operation final (close): its ledger item per payment, created once and changed by conditional
    * updates (lambdas/adapters/sandbox-acquirer).
    */
-  acquirerFollowUps: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
-  /** Reading a payment's chargebacks: the sandbox's ledger, or the S2S CARD records' dispute hints. */
-  acquirerChargebacks: { items: { SANDBOX: ['GetItem'], S2SCARD: ['GetItem'] } },
+  acquirerFollowUps: { items: { ACCOUNT: ['GetItem'], SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  /**
+   * Reading a payment's chargebacks: the sandbox's ledger, or the S2S CARD records' dispute hints;
+   * each one written to the month's disputes log (DISPUTE#, a put per chargeback, replaced when written again).
+   */
+  acquirerChargebacks: { items: { ACCOUNT: ['GetItem'], SANDBOX: ['GetItem'], S2SCARD: ['GetItem'], DISPUTE: ['PutItem'] } },
+  /** The acquirer accounts by id: keys from the lookup index, then the accounts by key. */
+  accountList: { items: { ACCOUNT: ['BatchGetItem'] }, indexes: ['lookup'] },
+  /** A merchant's acquirer account read by key: the connector (which account a payment goes through), a merchant linked to one (it must exist). */
+  accountRead: { items: { ACCOUNT: ['GetItem'] } },
+  /** The operators' disputes view: a month's chargebacks (one partition each) and the merchants' tallies of it, by key. */
+  disputesRead: { items: { DISPUTE: ['Query'], TALLY: ['BatchGetItem'] } },
   /**
    * Lookups and the result after a challenge: the sandbox only reads; the S2S CARD connector records
    * the final status the gateway gives (one forward-only update of its own records).
    */
-  acquirerLookups: { items: { SANDBOX: ['GetItem'], S2SCARD: ['GetItem', 'UpdateItem'] } },
+  acquirerLookups: { items: { ACCOUNT: ['GetItem'], SANDBOX: ['GetItem'], S2SCARD: ['GetItem', 'UpdateItem'] } },
   /**
    * A customer's authorization: recorded in the ledger, with the card kept as a stored credential
    * when the session asks for a token or a recurring chain (put), and a saved card's read (get).
    */
-  acquirerAuthorizations: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem', 'PutItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  acquirerAuthorizations: { items: { ACCOUNT: ['GetItem'], SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem', 'PutItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
   /** A merchant-initiated charge (recurring, retry) uses the stored credential and never stores one (`storeCredential: false`). */
-  acquirerMerchantInitiated: { items: { SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
+  acquirerMerchantInitiated: { items: { ACCOUNT: ['GetItem'], SANDBOX: ['GetItem', 'PutItem', 'UpdateItem'], SANDBOX_CREDENTIAL: ['GetItem'], S2SCARD: ['GetItem', 'PutItem', 'UpdateItem'] } },
   /**
    * The S2S CARD gateway's callbacks: its records read (to verify the hash), what the gateway
    * confirms recorded, the payment made due (PaymentStore.hurry); a CHARGEBACK's news counted on the
    * payment by a guarded update (read back when its guard fails).
    */
-  acquirerNotifications: { items: { S2SCARD: ['GetItem', 'UpdateItem'], PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } },
+  acquirerNotifications: { items: { ACCOUNT: ['GetItem'], S2SCARD: ['GetItem', 'UpdateItem'], PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } },
   /**
    * The sandbox's dispute report (SANDBOX#DISPUTES, lambdas/adapters/sandbox-acquirer/disputes.ts):
    * news put when the chargeback test card settles (a sale or a capture), read by the reconciler and

@@ -96,6 +96,12 @@ export const ITEM_KINDS = {
    * a slot is taken by a conditional update and lapses with its function's deadline; gone by TTL.
    */
   SEARCHLEASE: 'SEARCHLEASE#',
+  /** The merchants' acquirer accounts, one item each (lambdas/adapters/dynamodb/acquirer-accounts.ts); their passwords are in Secrets Manager. */
+  ACCOUNT: 'ACCOUNT#',
+  /** The chargebacks acquirers reported, one partition per month (lambdas/adapters/dynamodb/disputes.ts). */
+  DISPUTE: 'DISPUTE#',
+  /** A merchant's settled payments of a month, added to as each settles (lambdas/adapters/dynamodb/disputes.ts). */
+  TALLY: 'TALLY#',
 } as const;
 
 export type ItemKind = keyof typeof ITEM_KINDS;

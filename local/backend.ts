@@ -23,6 +23,8 @@ const dynalite = require('dynalite') as (options: Record<string, unknown>) => Se
 
 export const LOCAL_TABLE_NAME = 'checkout-local';
 export const LOCAL_SECRET_PREFIX = 'checkout/local/merchants/';
+/** The acquirer accounts' passwords in the local secret store. */
+export const LOCAL_ACCOUNT_SECRET_PREFIX = 'checkout/local/acquirer-accounts/';
 
 export interface LocalBackend {
   readonly dynamodbEndpoint: string;
@@ -144,6 +146,7 @@ export function backendEnvironment(backend: LocalBackend, extra: Record<string, 
   return {
     TABLE_NAME: backend.tableName,
     MERCHANT_SECRET_PREFIX: LOCAL_SECRET_PREFIX,
+    ACQUIRER_ACCOUNT_SECRET_PREFIX: LOCAL_ACCOUNT_SECRET_PREFIX,
     STAGE: 'local',
     TABLE_SHARDS: 'local',
     DYNAMODB_ENDPOINT: backend.dynamodbEndpoint,

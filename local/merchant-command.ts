@@ -19,6 +19,7 @@ import { CommandFailure, consoleIo, runCli, stageOf, UsageError, type Io } from 
 import { migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
 import { shardCountsOf } from '../lambdas/adapters/dynamodb/keys';
 import { dataDirectory, openLocalStore } from './local-store';
+import { ACCOUNT_COMMANDS, ACCOUNT_OPTIONS, ACCOUNT_USAGE, accountOptionsGiven, executeAccountCommand, isAccountCommand, parseAccountCommand, type AccountCommand } from './account-command';
 
 /**
  * The merchant admin commands behind `npm run merchant` (local/merchant-cli.ts): they create and
@@ -67,6 +68,7 @@ Audit log:
   verify-audit --from DAY [--to DAY]
                                   for every day of a range (to: today by default; at most 366).
 
+${ACCOUNT_USAGE}
 Table:
   migrate-indexes                 Give items of the layout before the sharded indexes their new index
                                   keys (docs/operations.md, "Migrating an existing table"); prints
@@ -89,6 +91,8 @@ Settings (a value "off" clears an optional setting):
   --logo-url URL|off              https URL of the logo on the checkout page.
   --frame-ancestors origin,...|off
                                   Origins allowed to frame the checkout page.
+  --acquirer-account ID|off       The merchant's own acquirer account (see accounts); off: the
+                                  stage's own.
 
 Target:
   (default)                       The local store in DATA_DIR (default .data): the running
@@ -101,7 +105,7 @@ Exit status: 0 done, 1 failed (e.g. unknown merchant or payment), 2 bad usage.
 
 
 
-const COMMANDS = ['create', 'show', 'set', 'rotate-password', 'rotate-webhook-secret', 'callbacks', 'resend-callback', 'dead-callbacks', 'resend-dead', 'verify-audit', 'migrate-indexes'] as const;
+const COMMANDS = ['create', 'show', 'set', 'rotate-password', 'rotate-webhook-secret', 'callbacks', 'resend-callback', 'dead-callbacks', 'resend-dead', 'verify-audit', 'migrate-indexes', ...ACCOUNT_COMMANDS] as const;
 type CommandName = (typeof COMMANDS)[number];
 const isCommandName = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
 
@@ -119,6 +123,8 @@ const OPTIONS = {
   'brand-color': { type: 'string' },
   'logo-url': { type: 'string' },
   'frame-ancestors': { type: 'string' },
+  'acquirer-account': { type: 'string' },
+  ...ACCOUNT_OPTIONS,
   day: { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
@@ -194,6 +200,8 @@ export interface Command {
   readonly paymentId?: string;
   /** A callback's position in its payment's history, as `callbacks` lists it. */
   readonly index?: number;
+  /** An acquirer account command (local/account-command.ts). */
+  readonly account?: AccountCommand;
   /** verify-audit: the days to check. */
   readonly days?: readonly string[];
   readonly json: boolean;
@@ -233,6 +241,12 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const noSettings = () => {
     if (given.length) throw new UsageError(`${name} takes no settings (${given.map((o) => `--${o}`).join(', ')})`);
   };
+  if (isAccountCommand(name)) {
+    noSettings();
+    return { name, account: parseAccountCommand(name, args, values, env), settings: {}, json, stage };
+  }
+  const accountOptions = accountOptionsGiven(values);
+  if (accountOptions.length) throw new UsageError(`${accountOptions.map((o) => `--${o}`).join(', ')}: only account-create and account-set take these`);
   switch (name) {
     case 'create':
       if (first) throw new UsageError('create takes no merchant key; one is generated');
@@ -298,6 +312,10 @@ async function execute(command: Command, deps: DepsWithCallbacks, env: NodeJS.Pr
   const key = command.key as string;
   const paymentId = command.paymentId as string;
   switch (command.name) {
+    case 'accounts':
+    case 'account-create':
+    case 'account-set':
+      return executeAccountCommand(command.account!, deps, cliActor(env));
     case 'create': {
       const { name, ...settings } = command.settings;
       return asJson(await createMerchantAudited(deps, cliActor(env), { name: name as string, settings }));

@@ -27,6 +27,7 @@ export function environmentFromOutputs(stage: string, outputs: Readonly<Record<s
   return {
     TABLE_NAME: outputs.TableName!,
     MERCHANT_SECRET_PREFIX: outputs.MerchantSecretPrefix!,
+    ...(outputs.AccountSecretPrefix ? { ACQUIRER_ACCOUNT_SECRET_PREFIX: outputs.AccountSecretPrefix } : {}),
     STAGE: stage,
     // The stage's acquirer as deployed (prod refuses the sandbox, so the CLI must not assume it).
     ACQUIRER: outputs.Acquirer ?? 'sandbox',

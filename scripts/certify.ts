@@ -8,6 +8,7 @@ import { createDocumentClient } from '../lambdas/adapters/dynamodb/client';
 import { acceptNotification } from '../lambdas/adapters/s2s-card/notifications';
 import { S2SRecords } from '../lambdas/adapters/s2s-card/records';
 import { S2SCardAcquirer } from '../lambdas/adapters/s2s-card/s2s-card-acquirer';
+import { singleAccountSettings } from '../lambdas/adapters/s2s-card/settings';
 import type { AcquirerOutcome } from '../lambdas/ports/acquirer';
 import { startLocalBackend } from '../local/backend';
 import { startFakeGateway, type FakeGateway } from '../test/support/s2s-card-gateway';
@@ -275,14 +276,14 @@ export async function certify(options: CertifyOptions): Promise<Certification> {
     fake = options.target === 'fake' ? await startFakeGateway() : undefined;
     const target = fake ? { url: fake.url, clientKey: fake.clientKey, password: fake.password } : (options.target as Exclude<CertifyOptions['target'], 'fake'>);
     const timeoutMs = options.timeoutMs ?? 15_000;
-    const acquirer = new S2SCardAcquirer({ url: target.url, timeoutMs, credentials: async () => ({ clientKey: target.clientKey, password: target.password }) }, records, { followUpWaitMs: 5_000 });
+    const acquirer = new S2SCardAcquirer(singleAccountSettings(target, timeoutMs), records, { followUpWaitMs: 5_000 });
     const callbacks: { fields: Record<string, string>; answer: string }[] = [];
     receiver = createServer((req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString('utf8')));
       req.on('end', () => {
         const fields = Object.fromEntries(new URLSearchParams(body));
-        void acceptNotification(acquirer, records, target.password, fields).then(
+        void acceptNotification(acquirer, records, fields).then(
           (r) => {
             const { hash: _h, ...shown } = fields;
             callbacks.push({ fields: shown, answer: r.answer });

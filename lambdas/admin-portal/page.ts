@@ -41,6 +41,8 @@ export function renderPortal(nonce: string, signIn: PortalSignIn = { kind: 'loca
 <a href="#/payments" data-nav="payments">Payments</a>
 <a href="#/queue" data-nav="queue">Capture queue</a>
 <a href="#/merchants" data-nav="merchants">Merchants</a>
+<a href="#/accounts" data-nav="accounts">Accounts</a>
+<a href="#/disputes" data-nav="disputes">Disputes</a>
 <a href="#/audit" data-nav="audit">Audit log</a>
 </nav>
 <p class="who" id="who" hidden><span id="who-name"></span> <button type="button" id="sign-out" class="link">Sign out</button></p>

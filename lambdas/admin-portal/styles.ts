@@ -55,6 +55,7 @@ tr.history>td{padding-top:0;background:#fafbfc}
 details td{white-space:nowrap}details td.mono{word-break:normal}
 section>.hint{margin:0 0 .5rem}
 .alert{border:2px solid #b00020;border-radius:.375rem;padding:.75rem;color:#b00020;background:#fff5f5}
+tr.over td{background:#fff5f5}
 tr.broken>td{background:#fff0f0;color:#8a0018}
 dialog.confirm{max-width:min(36rem,calc(100vw - 2rem));border:1px solid var(--line);border-radius:.375rem;padding:1rem 1.25rem;color:var(--fg)}
 dialog.confirm::backdrop{background:rgba(0,0,0,.45)}

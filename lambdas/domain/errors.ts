@@ -115,6 +115,12 @@ export const ERRORS = {
     message: 'Merchant not found.',
     when: 'Admin portal: no merchant with this key.',
   },
+  ACQUIRER_ACCOUNT_NOT_FOUND: {
+    code: 208031,
+    httpStatus: 404,
+    message: 'Acquirer account not found.',
+    when: 'Admin portal: no acquirer account with this id.',
+  },
   CALLBACK_NOT_RESENDABLE: {
     code: 208040,
     httpStatus: 409,

@@ -24,8 +24,7 @@ export const handler: LambdaHandler = middy<APIGatewayProxyEventV2, APIGatewayPr
   if (!d.s2sCard) return text(404, 'ERROR');
   const form = formFields(event);
   if (!form) return text(400, 'ERROR');
-  const { password } = await d.s2sCard.settings.credentials();
-  const result = await acceptNotification(d.s2sCard.connector, d.s2sCard.records, password, Object.fromEntries(form), d.clock.now());
+  const result = await acceptNotification(d.s2sCard.connector, d.s2sCard.records, Object.fromEntries(form), d.clock.now());
   if (result.answer === 'ERROR') {
     // Never the fields themselves: they carry the card mask and the payer's data.
     logger.warn('s2s-card callback refused', { why: result.why, action: form.get('action') ?? undefined, result: form.get('result') ?? undefined });

@@ -34,7 +34,8 @@ export const handler = pageEndpoint(async (event, deps) => {
   const nonce = newNonce();
   const notFound = () => htmlResponse(404, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
   if (!deps.s2sCard) return notFound();
-  const { password } = await deps.s2sCard.settings.credentials();
+  // Our own link, signed with the stage account's password whatever account the payment goes through.
+  const { password } = await deps.s2sCard.settings.account();
   const redirect = verifiedRedirect(event.queryStringParameters?.r, event.queryStringParameters?.s, password, deps.clock.now().getTime());
   if (!redirect) return htmlResponse(400, renderState({ kind: 'not-found' }, { nonce }), contentSecurityPolicy(nonce), false);
   // The link lives as long as its attempt waits for the customer: once the attempt has an answer

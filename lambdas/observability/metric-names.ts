@@ -36,5 +36,9 @@ export const METRICS = {
   ChargebacksRecorded: 'Count',
   ChargebackAmount: 'None',
   ChargebacksRefused: 'Count',
+  /** The highest chargeback rate of this month among the merchants with enough settled payments (the chargeback-rate job, hourly). */
+  ChargebackRateHighest: 'Percent',
+  /** How many merchants' rates of this month are at or over the threshold (with enough settled payments). */
+  MerchantsOverChargebackRate: 'Count',
 } as const;
 export type MetricName = keyof typeof METRICS;

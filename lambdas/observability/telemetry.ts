@@ -137,6 +137,11 @@ export const telemetry = {
   chargebackRefused(): void {
     add('ChargebacksRefused');
   },
+  /** The merchants' chargeback rates of this month: the highest that counts, and how many are over the threshold. */
+  chargebackRates(highestPercent: number, over: number): void {
+    add('ChargebackRateHighest', highestPercent);
+    add('MerchantsOverChargebackRate', over);
+  },
   /** Reconciliation found that the acquirer had approved an attempt we had no answer for. */
   reconciledApproval(): void {
     add('ReconciledApprovals');

@@ -52,6 +52,11 @@ export interface AuthorizeRequest {
   readonly payer?: PayerDetails;
   /** The order's description, for acquirers that carry one. */
   readonly description?: string;
+  /**
+   * The merchant's own account at the acquirer the payment goes through (the stage's own when
+   * absent); every later operation of the payment goes through the same one.
+   */
+  readonly account?: string;
 }
 
 export type AcquirerOutcome =

@@ -17,6 +17,8 @@ export interface MerchantSettings {
   readonly preRouting?: readonly PreRoutingRule[];
   /** Origins allowed to frame the checkout page (CSP frame-ancestors). */
   readonly frameAncestors?: readonly string[];
+  /** The merchant's own acquirer account (docs/acquirer-accounts.md); the stage's own when absent. */
+  readonly acquirerAccount?: string;
 }
 
 export interface Merchant extends MerchantSettings {

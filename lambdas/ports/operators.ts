@@ -33,7 +33,7 @@ export interface AuditEntry {
   readonly actorRole?: OperatorRole;
   readonly action: string;
   readonly target: string;
-  readonly targetKind: 'payment' | 'merchant';
+  readonly targetKind: 'payment' | 'merchant' | 'account';
   readonly before?: Record<string, unknown>;
   readonly after?: Record<string, unknown>;
   readonly outcome: 'done' | 'refused' | 'failed';

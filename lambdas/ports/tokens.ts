@@ -26,6 +26,8 @@ export interface RecurringChain {
   /** The IP of the customer who paid the first payment: every callback of the chain carries it. */
   readonly customerIp?: string;
   readonly createdAt: string;
+  /** The acquirer account the first payment went through, which holds the card: every charge of the chain goes through it (the stage's when absent). */
+  readonly acquirerAccount?: string;
 }
 
 export interface TokenVault {

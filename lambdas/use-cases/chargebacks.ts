@@ -1,14 +1,17 @@
 import { logger } from '../observability/logger';
 import { telemetry } from '../observability/telemetry';
-import { disputeChecked, disputesRead, noteDisputeNews, recordChargeback, recordedChargebacks, type Payment } from '../domain/payment';
+import { chargebackTransId, disputeChecked, disputesRead, noteDisputeNews, recordChargeback, recordedChargebacks, type Payment } from '../domain/payment';
+import type { DisputeEntry } from '../domain/dispute-rates';
 import type { Acquirer, AcquirerChargeback } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
+import type { DisputeLog } from '../ports/disputes';
 import type { PaymentStore } from '../ports/payments';
 
 export interface ChargebackDeps {
   readonly store: PaymentStore;
   readonly acquirer: Acquirer;
   readonly clock: Clock;
+  readonly disputes: DisputeLog;
 }
 
 /** How many times a write that lost a race is decided again on the payment as it is now. */
@@ -76,6 +79,8 @@ export async function recordChargebacks(deps: ChargebackDeps, paymentId: string,
       if ('refused' in transition) {
         telemetry.chargebackRefused();
         logger.error('chargeback not recorded: our records cannot take it', { payment_id: p.paymentId, refusal: transition.refused, amount_minor: next.amountMinor, status: p.status });
+        // The acquirer has it all the same: the operators' disputes view shows it, refused.
+        await deps.disputes.record({ ...entryOf(p, next), transId: chargebackTransId(p.paymentId, recorded + 1), recordedAt: deps.clock.now().toISOString(), outcome: 'refused', refusal: transition.refused });
         outcome = 'refused';
         break;
       }
@@ -87,7 +92,30 @@ export async function recordChargebacks(deps: ChargebackDeps, paymentId: string,
       p = applied.payment;
     }
   }
+  // Each chargeback the payment holds has its entry in the disputes log, written (again) before the
+  // news is marked read: a crash after recording one leaves the news unread, and the next reading
+  // writes the entry. Written again, an entry is replaced (one per chargeback).
+  if (p) for (const tx of recordedChargebacks(p)) await deps.disputes.record(recordedEntryOf(p, tx));
   if (p && news > (p.disputesRead ?? 0)) p = (await deps.store.apply(p.paymentId, disputesRead(p, news))).payment;
   if (p && scheduled && payment.disputeChecks !== undefined) await deps.store.apply(p.paymentId, disputeChecked(p, payment.disputeChecks));
   return outcome;
 }
+
+/** A chargeback of the acquirer's as the disputes log keeps it (without its id, time and outcome). */
+const entryOf = (p: Payment, c: AcquirerChargeback): Omit<DisputeEntry, 'transId' | 'recordedAt' | 'outcome'> => ({
+  paymentId: p.paymentId,
+  merchantKey: p.merchantKey,
+  amountMinor: c.amountMinor,
+  currency: p.order.currency,
+  ...(c.reasonCode ? { reasonCode: c.reasonCode } : {}),
+  ...(c.chargebackDate ? { chargebackDate: c.chargebackDate } : {}),
+  ...(c.bankDate ? { bankDate: c.bankDate } : {}),
+});
+
+/** The entry of a chargeback recorded on the payment, from its transaction. */
+const recordedEntryOf = (p: Payment, tx: Payment['transactions'][number]): DisputeEntry => ({
+  ...entryOf(p, { amountMinor: tx.amountMinor, ...tx.dispute }),
+  transId: tx.transId,
+  recordedAt: tx.at,
+  outcome: 'recorded',
+});

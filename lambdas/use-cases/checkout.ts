@@ -203,6 +203,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
       ...(ctx.browser.ip ? { customerIp: ctx.browser.ip } : {}),
       ...(typedBilling ? { billingAddress: typedBilling } : {}),
       recheck: reconcileAt(deps.policy, now),
+      ...(merchant.acquirerAccount ? { acquirerAccount: merchant.acquirerAccount } : {}),
     }, now),
   );
   // Another submission got there first: show what the link is now.
@@ -225,6 +226,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
     attempt,
     payer: { ...(typedBilling ?? payment.checkout.billingAddress), ...(customer.email ? { email: customer.email } : {}), ...(customer.name ? { name: customer.name } : {}) },
     description: payment.order.description,
+    ...(claimed.acquirerAccount ? { account: claimed.acquirerAccount } : {}),
   });
   return settleAttempt(deps, claimed as LinkPayment, merchant, ref, outcome, 'request');
 }

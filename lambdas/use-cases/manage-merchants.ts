@@ -9,10 +9,15 @@ import { destinationPolicy, type Config } from '../config';
 import { isHttpUrl } from '../domain/validation';
 import { AVAILABLE_METHODS } from '../domain/checkout-methods';
 
+import { ACCOUNT_ID, STAGE_ACCOUNT } from '../domain/acquirer-account';
+import type { AcquirerAccounts } from '../ports/acquirer-accounts';
+
 export interface ManageMerchantsDeps {
   readonly merchants: MerchantDirectory;
   readonly secrets: MerchantSecrets;
   readonly clock: Clock;
+  /** The acquirer accounts a merchant may be linked to (a link to one that does not exist is refused). */
+  readonly accounts?: AcquirerAccounts;
   /** Decides where callbacks may go (destinationPolicy); without it, the strictest local rules. */
   readonly config?: Pick<Config, 'DYNAMODB_ENDPOINT' | 'ALLOW_LOOPBACK_CALLBACKS'>;
 }
@@ -95,6 +100,9 @@ export function settingsProblems(patch: Partial<MerchantSettings>, destinations:
     // The page is served over https; an http logo would be mixed content.
     problems.push(`logo URL must be an https URL of at most ${urlMaxLength} characters`);
   }
+  if (patch.acquirerAccount !== undefined && (!ACCOUNT_ID.test(patch.acquirerAccount) || patch.acquirerAccount === STAGE_ACCOUNT)) {
+    problems.push(`acquirer account must be an account's id (lower-case letters, digits and dashes), or off for the stage's own`);
+  }
   if (patch.frameAncestors !== undefined) {
     const bad = patch.frameAncestors.filter((o) => !FRAME_ORIGIN.test(o));
     if (!patch.frameAncestors.length || patch.frameAncestors.length > frameAncestorsMax || bad.length) {
@@ -111,6 +119,13 @@ function assertValidSettings(patch: Partial<MerchantSettings>, destinations: Des
   if (problems.length) throw new MerchantAdminError(problems.join('; '));
 }
 
+/** A merchant is linked only to an account that exists (docs/acquirer-accounts.md). */
+async function assertAccountExists(deps: Pick<ManageMerchantsDeps, 'accounts'>, patch: Partial<MerchantSettings>): Promise<void> {
+  if (patch.acquirerAccount === undefined) return;
+  if (!deps.accounts) throw new MerchantAdminError('acquirer accounts cannot be linked here');
+  if (!(await deps.accounts.find(patch.acquirerAccount))) throw new MerchantAdminError(`acquirer account ${patch.acquirerAccount} does not exist`);
+}
+
 /** Creates a merchant: settings in the table, signing password in the secret store. */
 export async function createMerchant(
   deps: ManageMerchantsDeps,
@@ -121,6 +136,7 @@ export async function createMerchant(
   const password = input.password ?? generatePassword();
   if (password.length < 16) throw new MerchantAdminError('password must have at least 16 characters');
   assertValidSettings({ ...input.settings, name: input.name }, policyOf(deps));
+  await assertAccountExists(deps, input.settings ?? {});
   const now = deps.clock.now().toISOString();
   const merchant: Merchant = { ...DEFAULT_SETTINGS, ...input.settings, name: input.name, merchantKey, createdAt: now, updatedAt: now };
   if (!(await deps.merchants.create(merchant))) throw new MerchantAdminError(`merchant ${merchantKey} already exists`, 'merchant_key');
@@ -164,6 +180,7 @@ export async function updateMerchantSettings(
   patch: Partial<MerchantSettings>,
 ): Promise<Merchant> {
   assertValidSettings(patch, policyOf(deps));
+  await assertAccountExists(deps, patch);
   const current = await showMerchant(deps, merchantKey);
   const next: Merchant = { ...current, ...patch, merchantKey, updatedAt: deps.clock.now().toISOString() };
   // Branding is changed field by field: a new logo keeps the colour.

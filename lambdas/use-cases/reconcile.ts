@@ -17,6 +17,7 @@ import {
 import { ACTION_TIMEOUT_MS, maxDeclinesOf, recordOutcome, type RecordDeps } from './record-outcome';
 import { drainDue, type DrainOptions, type QueueReport } from './work-queue';
 import { recordChargebacks, takeDisputeReport } from './chargebacks';
+import type { DisputeLog } from '../ports/disputes';
 
 const RETRY_LATER_MS = 5 * 60_000;
 export { LATE_APPROVAL_WATCH_MS };
@@ -26,6 +27,7 @@ export const ABANDONED_REASON = 'The customer did not complete the confirmation.
 export interface ReconcileDeps extends RecordDeps {
   readonly acquirer: Acquirer;
   readonly merchants: MerchantDirectory;
+  readonly disputes: DisputeLog;
 }
 
 export type ReconcileOutcome = 'settled' | 'released' | 'reversed' | 'postponed';

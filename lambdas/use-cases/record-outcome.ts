@@ -112,6 +112,7 @@ async function issueTokens(deps: RecordDeps, payment: Payment, ref: AttemptRef, 
       customer: payment.customer,
       ...((payment.customerIp ?? payment.browser?.ip) ? { customerIp: payment.customerIp ?? payment.browser?.ip } : {}),
       createdAt: now.toISOString(),
+      ...(payment.acquirerAccount ? { acquirerAccount: payment.acquirerAccount } : {}),
     });
   }
   return out;

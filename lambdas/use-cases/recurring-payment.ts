@@ -131,6 +131,7 @@ export async function chargeRecurring(deps: RecurringDeps, merchantKey: string, 
     requestFingerprint: print,
     ...(customerIp ? { customerIp } : {}),
     ...(scheduleId ? { scheduleId } : {}),
+    ...(chain.acquirerAccount ? { acquirerAccount: chain.acquirerAccount } : {}),
   };
   try {
     await deps.store.createPayment(payment, reconcileAt(deps.policy, now));
@@ -149,6 +150,7 @@ export async function chargeRecurring(deps: RecurringDeps, merchantKey: string, 
     storeCredential: false,
     recurring: true,
     attempt: 1,
+    ...(payment.acquirerAccount ? { account: payment.acquirerAccount } : {}),
   });
   return recordMerchantInitiated(deps, payment, { attempt: 1, transId, idempotencyKey }, outcome);
 }

@@ -53,6 +53,7 @@ export async function retryPayment(deps: RecurringDeps, command: RetryCommand): 
     storeCredential: false,
     recurring: true,
     attempt,
+    ...(payment.acquirerAccount ? { account: payment.acquirerAccount } : {}),
   });
   await recordMerchantInitiated(deps, claimed, { attempt, transId, idempotencyKey }, outcome);
   return { kind: 'accepted', payment: claimed };

@@ -1,5 +1,7 @@
 import { createDocumentClient } from '../adapters/dynamodb/client';
 import { DynamoAuditLog } from '../adapters/dynamodb/audit-log';
+import { DynamoDisputeLog, DynamoSettlementTally } from '../adapters/dynamodb/disputes';
+import { DynamoAcquirerAccounts } from '../adapters/dynamodb/acquirer-accounts';
 import { DynamoMerchantDirectory } from '../adapters/dynamodb/merchant-directory';
 import { DynamoMerchantRateLimiter } from '../adapters/dynamodb/merchant-rate';
 import { DynamoPaymentStore } from '../adapters/dynamodb/payment-store';
@@ -12,12 +14,13 @@ import type { Deps } from '../container';
 import { systemClock } from '../ports/clock';
 import { randomIds } from '../ports/ids';
 import type { OperatorAuthenticator } from '../ports/operators';
+import { tallyingSettlements } from '../use-cases/settlement-tally';
 import { part } from './process';
 
 /** What every function has: its configuration, clock, ids and the table's client. */
 export type BaseKeys = 'config' | 'clock' | 'ids' | 'db';
 /** The table's stores: DynamoDB only, no secret and no acquirer. */
-export type StoreKeys = BaseKeys | 'store' | 'merchants' | 'merchantLimits' | 'searchLeases' | 'tokens' | 'policy' | 'audit' | 'requestKeys' | 'operators';
+export type StoreKeys = BaseKeys | 'store' | 'merchants' | 'merchantLimits' | 'searchLeases' | 'tokens' | 'policy' | 'audit' | 'requestKeys' | 'operators' | 'disputes' | 'settlements' | 'accounts';
 
 export const baseDeps = part<BaseKeys>(() => {
   const config = readConfig();
@@ -33,8 +36,13 @@ const noOperatorSignIn: OperatorAuthenticator = { signIn: () => Promise.reject(n
 export function buildStores(base: Pick<Deps, BaseKeys>): Omit<Pick<Deps, StoreKeys>, BaseKeys> {
   const { config, db } = base;
   const table = config.TABLE_NAME;
+  const settlements = new DynamoSettlementTally(db, table);
   return {
-    store: new DynamoPaymentStore(db, table, { streamDelivery: config.CALLBACK_STREAM === '1', shards: shardCountsOf(config.TABLE_SHARDS) }),
+    // Each payment whose money settles is counted in its merchant's month (the chargeback rate).
+    store: tallyingSettlements(new DynamoPaymentStore(db, table, { streamDelivery: config.CALLBACK_STREAM === '1', shards: shardCountsOf(config.TABLE_SHARDS) }), settlements),
+    settlements,
+    disputes: new DynamoDisputeLog(db, table),
+    accounts: new DynamoAcquirerAccounts(db, table),
     merchants: new DynamoMerchantDirectory(db, table),
     merchantLimits: new DynamoMerchantRateLimiter(db, table, config.MERCHANT_REQUESTS_PER_SECOND),
     searchLeases: new DynamoSearchLeases(db, table, config.OPERATOR_SEARCHES_AT_ONCE),

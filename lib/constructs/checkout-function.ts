@@ -29,6 +29,8 @@ export interface FunctionAccess {
   readonly acquirerCredentials?: true;
   /** Seals the portal's page cursors (lib/routes.ts): the stack's cursor key, read by these functions only. */
   readonly cursorSecret?: true;
+  /** Creates and rotates the acquirer accounts' passwords (lib/routes.ts). */
+  readonly accountSecrets?: 'write';
 }
 
 /** The stage's acquirer as the functions see it. */
@@ -48,6 +50,8 @@ export interface FunctionSettings {
   readonly stage: Stage;
   readonly table: CheckoutTable;
   readonly merchantSecrets: MerchantSecrets;
+  /** The acquirer accounts' passwords: read by every function that calls the S2S CARD gateway, written by the account administration. */
+  readonly accountSecrets: MerchantSecrets;
   readonly acquirer: FunctionAcquirer;
   /**
    * The key the portal's page cursors are sealed with (a generated secret): its ARN is given as
@@ -170,6 +174,9 @@ export class CheckoutFunction extends Construct {
     if (access.merchantSecrets === 'write') settings.merchantSecrets.grantWrite(this.role);
     else if (access.merchantSecrets) settings.merchantSecrets.grantRead(this.role);
     if (usesAcquirer && acquirer.secret) acquirer.secret.grantRead(this.role);
+    // A payment may go through a merchant's own account: its password is read beside the stage's.
+    if (access.accountSecrets === 'write') settings.accountSecrets.grantWrite(this.role);
+    else if (callsAcquirer(access.table) && acquirer.name === 's2s-card') settings.accountSecrets.grantRead(this.role);
     if (access.cursorSecret && settings.cursorSecret) settings.cursorSecret.grantRead(this.role);
     if (egress) {
       // Lambda's own ENI management in the VPC (CreateNetworkInterface and friends work on `*` only).

@@ -5,6 +5,11 @@ import { Construct } from 'constructs';
 export interface MerchantSecretsProps {
   /** Name prefix of every merchant's secret (lib/naming.ts merchantSecretPrefix). */
   readonly prefix: string;
+  /**
+   * What the family holds and who creates its secrets, for the wildcard's reason (default: the
+   * merchants' signing passwords). The acquirer accounts' passwords are a family of their own.
+   */
+  readonly holds?: string;
 }
 
 /**
@@ -17,10 +22,12 @@ export class MerchantSecrets extends Construct {
   readonly prefix: string;
   /** Every merchant secret, and nothing else: Secrets Manager appends a random suffix to names. */
   readonly secretArnPattern: string;
+  private readonly holds: string;
 
   constructor(scope: Construct, id: string, props: MerchantSecretsProps) {
     super(scope, id);
     this.prefix = props.prefix;
+    this.holds = props.holds ?? 'Merchant secrets are created at run time (merchant CLI, admin portal), one per merchant';
     this.secretArnPattern = Stack.of(this).formatArn({
       service: 'secretsmanager',
       resource: 'secret',
@@ -48,9 +55,7 @@ export class MerchantSecrets extends Construct {
     // agnostic, so the ARN always flattens to these pseudo parameters.
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${this.prefix}*]`,
-      reason:
-        'Merchant secrets are created at run time (merchant CLI, admin portal), one per merchant, and Secrets Manager ' +
-        'appends a random suffix to each name, so the merchant prefix wildcard is the narrowest possible grant.',
+      reason: `${this.holds}, and Secrets Manager appends a random suffix to each name, so the prefix wildcard is the narrowest possible grant.`,
     });
   }
 }

@@ -21,6 +21,7 @@ export const ALARM_KINDS = [
   'CallbackLag',
   'ApprovalRateDrop',
   'MerchantApprovalRateDrop',
+  'ChargebackRate',
   'DeadCallbacks',
   'StreamDeadLetters',
   'StreamIteratorAge',

@@ -53,6 +53,14 @@ export interface MonitoringProps {
   readonly table: CheckoutTable;
   /** The merchants with their own approval-rate stream (METRIC_MERCHANTS), bounded. */
   readonly metricMerchants: readonly string[];
+  /** A merchant's chargeback rate of a month at or over this (percent) alarms, once it has this many settled payments. */
+  readonly chargebackRate: ChargebackRateRule;
+}
+
+/** When a merchant's chargeback rate alarms (lambdas/config.ts CHARGEBACK_RATE_*; context `chargebackRateAlarm`). */
+export interface ChargebackRateRule {
+  readonly alarmPercent: number;
+  readonly minSettled: number;
 }
 
 export interface MonitoredAlarm {
@@ -228,6 +236,15 @@ export class Monitoring extends Construct {
     for (const merchant of props.metricMerchants) {
       add('MerchantApprovalRateDrop', merchant, `Fewer than ${ALARM_LIMITS.approvalRatePercent}% of merchant ${merchant}'s payment attempts were approved in fifteen minutes (of at least ${ALARM_LIMITS.approvalRateMinAttempts}).`, approvalOptions(approvalRate(merchant)));
     }
+    // The hourly job (lib/jobs.ts CheckChargebackRates) emits the highest rate of this month among
+    // the merchants with enough settled payments; two hours running without one at or over says nothing.
+    const { alarmPercent, minSettled } = props.chargebackRate;
+    add('ChargebackRate', '', `A merchant's chargeback rate this month is ${alarmPercent}% or more (chargebacks over payments settled, with at least ${minSettled} settled).`, {
+      metric: serviceMetric(stage, 'ChargebackRateHighest', { statistic: 'Maximum', period: Duration.hours(1) }),
+      threshold: alarmPercent,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
     this.alarms = alarms;
 
     this.dashboard = this.buildDashboard(props, functions);

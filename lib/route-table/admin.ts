@@ -10,6 +10,9 @@ const PAYMENT_SEARCH = tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACC
 /** The search index counted (Select COUNT) or read, or the payments it names read and checked; one of the operator's slots held meanwhile. */
 const BOUNDED_SEARCH = tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, ACCESS.searchLease, { indexes: ['search', 'lookup'] });
 
+/** The disputes view and its export: the month's chargebacks and each merchant's chargeback rate. */
+const DISPUTES_READ = tableAccess(ACCESS.disputesRead, ACCESS.merchantList);
+
 export const ADMIN_ROUTES: readonly RouteDefinition[] = [
   portalRoute('AdminPortal', 'GET /admin', 'admin-portal', { table: NO_TABLE_ACCESS }),
   // On AWS operators sign in on Cognito's own pages (authorization code with PKCE, TOTP required,
@@ -34,11 +37,12 @@ export const ADMIN_ROUTES: readonly RouteDefinition[] = [
   operatorRoute('viewer', 'AdminMerchants', ADMIN_API.AdminMerchants, 'admin-merchants', { table: tableAccess(ACCESS.merchantList) }),
   // A conditional put of the new merchant (read back for its audit entry); its secret created.
   operatorRoute('admin', 'AdminMerchantCreate', ADMIN_API.AdminMerchantCreate, 'admin-merchant-create', {
-    table: tableAccess({ items: { MERCHANT: ['GetItem', 'PutItem'] } }, ACCESS.auditAppend),
+    table: tableAccess({ items: { MERCHANT: ['GetItem', 'PutItem'] } }, ACCESS.accountRead, ACCESS.auditAppend),
     merchantSecrets: 'write',
   }),
   operatorRoute('viewer', 'AdminMerchantDetail', ADMIN_API.AdminMerchantDetail, 'admin-merchant-detail', { table: tableAccess(ACCESS.merchantSettingsRead, ACCESS.auditHistory) }),
-  operatorRoute('admin', 'AdminMerchantUpdate', ADMIN_API.AdminMerchantUpdate, 'admin-merchant-update', { table: tableAccess({ items: { MERCHANT: ['GetItem', 'PutItem'] } }, ACCESS.auditAppend) }),
+  // The account a merchant is linked to must exist: read by key.
+  operatorRoute('admin', 'AdminMerchantUpdate', ADMIN_API.AdminMerchantUpdate, 'admin-merchant-update', { table: tableAccess({ items: { MERCHANT: ['GetItem', 'PutItem'] } }, ACCESS.accountRead, ACCESS.auditAppend) }),
   operatorRoute('admin', 'AdminMerchantPassword', ADMIN_API.AdminMerchantPassword, 'admin-merchant-password', {
     table: tableAccess(ACCESS.merchantSettingsRead, ACCESS.auditAppend),
     merchantSecrets: 'write',
@@ -59,6 +63,15 @@ export const ADMIN_ROUTES: readonly RouteDefinition[] = [
     { table: tableAccess(ACCESS.merchantSettingsRead, ACCESS.paymentsByKey, { items: { PAYMENT: ['UpdateItem'] }, indexes: ['lookup'] }, ACCESS.auditAppend) },
     { timeoutSeconds: 29 },
   ),
+  // The acquirer accounts (the lookup index, then the items), the merchants named to show their links.
+  operatorRoute('viewer', 'AdminAccounts', ADMIN_API.AdminAccounts, 'admin-accounts', { table: tableAccess(ACCESS.accountList, ACCESS.merchantList) }),
+  // A conditional put of the new account, its password put in its own secret (created), an audit entry.
+  operatorRoute('admin', 'AdminAccountCreate', ADMIN_API.AdminAccountCreate, 'admin-account-create', { table: tableAccess({ items: { ACCOUNT: ['PutItem'] } }, ACCESS.auditAppend), accountSecrets: 'write' }),
+  // Read, then a put guarded by its last change; a new password put first.
+  operatorRoute('admin', 'AdminAccountUpdate', ADMIN_API.AdminAccountUpdate, 'admin-account-update', { table: tableAccess({ items: { ACCOUNT: ['GetItem', 'PutItem'] } }, ACCESS.auditAppend), accountSecrets: 'write' }),
+  // A month's chargebacks (one partition) and the month before, the merchants' tallies of both by key, the merchants named.
+  operatorRoute('viewer', 'AdminDisputes', ADMIN_API.AdminDisputes, 'admin-disputes', { table: DISPUTES_READ }),
+  operatorRoute('viewer', 'AdminDisputesExport', ADMIN_API.AdminDisputesExport, 'admin-disputes-export', { table: DISPUTES_READ }),
   // Filtered by target, the log reads that target's history through the lookup index.
   operatorRoute('viewer', 'AdminAudit', ADMIN_API.AdminAudit, 'admin-audit', { table: tableAccess({ items: { AUDIT: ['Query'] } }, ACCESS.auditHistory), cursorSecret: true }),
 ];

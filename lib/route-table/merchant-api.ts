@@ -9,7 +9,8 @@ const MERCHANT_FOLLOW_UP = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyCla
  * payment's read for its IP, a replay's read by query), the merchant's settings, the stored card.
  */
 const RECURRING_CHARGE = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, {
-  items: { PAYMENT: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], RECURRING: ['GetItem'] },
+  // An approved charge settles: counted in its merchant's month (TALLY#, lambdas/use-cases/settlement-tally.ts).
+  items: { PAYMENT: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], RECURRING: ['GetItem'], TALLY: ['UpdateItem'] },
 });
 const NEW_SESSION = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, { items: { PAYMENT: ['PutItem', 'Query'], CARDTOKEN: ['BatchGetItem', 'GetItem'] } });
 const STATUS_READ = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyCheck, ACCESS.paymentRead, { indexes: ['lookup'] });

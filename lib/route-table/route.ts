@@ -23,6 +23,11 @@ export interface RouteAccess {
   readonly acquirerCredentials?: true;
   /** Seals and opens the portal's page cursors: reads the stack's cursor key (CURSOR_SECRET_ID). */
   readonly cursorSecret?: true;
+  /**
+   * Creates and rotates the acquirer accounts' passwords (the portal's account administration). A
+   * function that calls the S2S CARD gateway reads them without saying so.
+   */
+  readonly accountSecrets?: 'write';
 }
 
 export interface RouteFields extends RoutePath {
@@ -139,6 +144,7 @@ export function secretsRead(route: Pick<RouteFields, 'access' | 'acquirer'>): st
   return [
     ...(access.merchantSecrets ? ['merchant secrets'] : []),
     ...(access.cursorSecret ? ['cursor key'] : []),
+    ...(access.accountSecrets ? ['acquirer account passwords'] : []),
     ...(access.acquirerCredentials || (callsAcquirer(access.table) && route.acquirer !== 'sandbox') ? ['acquirer credentials'] : []),
   ];
 }

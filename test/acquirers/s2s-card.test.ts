@@ -4,6 +4,7 @@ import { createDocumentClient } from '../../lambdas/adapters/dynamodb/client';
 import { S2SCardAcquirer } from '../../lambdas/adapters/s2s-card/s2s-card-acquirer';
 import { acceptNotification } from '../../lambdas/adapters/s2s-card/notifications';
 import { S2SRecords } from '../../lambdas/adapters/s2s-card/records';
+import { singleAccountSettings } from '../../lambdas/adapters/s2s-card/settings';
 import { startLocalBackend, type LocalBackend } from '../../local/backend';
 import { startFakeGateway, type FakeGateway } from '../support/s2s-card-gateway';
 import { acquirerContract, cardRequest, type AcquirerHarness } from './acquirer-contract';
@@ -35,7 +36,7 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
     req.on('end', () => {
-      void acceptNotification(acquirer, records, gateway.password, Object.fromEntries(new URLSearchParams(body))).then(
+      void acceptNotification(acquirer, records, Object.fromEntries(new URLSearchParams(body))).then(
         (r) => res.end(r.answer),
         () => res.end('ERROR'),
       );
@@ -44,7 +45,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
   gateway.notifyUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/acquirer/s2s-card/notify`;
   acquirer = new S2SCardAcquirer(
-    { url: gateway.url, timeoutMs: TIMEOUT_MS, credentials: async () => ({ clientKey: gateway.clientKey, password: gateway.password }) },
+    singleAccountSettings({ url: gateway.url, clientKey: gateway.clientKey, password: gateway.password }, TIMEOUT_MS),
     records,
     { followUpWaitMs: 1_500 },
   );
@@ -171,7 +172,7 @@ describe('the S2S CARD connector on the wire', () => {
       ['another amount', { result: 'SUCCESS', status: 'SETTLED', amount: '0.01' }],
     ])('a genuine 3-D Secure callback rewritten to %s changes nothing: the gateway still says 3DS', async (_name, rewrite) => {
       const { request, genuine } = await challenged();
-      const result = await acceptNotification(acquirer, records, gateway.password, { ...genuine, ...rewrite });
+      const result = await acceptNotification(acquirer, records, { ...genuine, ...rewrite });
       expect(result).toMatchObject({ answer: 'OK', changed: false });
       expect((await records.entry(request.paymentId, request.idempotencyKey))?.state).toBe('action');
     });
@@ -180,7 +181,7 @@ describe('the S2S CARD connector on the wire', () => {
       const a = await challenged();
       const c = await challenged();
       await gateway.answerChallenge(a.t.transId, true);
-      const result = await acceptNotification(acquirer, records, gateway.password, { ...a.genuine, result: 'SUCCESS', status: 'SETTLED', order_id: c.t.orderId });
+      const result = await acceptNotification(acquirer, records, { ...a.genuine, result: 'SUCCESS', status: 'SETTLED', order_id: c.t.orderId });
       expect(result).toEqual({ answer: 'ERROR', why: 'unconfirmed' });
       expect((await records.entry(c.request.paymentId, c.request.idempotencyKey))?.state).toBe('action');
     });
@@ -200,7 +201,7 @@ describe('the S2S CARD connector on the wire', () => {
       gateway.dropNext('CREDITVOID');
       await expect(acquirer.refund(refund)).rejects.toThrow();
       const forged = { action: 'CREDITVOID', result: 'SUCCESS', status: 'SETTLED', order_id: t.orderId, trans_id: t.transId, amount: '4.00', hash: transactionHash(gateway.password, t.party, t.transId) };
-      expect(await acceptNotification(acquirer, records, gateway.password, forged)).toMatchObject({ answer: 'OK', changed: false });
+      expect(await acceptNotification(acquirer, records, forged)).toMatchObject({ answer: 'OK', changed: false });
       expect((await records.entry(sale.paymentId, refund.idempotencyKey))?.state).toBe('sent');
       expect(t.refundedMinor).toBe(0);
       // Asked later, the gateway has no refund for it: never received.
@@ -218,8 +219,8 @@ describe('the S2S CARD connector on the wire', () => {
       gateway.sendCallbacks = true;
     }
     const forged = { action: 'SALE', result: 'SUCCESS', status: 'SETTLED', order_id: request.idempotencyKey, trans_id: outcome.acquirerRef, hash: '0'.repeat(32) };
-    expect(await acceptNotification(acquirer, records, gateway.password, forged)).toEqual({ answer: 'ERROR', why: 'bad-hash' });
-    expect(await acceptNotification(acquirer, records, gateway.password, { ...forged, order_id: 'pay_unknown.1' })).toEqual({ answer: 'ERROR', why: 'unknown-order' });
+    expect(await acceptNotification(acquirer, records, forged)).toEqual({ answer: 'ERROR', why: 'bad-hash' });
+    expect(await acceptNotification(acquirer, records, { ...forged, order_id: 'pay_unknown.1' })).toEqual({ answer: 'ERROR', why: 'unknown-order' });
     expect((await records.entry(request.paymentId, request.idempotencyKey))?.state).toBe('action');
   });
 
@@ -244,7 +245,7 @@ describe('the S2S CARD connector on the wire', () => {
   });
 
   test('the gateway refusing a request (ERROR) is a decline with its message, the wrong client key included', async () => {
-    const wrong = new S2SCardAcquirer({ url: gateway.url, timeoutMs: TIMEOUT_MS, credentials: async () => ({ clientKey: 'not-ours', password: gateway.password }) }, records);
+    const wrong = new S2SCardAcquirer(singleAccountSettings({ url: gateway.url, clientKey: 'not-ours', password: gateway.password }, TIMEOUT_MS), records);
     const outcome = await wrong.authorize(cardRequest(1));
     expect(outcome).toMatchObject({ kind: 'declined', reason: expect.stringContaining('not found') });
   });

@@ -2,7 +2,7 @@ import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
 import { AUDIT_ANCHOR_JOB_ID, JOBS } from '../../lib/jobs';
 import { FALLBACK_ROUTE } from '../../lib/routes';
-import { merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
+import { accountSecretPrefix, merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
 import { accessForAcquirer, callsAcquirer, tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
 import { ACQUIRER_TIMEOUTS, ACQUIRER_WORK, acquirerRouteTimeoutSeconds } from '../../lib/time-budget';
@@ -59,6 +59,14 @@ function permissionLines(statement: { Effect: string; Action: string | string[];
   return asArray(statement.Action).flatMap((action) => asArray(statement.Resource).map((r) => `${statement.Effect} ${action} ${flatten(r)}${condition}`));
 }
 
+/** What a function may do to the acquirer accounts' secrets. */
+const accountSecretActions = (stage: Stage, access: FunctionAccess): string[] =>
+  (access as { accountSecrets?: 'write' }).accountSecrets === 'write'
+    ? ['CreateSecret', 'GetSecretValue', 'PutSecretValue']
+    : acquirerOf(stage) === 's2s-card' && callsAcquirer(access.table)
+      ? ['GetSecretValue']
+      : [];
+
 /**
  * What a declaration entitles its function to (plus `extra`), and nothing else: its own log group,
  * X-Ray, the table statements of lib/table-access.ts (items by partition key prefix, the declared
@@ -79,6 +87,8 @@ function expectedPermissions(stage: Stage, access: FunctionAccess, ids: Function
           (action) => `Allow secretsmanager:${action} arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${merchantSecretPrefix(stage)}*`,
         )
       : []),
+    // The acquirer accounts' passwords: written by the account administration, read by whatever calls the S2S CARD gateway.
+    ...accountSecretActions(stage, access).map((action) => `Allow secretsmanager:${action} arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${accountSecretPrefix(stage)}*`),
     ...extra.map((p) => `Allow ${p}`),
   ].sort();
 }
@@ -127,6 +137,11 @@ function baseEnvironment(stage: Stage, ids: FunctionIds, secretId = ''): Record<
     POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
     POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
     LOG_LEVEL: STAGE_EXPECTATIONS[stage].logLevel,
+    // Where the acquirer accounts' passwords are (docs/acquirer-accounts.md).
+    ACQUIRER_ACCOUNT_SECRET_PREFIX: accountSecretPrefix(stage),
+    // When a merchant's chargeback rate alarms and is flagged in the portal (context chargebackRateAlarm; defaults).
+    CHARGEBACK_RATE_ALARM_PERCENT: '0.9',
+    CHARGEBACK_RATE_MIN_SETTLED: '100',
     // Links are built on the API's own URL (or a configured custom domain), never on request headers.
     PUBLIC_BASE_URL: { 'Fn::GetAtt': [expect.stringMatching(/^ApiHttpApi/), 'ApiEndpoint'] },
     // The stream dispatcher delivers new callbacks: writes that make one due leave it its lease.
@@ -246,9 +261,10 @@ describe.each(STAGES)('functions (%s)', (stage) => {
         }
       }
       expect(grantedPermissions(synthesized, ids.role).some((p) => p.startsWith('Allow secretsmanager:') && p.includes(merchantSecretPrefix(stage)))).toBe(Boolean(f.declared.access.merchantSecrets));
-      // Only the merchant administration may create or change a merchant's secret.
-      expect(grantedPermissions(synthesized, ids.role).some((p) => /^Allow secretsmanager:(CreateSecret|PutSecretValue) /.test(p))).toBe(f.declared.access.merchantSecrets === 'write');
-      const other = (p: string) => p.startsWith('Allow secretsmanager:') && !p.includes(merchantSecretPrefix(stage));
+      // Only the merchant administration may create or change a merchant's secret, only the account administration an account's.
+      expect(grantedPermissions(synthesized, ids.role).some((p) => /^Allow secretsmanager:(CreateSecret|PutSecretValue) /.test(p) && p.includes(merchantSecretPrefix(stage)))).toBe(f.declared.access.merchantSecrets === 'write');
+      expect(grantedPermissions(synthesized, ids.role).filter((p) => p.includes(accountSecretPrefix(stage))).map((p) => p.split(' ')[1]!.replace('secretsmanager:', ''))).toEqual(accountSecretActions(stage, f.declared.access));
+      const other = (p: string) => p.startsWith('Allow secretsmanager:') && !p.includes(merchantSecretPrefix(stage)) && !p.includes(accountSecretPrefix(stage));
       expect(grantedPermissions(synthesized, ids.role).some((p) => other(p) && !p.includes(cursorSecretIdOf(synthesized)))).toBe(usesGateway(stage, f.declared.access));
       expect(grantedPermissions(synthesized, ids.role).some((p) => other(p) && p.includes(cursorSecretIdOf(synthesized)))).toBe((f.declared.access as FunctionAccess).cursorSecret === true);
     });

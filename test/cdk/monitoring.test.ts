@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
-import { metricMerchantsFromContext, STAGE_SETTINGS } from '../../lib/checkout-stack';
+import { chargebackRateFromContext, DEFAULT_CHARGEBACK_RATE, metricMerchantsFromContext, STAGE_SETTINGS } from '../../lib/checkout-stack';
 import { ALARM_LIMITS, p99ThresholdMs } from '../../lib/constructs/monitoring';
 import { ALARM_KINDS, runbookAnchor, type AlarmKind } from '../../lib/constructs/monitoring-metrics';
 import { JOBS } from '../../lib/jobs';
@@ -156,6 +156,27 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
     expect(Object.values(alarms).filter((x) => String(x.Properties.AlarmName).includes('MerchantApprovalRateDrop'))).toHaveLength(0);
   });
 
+  test('ChargebackRate: the highest merchant chargeback rate of the month, hourly, at or over 0.9 % by default; the job that emits it runs hourly', () => {
+    const a = byName('ChargebackRate');
+    expect(a.Properties).toMatchObject({
+      Namespace: 'Checkout',
+      MetricName: 'ChargebackRateHighest',
+      Dimensions: [{ Name: 'service', Value: 'checkout' }, { Name: 'stage', Value: stage }],
+      Statistic: 'Maximum',
+      Period: 3600,
+      Threshold: DEFAULT_CHARGEBACK_RATE.alarmPercent,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(DEFAULT_CHARGEBACK_RATE).toEqual({ alarmPercent: 0.9, minSettled: 100 });
+    expect(String(a.Properties.AlarmDescription)).toContain('0.9% or more');
+    const job = resource(s.template, logicalId(s.stack.jobFunctions.get('CheckChargebackRates')!.function));
+    expect(job.Properties.Environment.Variables).toMatchObject({ CHARGEBACK_RATE_ALARM_PERCENT: '0.9', CHARGEBACK_RATE_MIN_SETTLED: '100' });
+    const rules = Object.values(resourcesOfType(s.template, 'AWS::Events::Rule')).filter((r) => JSON.stringify(r.Properties.Targets).includes(logicalId(s.stack.jobFunctions.get('CheckChargebackRates')!.function)));
+    expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(1 hour)']);
+  });
+
   test('the dashboard shows traffic, latency, errors, approval rate, backlog and callbacks', () => {
     const dashboards = resourcesOfType(s.monitoring, 'AWS::CloudWatch::Dashboard');
     expect(Object.keys(dashboards)).toEqual([logicalId(s.stack.monitoring.dashboard)]);
@@ -174,6 +195,30 @@ describe.each(STAGES)('monitoring (%s)', (stage: Stage) => {
     s.template.allResourcesProperties('AWS::Lambda::Function', { LoggingConfig: Match.objectLike({ LogFormat: 'JSON', ApplicationLogLevel: settings.logLevel }), TracingConfig: { Mode: 'Active' } });
     s.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: settings.logRetention });
     expect(resource(s.template, logicalId(s.stack.api.stage)).Properties.DefaultRouteSettings).toMatchObject({ DetailedMetricsEnabled: true });
+  });
+});
+
+describe('the chargeback-rate alarm\'s threshold', () => {
+  test('context chargebackRateAlarm sets the alarm\'s threshold and the functions\' values, per stage or for every stage', () => {
+    const { template, stack, monitoring } = synthesize('prod', { context: { chargebackRateAlarm: { prod: { percent: 1.5, minSettled: 250 } } } });
+    const alarm = Object.values(resourcesOfType(monitoring, 'AWS::CloudWatch::Alarm')).find((a) => a.Properties.AlarmName === 'Checkout-prod-ChargebackRate')!;
+    expect(alarm.Properties.Threshold).toBe(1.5);
+    const fn = resource(template, logicalId(stack.functions.get('AdminDisputes')!.function));
+    expect(fn.Properties.Environment.Variables).toMatchObject({ CHARGEBACK_RATE_ALARM_PERCENT: '1.5', CHARGEBACK_RATE_MIN_SETTLED: '250' });
+  });
+
+  test.each([
+    [undefined, 'prod', { alarmPercent: 0.9, minSettled: 100 }],
+    [{ percent: 2 }, 'dev', { alarmPercent: 2, minSettled: 100 }],
+    [{ dev: { minSettled: '10' } }, 'dev', { alarmPercent: 0.9, minSettled: 10 }],
+    [{ dev: { minSettled: 10 } }, 'prod', { alarmPercent: 0.9, minSettled: 100 }],
+    ['{"percent":"1.2"}', 'staging', { alarmPercent: 1.2, minSettled: 100 }],
+  ] as const)('%j for %s is %j', (value, stage, expected) => {
+    expect(chargebackRateFromContext(testApp({ context: value === undefined ? {} : { chargebackRateAlarm: value } }).node, stage)).toEqual(expected);
+  });
+
+  test.each([[{ percent: 0 }], [{ percent: 101 }], [{ percent: 'high' }], [{ minSettled: 1.5 }], [{ minSettled: -1 }], [[1]], ['0.9']])('%j is refused at synth', (value) => {
+    expect(() => chargebackRateFromContext(testApp({ context: { chargebackRateAlarm: value } }).node, 'prod')).toThrow(/chargebackRateAlarm/);
   });
 });
 

@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import type { CheckoutStack } from '../../lib/checkout-stack';
-import { merchantSecretPrefix, stackName, STAGES } from '../../lib/naming';
+import { accountSecretPrefix, merchantSecretPrefix, stackName, STAGES } from '../../lib/naming';
 import { JOBS } from '../../lib/jobs';
 import { logicalId, stageRoutes, synthesize } from './synth';
 
@@ -28,6 +28,7 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
       ApiUrl: expect.objectContaining({ Value: apiUrl }),
       TableName: expect.objectContaining({ Value: { Ref: logicalId(stack.table.table) } }),
       MerchantSecretPrefix: expect.objectContaining({ Value: merchantSecretPrefix(stage) }),
+      AccountSecretPrefix: expect.objectContaining({ Value: accountSecretPrefix(stage) }),
       Stage: expect.objectContaining({ Value: stage }),
       UserPoolId: expect.objectContaining({ Value: { Ref: logicalId(stack.operators.userPool) } }),
       UserPoolClientId: expect.objectContaining({ Value: { Ref: logicalId(stack.operators.client) } }),

@@ -179,7 +179,7 @@ describe('signing in', () => {
     await heading(page, 'Payments').waitFor();
     expect(new URL(page.url()).hash).toBe('#/payments');
     await page.getByText('Signed in as olivia').waitFor();
-    expect(await page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents()).toEqual(['Payments', 'Capture queue', 'Merchants', 'Audit log']);
+    expect(await page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allTextContents()).toEqual(['Payments', 'Capture queue', 'Merchants', 'Accounts', 'Disputes', 'Audit log']);
   });
 
   it('asks for both fields before sending anything', async () => {

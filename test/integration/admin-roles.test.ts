@@ -28,6 +28,9 @@ const MATRIX: Readonly<Record<string, OperatorRole>> = {
   'GET /admin/api/merchants/{merchantKey}': 'viewer',
   'GET /admin/api/merchants/{merchantKey}/callbacks/dead': 'viewer',
   'GET /admin/api/audit': 'viewer',
+  'GET /admin/api/disputes': 'viewer',
+  'GET /admin/api/disputes/export': 'viewer',
+  'GET /admin/api/acquirer-accounts': 'viewer',
   'POST /admin/api/payments/{paymentId}/{action}': 'operator',
   'POST /admin/api/payments/{paymentId}/callbacks/{index}/resend': 'operator',
   'POST /admin/api/capture-queue/bulk': 'operator',
@@ -36,6 +39,8 @@ const MATRIX: Readonly<Record<string, OperatorRole>> = {
   'POST /admin/api/merchants': 'admin',
   'POST /admin/api/merchants/{merchantKey}/password': 'admin',
   'POST /admin/api/merchants/{merchantKey}/webhook-secret': 'admin',
+  'POST /admin/api/acquirer-accounts': 'admin',
+  'PUT /admin/api/acquirer-accounts/{accountId}': 'admin',
 };
 
 const T0 = new Date('2030-08-05T08:00:00.000Z');

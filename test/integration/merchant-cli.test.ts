@@ -199,7 +199,7 @@ describe('merchant CLI usage', () => {
   const run = merchant;
 
   it.each([
-    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead, verify-audit or migrate-indexes'],
+    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead, verify-audit, migrate-indexes, accounts, account-create or account-set'],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['show', 'k', '--bogus'], "Unknown option '--bogus'"],
     [['create'], 'create needs --name NAME'],

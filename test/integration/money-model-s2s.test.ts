@@ -36,7 +36,9 @@ describe('money model over the S2S CARD connector: our records agree with the ga
           const divergences = await model.run(scenario, { store });
           if (divergences.length) throw new Error(`ledger divergence:\n${divergences.map((d) => `  ${d.paymentId}: ${d.problem}`).join('\n')}`);
         }),
-        { numRuns: runs, seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined },
+        // The random runs reach a same-day void about twice in a hundred: one run of each kind of
+        // money movement goes first, so every kind is moved whatever the draw (the rest are random).
+        { numRuns: runs, seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined, examples: runs >= 100 ? EVERY_MOVE.map((s) => [s] as [Scenario]) : [] },
       );
     } finally {
       console.log(
@@ -58,6 +60,12 @@ describe('money model over the S2S CARD connector: our records agree with the ga
 const calm: GatewayScenario = {
   seed: 1, drop: 0, loseAnswer: 0, slow: 0, lookupsLost: 0, callbacksLost: 0, callbacksRepeated: 0, callbacksEarly: 0, callbackJitterMs: 0, callbacksHeld: false, creditVoid: 'immediate', followUpWaitMs: 150,
 };
+/** One run of each kind of money movement at a calm gateway: sale, void; authorization, capture, refund, chargeback; authorization, reversal. */
+const EVERY_MOVE: readonly Scenario[] = [
+  { dms: false, card: 'approve', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'void' }], gateway: calm },
+  { dms: true, card: 'approve', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'capture-all' }, { op: 'refund-part' }, { op: 'chargeback-part' }], gateway: calm },
+  { dms: true, card: 'approve', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'release' }], gateway: calm },
+];
 const payAndRefund: Scenario = { dms: false, card: 'approve', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'refund-part' }], gateway: calm };
 
 describe('the S2S ledger checker is not blind', () => {

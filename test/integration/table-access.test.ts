@@ -11,6 +11,7 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
 import { AUDIT_ANCHOR_JOB_ID, JOBS } from '../../lib/jobs';
 import { handler as anchorJob } from '../../lambdas/handlers/audit-anchor-job';
+import { handler as chargebackRatesJob } from '../../lambdas/handlers/chargeback-rates-job';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -210,6 +211,16 @@ test('the audit anchor export reads the days\' heads and nothing else', async ()
   const report = await runAs(AUDIT_ANCHOR_JOB_ID, anchorJob);
   expect(report.written).toEqual(expect.arrayContaining([expect.stringMatching(/checkpoint at entry \d+$/)]));
   expect(calls(AUDIT_ANCHOR_JOB_ID)).toEqual([`${AUDIT_ANCHOR_JOB_ID} Query AUDIT#`]);
+});
+
+test('the chargeback-rate job reads the merchants, the month\'s chargebacks and the merchants\' tallies', async () => {
+  const { shop } = await merchants.merchant();
+  const paid = await paidPayment(service, shop);
+  expect(await service.deps.sandbox.raiseChargeback(paid.paymentId, 100, '10.4')).toMatchObject({ raised: {} });
+  await runAs('ReconcileAttempts', reconcileJob);
+  const report = await runAs('CheckChargebackRates', chargebackRatesJob);
+  expect(report.merchants).toBeGreaterThan(0);
+  expect(calls('CheckChargebackRates')).toEqual(expect.arrayContaining(['CheckChargebackRates BatchGetItem TALLY#', 'CheckChargebackRates Query DISPUTE#']));
 });
 
 test('every job and the dispatcher stayed within its grant', () => {

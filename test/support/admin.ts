@@ -6,6 +6,7 @@ import type { PaymentAction } from '../../lambdas/use-cases/admin/operator-actio
 import type { ActionOutcome } from '../../lambdas/protocol/admin/actions';
 import type { ResendOutcome } from '../../lambdas/use-cases/callback-log';
 import type { CallbackView } from '../../lambdas/protocol/admin/callbacks';
+import type { DisputesView } from '../../lambdas/protocol/admin/disputes';
 import type { HttpAnswer } from './http';
 import type { TestService } from './service';
 
@@ -152,6 +153,8 @@ export function adminApi(service: TestService, token: string) {
       adminRequest<{ payment_id: string; index: number; outcome: ResendOutcome }>(service, 'POST', `/admin/api/payments/${encodeURIComponent(paymentId)}/callbacks/${index}/resend`, token, {}),
     deadCallbacks: (merchantKey: string, cursor?: string) =>
       get<{ merchant_key: string; callbacks: DeadCallback[]; cursor?: string }>(`/admin/api/merchants/${encodeURIComponent(merchantKey)}/callbacks/dead${query({ cursor })}`),
+    disputes: (params: Record<string, string | undefined> = {}) => get<DisputesView>(`/admin/api/disputes${query(params)}`),
+    exportDisputes: (params: Record<string, string | undefined> = {}) => get<undefined>(`/admin/api/disputes/export${query(params)}`),
     resendDeadCallbacks: (merchantKey: string) =>
       adminRequest<{ merchant_key: string; queued: number; more: boolean }>(service, 'POST', `/admin/api/merchants/${encodeURIComponent(merchantKey)}/callbacks/resend-dead`, token, {}),
   };

@@ -39,6 +39,14 @@ export const key = {
   auditOf: (target: string) => `AUDITOF#${target}`,
   /** Lookup index: every merchant, by name (admin list). */
   merchantsIndex: 'MERCHANTS',
+  /** A merchant's acquirer account (lambdas/domain/acquirer-account.ts). */
+  acquirerAccount: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' }),
+  /** Lookup index: every acquirer account, by id. */
+  accountsIndex: 'ACCOUNTS',
+  /** A chargeback the acquirer reported, in the month it counts in (one partition per month: chargebacks are few). */
+  dispute: (month: string, transId: string) => ({ pk: `DISPUTE#${month}`, sk: transId }),
+  /** A merchant's settled payments of a month (the chargeback rate's denominator): one item, atomic additions. */
+  tally: (merchantKey: string, month: string) => ({ pk: `TALLY#${merchantKey}#${month}`, sk: 'TALLY' }),
   /** Lookup index: a merchant's payments by order number, newest last. */
   orderIndex: (merchantKey: string, orderNumber: string) => `ORDER#${merchantKey}#${orderNumber}`,
 } as const;

@@ -7,13 +7,33 @@ export interface S2SCardCredentials {
   readonly password: string;
 }
 
-export interface S2SCardSettings {
+/** One account at the gateway: where its requests go and what signs them. */
+export interface S2SGatewayAccount {
+  /** Our id of it (`stage` for the stage's own account). */
+  readonly accountId: string;
   /** The full URL requests are POSTed to (`https://<PAYMENT_URL>/post`). */
   readonly url: string;
+  readonly clientKey: string;
+  readonly password: string;
+  /** ISO codes it takes; every currency when absent (the stage's account). */
+  readonly currencies?: readonly string[];
+}
+
+export interface S2SCardSettings {
   /** How long one request may take before its outcome counts as unknown. */
   readonly timeoutMs: number;
-  /** Read when needed (Secrets Manager on AWS, the environment locally) and cached by the caller. */
-  readonly credentials: () => Promise<S2SCardCredentials>;
+  /**
+   * An account by our id (the stage's own when none is given), read when needed (the table and
+   * Secrets Manager on AWS, the environment for the stage's locally) and cached; `fresh` reads its
+   * password past the cache (a callback whose hash did not match, after a rotation).
+   */
+  readonly account: (accountId?: string, fresh?: boolean) => Promise<S2SGatewayAccount>;
+}
+
+/** Where one request goes: an account's URL, with the connector's timeout. */
+export interface S2SCardTarget {
+  readonly url: string;
+  readonly timeoutMs: number;
 }
 
 /** A wire answer: string fields, plus the nested objects some actions return. */
@@ -25,7 +45,7 @@ export class S2SCardUnavailable extends Error {
 }
 
 /** Field values are strings; `parameters[...]`-style names are sent as given. */
-export async function postAction(settings: S2SCardSettings, fields: Readonly<Record<string, string>>): Promise<WireAnswer> {
+export async function postAction(settings: S2SCardTarget, fields: Readonly<Record<string, string>>): Promise<WireAnswer> {
   let response: Response;
   try {
     response = await fetch(settings.url, {

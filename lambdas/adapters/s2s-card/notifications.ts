@@ -24,7 +24,7 @@ const FOLLOW_UP_ACTIONS = new Set(['CAPTURE', 'VOID', 'CREDITVOID']);
  * nothing. A callback whose trans_id the gateway does not confirm is refused (ERROR) and logged by the
  * caller. Every accepted callback causes a reading, so one that changes nothing is never silence.
  */
-export async function acceptNotification(connector: S2SCardAcquirer, records: S2SRecords, password: string, fields: Readonly<Record<string, string>>, now: Date = new Date()): Promise<NotificationResult> {
+export async function acceptNotification(connector: S2SCardAcquirer, records: S2SRecords, fields: Readonly<Record<string, string>>, now: Date = new Date()): Promise<NotificationResult> {
   const orderId = fields.order_id;
   const transId = fields.trans_id;
   const action = (fields.action ?? '').toUpperCase();
@@ -33,7 +33,10 @@ export async function acceptNotification(connector: S2SCardAcquirer, records: S2
   const entries = await records.entries(paymentId);
   const authorization = entries[canonicalKey(orderId)];
   if (!authorization || authorization.operation !== 'authorization') return { answer: 'ERROR', why: 'unknown-order' };
-  if (!hashMatches(fields.hash, transactionHash(password, authorization.party, transId))) return { answer: 'ERROR', why: 'bad-hash' };
+  // Signed with the password of the account the order went through (the merchant's own, or the
+  // stage's); a mismatch reads the password again past the cache once (it may have just been rotated).
+  const signedBy = async (fresh: boolean) => hashMatches(fields.hash, transactionHash(await connector.passwordOf(authorization, fresh), authorization.party, transId));
+  if (!(await signedBy(false)) && !(await signedBy(true))) return { answer: 'ERROR', why: 'bad-hash' };
 
   // The trans_id must be this order's: the one we recorded, or (not recorded yet, or changed by the
   // gateway's cascading) the one the gateway reports for our order id.
@@ -54,7 +57,7 @@ export async function acceptNotification(connector: S2SCardAcquirer, records: S2
   const approvedRef = settled?.outcome?.kind === 'approved' ? settled.outcome.acquirerRef : undefined;
   const openFollowUps = Object.values(current).some((e) => e.operation !== 'authorization' && e.state === 'sent');
   if (approvedRef && (FOLLOW_UP_ACTIONS.has(action) || openFollowUps)) {
-    await connector.settleFollowUps(paymentId, approvedRef, authorization.party, authorization.currency);
+    await connector.settleFollowUps(paymentId, approvedRef, authorization.party, authorization.currency, authorization.account);
     current = await records.entries(paymentId);
   }
   return { answer: 'OK', paymentId, changed: fingerprint(current) !== fingerprint(entries) };

@@ -39,6 +39,8 @@ export interface S2SEntry {
   readonly outcome?: AcquirerOutcome;
   /** When the request was written here (ISO). */
   readonly at: string;
+  /** Our id of the gateway account it was sent through (the payment's; the stage's own when absent). */
+  readonly account?: string;
   /** Declined because the gateway refused the request before processing it (no transaction of its own). */
   readonly refused?: boolean;
   /**

@@ -1,5 +1,5 @@
 import { cardDigits, orderHash, transactionHash, type HashParty } from './hash';
-import { postAction, S2SCardUnavailable, type S2SCardSettings, type WireAnswer } from './client';
+import { postAction, S2SCardUnavailable, type S2SCardSettings, type S2SCardTarget, type S2SGatewayAccount, type WireAnswer } from './client';
 import { canonicalKey, S2SRecords, type S2SEntry, type S2SOperation } from './records';
 import {
   approvedOutcome,
@@ -77,6 +77,7 @@ export class S2SCardAcquirer implements Acquirer {
       storeCredential: request.storeCredential,
       orderId: request.idempotencyKey,
       at: this.nowIso(),
+      ...(request.account ? { account: request.account } : {}),
     });
     // A replay never sends again: it gets what is known, or asks the gateway by our order id.
     if (!won) {
@@ -84,12 +85,23 @@ export class S2SCardAcquirer implements Acquirer {
       return known === NOT_RECEIVED ? { kind: 'unknown', acquirerRef: '', reason: S2S_REASONS.noAnswer } : known;
     }
 
-    const credentials = await this.settings.credentials();
-    const built = authorizationFields(request, stored, party, credentials);
+    let account: S2SGatewayAccount;
+    try {
+      account = await this.settings.account(request.account);
+    } catch (e) {
+      // An account that cannot be read (removed, no password): nothing is sent; declined, never retried blind.
+      return this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: '', reason: `${S2S_REASONS.accountUnusable} (${(e as Error).message})` });
+    }
+    if (account.currencies && !account.currencies.includes(request.currency)) {
+      return this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: '', reason: S2S_REASONS.currencyNotTaken });
+    }
+    const built = authorizationFields(request, stored, party, account);
     if ('refused' in built) return this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: '', reason: built.refused });
     // No answer (timeout, network): the entry stays `sent` and the caller treats it as unknown.
-    const answer = await postAction(this.settings, built.fields);
-    const outcome = authorizationOutcome(answer, entry, request.returnUrl, credentials.password, this.clock.now().getTime() + REDIRECT_LINK_MS);
+    const answer = await postAction(this.target(account), built.fields);
+    // The link to the gateway's challenge page is ours, signed with the stage account's password whatever the payment's account.
+    const linkKey = (await this.settings.account()).password;
+    const outcome = authorizationOutcome(answer, entry, request.returnUrl, linkKey, this.clock.now().getTime() + REDIRECT_LINK_MS);
     return this.answer(request.paymentId, key, outcome, str(answer.trans_id));
   }
 
@@ -207,6 +219,7 @@ export class S2SCardAcquirer implements Acquirer {
       currency: request.currency,
       transId,
       at: this.nowIso(),
+      ...(auth?.account ? { account: auth.account } : {}),
     });
     if (!won) return this.finalFollowUp(await this.resumeFollowUp(request.paymentId, entry));
     // Refused before it reached processing: no transaction at the gateway (ledger-reading.ts counts only its own).
@@ -218,8 +231,8 @@ export class S2SCardAcquirer implements Acquirer {
     } catch (e) {
       return refuse((e as Error).message);
     }
-    const { clientKey, password } = await this.settings.credentials();
-    const answer = await postAction(this.settings, { ...fields, client_key: clientKey, hash: transactionHash(password, party, transId) });
+    const account = await this.settings.account(auth.account);
+    const answer = await postAction(this.target(account), { ...fields, client_key: account.clientKey, hash: transactionHash(account.password, party, transId) });
     if (answer.result === 'SUCCESS') return this.answer(request.paymentId, key, { kind: 'approved', acquirerRef: str(answer.trans_id) ?? transId }) as Promise<FollowUpOutcome>;
     if (isRefusal(answer)) return refuse(reasonOf(answer));
     if (answer.result === 'DECLINED') return this.answer(request.paymentId, key, { kind: 'declined', acquirerRef: transId, reason: reasonOf(answer) }) as Promise<FollowUpOutcome>;
@@ -275,13 +288,23 @@ export class S2SCardAcquirer implements Acquirer {
   }
 
   private async byOrder(entry: S2SEntry): Promise<WireAnswer> {
-    const { clientKey, password } = await this.settings.credentials();
-    return postAction(this.settings, {
+    const account = await this.settings.account(entry.account);
+    return postAction(this.target(account), {
       action: 'GET_TRANS_STATUS_BY_ORDER',
-      client_key: clientKey,
+      client_key: account.clientKey,
       order_id: entry.orderId ?? '',
-      hash: orderHash(password, entry.party, entry.orderId ?? ''),
+      hash: orderHash(account.password, entry.party, entry.orderId ?? ''),
     });
+  }
+
+  /** Where an account's requests go. */
+  private target(account: S2SGatewayAccount): S2SCardTarget {
+    return { url: account.url, timeoutMs: this.settings.timeoutMs };
+  }
+
+  /** The password of the account an operation was sent through (a callback of it is signed with it); `fresh` past the cache. */
+  async passwordOf(entry: Pick<S2SEntry, 'account'>, fresh = false): Promise<string> {
+    return (await this.settings.account(entry.account, fresh)).password;
   }
 
   /**
@@ -294,7 +317,7 @@ export class S2SCardAcquirer implements Acquirer {
     if ((entry.state === 'answered' || entry.state === 'barred') && entry.outcome) return entry.outcome;
     const transId = entry.transId ?? '';
     if (!transId) return NOT_RECEIVED;
-    const verdict = (await this.settleFollowUps(paymentId, transId, entry.party, entry.currency)).get(entry.key);
+    const verdict = (await this.settleFollowUps(paymentId, transId, entry.party, entry.currency, entry.account)).get(entry.key);
     const now = await this.records.entry(paymentId, entry.key);
     if (now?.state === 'answered' && now.outcome) return now.outcome;
     if (verdict?.kind === 'absent') return NOT_RECEIVED;
@@ -306,8 +329,8 @@ export class S2SCardAcquirer implements Acquirer {
    * of it the reading settles, in one write; a write that lost a race to another reading is computed
    * again from the records as they are now.
    */
-  async settleFollowUps(paymentId: string, transId: string, party: HashParty, currency: string): Promise<ReadonlyMap<string, FollowUpVerdict>> {
-    const reading = await this.readPayment(transId, party, currency);
+  async settleFollowUps(paymentId: string, transId: string, party: HashParty, currency: string, account: string | undefined): Promise<ReadonlyMap<string, FollowUpVerdict>> {
+    const reading = await this.readPayment(transId, party, currency, account);
     let verdicts: ReadonlyMap<string, FollowUpVerdict> = new Map();
     for (let round = 0; round < 8; round++) {
       const entries = Object.values(await this.records.entries(paymentId)).filter((e) => e.operation !== 'authorization' && e.transId === transId);
@@ -334,7 +357,7 @@ export class S2SCardAcquirer implements Acquirer {
     const entry = entries[canonicalKey(authorization.idempotencyKey)];
     const transId = entry?.outcome?.kind === 'approved' ? entry.outcome.acquirerRef : undefined;
     if (!entry || !transId) return [];
-    const reading = await this.readPayment(transId, entry.party, entry.currency);
+    const reading = await this.readPayment(transId, entry.party, entry.currency, entry.account);
     const unused = [...hints];
     const hintFor = (amountMinor: number | undefined) => {
       const at = unused.findIndex((h) => amountMinor === undefined || h.amountMinor === amountMinor);
@@ -355,9 +378,9 @@ export class S2SCardAcquirer implements Acquirer {
   }
 
   /** The gateway's status and history of one payment. */
-  private async readPayment(transId: string, party: HashParty, currency: string): Promise<GatewayReading> {
-    const { clientKey, password } = await this.settings.credentials();
-    const answer = await postAction(this.settings, { action: 'GET_TRANS_DETAILS', client_key: clientKey, trans_id: transId, hash: transactionHash(password, party, transId) });
+  private async readPayment(transId: string, party: HashParty, currency: string, accountId: string | undefined): Promise<GatewayReading> {
+    const account = await this.settings.account(accountId);
+    const answer = await postAction(this.target(account), { action: 'GET_TRANS_DETAILS', client_key: account.clientKey, trans_id: transId, hash: transactionHash(account.password, party, transId) });
     if (answer.result !== 'SUCCESS') throw new S2SCardUnavailable(`GET_TRANS_DETAILS: ${reasonOf(answer)}`);
     return { status: String(answer.status ?? ''), history: historyOf(answer.transactions, currency) };
   }

@@ -15,6 +15,8 @@ export const S2S_REASONS = {
   noAnswer: 'The acquirer has not given a final answer yet.',
   unknownCredential: 'The stored card is not one of this acquirer.',
   noPayer: 'The payment has no payer e-mail, which the acquirer requires.',
+  accountUnusable: 'The merchant\'s acquirer account cannot be used.',
+  currencyNotTaken: 'The merchant\'s acquirer account does not take this currency.',
 } as const;
 
 /**

@@ -7,6 +7,8 @@ import { newView, SIGNED_OUT } from './api';
 import { byId, say } from './dom';
 import { renderChrome, session, signOut, token } from './session';
 import { auditView } from './views/audit';
+import { disputesView } from './views/disputes';
+import { accountsView } from './views/accounts';
 import { merchantsView, merchantView } from './views/merchants';
 import { paymentView } from './views/payment';
 import { paymentsView } from './views/payments';
@@ -48,6 +50,8 @@ function route(): void {
   if (path[0] === 'merchants' && path[1]) return merchantView(decodeURIComponent(path[1]));
   if (path[0] === 'merchants') return merchantsView();
   if (path[0] === 'audit') return auditView(params);
+  if (path[0] === 'disputes') return disputesView(params);
+  if (path[0] === 'accounts') return accountsView();
   if (path[0] === 'sign-in') {
     location.hash = '#/payments';
     return;

@@ -49,6 +49,8 @@ export function claimAttempt(
     readonly billingAddress?: BillingAddress;
     /** Where the payment waits should the answer never be recorded. */
     readonly recheck: QueueEntry;
+    /** The merchant's own acquirer account the attempt goes through (the stage's when absent): the payment's from then on. */
+    readonly acquirerAccount?: string;
   },
   now: Date,
 ): Transition {
@@ -68,6 +70,7 @@ export function claimAttempt(
         ...(input.customerIp ? { customerIp: input.customerIp } : {}),
         customer: input.customer,
         ...(input.billingAddress ? { billingAddress: input.billingAddress } : {}),
+        ...(input.acquirerAccount ? { acquirerAccount: input.acquirerAccount } : {}),
         updatedAt: now.toISOString(),
       },
       remove: ['reason', 'browser', ...(input.billingAddress ? [] : ['billingAddress' as const])],

@@ -137,6 +137,11 @@ export interface Payment {
   readonly scheduleId?: string;
   readonly recurringToken?: string;
   readonly recurringInitTransId?: string;
+  /**
+   * The merchant's own acquirer account the payment goes through (docs/acquirer-accounts.md): fixed
+   * by its first attempt (a recurring charge: its chain's); the stage's own account when absent.
+   */
+  readonly acquirerAccount?: string;
   readonly cardToken?: string;
   readonly customData?: Record<string, string>;
   /** Attempts made on the checkout link so far (each is one authorization at the acquirer). */

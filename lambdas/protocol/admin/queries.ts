@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { AuditSearch } from '../../use-cases/admin/audit';
+import type { DisputeSearch } from '../../use-cases/admin/disputes';
 import type { PaymentSearch } from '../../use-cases/admin/search-plan';
 
 /** The query strings of the portal's reads (snake_case); the use cases check the values themselves. */
@@ -30,3 +31,8 @@ export const auditSearchQuery = z.object({ cursor: field, actor: field, action: 
 
 /** An audit search (GET /admin/api/audit) from its query string. */
 export const auditSearchOf = (query: Query): AuditSearch => auditSearchQuery.parse(query ?? {});
+
+export const disputeSearchQuery = z.object({ month: field, merchant: field, reason: field, outcome: field });
+
+/** A disputes view or export (GET /admin/api/disputes, …/export) from its query string. */
+export const disputeSearchOf = (query: Query): DisputeSearch => disputeSearchQuery.parse(query ?? {});

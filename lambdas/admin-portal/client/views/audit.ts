@@ -20,7 +20,9 @@ export function auditTable(caption: string, entries: readonly AuditEntry[], brea
       const target =
         a.targetKind === 'payment'
           ? paymentLink(a.target)
-          : el('a', { href: `#/merchants/${encodeURIComponent(a.target.replace(/^merchant:/, ''))}`, class: 'mono', text: a.target });
+          : a.targetKind === 'account'
+            ? el('a', { href: '#/accounts', class: 'mono', text: a.target })
+            : el('a', { href: `#/merchants/${encodeURIComponent(a.target.replace(/^merchant:/, ''))}`, class: 'mono', text: a.target });
       const broken = brokenAt.get(`${String(a.at).slice(0, 10)}#${a.seq}`);
       return el(
         'tr',

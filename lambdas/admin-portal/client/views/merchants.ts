@@ -25,6 +25,7 @@ interface Settings {
   readonly branding?: { readonly primaryColor?: string; readonly logoUrl?: string };
   readonly frameAncestors?: readonly string[];
   readonly preRouting?: readonly { readonly methods: readonly string[]; readonly currency?: string; readonly minAmountMinor?: number; readonly maxAmountMinor?: number }[];
+  readonly acquirerAccount?: string;
 }
 
 /** The merchants by name; an admin also gets the form for a new one. */
@@ -179,6 +180,7 @@ export function merchantView(merchantKey: string): void {
         logo: el('input', { name: 'logo_url', type: 'url', value: s.branding?.logoUrl || '' }),
         frames: el('input', { name: 'frame_ancestors', value: (s.frameAncestors ?? []).join(', ') }),
         rules: el('textarea', { name: 'pre_routing' }, JSON.stringify(preRouting, null, 2)),
+        account: el('input', { name: 'acquirer_account', class: 'mono', value: s.acquirerAccount || '', spellcheck: 'false', autocomplete: 'off' }),
       };
       // Only an admin changes settings: anyone else sees them in a disabled form, without Save.
       const editable = may('AdminMerchantUpdate');
@@ -211,6 +213,7 @@ export function merchantView(merchantKey: string): void {
               branding: color || logo ? { primary_color: color || null, logo_url: logo || null } : null,
               frame_ancestors: orNull(list(f.frames.value)),
               pre_routing: rules?.length ? rules : null,
+              acquirer_account: f.account.value.trim() || null,
             };
             say('Saving…');
             api('AdminMerchantUpdate', { params: { merchantKey }, body })
@@ -232,6 +235,7 @@ export function merchantView(merchantKey: string): void {
         field('Logo URL', f.logo, 'https only'),
         field('Allowed framing origins', f.frames, 'Comma separated, e.g. https://shop.example'),
         field('Pre-routing rules', f.rules, 'JSON list of {"currency", "min_amount_minor", "max_amount_minor", "methods"}'),
+        field('Acquirer account', f.account, 'An account\'s id (Acquirer accounts); empty: the stage\'s own'),
         editable ? el('div', null, el('button', { type: 'submit', text: 'Save settings' })) : el('p', { class: 'hint', text: 'Only an admin can change these settings.' }),
       );
       if (!editable) for (const input of Object.values(f)) input.disabled = true;
