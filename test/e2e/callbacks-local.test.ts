@@ -174,7 +174,7 @@ it('a payment on the page produces one verified sale callback, a void one void c
   ]);
   await receiver.stop('SIGINT');
   processes.delete(receiver);
-});
+}, 90_000);
 
 it('a runner killed right after a payment and its void delivers both callbacks, in order, once it runs again', async () => {
   // The receiver is down: nothing can be delivered before the crash.
@@ -193,3 +193,23 @@ it('a runner killed right after a payment and its void delivers both callbacks, 
     [third.paymentId, 'void', 'void', 'ok'],
   ]);
 });
+
+it('a chargeback raised at the sandbox (npm run -s sandbox -- chargeback) reaches the merchant as a signed chargeback callback within a minute', async () => {
+  // A fresh receiver on the port (the one before may still listen there).
+  for (const p of [...processes]) if (p !== runner) await p.stop('SIGINT').finally(() => processes.delete(p));
+  const receiver = await startReceiver();
+  const fourth = await newSession('cb-4');
+  await payOnPage(fourth.url);
+  await waitForCallbacks(receiver, 1);
+  const raisedAt = Date.now();
+  // On the runner's clock (CLOCK_START): the news is due when the runner's reconcile job reads it.
+  const raised = await runTs('local/sandbox-cli.ts', ['chargeback', fourth.paymentId, '4.00', '10.4'], { DATA_DIR: dataDir, CLOCK_START: clockStart() });
+  expect(raised.code).toBe(0);
+  // The runner's reconcile job takes the sandbox's dispute report, records the chargeback, the relay sends it.
+  const [, chargeback] = await waitForCallbacks(receiver, 2, 60_000);
+  expect(chargeback).toMatchObject({ signature: 'ok', fields: { id: fourth.paymentId, type: 'chargeback', status: 'success', order_status: 'chargeback', amount: '4.00', reason: '10.4' } });
+  expect(chargeback!.hash).toMatch(/^ok/);
+  console.log(`sandbox chargeback callback reached the merchant ${Date.now() - raisedAt} ms after it was raised`);
+  await receiver.stop('SIGINT');
+  processes.delete(receiver);
+}, 90_000);

@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { cards, launchBrowser, newPage, payWith, screenshot } from '../support/browser';
 import { postJson } from '../support/http';
+import { startCallbackReceiver, verifiesWith } from '../support/callback-receiver';
 import { paymentIdOf } from '../support/links';
 import { startMerchantSite, type MerchantSite } from '../support/merchant-site';
 import { freePort, runTs, startTs, type Service } from '../support/processes';
@@ -145,6 +146,32 @@ describe('the local runner paying through the S2S CARD connector', () => {
     expect(res.status).toBe(200);
     expect(gateway.byOrder(`${paymentId}.1`)).toMatchObject({ status: 'SETTLED', capturedMinor: 2500 });
     expect(await statusOf(paymentId, dms)).toBe('settled');
+  });
+
+  it('a chargeback raised at the gateway reaches the merchant as a signed chargeback callback within a minute', async () => {
+    const receiver = await startCallbackReceiver();
+    try {
+      const created = await runTs('local/merchant-cli.ts', ['create', '--name', 'Dispute Shop', '--notification-url', receiver.url, '--json'], { DATA_DIR: dataDir });
+      expect(created.code).toBe(0);
+      const shop = JSON.parse(created.stdout.slice(created.stdout.indexOf('{'))) as MerchantCredentials;
+      const { paymentId, url } = await newSession(shop);
+      await payInBrowser(url, cards.approved);
+      const t = gateway.byOrder(`${paymentId}.1`)!;
+      // The gateway's CHARGEBACK callback reaches the runner's notify URL; the runner's own jobs do the rest.
+      const raisedAt = Date.now();
+      expect(gateway.chargeback(t.transId, 1000, '4837')).toMatchObject({ ok: true });
+      let cb: (typeof receiver.received)[number] | undefined;
+      while (!cb && Date.now() - raisedAt < 60_000) {
+        await new Promise((r) => setTimeout(r, 250));
+        cb = receiver.received.find((c) => c.fields.id === paymentId && c.fields.type === 'chargeback');
+      }
+      expect(cb?.fields).toMatchObject({ type: 'chargeback', status: 'success', order_status: 'chargeback', amount: '10.00', reason: '4837' });
+      expect(verifiesWith(cb!, shop.password)).toBe(true);
+      console.log(`chargeback callback reached the merchant ${Date.now() - raisedAt} ms after the gateway raised it`);
+      expect(await statusOf(paymentId, shop)).toBe('chargeback');
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('serves no sandbox pages, and refuses a forged gateway callback', async () => {
