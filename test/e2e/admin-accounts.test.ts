@@ -1,6 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { seedOperator, type OperatorCredentials } from '../support/admin';
-import { auditContext, launchBrowser, newPage, seriousA11yViolations } from '../support/browser';
+import { launchBrowser, seriousA11yViolations } from '../support/browser';
+import { portalHeading, portalTabs } from '../support/portal';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { startTestService, type TestService } from '../support/service';
 import { startAll } from '../support/lifecycle';
@@ -28,22 +29,10 @@ afterAll(async () => {
   await service?.close();
 });
 
-const contexts: BrowserContext[] = [];
-async function signedIn(who: OperatorCredentials, audited = false): Promise<Page> {
-  const { context, page } = audited ? await (async () => { const c = await auditContext(browser, { timezoneId: 'UTC' }); return { context: c, page: await c.newPage() }; })() : await newPage(browser, { timezoneId: 'UTC' });
-  contexts.push(context);
-  page.setDefaultTimeout(10_000);
-  await page.goto(`${service.baseUrl}/admin`);
-  await page.getByLabel('User name').fill(who.username);
-  await page.getByLabel('Password').fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await heading(page, 'Payments').waitFor();
-  return page;
-}
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-});
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+const tabs = portalTabs(() => browser, () => service.baseUrl);
+const signedIn = (who: OperatorCredentials, audited = false) => tabs.signedIn(who, audited);
+afterEach(() => tabs.closeAll());
+const heading = portalHeading;
 const accountRow = (page: Page, id: string) => page.locator('table tbody tr', { has: page.getByRole('cell', { name: id, exact: true }) });
 
 it('an admin adds an account, rotates its password and links a merchant; the list and the audit log show it, never the password', async () => {

@@ -1,9 +1,10 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { DISPUTE_COLUMNS } from '../../lambdas/protocol/admin/disputes';
 import { seedOperator, type OperatorCredentials } from '../support/admin';
-import { auditContext, launchBrowser, newPage, seriousA11yViolations } from '../support/browser';
+import { launchBrowser, seriousA11yViolations } from '../support/browser';
+import { portalHeading, portalTabs } from '../support/portal';
 import { openSession, submitPage } from '../support/payments';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { startTestService, type TestService } from '../support/service';
@@ -50,23 +51,10 @@ afterAll(async () => {
   await service?.close();
 });
 
-const contexts: BrowserContext[] = [];
-/** A tab signed in as the viewer; `audited`: with the CSP bypassed, so axe-core can be injected. */
-async function signedIn(audited = false): Promise<Page> {
-  const { context, page } = audited ? await (async () => { const c = await auditContext(browser, { timezoneId: 'UTC' }); return { context: c, page: await c.newPage() }; })() : await newPage(browser, { timezoneId: 'UTC' });
-  contexts.push(context);
-  page.setDefaultTimeout(10_000);
-  await page.goto(`${service.baseUrl}/admin`);
-  await page.getByLabel('User name').fill(operator.username);
-  await page.getByLabel('Password').fill(operator.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await heading(page, 'Payments').waitFor();
-  return page;
-}
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((c) => c.close()));
-});
-const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+const tabs = portalTabs(() => browser, () => service.baseUrl);
+const signedIn = (audited = false) => tabs.signedIn(operator, audited);
+afterEach(() => tabs.closeAll());
+const heading = portalHeading;
 const rowsOf = (page: Page, caption: string) => page.locator('table', { has: page.locator('caption', { hasText: caption }) }).locator('tbody tr');
 
 it('lists the month\'s chargebacks and rates each merchant, marking those at or over the threshold', async () => {

@@ -144,3 +144,13 @@ export function filterForm(view: string, inputs: Readonly<Record<string, HTMLInp
   };
   return el('form', { class: 'filters', role: 'search', onsubmit }, ...fields, el('div', null, el('button', { type: 'submit', text: submit })));
 }
+
+/** Saves text the portal made as a file in the browser's downloads (an export). */
+export function saveFile(name: string, parts: readonly string[], type = 'text/csv;charset=utf-8'): void {
+  const url = URL.createObjectURL(new Blob([...parts], { type }));
+  const link = el('a', { href: url, download: name, hidden: true });
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+}

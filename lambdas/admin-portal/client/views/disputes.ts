@@ -1,6 +1,6 @@
 import type { DisputesView, RateView } from '../../../protocol/admin/disputes';
 import { api, apiCsv, fail } from '../api';
-import { cell, el, field, filterForm, merchantCell, paymentLink, plural, say, show, table, timeCell } from '../dom';
+import { cell, el, field, filterForm, merchantCell, paymentLink, plural, saveFile, say, show, table, timeCell } from '../dom';
 import { may } from '../session';
 
 type Params = Readonly<Record<string, string | undefined>>;
@@ -108,12 +108,7 @@ function exportDisputes(search: Params, month: string, button: HTMLButtonElement
     .then((file) => {
       const rows = Number(file.headers.get('x-export-rows') || 0);
       const name = `chargebacks-${month}.csv`;
-      const url = URL.createObjectURL(new Blob([file.text], { type: 'text/csv;charset=utf-8' }));
-      const link = el('a', { href: url, download: name, hidden: true });
-      document.body.appendChild(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      saveFile(name, [file.text]);
       button.disabled = false;
       say(`Exported ${plural(rows, 'chargeback', 'chargebacks')} to ${name}.`, 'ok');
     })

@@ -1,6 +1,6 @@
 import type { PaymentListEntry } from '../../../protocol/admin/payment-view';
 import { api, apiCsv, ApiError, fail } from '../api';
-import { cell, el, field, filterForm, merchantCell, paymentLink, plural, query, say, show, table, timeCell } from '../dom';
+import { cell, el, field, filterForm, merchantCell, paymentLink, plural, query, saveFile, say, show, table, timeCell } from '../dom';
 import { may } from '../session';
 
 type Params = Readonly<Record<string, string | undefined>>;
@@ -194,12 +194,7 @@ function exportMatches(search: Params, button: HTMLButtonElement): void {
           return step(next, 0);
         }
         const name = `payments-${search.from || 'recent'}${search.to ? `-to-${search.to}` : ''}.csv`;
-        const url = URL.createObjectURL(new Blob(parts, { type: 'text/csv;charset=utf-8' }));
-        const link = el('a', { href: url, download: name, hidden: true });
-        document.body.appendChild(link);
-        link.click();
-        link.remove();
-        setTimeout(() => URL.revokeObjectURL(url), 60000);
+        saveFile(name, parts);
         button.disabled = false;
         say(`Exported ${plural(rows, 'payment', 'payments')} to ${name}.`, 'ok');
       })
