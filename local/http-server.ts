@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, routeKey, type FallbackRouteDefinition, type RouteDefinition } from '../lib/routes';
 import { canonicalPath, pathPattern } from '../lib/route-table/paths';
+import { importEntry } from './entries';
 import { inInvocation, lambdaContext } from './lambda-context';
 import { redactText } from '../lambdas/observability/redact';
 import { verifyLocalOperatorToken } from '../lambdas/adapters/local/operator-auth';
@@ -11,7 +11,6 @@ import { ACQUIRER_TIMEOUTS, routeTimeoutSeconds, type AcquirerTimeouts } from '.
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2 | string | undefined>;
 
-const PROJECT_ROOT = resolve(__dirname, '..');
 /** API Gateway's payload limit for HTTP APIs. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -177,7 +176,7 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: 
   const timeouts = runnerTimeouts(routes, options.acquirerTimeouts);
   const fallback: { readonly route: FallbackRouteDefinition; handler?: Handler } = { route: FALLBACK_ROUTE };
   const report = options.logRefusal ?? ((line: string) => console.log(line));
-  const load = async (entry: string) => ((await import(resolve(PROJECT_ROOT, entry))) as { handler: Handler }).handler;
+  const load = async (entry: string) => ((await importEntry(entry)) as { handler: Handler }).handler;
   return createServer(async (req, res) => {
     const apiGatewayError = (res: ServerResponse, status: number, message: string, where: string, reason = message) => {
       report(refusalLine(req.method ?? '?', where, status, { body: JSON.stringify({ message: reason }) }));

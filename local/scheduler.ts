@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { JOBS, type JobDefinition } from '../lib/jobs';
+import { importEntry } from './entries';
 import { inInvocation, lambdaContext } from './lambda-context';
 
 type JobHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
-
-const PROJECT_ROOT = resolve(__dirname, '..');
 
 function scheduledEvent(job: JobDefinition): ScheduledEvent {
   return {
@@ -35,7 +33,7 @@ export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1,
     try {
       let handler = handlers.get(job.id);
       if (!handler) {
-        handler = ((await import(resolve(PROJECT_ROOT, job.entry))) as { handler: JobHandler }).handler;
+        handler = ((await importEntry(job.entry)) as { handler: JobHandler }).handler;
         handlers.set(job.id, handler);
       }
       const context = lambdaContext(job.id, job.timeoutSeconds * timeoutScale);

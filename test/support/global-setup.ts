@@ -2,10 +2,10 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chooseBrowser } from './chromium';
+import { RUN_TMPDIR } from './run-directory';
+import { buildRunnerBundle } from './runner-bundle';
 import { BROWSER_BROKER, startBrowserBroker } from './shared-browser';
 
-/** The environment variable naming the run's own temp directory (see global-teardown.ts). */
-export const RUN_TMPDIR = 'CHECKOUT_TEST_RUN_TMPDIR';
 const RUN_DIR_PREFIX = 'checkout-test-run-';
 const OF_PROCESS = new RegExp(`^${RUN_DIR_PREFIX}(\\d+)-`);
 
@@ -25,7 +25,10 @@ const alive = (pid: number): boolean => {
  *   piling up in the system's. A run stopped before its teardown (Ctrl-C, a closed pipe) leaves its
  *   directory: the next run removes those whose Jest process is gone;
  * - the browser the e2e tests will use is chosen, and a bundled one unpacked, once; the one browser
- *   the browser suites share is launched when the first of them asks (shared-browser.ts).
+ *   the browser suites share is launched when the first of them asks (shared-browser.ts);
+ * - the entry points the tests spawn (the runner, the CLIs) are bundled into it, so each child starts
+ *   as plain JavaScript instead of through tsx (runner-bundle.ts: about 2 CPU-seconds here, about
+ *   half a CPU-second less on each of some forty starts; docs/testing.md).
  */
 export default async function globalSetup(): Promise<void> {
   if (!process.env[RUN_TMPDIR]) {
@@ -45,5 +48,10 @@ export default async function globalSetup(): Promise<void> {
     // Said once here; each browser suite fails with the same message, the others run.
     process.stdout.write(`\nbrowser tests: no browser: ${(error as Error).message}\n`);
   }
+  const bundled = buildRunnerBundle(process.env[RUN_TMPDIR]!).catch((error: Error) => {
+    // The children then start through tsx, which meets the same sources and says what is wrong there.
+    process.stdout.write(`\nspawned entry points: through tsx, the bundle did not build: ${error.message}\n`);
+  });
   process.env[BROWSER_BROKER] ??= await startBrowserBroker();
+  await bundled;
 }

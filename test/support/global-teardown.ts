@@ -1,5 +1,5 @@
 import { readdirSync, rmSync } from 'node:fs';
-import { RUN_TMPDIR } from './global-setup';
+import { RUN_TMPDIR, RUNNER_BUNDLE_DIR } from './run-directory';
 import { BROWSER_BROKER, stopBrowserBroker } from './shared-browser';
 
 /**
@@ -7,9 +7,10 @@ import { BROWSER_BROKER, stopBrowserBroker } from './shared-browser';
  * files Chromium makes for shared memory and downloads (.org.chromium.Chromium.*), which it may
  * leave behind when a renderer outlives the browser's close, and the CDK tests' synths shared by the
  * files of a worker (test/cdk/synth.ts), which a worker running in Jest's own process keeps until
- * that process ends. The run's directory goes with them.
+ * that process ends; and the global setup's bundles of the spawned entry points. The run's directory
+ * goes with them.
  */
-const TOOL_FILES = /^(tsx-\d+|\.org\.chromium\.Chromium\..+|checkout-cdk-shared-.+)$/;
+const TOOL_FILES = new RegExp(`^(tsx-\\d+|\\.org\\.chromium\\.Chromium\\..+|checkout-cdk-shared-.+|${RUNNER_BUNDLE_DIR})$`);
 
 /**
  * After the run: the shared browser is closed (it writes into the temp dir too); whatever a test

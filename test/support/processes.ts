@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { bundledEntry } from './run-directory';
 
-/** Runs the project's TypeScript entry points as separate processes, the way a developer does. */
+/** Runs the project's entry points as separate processes, the way a developer does. */
 export const PROJECT_ROOT = resolve(__dirname, '../..');
 
 const childEnv = (env: Record<string, string | undefined>): NodeJS.ProcessEnv => {
@@ -13,8 +14,18 @@ const childEnv = (env: Record<string, string | undefined>): NodeJS.ProcessEnv =>
   return merged;
 };
 
-const tsx = (entry: string, args: readonly string[], env: Record<string, string | undefined>): ChildProcess =>
-  spawn(process.execPath, ['--import', 'tsx', entry, ...args], { cwd: PROJECT_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts an entry point from the bundle the global setup built for the run (runner-bundle.ts): plain
+ * JavaScript, about 0.3 CPU-seconds to start where tsx's loader takes about one even with its cache
+ * warm, on each of the forty-odd children of a run. Without a bundle (a run without the global
+ * setup, an entry not bundled) through tsx, as `npm start` runs it. Source maps on either way (tsx
+ * turns them on itself).
+ */
+const spawnEntry = (entry: string, args: readonly string[], env: Record<string, string | undefined>): ChildProcess => {
+  const bundle = bundledEntry(entry);
+  const node = bundle ? ['--enable-source-maps', bundle] : ['--import', 'tsx', entry];
+  return spawn(process.execPath, [...node, ...args], { cwd: PROJECT_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+};
 
 export interface Finished {
   readonly code: number | null;
@@ -25,7 +36,7 @@ export interface Finished {
 
 /** Runs a command to its end. */
 export function runTs(entry: string, args: readonly string[], env: Record<string, string | undefined> = {}): Promise<Finished> {
-  const child = tsx(entry, args, env);
+  const child = spawnEntry(entry, args, env);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -50,7 +61,7 @@ export interface Service {
 
 /** Starts a long-running entry point (the local runner) and follows its output. */
 export function startTs(entry: string, env: Record<string, string | undefined> = {}, args: readonly string[] = []): Service {
-  const child = tsx(entry, args, env);
+  const child = spawnEntry(entry, args, env);
   let stdout = '';
   let stderr = '';
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;

@@ -12,7 +12,7 @@ import { RUNNER_BUNDLE_DIR } from './run-directory';
  * The entry points the tests spawn (processes.ts startTs, runTs). One that is not here still runs,
  * through tsx.
  */
-export const SPAWNED_ENTRIES: readonly string[] = [
+const SPAWNED_ENTRIES: readonly string[] = [
   'local/main.ts',
   'local/merchant-cli.ts',
   'local/operator-cli.ts',
@@ -22,7 +22,7 @@ export const SPAWNED_ENTRIES: readonly string[] = [
 ];
 
 /** Every handler module the runner can load: the route table's, the fallback route's and the jobs'. */
-export const handlerEntries = (): string[] => [...new Set([...ROUTES.map((r) => r.entry), FALLBACK_ROUTE.entry, ...JOBS.map((j) => j.entry)])];
+const handlerEntries = (): string[] => [...new Set([...ROUTES.map((r) => r.entry), FALLBACK_ROUTE.entry, ...JOBS.map((j) => j.entry)])];
 
 /** Loaded from node_modules where they are, never bundled: dynalite reads its TLS files and its actions by computed path, and its LevelDB store is a native addon. */
 const LEFT_IN_NODE_MODULES = /^(dynalite|classic-level)(\/|$)/;
@@ -60,10 +60,10 @@ const runnerPlugin: Plugin = {
 
 /**
  * Bundles each spawned entry point into `<runDir>/runner-bundle/<entry>.cjs`, so a spawned runner
- * or CLI starts as plain JavaScript instead of tsx compiling its few hundred files on every start.
- * CommonJS, as tsx runs these sources (`require.main === module`, `__dirname`); not minified, and
- * keeping names, so errors, their names and stack traces read as from the sources (source maps on
- * with --enable-source-maps, as tsx turns them on). The Lambda options of lib/bundling.ts are not
+ * or CLI starts as plain JavaScript instead of through tsx's loader (processes.ts). CommonJS, as
+ * tsx runs these sources (`require.main === module`, `__dirname`); not minified, and keeping names,
+ * so errors, their names and stack traces read as from the sources (source maps on with
+ * --enable-source-maps, as tsx turns them on). The Lambda options of lib/bundling.ts are not
  * the ones: ESM for Node 24, minified, and the SDK's credential chain replaced by Lambda's.
  */
 export async function buildRunnerBundle(runDir: string): Promise<void> {
