@@ -29,9 +29,19 @@ import { minorOfWireAmount, wireAmount } from '../../lambdas/adapters/s2s-card/t
  *   payment's `trans_id` only, never the refund.
  * A 3-D Secure or bank challenge nobody answers expires (DECLINED) after `challengeExpiryMs` of the
  * gateway's clock (the test's clock when it moves time).
+ *
+ * Like the real gateway it serves several merchant accounts at one URL, each with its own client key,
+ * password and Notification URL (`accounts`, `addAccount`; the first is `clientKey`/`password` and
+ * uses `notifyUrl`). A transaction belongs to the account whose client key made it: a request of
+ * another account is hashed with that account's password and finds none of it (208001, like an
+ * unknown trans_id or order; an unknown card or recurring token for a SALE), and its callbacks go to
+ * its own account's URL, signed with that account's password when sent (so after `rotatePassword`,
+ * with the new one). Order ids are unique per account. `ledgerOfAccount` lists one account's ledger.
  */
 export interface GatewayTransaction {
   readonly transId: string;
+  /** The account (client key) whose request created it. */
+  readonly clientKey: string;
   readonly orderId: string;
   readonly action: 'SALE' | 'RECURRING_SALE';
   status: string;
@@ -62,6 +72,10 @@ export interface GatewayTransaction {
 export interface GatewayLedgerEntry {
   readonly transId: string;
   readonly orderId: string;
+  /** Our payment the order belongs to (the order id before its `.<n>`). */
+  readonly paymentId: string;
+  /** The account (client key) the transaction belongs to. */
+  readonly clientKey: string;
   readonly status: string;
   /** Sent with auth=Y (held for a CAPTURE). */
   readonly auth: boolean;
@@ -119,10 +133,23 @@ export interface FakeGateway {
   /** The URL requests are POSTed to (S2S_CARD_URL). */
   readonly url: string;
   readonly origin: string;
+  /** The first account's client key and (current) password. */
   readonly clientKey: string;
   readonly password: string;
-  /** Where callbacks go (the account's Notification URL); settable after start. */
+  /** Where callbacks go (the first account's Notification URL, and any account's without one of its own); settable after start. */
   notifyUrl: string | undefined;
+  /** Opens one more account (a random client key and password unless given). Throws if the client key is taken. */
+  addAccount(account?: { clientKey?: string; password?: string; notifyUrl?: string }): { readonly clientKey: string; readonly password: string };
+  /** Every account's client key, the first account's first. */
+  accounts(): readonly string[];
+  /** From now on the account's requests must be hashed, and its callbacks are signed, with `password`; the old one fails 204001. */
+  rotatePassword(clientKey: string, password: string): void;
+  /** The account's own Notification URL (undefined: `notifyUrl`). */
+  setNotifyUrl(clientKey: string, notifyUrl: string | undefined): void;
+  /** Every transaction of one account, as `ledgerOf` gives each. Throws for an unknown account. */
+  ledgerOfAccount(clientKey: string): GatewayLedgerEntry[];
+  /** The client key of the account a trans_id or order id belongs to (an order id several accounts used: the first such account). */
+  accountOf(transIdOrOrderId: string): string | undefined;
   readonly transactions: Map<string, GatewayTransaction>;
   /** Every request's action and fields, card number and CVV removed. */
   readonly requests: { action: string; fields: Record<string, string> }[];
@@ -147,13 +174,14 @@ export interface FakeGateway {
   readonly faults: Record<string, number>;
   /** Every transaction of one of our payments (order ids `<payment>.<n>`), as GET_TRANS_DETAILS reports each. */
   ledgerOf(paymentId: string): GatewayLedgerEntry[];
-  /** Every payment id the gateway has an order for. */
+  /** Every payment id the gateway has an order for (of any account). */
   paymentIds(): string[];
   /** Seeds the generator adversity draws from again (one run of a model, replayable). */
   reseed(seed: number): void;
   /** The customer's answer on the ACS or bank page, without a browser. */
   answerChallenge(transId: string, confirm: boolean): Promise<void>;
-  byOrder(orderId: string): GatewayTransaction | undefined;
+  /** The transaction of an order id: of that account, or without `clientKey` of the first account that has it. */
+  byOrder(orderId: string, clientKey?: string): GatewayTransaction | undefined;
   /**
    * A cardholder's bank charges a SETTLED (or already charged back) transaction back: `amountMinor`
    * of it, or all that is left after refunds (those still waiting included) and earlier chargebacks;
@@ -193,10 +221,21 @@ function generator(seed: number): () => number {
   };
 }
 
+/** One merchant account at the gateway. */
+export interface GatewayAccount {
+  readonly clientKey: string;
+  readonly password: string;
+  /** Its Notification URL; without one its callbacks go to the gateway's `notifyUrl`. */
+  readonly notifyUrl?: string;
+}
+
 export interface FakeGatewayOptions {
+  /** The first account's (random when not given). */
   clientKey?: string;
   password?: string;
   notifyUrl?: string;
+  /** More accounts, open from the start. */
+  accounts?: readonly GatewayAccount[];
   /** Seeds the generator the chances of `adversity` are drawn from. */
   seed?: number;
   adversity?: Partial<GatewayAdversity>;
@@ -209,10 +248,27 @@ export interface FakeGatewayOptions {
 }
 
 export async function startFakeGateway(options: FakeGatewayOptions = {}): Promise<FakeGateway> {
-  const clientKey = options.clientKey ?? randomUUID();
-  const password = options.password ?? randomBytes(16).toString('hex');
+  type Account = { readonly clientKey: string; password: string; notifyUrl?: string };
+  /** By client key, in the order they were opened; the password and URL change in place. */
+  const accounts = new Map<string, Account>();
+  const openAccount = (account: { clientKey?: string; password?: string; notifyUrl?: string } = {}) => {
+    const clientKey = account.clientKey ?? randomUUID();
+    if (accounts.has(clientKey)) throw new Error(`fake gateway: account ${clientKey} exists already`);
+    const opened: Account = { clientKey, password: account.password ?? randomBytes(16).toString('hex'), notifyUrl: account.notifyUrl };
+    accounts.set(clientKey, opened);
+    return opened;
+  };
+  const accountNamed = (clientKey: string) => {
+    const account = accounts.get(clientKey);
+    if (!account) throw new Error(`fake gateway: no account ${clientKey}`);
+    return account;
+  };
+  const first = openAccount({ clientKey: options.clientKey, password: options.password });
+  for (const account of options.accounts ?? []) openAccount(account);
   const transactions = new Map<string, GatewayTransaction>();
-  const orders = new Map<string, string>();
+  /** Per account: order id → trans_id (an order id is unique within its account only). */
+  const orders = new Map<string, Map<string, string>>();
+  const orderOf = (clientKey: string, orderId: string) => transactions.get(orders.get(clientKey)?.get(orderId) ?? '');
   const requests: FakeGateway['requests'] = [];
   const callbacks: Callback[] = [];
   const delays = new Map<string, number>();
@@ -236,9 +292,23 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
   const gateway: FakeGateway = {
     url: '',
     origin: '',
-    clientKey,
-    password,
+    clientKey: first.clientKey,
+    get password() {
+      return first.password;
+    },
     notifyUrl: options.notifyUrl,
+    addAccount: (account) => {
+      const { clientKey, password } = openAccount(account);
+      return { clientKey, password };
+    },
+    accounts: () => [...accounts.keys()],
+    rotatePassword: (clientKey, password) => void (accountNamed(clientKey).password = password),
+    setNotifyUrl: (clientKey, notifyUrl) => void (accountNamed(clientKey).notifyUrl = notifyUrl),
+    ledgerOfAccount: (clientKey) => {
+      accountNamed(clientKey);
+      return [...transactions.values()].filter((t) => t.clientKey === clientKey).map(ledgerEntry);
+    },
+    accountOf: (id) => (transactions.get(id) ?? gateway.byOrder(id))?.clientKey,
     transactions,
     requests,
     callbacks,
@@ -276,7 +346,14 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       expireChallenges();
       finishChallenge(transId, confirm);
     },
-    byOrder: (orderId) => transactions.get(orders.get(orderId) ?? ''),
+    byOrder: (orderId, clientKey) => {
+      if (clientKey !== undefined) return orderOf(clientKey, orderId);
+      for (const key of accounts.keys()) {
+        const t = orderOf(key, orderId);
+        if (t) return t;
+      }
+      return undefined;
+    },
     chargeback: (transId, amountMinor, reasonCode = '4837') => {
       const t = transactions.get(transId);
       if (!t || (t.status !== 'SETTLED' && t.status !== 'CHARGEBACK')) return { error: 208005 };
@@ -303,7 +380,9 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
    * cannot be delivered (the receiver down) is recorded and never retried.
    */
   function notify(t: GatewayTransaction, action: string, result: string, extra: Record<string, string> = {}) {
-    const target = gateway.notifyUrl;
+    const account = accountNamed(t.clientKey);
+    const urlOf = () => account.notifyUrl ?? gateway.notifyUrl;
+    const target = urlOf();
     if (!target || !gateway.sendCallbacks) return;
     const fields: Record<string, string> = {
       action,
@@ -311,7 +390,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       status: t.status,
       order_id: t.orderId,
       trans_id: t.transId,
-      hash: transactionHash(password, t.party, t.transId),
+      hash: transactionHash(account.password, t.party, t.transId),
       trans_date: transDate(),
       amount: wireAmount(t.amountMinor, t.currency),
       currency: t.currency,
@@ -322,6 +401,8 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       ...(t.cardToken ? { card_token: t.cardToken } : {}),
       ...extra,
     };
+    // Signed when sent: one held across a password change carries the new password's hash.
+    const signed = (): Record<string, string> => ({ ...fields, hash: transactionHash(account.password, t.party, t.transId) });
     const cb = gateway.adversity.callbacks;
     if (chance(cb.lose)) {
       count('callback lost');
@@ -333,10 +414,11 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     if (copies > 1) count('callback repeated');
     const post = async () => {
       if (cb.jitterMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * cb.jitterMs)));
-      await fetch(gateway.notifyUrl ?? target, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), signal: AbortSignal.timeout(10_000) })
+      const sent = signed();
+      await fetch(urlOf() ?? target, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(sent).toString(), signal: AbortSignal.timeout(10_000) })
         .then((r) => r.text())
-        .then((answer) => void callbacks.push({ fields, answer }))
-        .catch((e: Error) => void callbacks.push({ fields, answer: `unreachable: ${e.message}` }));
+        .then((answer) => void callbacks.push({ fields: sent, answer }))
+        .catch((e: Error) => void callbacks.push({ fields: sent, answer: `unreachable: ${e.message}` }));
     };
     for (let i = 0; i < copies; i++) {
       if (cb.hold) {
@@ -422,7 +504,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     return t;
   }
 
-  function sale(fields: Record<string, string>): unknown {
+  function sale(account: Account, fields: Record<string, string>): unknown {
     const action = fields.action as 'SALE' | 'RECURRING_SALE';
     const problems: { error_code: number; error_message: string }[] = [];
     if (!fields.order_id) problems.push({ error_code: 100000, error_message: 'order_id: This value should not be blank.' });
@@ -433,12 +515,13 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     let currency = str(fields.order_currency);
     if (action === 'RECURRING_SALE') {
       first = transactions.get(str(fields.recurring_first_trans_id));
+      if (first?.clientKey !== account.clientKey) first = undefined;
       if (!first || !first.recurringToken || first.recurringToken !== fields.recurring_token) return error(100000, 'Request data is invalid.', [{ error_code: 100000, error_message: 'recurring_token: The recurring token is not valid.' }]);
       card = { digits: first.party.digits, expMonth: first.expMonth, expYear: first.expYear };
       email = first.party.email;
       currency = first.currency;
     } else if (fields.card_token) {
-      const source = [...transactions.values()].find((t) => t.cardToken === fields.card_token);
+      const source = [...transactions.values()].find((t) => t.cardToken === fields.card_token && t.clientKey === account.clientKey);
       if (!source) return error(205005, 'Card token is invalid or not found.');
       card = { digits: source.party.digits, expMonth: source.expMonth, expYear: source.expYear };
     } else {
@@ -455,12 +538,13 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     if (!amountMinor) problems.push({ error_code: 100000, error_message: 'order_amount: This value should be greater than 0.' });
     if (problems.length || !card) return error(100000, 'Request data is invalid.', problems);
     const party = { email, digits: card.digits };
-    const expected = fields.card_token && action === 'SALE' ? tokenSaleHash(password, email, fields.card_token) : saleHash(password, party);
+    const expected = fields.card_token && action === 'SALE' ? tokenSaleHash(account.password, email, fields.card_token) : saleHash(account.password, party);
     if (!hashMatches(fields.hash, expected)) return error(204001, 'Hash is not valid.');
-    if (orders.has(fields.order_id!)) return error(400, 'Duplicate request.');
+    if (orderOf(account.clientKey, fields.order_id!)) return error(400, 'Duplicate request.');
 
     const t: GatewayTransaction = {
       transId: randomUUID(),
+      clientKey: account.clientKey,
       orderId: fields.order_id!,
       action,
       status: 'PREPARE',
@@ -477,7 +561,8 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       operations: [],
     };
     transactions.set(t.transId, t);
-    orders.set(t.orderId, t.transId);
+    if (!orders.has(t.clientKey)) orders.set(t.clientKey, new Map());
+    orders.get(t.clientKey)!.set(t.orderId, t.transId);
     const plan: Plan = action === 'RECURRING_SALE' ? { kind: 'approve' } : planOf(card.expMonth, card.expYear);
     if (plan.kind === 'approve') {
       approve(t);
@@ -501,15 +586,16 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     return { ...saleAnswer(t, 'REDIRECT'), ...redirect };
   }
 
-  function byTransId(fields: Record<string, string>): GatewayTransaction | { error: unknown } {
+  /** A transaction of the requesting account; another account's is not found, as an unknown one. */
+  function byTransId(account: Account, fields: Record<string, string>): GatewayTransaction | { error: unknown } {
     const t = transactions.get(str(fields.trans_id));
-    if (!t) return { error: error(208001, 'Payment not found.') };
-    if (!hashMatches(fields.hash, transactionHash(password, t.party, t.transId))) return { error: error(204001, 'Hash is not valid.') };
+    if (!t || t.clientKey !== account.clientKey) return { error: error(208001, 'Payment not found.') };
+    if (!hashMatches(fields.hash, transactionHash(account.password, t.party, t.transId))) return { error: error(204001, 'Hash is not valid.') };
     return t;
   }
 
-  function followUp(fields: Record<string, string>): unknown {
-    const found = byTransId(fields);
+  function followUp(account: Account, fields: Record<string, string>): unknown {
+    const found = byTransId(account, fields);
     if ('error' in found) return found.error;
     const t = found;
     const amount = fields.amount === undefined ? undefined : minorOfWireAmount(fields.amount, t.currency);
@@ -631,6 +717,8 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     return {
       transId: t.transId,
       orderId: t.orderId,
+      paymentId: t.orderId.split('.')[0]!,
+      clientKey: t.clientKey,
       status: t.status,
       auth: t.auth,
       currency: t.currency,
@@ -643,27 +731,28 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
   }
 
   function handle(fields: Record<string, string>): unknown {
-    if (fields.client_key !== clientKey) return error(204002, 'Enabled merchant mappings or MIDs not found.');
+    const account = accounts.get(str(fields.client_key));
+    if (!account) return error(204002, 'Enabled merchant mappings or MIDs not found.');
     switch (fields.action) {
       case 'SALE':
       case 'RECURRING_SALE':
-        return sale(fields);
+        return sale(account, fields);
       case 'CAPTURE':
       case 'VOID':
       case 'CREDITVOID':
-        return followUp(fields);
+        return followUp(account, fields);
       case 'GET_TRANS_STATUS': {
-        const found = byTransId(fields);
+        const found = byTransId(account, fields);
         return 'error' in found ? found.error : status(found, 'GET_TRANS_STATUS');
       }
       case 'GET_TRANS_DETAILS': {
-        const found = byTransId(fields);
+        const found = byTransId(account, fields);
         return 'error' in found ? found.error : details(found);
       }
       case 'GET_TRANS_STATUS_BY_ORDER': {
-        const t = gateway.byOrder(str(fields.order_id));
+        const t = orderOf(account.clientKey, str(fields.order_id));
         if (!t) return error(208001, 'Payment not found.');
-        if (!hashMatches(fields.hash, orderHash(password, t.party, t.orderId))) return error(204001, 'Hash is not valid.');
+        if (!hashMatches(fields.hash, orderHash(account.password, t.party, t.orderId))) return error(204001, 'Hash is not valid.');
         return status(t, 'GET_TRANS_STATUS_BY_ORDER');
       }
       default:
