@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
 import { cardDigits, saleHash, transactionHash } from '../../lambdas/adapters/s2s-card/hash';
 import { startFakeGateway } from '../support/s2s-card-gateway';
-import { modelRuns, s2sScenarioArb, startMoneyModel, type GatewayScenario, type ModelStore, type MoneyModel, type Scenario } from '../support/money-model';
+import { modelCheckOptions, modelRuns, s2sScenarioArb, startMoneyModel, type GatewayScenario, type ModelStore, type MoneyModel, type Scenario } from '../support/money-model';
 
 /**
  * The money model (test/support/money-model.ts) over the S2S CARD connector: the same random
@@ -38,7 +38,7 @@ describe('money model over the S2S CARD connector: our records agree with the ga
         }),
         // The random runs reach a same-day void about twice in a hundred: one run of each kind of
         // money movement goes first, so every kind is moved whatever the draw (the rest are random).
-        { numRuns: runs, seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined, examples: runs >= 100 ? EVERY_MOVE.map((s) => [s] as [Scenario]) : [] },
+        { ...modelCheckOptions(runs), examples: runs >= 100 ? EVERY_MOVE.map((s) => [s] as [Scenario]) : [] },
       );
     } finally {
       console.log(

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { modelRuns, scenarioArb, startMoneyModel, type ModelStore, type MoneyModel } from '../support/money-model';
+import { modelCheckOptions, modelRuns, scenarioArb, startMoneyModel, type ModelStore, type MoneyModel } from '../support/money-model';
 
 /**
  * The money model (test/support/money-model.ts) as a property: random interleavings of every
@@ -28,7 +28,7 @@ describe('money model: our records agree with the acquirer ledger under random o
         const divergences = await model.run(scenario, { store });
         if (divergences.length) throw new Error(`ledger divergence:\n${divergences.map((d) => `  ${d.paymentId}: ${d.problem}`).join('\n')}`);
       }),
-      { numRuns: runs, seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined },
+      modelCheckOptions(runs),
     );
     const faults = model.stats.faults - before.faults;
     const chargedBack = (model.stats.chargedBack ?? 0) - (before.chargedBack ?? 0);

@@ -217,6 +217,20 @@ export interface ModelStats {
 export type ModelStore = 'dynamodb' | 'memory';
 
 /**
+ * fast-check's options of a model property: the run count, the seed to replay (MONEY_MODEL_SEED),
+ * and a bound on the whole property. A failing run is shrunk, and every shrink step replays whole
+ * runs on stores that keep growing: without a bound a failure could shrink for longer than the
+ * test's timeout and be reported as a timeout with neither seed nor scenario. After the bound the
+ * smallest failing scenario found so far is reported, with its seed and path.
+ */
+export const modelCheckOptions = (runs: number) => ({
+  numRuns: runs,
+  seed: process.env.MONEY_MODEL_SEED ? Number(process.env.MONEY_MODEL_SEED) : undefined,
+  interruptAfterTimeLimit: Math.max(8 * 60_000, runs * 4_000),
+  markInterruptAsFailure: true,
+});
+
+/**
  * How a money model test file splits its runs: most on the memory store, a share on dynalite; a
  * soak (SOAK=1, or MONEY_MODEL_RUNS for a count of one's own) runs every one of its runs on dynalite.
  */

@@ -96,4 +96,26 @@ describe('follow-ups settled from the gateway history by counting', () => {
     expect(followUpVerdicts([released], { status: 'PENDING', history: [{ type: 'auth', status: 'success', amountMinor: 1000 }] }).get(released.key)).toEqual({ kind: 'absent' });
     expect(followUpVerdicts([released], { status: 'SETTLED', history: [{ type: 'refund', status: 'waiting', amountMinor: 1000 }] }).get(released.key)).toEqual({ kind: 'open' });
   });
+
+  // A void (or capture) whose answer was lost while the payment went on at the gateway — charged back,
+  // refunded, reversed — was left open for ever: the reconciler asked about it at every run and the
+  // money model's runs grew slower until one timed out.
+  it.each([
+    ['void', 'CHARGEBACK'], ['void', 'REFUND'], ['void', 'REVERSAL'], ['void', 'DECLINED'],
+    ['capture', 'REVERSAL'], ['capture', 'DECLINED'],
+    ['reversal', 'CHARGEBACK'], ['reversal', 'VOID'],
+  ] as const)('a %s the history does not list, on a payment now %s, never happened: absent, never open', (operation, status) => {
+    const e: S2SEntry = { ...entry(1, 1000), key: `pay.${operation}.t1`, operation };
+    expect(followUpVerdicts([e], { status, history: [{ type: 'sale', status: 'success', amountMinor: 1000 }] }).get(e.key)).toEqual({ kind: 'absent' });
+  });
+
+  it('no status leaves a capture, void or reversal open unless a refund of its amount is still waiting', () => {
+    const statuses = ['PENDING', 'SETTLED', 'VOID', 'REFUND', 'REVERSAL', 'CHARGEBACK', 'DECLINED', '3DS', 'REDIRECT', 'SOMETHING NEW'];
+    for (const operation of ['capture', 'void', 'reversal'] as const) {
+      for (const status of statuses) {
+        const e: S2SEntry = { ...entry(1, 1000), key: `pay.${operation}.t1`, operation };
+        expect([operation, status, followUpVerdicts([e], { status, history: [] }).get(e.key)?.kind]).not.toEqual([operation, status, 'open']);
+      }
+    }
+  });
 });

@@ -115,11 +115,14 @@ export function followUpVerdicts(entries: readonly S2SEntry[], reading: GatewayR
     // A gateway whose history does not list this kind: what the status proves (one of each at most).
     const proven =
       kind === 'capture' ? ['SETTLED', 'REFUND', 'VOID', 'CHARGEBACK'].includes(status) : kind === 'void' ? status === 'VOID' : status === 'REVERSAL' || status === 'REFUND';
-    // A reversal the gateway had would show: REVERSAL (of a hold), REFUND (of a sale), or a refund of
-    // its amount still waiting; a hold still PENDING or a sale SETTLED without one never received it.
+    // CAPTURE and VOID are answered at once, so a status that does not prove one proves it never
+    // happened: a hold still PENDING (or reversed) was never captured, and a payment SETTLED, refunded
+    // or charged back was never voided (a voided one can be neither). A reversal the gateway had
+    // would show: REVERSAL (of a hold), REFUND (of a sale), or a refund of its amount still waiting;
+    // any other status without one never received it. Nothing is left open for ever: an open verdict
+    // keeps the operation in flight, asked about again at every reconcile run.
     const reversalWaiting = kind === 'reversal' && history.some((h) => h.type === 'refund' && h.status === 'waiting' && h.amountMinor === ours[0]!.amountMinor);
-    const never = kind === 'capture' ? status === 'PENDING' : kind === 'void' ? status === 'SETTLED' : (status === 'PENDING' || status === 'SETTLED') && !reversalWaiting;
-    const synthetic: GatewayHistoryItem[] = proven ? [{ type: kind, status: 'success' }] : never ? [] : [{ type: kind, status: 'waiting' }];
+    const synthetic: GatewayHistoryItem[] = proven ? [{ type: kind, status: 'success' }] : reversalWaiting ? [{ type: kind, status: 'waiting' }] : [];
     assign(synthetic, ours);
   }
   return verdicts;
