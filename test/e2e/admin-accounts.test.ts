@@ -48,6 +48,8 @@ it('an admin adds an account, rotates its password and links a merchant; the lis
   await form.getByLabel('Descriptor').fill('RETAIL EU');
   await form.getByRole('button', { name: 'Create account' }).click();
   await page.getByRole('status').filter({ hasText: 'Account eu-retail-1 created.' }).waitFor();
+  // The list is read again after the answer: its row comes with it.
+  await accountRow(page, 'eu-retail-1').waitFor();
   expect(await accountRow(page, 'eu-retail-1').locator('td').allInnerTexts()).toEqual([
     'eu-retail-1', 'https://gateway.example/post', '5b6492f0-key', 'EUR, USD', 'RETAIL EU', '—', expect.stringMatching(/ UTC$/), expect.stringMatching(/ UTC$/),
   ]);
