@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import { requestObservability } from './observability';
+import { compressPages } from './compress-pages';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { logger } from '../observability/logger';
 import { renderError } from '../checkout-page/render';
@@ -13,10 +14,13 @@ export const FORM_LIMIT_BYTES = 16 * 1024;
 
 /**
  * The chain of every HTML page: logging context, security headers (Middy's, with the per-response
- * CSP and framing rules set by the page itself), and an error page that never leaks.
+ * CSP and framing rules set by the page itself), an error page that never leaks, and the answer
+ * compressed as the client asks (compress-pages.ts).
  */
 export function pageChain(core: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>): LambdaHandler {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
+    // First in, so it runs last: it encodes the page as finally answered (headers set, error page made).
+    .use(compressPages())
     .use(requestObservability())
     .use(
       httpSecurityHeaders({
