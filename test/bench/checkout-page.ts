@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { respond } from '../../lambdas/checkout-page/respond';
@@ -100,6 +101,8 @@ export interface PageWeight {
   readonly script: Bytes;
   /** Everything else: markup, text, data blocks. */
   readonly markup: Bytes;
+  /** What crossed the wire for a browser's `Accept-Encoding: gzip, deflate, br`: the body's bytes and its encoding. */
+  readonly wire: { readonly bytes: number; readonly encoding: string };
 }
 
 /** zlib's defaults: gzip level 6, brotli quality 11. */
@@ -116,11 +119,25 @@ const isExecutable = (attributes: string) => {
 };
 
 /** Splits a page we render ourselves (so a regular expression reads it reliably) into its parts. */
-export function weigh(page: string, request: string, heldToTarget: boolean, html: string): PageWeight {
+export function weigh(page: string, request: string, heldToTarget: boolean, html: string, wire: PageWeight['wire']): PageWeight {
   const styles = [...html.matchAll(STYLE)].map((m) => m[1] ?? '');
   const scripts = [...html.matchAll(SCRIPT)].filter((m) => isExecutable(m[1] ?? '')).map((m) => m[2] ?? '');
   const markup = html.replace(STYLE, (m, body: string) => m.replace(body, '')).replace(SCRIPT, (m, attributes: string, body: string) => (isExecutable(attributes) ? m.replace(body, '') : m));
-  return { page, request, heldToTarget, total: bytesOf(html), style: bytesOf(styles.join('\n')), script: bytesOf(scripts.join('\n')), markup: bytesOf(markup) };
+  return { page, request, heldToTarget, total: bytesOf(html), style: bytesOf(styles.join('\n')), script: bytesOf(scripts.join('\n')), markup: bytesOf(markup), wire };
+}
+
+/** The page as a browser gets it: the bytes of the body as sent (compressed as it asked) and their encoding. */
+function onTheWire(service: TestService, path: string): Promise<PageWeight['wire']> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, service.baseUrl), { method: 'GET', headers: { 'accept-encoding': 'gzip, deflate, br' }, agent: false }, (res) => {
+      let bytes = 0;
+      res.on('data', (c: Buffer) => (bytes += c.length));
+      res.on('end', () => resolve({ bytes, encoding: String(res.headers['content-encoding'] ?? 'identity') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 async function pageHtml(service: TestService, path: string): Promise<string> {
@@ -138,8 +155,8 @@ export async function measurePageWeights(service: TestService, merchant: Merchan
   const askingHtml = await pageHtml(service, asking.path);
   if (!askingHtml.includes('id="country"')) throw new Error('page weight: the form of a session without billing country does not ask for it');
   return [
-    weigh('checkout form, e-mail and country known', 'GET /auth/{token}', true, await pageHtml(service, known.path)),
-    weigh('checkout form asking e-mail and country', 'GET /auth/{token}', true, askingHtml),
-    weigh('admin portal', 'GET /admin', false, await pageHtml(service, '/admin')),
+    weigh('checkout form, e-mail and country known', 'GET /auth/{token}', true, await pageHtml(service, known.path), await onTheWire(service, known.path)),
+    weigh('checkout form asking e-mail and country', 'GET /auth/{token}', true, askingHtml, await onTheWire(service, asking.path)),
+    weigh('admin portal', 'GET /admin', false, await pageHtml(service, '/admin'), await onTheWire(service, '/admin')),
   ];
 }

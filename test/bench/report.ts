@@ -343,7 +343,8 @@ function renderSection(r: BenchResults): string[] {
 }
 
 export const PAGE_TARGET_KIB = 30;
-const pagePass = (w: PageWeight): boolean | undefined => (w.heldToTarget ? kib(Math.max(w.total.gzip, w.total.brotli)) < PAGE_TARGET_KIB : undefined);
+// Judged on what a browser downloads (the page chain compresses it as the browser asks).
+const pagePass = (w: PageWeight): boolean | undefined => (w.heldToTarget ? kib(w.wire.bytes) < PAGE_TARGET_KIB : undefined);
 const bytesCells = (b: Bytes) => `${b.raw} | ${kb(b.raw)} | ${kb(b.gzip)} | ${kb(b.brotli)}`;
 
 function pageWeightSection(r: BenchResults): string[] {
@@ -356,22 +357,23 @@ function pageWeightSection(r: BenchResults): string[] {
     'is reliable on pages we render ourselves; "markup & data" is the rest of the document. Compressed with',
     '`node:zlib` at its defaults (gzip level 6, brotli quality 11); each part is compressed on its own, so the',
     'parts\' compressed sizes do not add up to the page\'s. KB = 1024 bytes.',
-    `Target: the checkout page under ${PAGE_TARGET_KIB} KB compressed (judged on the larger of gzip and brotli); the operators\' portal is shown for comparison.`,
+    `Target: the checkout page under ${PAGE_TARGET_KIB} KB on the wire (the body a browser sending \`Accept-Encoding: gzip, deflate, br\` downloads); the operators\' portal is shown for comparison.`,
     '',
-    '| Page | Part | Bytes | KB | gzip KB | brotli KB | Result |',
-    '|---|---|---:|---:|---:|---:|:-:|',
+    '| Page | Part | Bytes | KB | gzip KB | brotli KB | On the wire KB | Result |',
+    '|---|---|---:|---:|---:|---:|---:|:-:|',
   ];
   for (const w of r.pageWeights) {
-    lines.push(`| ${w.page} (${w.request}) | **whole page** | ${bytesCells(w.total)} | ${verdict(pagePass(w))} |`);
-    lines.push(`| | \`<style>\` CSS | ${bytesCells(w.style)} | |`);
-    lines.push(`| | \`<script>\` JS | ${bytesCells(w.script)} | |`);
-    lines.push(`| | markup & data | ${bytesCells(w.markup)} | |`);
+    lines.push(`| ${w.page} (${w.request}) | **whole page** | ${bytesCells(w.total)} | ${kb(w.wire.bytes)} (${w.wire.encoding}) | ${verdict(pagePass(w))} |`);
+    lines.push(`| | \`<style>\` CSS | ${bytesCells(w.style)} | | |`);
+    lines.push(`| | \`<script>\` JS | ${bytesCells(w.script)} | | |`);
+    lines.push(`| | markup & data | ${bytesCells(w.markup)} | | |`);
   }
   lines.push(
     '',
-    'Compression on the wire: neither the handlers nor the stack\'s API Gateway HTTP API set a `content-encoding`',
-    '(API Gateway\'s payload compression setting belongs to REST APIs), so unless something in front of the API',
-    'compresses, customers download the raw bytes.',
+    'Compression on the wire: the HTTP API passes bodies through as they are, so the page chain compresses them',
+    '(lambdas/middleware/compress-pages.ts: brotli at quality 5, else gzip, as `Accept-Encoding` asks; `Vary:',
+    'Accept-Encoding`). "On the wire" is the body a browser downloads; the gzip and brotli columns are `node:zlib` at',
+    'its defaults, for comparison.',
   );
   return lines;
 }
@@ -409,9 +411,7 @@ function pageFindings(r: BenchResults): string[] {
       `- **Page weight**: the heaviest checkout page (${heaviest.page}) is ${kb(heaviest.total.raw)} KB raw, ${kb(heaviest.total.gzip)} KB gzip, ` +
         `${kb(heaviest.total.brotli)} KB brotli: ${pagePass(heaviest) ? 'under' : '**over**'} the ${PAGE_TARGET_KIB} KB compressed target. ` +
         (biggest ? `Its largest part is ${biggest[0]} (${kb(biggest[1].raw)} KB raw). ` : '') +
-        (kib(heaviest.total.raw) >= PAGE_TARGET_KIB
-          ? `Raw it exceeds ${PAGE_TARGET_KIB} KB, and nothing in the stack compresses responses today (section 6), so the target holds only once compression is switched on in front of the API or in the handler.`
-          : 'It meets the target even uncompressed, which is what the stack sends today (section 6).'),
+        `A browser downloads ${kb(heaviest.wire.bytes)} KB of it (${heaviest.wire.encoding}: the page chain compresses it as asked, section 6).`,
     );
   }
   const io = r.render.handler.medianMs - r.render.htmlOnly.medianMs;
@@ -600,7 +600,7 @@ export function renderSummary(r: BenchResults): string {
   t('render GET /auth/{token}: HTTP round trip', r.render.http);
   out.push('');
   for (const w of r.pageWeights) {
-    out.push(`${w.page.padEnd(46)} ${kb(w.total.raw).padStart(6)} KB  gzip ${kb(w.total.gzip)} KB  brotli ${kb(w.total.brotli)} KB  (CSS ${kb(w.style.raw)}, JS ${kb(w.script.raw)} KB raw)  ${verdict(pagePass(w)).replace(/\*/g, '')}`);
+    out.push(`${w.page.padEnd(46)} ${kb(w.total.raw).padStart(6)} KB  on the wire ${kb(w.wire.bytes)} KB ${w.wire.encoding}  (CSS ${kb(w.style.raw)}, JS ${kb(w.script.raw)} KB raw)  ${verdict(pagePass(w)).replace(/\*/g, '')}`);
   }
   out.push('');
   for (const c of r.bundleChecks.filter((x) => x.outcome !== 'not checked')) {
