@@ -73,13 +73,14 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
   const base = { config, clock, ids, db };
   configureCursorKey(config, clock, () => secretsClient);
   const stores = buildStores(base);
+  const accountSecrets = buildAccountSecrets(config, clock, secretsClient);
   return {
     ...base,
     secretsClient,
     ...stores,
     secrets: buildMerchantSecrets(config, clock, secretsClient, db),
-    accountSecrets: buildAccountSecrets(config, clock, secretsClient),
-    ...buildAcquirer(base, secretsClient),
+    accountSecrets,
+    ...buildAcquirer(base, secretsClient, undefined, accountSecrets),
     ...(config.ORIGIN_SECRET_ID ? { originSecret: secretsManagerOriginSecret(secretsClient, config.ORIGIN_SECRET_ID, clock, config.SECRET_CACHE_TTL_SECONDS * 1000) } : {}),
     ...overrides,
   };

@@ -71,7 +71,8 @@ export const ADMIN_ROUTES: readonly RouteDefinition[] = [
   operatorRoute('admin', 'AdminAccountUpdate', ADMIN_API.AdminAccountUpdate, 'admin-account-update', { table: tableAccess({ items: { ACCOUNT: ['GetItem', 'PutItem'] } }, ACCESS.auditAppend), accountSecrets: 'write' }),
   // A month's chargebacks (one partition) and the month before, the merchants' tallies of both by key, the merchants named.
   operatorRoute('viewer', 'AdminDisputes', ADMIN_API.AdminDisputes, 'admin-disputes', { table: DISPUTES_READ }),
-  operatorRoute('viewer', 'AdminDisputesExport', ADMIN_API.AdminDisputesExport, 'admin-disputes-export', { table: DISPUTES_READ }),
+  // The export is the month's chargebacks alone: no tallies read.
+  operatorRoute('viewer', 'AdminDisputesExport', ADMIN_API.AdminDisputesExport, 'admin-disputes-export', { table: tableAccess({ items: { DISPUTE: ['Query'] } }, ACCESS.merchantList) }),
   // Filtered by target, the log reads that target's history through the lookup index.
   operatorRoute('viewer', 'AdminAudit', ADMIN_API.AdminAudit, 'admin-audit', { table: tableAccess({ items: { AUDIT: ['Query'] } }, ACCESS.auditHistory), cursorSecret: true }),
 ];

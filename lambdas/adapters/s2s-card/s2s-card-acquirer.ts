@@ -17,6 +17,7 @@ import {
 import { followUpVerdicts, historyOf, type FollowUpVerdict, type GatewayReading } from './ledger-reading';
 import type { Acquirer, AcquirerChargeback, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest, OperationRef } from '../../ports/acquirer';
 import { systemClock, type Clock } from '../../ports/clock';
+import { STAGE_ACCOUNT } from '../../domain/acquirer-account';
 
 export { S2S_REASONS } from './transformers';
 
@@ -100,7 +101,7 @@ export class S2SCardAcquirer implements Acquirer {
     // No answer (timeout, network): the entry stays `sent` and the caller treats it as unknown.
     const answer = await postAction(this.target(account), built.fields);
     // The link to the gateway's challenge page is ours, signed with the stage account's password whatever the payment's account.
-    const linkKey = (await this.settings.account()).password;
+    const linkKey = account.accountId === STAGE_ACCOUNT ? account.password : (await this.settings.account()).password;
     const outcome = authorizationOutcome(answer, entry, request.returnUrl, linkKey, this.clock.now().getTime() + REDIRECT_LINK_MS);
     return this.answer(request.paymentId, key, outcome, str(answer.trans_id));
   }

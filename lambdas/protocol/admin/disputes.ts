@@ -1,6 +1,6 @@
 import type { MerchantRate } from '../../domain/dispute-rates';
 import { formatMinor } from '../../domain/money';
-import type { DisputesRead, ListedDispute } from '../../use-cases/admin/disputes';
+import type { ChargebackList, DisputesRead, ListedDispute } from '../../use-cases/admin/disputes';
 import { csvLine } from './payments-csv';
 
 /** A chargeback as the admin API shows it (snake_case, amounts as the merchant API writes them). */
@@ -88,7 +88,7 @@ export const DISPUTE_COLUMNS = [
 ] as const;
 
 /** A month's chargebacks as one CSV file (RFC 4180, with a byte-order mark and the header row), as filtered. */
-export function disputesCsv(read: DisputesRead): string {
+export function disputesCsv(read: Pick<ChargebackList, 'chargebacks'>): string {
   const rows = read.chargebacks.map(disputeView).map((d) => [
     d.chargeback_date ?? '', d.bank_date ?? '', d.recorded_at, d.trans_id, d.payment_id, d.merchant_key, d.merchant_name ?? '', d.amount, d.currency, d.reason_code ?? '', d.outcome, d.refusal ?? '',
   ]);

@@ -56,35 +56,51 @@ export async function monthRates(deps: DisputeDeps, month: string, merchantKeys:
   return ratesOf(month, tallies, disputes, rateRuleOf(deps.config));
 }
 
-/**
- * The disputes view: a month's chargebacks (newest first), filtered by merchant, reason code and
- * outcome, and each merchant's chargeback rate of the month and the one before.
- */
-export async function disputesOf(deps: DisputeDeps, search: DisputeSearch = {}): Promise<DisputesRead> {
+/** A month's chargebacks as asked (the export's whole answer), and what the rates beside them need. */
+export interface ChargebackList {
+  readonly month: string;
+  readonly chargebacks: readonly ListedDispute[];
+  readonly merchantNames: Readonly<Record<string, string>>;
+}
+
+/** The merchants and chargebacks a search reads, and its filter of merchants. */
+async function searched(deps: DisputeDeps, search: DisputeSearch) {
   const month = monthAsked(deps, search.month);
-  const previous = previousMonth(month);
   const outcome = search.outcome?.trim();
   if (outcome && outcome !== 'recorded' && outcome !== 'refused') throw invalidRequest([{ path: 'outcome', message: 'The value you selected is not a valid choice.' }]);
   const directory = await deps.merchants.list(RATE_MERCHANTS);
   const names = new Map(directory.map((m) => [m.merchantKey, m.name]));
   const wanted = search.merchant?.trim().toLowerCase();
   const merchantMatches = (key: string): boolean => !wanted || key.toLowerCase() === wanted || (names.get(key) ?? '').toLowerCase().includes(wanted);
-  const keys = directory.map((m) => m.merchantKey).filter(merchantMatches);
-  const [thisMonth, monthBefore] = await Promise.all([deps.disputes.ofMonth(month), deps.disputes.ofMonth(previous)]);
-  const [rates, previousRates] = await Promise.all([monthRates(deps, month, keys, thisMonth), monthRates(deps, previous, keys, monthBefore)]);
+  const thisMonth = await deps.disputes.ofMonth(month);
   const reason = search.reason?.trim();
   const chargebacks = thisMonth
     .filter((d) => merchantMatches(d.merchantKey) && (!reason || d.reasonCode === reason) && (!outcome || d.outcome === outcome))
     .sort((a, b) => (b.chargebackDate ?? b.recordedAt).localeCompare(a.chargebackDate ?? a.recordedAt) || b.recordedAt.localeCompare(a.recordedAt))
     .map((d) => ({ ...d, ...(names.has(d.merchantKey) ? { merchantName: names.get(d.merchantKey) } : {}) }));
+  return { month, directory, merchantMatches, thisMonth, list: { month, chargebacks, merchantNames: Object.fromEntries(names) } as ChargebackList };
+}
+
+/** A month's chargebacks (newest first), filtered by merchant, reason code and outcome: the export reads no rates. */
+export async function chargebackList(deps: DisputeDeps, search: DisputeSearch = {}): Promise<ChargebackList> {
+  return (await searched(deps, search)).list;
+}
+
+/**
+ * The disputes view: a month's chargebacks (newest first), filtered by merchant, reason code and
+ * outcome, and each merchant's chargeback rate of the month and the one before.
+ */
+export async function disputesOf(deps: DisputeDeps, search: DisputeSearch = {}): Promise<DisputesRead> {
+  const { month, directory, merchantMatches, thisMonth, list } = await searched(deps, search);
+  const previous = previousMonth(month);
+  const keys = directory.map((m) => m.merchantKey).filter(merchantMatches);
+  const [rates, previousRates] = await Promise.all([monthRates(deps, month, keys, thisMonth), monthRates(deps, previous, keys)]);
   const inView = (r: MerchantRate) => merchantMatches(r.merchantKey);
   return {
-    month,
+    ...list,
     previousMonth: previous,
-    chargebacks,
     rates: { month: rates.filter(inView), previous: previousRates.filter(inView) },
     rule: rateRuleOf(deps.config),
-    merchantNames: Object.fromEntries(names),
   };
 }
 
