@@ -106,6 +106,23 @@ describe('accounts are created, listed and rotated by admins, audited, the passw
     expect(JSON.stringify(audit)).not.toContain(a.password);
   });
 
+  it('changes of one account racing each other: each is taken whole or refused as changed meanwhile, never merged', async () => {
+    const created = await createAccount({ account_id: 'race-acct', gateway_url: gateway.url, client_key: 'race-0', password: 'race-password-0', currencies: 'EUR' });
+    expect(created.status).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => changeAccount('race-acct', { client_key: `race-${i + 1}`, descriptor: `RACE ${i + 1}` })));
+    expect(answers.every((r) => r.status === 200 || r.status === 400)).toBe(true);
+    const won = answers.filter((r) => r.status === 200);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    for (const lost of answers.filter((r) => r.status === 400)) expect(lost.text).toContain('was changed meanwhile');
+    // The account is one of the winners' whole: client key and descriptor of the same change.
+    const now = (await service.deps.accounts.find('race-acct'))!;
+    expect(now.descriptor).toBe(`RACE ${now.clientKey.slice('race-'.length)}`);
+    expect(won.map((r) => r.json.client_key)).toContain(now.clientKey);
+    // Every change that was taken is in the audit log, once.
+    const audited = (await admin.audit()).json.entries.filter((e) => e.target === 'account:race-acct' && e.action === 'account.update');
+    expect(audited).toHaveLength(won.length);
+  });
+
   it('a merchant is linked to an account that exists only', async () => {
     const { shop } = await merchants.merchant();
     const res = await admin.changeMerchant(shop.merchant_key, { acquirer_account: 'no-such-account' });

@@ -92,8 +92,8 @@ export async function createAccount(deps: AccountAdminDeps, actor: string, input
 }
 
 /**
- * Changes an account: any of its fields, and its password (a rotation: the new one is stored first,
- * then the item records when). A change made by someone else since it was read is refused (409 is
+ * Changes an account: any of its fields, and its password (a rotation: the item records when, by a
+ * write guarded by the account being as read, then the new password is stored). A change made by someone else since it was read is refused (409 is
  * not needed: the admin reads it again and resubmits). Audited with the fields before and after.
  */
 export async function updateAccount(deps: AccountAdminDeps, actor: string, accountId: string, input: AccountInput): Promise<AcquirerAccount> {
@@ -114,8 +114,10 @@ export async function updateAccount(deps: AccountAdminDeps, actor: string, accou
     if (input.descriptor) (after as { descriptor?: string }).descriptor = input.descriptor;
     else delete (after as { descriptor?: string }).descriptor;
   }
-  if (passwordSet) await deps.accountSecrets.put(accountId, input.password!);
+  // The guarded write first: a change refused because another was taken meanwhile changes nothing,
+  // the password included (no secret is ever changed without its audit entry).
   if (!(await deps.accounts.save(after, before.updatedAt))) throw invalidRequest([{ path: 'account_id', message: `Acquirer account ${accountId} was changed meanwhile: read it again.` }]);
+  if (passwordSet) await deps.accountSecrets.put(accountId, input.password!);
   await audit(deps, actor, passwordSet && Object.keys(input).length === 1 ? 'account.rotate-password' : 'account.update', before, after, passwordSet);
   return after;
 }
