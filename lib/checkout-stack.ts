@@ -295,9 +295,6 @@ export class CheckoutStack extends Stack {
         ...acquirerEnvironment,
         POWERTOOLS_SERVICE_NAME: 'checkout',
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,
-        // Traces carry names and annotations only: no responses (pages, answers), no error messages.
-        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
-        POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
         LOG_LEVEL: settings.logLevel,
         ...(metricMerchants.length ? { METRIC_MERCHANTS: metricMerchants.join(',') } : {}),
         CHARGEBACK_RATE_ALARM_PERCENT: String(chargebackRate.alarmPercent),

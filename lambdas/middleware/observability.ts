@@ -1,10 +1,10 @@
 import type middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { logger } from '../observability/logger';
-import { metrics, tracer } from '../observability/telemetry';
+import { metrics, SERVICE_NAME } from '../observability/telemetry';
+import { beginInvocation, endInvocation } from '../observability/xray';
 import { originGuard } from './origin-guard';
 
 // Middy's types are per chain; these middlewares read nothing of the event but what is typed here.
@@ -12,8 +12,9 @@ type AnyMiddleware = middy.MiddlewareObj<any, any>;
 
 /**
  * The observability every HTTP function starts with, in this order:
- * - the tracer's handler subsegment, in Lambda (responses are not captured: pages and answers can echo what
- *   a customer typed, and a card number never goes into a trace);
+ * - the handler's X-Ray subsegment when the invocation is sampled (lambdas/observability/xray.ts; no
+ *   request or response goes into it: pages and answers can echo what a customer typed, and a card
+ *   number never goes into a trace);
  * - the logger's Lambda context, the API request id as correlation id, and keys reset after each
  *   request (the payment and merchant a request appended do not leak into the next one);
  * - the metrics of the invocation, flushed as one EMF line when it ends (also after an error);
@@ -42,8 +43,19 @@ export function jobObservability(): AnyMiddleware[] {
   ];
 }
 
-/** The tracer's handler subsegment; no tracer outside Lambda (lambdas/observability/telemetry.ts). */
-const traceHandler = (): AnyMiddleware[] => (tracer ? [captureLambdaHandler(tracer, { captureResponse: false }) as AnyMiddleware] : []);
+/**
+ * The handler's subsegment: opened first, closed last (after the error middlewares made the answer,
+ * and a fault only when an error got past them), its datagrams out before the invocation returns.
+ */
+const traceHandler = (): AnyMiddleware[] => [
+  {
+    before: () => {
+      beginInvocation(SERVICE_NAME);
+    },
+    after: () => endInvocation(),
+    onError: (request) => endInvocation(request.response === undefined),
+  },
+];
 
 const started = new WeakMap<object, number>();
 

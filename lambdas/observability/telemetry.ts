@@ -1,6 +1,6 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { Tracer } from '@aws-lambda-powertools/tracer';
 import { logger } from './logger';
+import { annotate, inSubsegment as inXraySubsegment, traceAwsClient } from './xray';
 import { MAX_METRIC_MERCHANTS, MERCHANT_DIMENSION, METRIC_NAMESPACE, METRICS, SERVICE_NAME, type MetricName } from './metric-names';
 
 /**
@@ -13,9 +13,11 @@ import { MAX_METRIC_MERCHANTS, MERCHANT_DIMENSION, METRIC_NAMESPACE, METRICS, SE
  * the few merchants the stage names (METRIC_MERCHANTS), never one stream per merchant key.
  *
  * Outside Lambda (the local runner, the CLIs, tests) metrics are off unless POWERTOOLS_METRICS_DISABLED
- * says otherwise: EMF lines would mix with the tools' own output. There is no tracer outside Lambda
- * at all: loading the X-Ray SDK starts its context tracking (async hooks on every promise), which
- * made the promise-heavy tests several times slower for traces nobody collects.
+ * says otherwise: EMF lines would mix with the tools' own output.
+ *
+ * Traces are X-Ray subsegments of a sampled invocation (lambdas/observability/xray.ts, ADR 0036),
+ * written without the X-Ray SDK: no 100 KB in every bundle, no context tracking on every promise.
+ * Outside Lambda no invocation carries a trace header, so nothing is traced.
  */
 export { METRIC_NAMESPACE, METRICS, SERVICE_NAME } from './metric-names';
 
@@ -44,15 +46,9 @@ export const metrics = new Metrics({
   logger: metricsLogger,
 });
 
-/** In Lambda only (see above); Powertools then turns tracing on or off by itself (POWERTOOLS_TRACE_ENABLED). */
-export const tracer: Tracer | undefined = IN_LAMBDA
-  ? // Required here, not imported: the X-Ray SDK must not even load outside Lambda.
-    new (require('@aws-lambda-powertools/tracer') as typeof import('@aws-lambda-powertools/tracer')).Tracer({ serviceName: SERVICE_NAME })
-  : undefined;
-
-/** An AWS SDK client whose calls become trace subsegments (in Lambda; the client itself elsewhere). */
+/** An AWS SDK client whose calls become trace subsegments when an invocation is sampled (in Lambda). */
 export function traced<C>(client: C): C {
-  return tracer ? tracer.captureAWSv3Client(client) : client;
+  return IN_LAMBDA ? traceAwsClient(client) : client;
 }
 
 /** The merchants with their own approval-rate stream (METRIC_MERCHANTS, comma-separated), bounded. */
@@ -152,12 +148,12 @@ export const telemetry = {
    */
   paymentInContext(paymentId: string, merchantKey?: string): void {
     logger.appendKeys({ payment_id: paymentId, ...(merchantKey ? { merchant_key: merchantKey } : {}) });
-    tracer?.putAnnotation('payment_id', paymentId);
-    if (merchantKey) tracer?.putAnnotation('merchant_key', merchantKey);
+    annotate('payment_id', paymentId);
+    if (merchantKey) annotate('merchant_key', merchantKey);
   },
   merchantInContext(merchantKey: string): void {
     logger.appendKeys({ merchant_key: merchantKey });
-    tracer?.putAnnotation('merchant_key', merchantKey);
+    annotate('merchant_key', merchantKey);
   },
 };
 
@@ -166,22 +162,6 @@ export const telemetry = {
  * named `name`, marked remote. Only the name and the annotations given go into the trace: never the
  * request (card data) or the response.
  */
-export async function inSubsegment<T>(name: string, annotations: Readonly<Record<string, string>>, call: () => Promise<T>): Promise<T> {
-  const parent = tracer?.isTracingEnabled() ? tracer.getSegment() : undefined;
-  if (!tracer || !parent) return call();
-  const subsegment = parent.addNewSubsegment(name);
-  subsegment.namespace = 'remote';
-  for (const [key, value] of Object.entries(annotations)) subsegment.addAnnotation(key, value);
-  tracer.setSegment(subsegment);
-  try {
-    return await call();
-  } catch (e) {
-    // The error's name only: messages can quote what was sent.
-    subsegment.addAnnotation('error', (e as Error).name ?? 'Error');
-    subsegment.addFaultFlag();
-    throw e;
-  } finally {
-    subsegment.close();
-    tracer.setSegment(parent);
-  }
+export function inSubsegment<T>(name: string, annotations: Readonly<Record<string, string>>, call: () => Promise<T>): Promise<T> {
+  return inXraySubsegment(name, 'remote', annotations, call);
 }

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Stage as CdkStage, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -85,22 +85,47 @@ export interface CheckoutFunctionProps {
   readonly asyncInvoke?: lambda.EventInvokeConfigOptions;
 }
 
-/** lib/bundling.ts expressed as NodejsFunction options, so the benchmark measures what is deployed. */
-const BUNDLING: nodejs.BundlingOptions = {
-  minify: ESBUILD_OPTIONS.minify,
-  sourceMap: ESBUILD_OPTIONS.sourcemap,
-  target: ESBUILD_OPTIONS.target,
-  format: nodejs.OutputFormat.ESM,
-  mainFields: [...ESBUILD_OPTIONS.mainFields],
-  banner: ESBUILD_OPTIONS.banner,
-  externalModules: [...ESBUILD_OPTIONS.external],
-  esbuildArgs: {
-    '--alias': Object.entries(BUNDLE_ALIASES).map(([module, replacement]) => `${module}=${replacement}`),
-    '--legal-comments': ESBUILD_OPTIONS.legalComments,
-  },
-  // Local esbuild only: a missing esbuild should fail the synth, not quietly pull a Docker image.
-  forceDockerBundling: false,
-};
+/**
+ * lib/bundling.ts expressed as NodejsFunction options, so the benchmark measures what is deployed.
+ *
+ * `sourceMapsTo`: where the source map goes instead of the deployed zip (prod, whose functions run
+ * without --enable-source-maps: a map in the zip would only be downloaded and unpacked at every cold
+ * start). Each function's map lands at `<sourceMapsTo>/index.mjs.map`, to be archived with the
+ * deploy's cloud assembly; docs/operations.md says how to map a stack trace with it.
+ */
+export function bundlingOptions(sourceMapsTo?: string): nodejs.BundlingOptions {
+  return {
+    minify: ESBUILD_OPTIONS.minify,
+    sourceMap: ESBUILD_OPTIONS.sourcemap,
+    target: ESBUILD_OPTIONS.target,
+    format: nodejs.OutputFormat.ESM,
+    mainFields: [...ESBUILD_OPTIONS.mainFields],
+    banner: ESBUILD_OPTIONS.banner,
+    externalModules: [...ESBUILD_OPTIONS.external],
+    esbuildArgs: {
+      '--alias': Object.entries(BUNDLE_ALIASES).map(([module, replacement]) => `${module}=${replacement}`),
+      '--legal-comments': ESBUILD_OPTIONS.legalComments,
+    },
+    // Local esbuild only: a missing esbuild should fail the synth, not quietly pull a Docker image.
+    forceDockerBundling: false,
+    ...(sourceMapsTo
+      ? {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (_inputDir: string, outputDir: string) => [
+              `mkdir -p "${sourceMapsTo}"`,
+              `mv "${outputDir}/index.mjs.map" "${sourceMapsTo}/index.mjs.map"`,
+            ],
+          },
+        }
+      : {}),
+  };
+}
+
+/** The directory of a prod function's source map: in the cloud assembly, beside (not inside) its asset. */
+export const sourceMapDirectory = (scope: Construct): string =>
+  path.join(CdkStage.of(scope)?.outdir ?? 'cdk.out', 'source-maps', Stack.of(scope).stackName, ...scope.node.path.split('/').slice(1));
 
 /**
  * One Lambda of the service (a route's or a scheduled job's): its own role, holding exactly the
@@ -112,6 +137,8 @@ export class CheckoutFunction extends Construct {
   readonly logGroup: logs.LogGroup;
   /** What its bundle carries besides its entry (CheckoutFunctionProps.inject). */
   readonly inject: readonly string[];
+  /** Where its source map goes: in its deployed asset, or (prod) the directory beside it (bundlingOptions). */
+  readonly sourceMap: 'in-asset' | { readonly directory: string };
 
   constructor(scope: Construct, id: string, props: CheckoutFunctionProps) {
     super(scope, id);
@@ -123,6 +150,7 @@ export class CheckoutFunction extends Construct {
     const egress = usesAcquirer ? acquirer.egress : undefined;
 
     this.inject = props.inject ?? [];
+    this.sourceMap = settings.stage === 'prod' ? { directory: sourceMapDirectory(this) } : 'in-asset';
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: settings.logRetention,
       removalPolicy: settings.logRemovalPolicy,
@@ -153,7 +181,7 @@ export class CheckoutFunction extends Construct {
       systemLogLevelV2: lambda.SystemLogLevel.INFO,
       // The portal's browser script is built only when this stack is bundled at all (tests synth without bundling).
       bundling: {
-        ...BUNDLING,
+        ...bundlingOptions(this.sourceMap === 'in-asset' ? undefined : this.sourceMap.directory),
         ...(Stack.of(this).bundlingRequired ? { define: bundleDefines() } : {}),
         ...(props.inject?.length ? { inject: props.inject.map((module) => path.join(PROJECT_ROOT, module)) } : {}),
       },

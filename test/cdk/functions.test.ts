@@ -132,10 +132,8 @@ function baseEnvironment(stage: Stage, ids: FunctionIds, secretId = ''): Record<
     // Source maps cost cold start time: loaded only outside prod.
     ...(stage === 'prod' ? {} : { NODE_OPTIONS: '--enable-source-maps' }),
     POWERTOOLS_SERVICE_NAME: 'checkout',
-    // Powertools Metrics (EMF) in the service's namespace; traces without responses or error messages.
+    // Powertools Metrics (EMF) in the service's namespace.
     POWERTOOLS_METRICS_NAMESPACE: 'Checkout',
-    POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
-    POWERTOOLS_TRACER_CAPTURE_ERROR: 'false',
     LOG_LEVEL: STAGE_EXPECTATIONS[stage].logLevel,
     // Where the acquirer accounts' passwords are (docs/acquirer-accounts.md).
     ACQUIRER_ACCOUNT_SECRET_PREFIX: accountSecretPrefix(stage),

@@ -65,12 +65,13 @@ async function during(request: () => Promise<unknown>): Promise<Line[]> {
 const emfOf = (lines: Line[]) => lines.filter((l): l is Emf => typeof l._aws === 'object');
 const emitted = (lines: Line[]) => emfOf(lines).flatMap((e) => e._aws.CloudWatchMetrics.flatMap((m) => m.Metrics.map((x) => x.Name))).sort();
 
-it('outside Lambda there is no tracer (the X-Ray SDK is not even loaded) and SDK clients are left as they are', () => {
-  const { tracer, traced } = require('../../lambdas/observability/telemetry') as typeof import('../../lambdas/observability/telemetry');
+it('outside Lambda SDK clients are left as they are (no trace middleware)', () => {
+  const { traced } = require('../../lambdas/observability/telemetry') as typeof import('../../lambdas/observability/telemetry');
   expect(process.env.AWS_LAMBDA_FUNCTION_NAME).toBeUndefined();
-  expect(tracer).toBeUndefined();
-  const client = { middlewareStack: {} };
+  const add = jest.fn();
+  const client = { middlewareStack: { add } };
   expect(traced(client)).toBe(client);
+  expect(add).not.toHaveBeenCalled();
 });
 
 it('every metric the service emits is documented, with its unit, and nothing else is', () => {
