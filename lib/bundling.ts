@@ -31,6 +31,8 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': path.join(PROJECT_ROOT, 'lambdas/adapters/aws/lambda-credentials.ts'),
   // Reached only by a dynamic import for event-stream operations, which DynamoDB and Secrets Manager lack (~19 KB).
   '@smithy/core/event-streams': path.join(PROJECT_ROOT, 'lib/bundle-stubs/event-streams.ts'),
+  // Built into every DynamoDB client with an endpoint cache no operation of ours uses (~8 KB).
+  '@aws-sdk/middleware-endpoint-discovery': path.join(PROJECT_ROOT, 'lib/bundle-stubs/endpoint-discovery.ts'),
 };
 
 /** Options shared by CDK's NodejsFunction bundling and the benchmark's esbuild build. */
@@ -48,6 +50,8 @@ export const ESBUILD_OPTIONS = {
   // The SDK is bundled (not taken from the runtime) so the deployed version is the tested one.
   external: [] as string[],
   legalComments: 'none',
+  // The page's texts (Arabic, Russian, Ukrainian…) as UTF-8, not \uXXXX escapes: three times fewer bytes for them.
+  charset: 'utf8',
 } as const;
 
 /**

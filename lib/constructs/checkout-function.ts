@@ -102,6 +102,7 @@ export function bundlingOptions(sourceMapsTo?: string): nodejs.BundlingOptions {
     mainFields: [...ESBUILD_OPTIONS.mainFields],
     banner: ESBUILD_OPTIONS.banner,
     externalModules: [...ESBUILD_OPTIONS.external],
+    charset: ESBUILD_OPTIONS.charset === 'utf8' ? nodejs.Charset.UTF8 : nodejs.Charset.ASCII,
     esbuildArgs: {
       '--alias': Object.entries(BUNDLE_ALIASES).map(([module, replacement]) => `${module}=${replacement}`),
       '--legal-comments': ESBUILD_OPTIONS.legalComments,
