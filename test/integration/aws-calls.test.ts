@@ -77,19 +77,28 @@ describe('Secrets Manager', () => {
   });
 });
 
+/**
+ * The merchant's request count (ADR 0025) is one `UpdateItem` per block of requests this instance
+ * takes from the second's window: a request either takes a block (that write first) or uses one
+ * taken before (no write). The rest of a request's calls are fixed.
+ */
+const split = (calls: readonly string[]) => ({ counted: calls.filter((c, i) => i === 0 && c === 'UpdateItemCommand').length, rest: calls.filter((c, i) => !(i === 0 && c === 'UpdateItemCommand')) });
+
 describe('DynamoDB', () => {
-  // The merchant's request of this second (ADR 0025), then a payment: its details (written once)
-  // and its state (ADR 0023), two puts, each one write unit.
-  it('create session is exactly three writes: the merchant\'s request count, the details, then the state', async () => {
+  // The merchant's request of this second (its first: a block is taken), then a payment: its
+  // details (written once) and its state (ADR 0023), two puts, each one write unit.
+  it('create session is the merchant\'s request count (when it takes a block), then exactly two writes: the details, then the state', async () => {
     await createSession();
-    expect(dbCalls.calls).toEqual(['UpdateItemCommand', 'PutItemCommand', 'PutItemCommand']);
+    expect(split(dbCalls.calls)).toEqual({ counted: expect.any(Number), rest: ['PutItemCommand', 'PutItemCommand'] });
+    expect(split(dbCalls.calls).counted).toBeLessThanOrEqual(1);
   });
 
   it('status by payment_id is exactly one read (after the request count): a query of the payment\'s partition for both items', async () => {
     const paymentId = await createSession();
     dbCalls.reset();
     await service.signedPost(STATUS, { merchant_key: merchant.merchant_key, payment_id: paymentId }, merchant.password);
-    expect(dbCalls.calls).toEqual(['UpdateItemCommand', 'QueryCommand']);
+    expect(split(dbCalls.calls)).toEqual({ counted: expect.any(Number), rest: ['QueryCommand'] });
+    expect(split(dbCalls.calls).counted).toBeLessThanOrEqual(1);
   });
 
   // The order index holds keys only (write units are what scale, docs/architecture.md): the payment is read by key after.
@@ -98,7 +107,8 @@ describe('DynamoDB', () => {
     dbCalls.reset();
     const res = await service.signedPost(STATUS, { merchant_key: merchant.merchant_key, order_id: 'order-q' }, merchant.password);
     expect(res.status).toBe(200);
-    expect(dbCalls.calls).toEqual(['UpdateItemCommand', 'QueryCommand', 'QueryCommand']);
+    expect(split(dbCalls.calls)).toEqual({ counted: expect.any(Number), rest: ['QueryCommand', 'QueryCommand'] });
+    expect(split(dbCalls.calls).counted).toBeLessThanOrEqual(1);
   });
 
   it('is not called for a request refused by validation or signature', async () => {

@@ -1,43 +1,95 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MerchantRateLimiter } from '../../ports/merchants';
-import { conditionalUpdate } from './client';
 import { key, TTL_ATTRIBUTE } from './keys';
 
 /** How long a window's counter stays in the table after its second (TTL removes it within days). */
 const KEEP_SECONDS = 60;
 
+/** The largest block an instance takes at once: an eighth of the limit, so a few instances' unused blocks cannot starve the rest. */
+export const maxBlockOf = (perSecond: number): number => Math.max(1, Math.floor(perSecond / 8));
+
+interface Window {
+  readonly second: number;
+  /** Requests this instance may still admit in this second, from blocks it took. */
+  tokens: number;
+  /** Requests this instance admitted in this second. */
+  used: number;
+  /** No request is left in this second for anyone (a block came back empty). */
+  full: boolean;
+}
+
 /**
  * A fixed one-second window per merchant, counted in the table so every instance of every function
- * sees the same count (ADR 0025): one conditional increment per admitted request, whose condition is
- * the rule (fewer than the limit so far this second). An instance that saw the window full refuses
- * the rest of that second itself, so a flood costs at most one refused write per instance and second.
+ * sees the same count (ADR 0025). An instance takes the window's requests in blocks: one atomic
+ * `ADD k` to the second's counter returns the new count n, and the block is the counter's range
+ * (n − k, n]; the part of it under the limit is this instance's to admit, the rest is nobody's. So
+ * the instances together never admit more than the limit, and a merchant's requests cost one write
+ * per block instead of one each. A block is as large as what this instance admitted for the merchant
+ * in the previous second (or so far in this one), at most an eighth of the limit; what an instance
+ * leaves of a block lapses with the second. A block that comes back empty marks the window full, so
+ * a flood costs at most one write per instance and second.
  */
 export class DynamoMerchantRateLimiter implements MerchantRateLimiter {
-  /** Per merchant, the last window this instance found full (bounded: cleared when it grows large). */
-  private readonly full = new Map<string, number>();
+  /** Per merchant, this instance's current window (bounded: cleared when it grows large). */
+  private readonly windows = new Map<string, Window>();
+  /** Per merchant, what this instance admitted in its previous window, and which second that was. */
+  private readonly previous = new Map<string, { readonly second: number; readonly used: number }>();
+  private readonly maxBlock: number;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly perSecond: number,
-  ) {}
+  ) {
+    this.maxBlock = maxBlockOf(perSecond);
+  }
 
   async admit(merchantKey: string, now: Date): Promise<{ readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number }> {
     const second = Math.floor(now.getTime() / 1000);
     // Retry-After is whole seconds: the next window starts within one.
     const refused = { allowed: false, retryAfterSeconds: 1 } as const;
-    if (this.full.get(merchantKey) === second) return refused;
-    const counted = await conditionalUpdate(this.db, {
-      TableName: this.tableName,
-      Key: key.merchantRate(merchantKey, second),
-      UpdateExpression: 'ADD #n :one SET #ttl = if_not_exists(#ttl, :expires)',
-      ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit',
-      ExpressionAttributeNames: { '#n': 'requests', '#ttl': TTL_ATTRIBUTE },
-      ExpressionAttributeValues: { ':one': 1, ':limit': this.perSecond, ':expires': second + KEEP_SECONDS },
-    });
-    if (counted) return { allowed: true };
-    if (this.full.size >= 10_000) this.full.clear();
-    this.full.set(merchantKey, second);
-    return refused;
+    const window = this.windowOf(merchantKey, second);
+    if (window.tokens > 0) {
+      window.tokens--;
+      window.used++;
+      return { allowed: true };
+    }
+    if (window.full) return refused;
+    const before = this.previous.get(merchantKey);
+    const lastSecond = before?.second === second - 1 ? before.used : 0;
+    const block = Math.min(this.maxBlock, Math.max(1, lastSecond, window.used));
+    const out = await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: key.merchantRate(merchantKey, second),
+        UpdateExpression: 'ADD #n :block SET #ttl = if_not_exists(#ttl, :expires)',
+        ExpressionAttributeNames: { '#n': 'requests', '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':block': block, ':expires': second + KEEP_SECONDS },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    const counted = Number(out.Attributes?.requests ?? 0);
+    // Concurrent admits of this instance share the window: the second may have turned meanwhile.
+    const current = this.windowOf(merchantKey, second);
+    const granted = Math.max(0, Math.min(block, this.perSecond - (counted - block)));
+    if (granted < block) current.full = true;
+    if (granted === 0) return refused;
+    current.tokens += granted - 1;
+    current.used++;
+    return { allowed: true };
+  }
+
+  private windowOf(merchantKey: string, second: number): Window {
+    const window = this.windows.get(merchantKey);
+    if (window?.second === second) return window;
+    if (window) this.previous.set(merchantKey, { second: window.second, used: window.used });
+    if (this.windows.size >= 10_000) {
+      this.windows.clear();
+      this.previous.clear();
+    }
+    const fresh: Window = { second, tokens: 0, used: 0, full: false };
+    this.windows.set(merchantKey, fresh);
+    return fresh;
   }
 }
