@@ -80,17 +80,30 @@ export interface CallbackStore {
    * Takes the lease of a payment's next due callback until `leaseUntil` (one conditional write).
    * Undefined when nothing is due (or another worker holds it); a payment with nothing left leaves
    * the outbox. `fromStream`: the stream dispatcher, which takes the lease the write that made the
-   * callback due left for it as it is, without a write.
+   * callback due left for it as it is, without a write. `keptLease`: the lease this worker kept
+   * when it released the payment's previous callback (release's `keepLease`), taken as it is while
+   * it lasts until `keptLease.until` at least; otherwise a new lease is written.
    */
-  claim(paymentId: string, now: Date, leaseUntil: Date, options?: { readonly fromStream?: boolean }): Promise<CallbackClaim | undefined>;
+  claim(
+    paymentId: string,
+    now: Date,
+    leaseUntil: Date,
+    options?: { readonly fromStream?: boolean; readonly keptLease?: { readonly lease: string; readonly until: Date } },
+  ): Promise<CallbackClaim | undefined>;
   saveRecord(record: CallbackRecord): Promise<void>;
   /**
    * Gives the lease back: `done` moves past this callback (delivered, dead or skipped), otherwise it
    * is due again at `dueAt`. `left-outbox`: that was the payment's last due callback; `lost`: another
    * worker took over after the lease expired. `delivered`: the callback's first attempt succeeded and
    * no record item exists; the attempt is kept on the payment in the same write, as its record.
+   * `keepLease`: when the callback is done and another is waiting, the lease stays on the payment
+   * (no second write to take it again): the worker claims the next one with it (claim's `keptLease`).
    */
-  release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date; readonly delivered?: DeliveryAttempt }): Promise<ReleaseResult>;
+  release(
+    claim: CallbackClaim,
+    outcome: { readonly done: boolean; readonly dueAt: Date; readonly delivered?: DeliveryAttempt },
+    options?: { readonly keepLease?: boolean },
+  ): Promise<ReleaseResult>;
   records(paymentId: string): Promise<CallbackRecord[]>;
   /** A merchant's dead callbacks, oldest first, one page at a time. */
   dead(merchantKey: string, limit: number, cursor?: string): Promise<{ records: CallbackRecord[]; cursor?: string }>;

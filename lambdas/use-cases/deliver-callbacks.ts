@@ -58,15 +58,25 @@ export async function deliverPaymentCallbacks(
   // Every callback of one payment goes to the same merchant: read it once per run.
   let merchant: Promise<Merchant | undefined> | undefined;
   const merchantOf = (key: string) => (merchant ??= deps.merchants.find(key));
+  // The lease kept from the previous callback of this run, when one more was waiting (no write to take it again).
+  let kept: string | undefined;
   while (outcomes.length < max) {
-    // Each POST may take the whole timeout: do not start one that would outlive the run.
-    if (options.stopAt !== undefined && Date.now() + deps.callbackPolicy.timeoutMs > options.stopAt) break;
+    // Each POST may take the whole timeout: do not start one that would outlive the run (a kept
+    // lease was kept only with time for one more).
+    if (kept === undefined && options.stopAt !== undefined && Date.now() + deps.callbackPolicy.timeoutMs > options.stopAt) break;
     const now = deps.clock.now();
-    const claim = await deps.callbacks.claim(paymentId, now, new Date(now.getTime() + deps.callbackPolicy.timeoutMs + LEASE_MARGIN_MS), { fromStream: options.fromStream === true });
+    const claim = await deps.callbacks.claim(paymentId, now, new Date(now.getTime() + deps.callbackPolicy.timeoutMs + LEASE_MARGIN_MS), {
+      fromStream: options.fromStream === true,
+      ...(kept ? { keptLease: { lease: kept, until: new Date(now.getTime() + deps.callbackPolicy.timeoutMs + LEASE_MARGIN_MS / 2) } } : {}),
+    });
+    kept = undefined;
     if (!claim) break;
-    const { outcome, released } = await deliverClaimed(deps, claim, merchantOf, options.deferSlow === true);
+    // Keep the lease for the next callback only if this run will surely claim it.
+    const another = outcomes.length + 1 < max && (options.stopAt === undefined || Date.now() + 2 * deps.callbackPolicy.timeoutMs <= options.stopAt);
+    const { outcome, released } = await deliverClaimed(deps, claim, merchantOf, options.deferSlow === true, another);
     outcomes.push(outcome);
     if (outcome === 'retrying' || outcome === 'blocked' || outcome === 'deferred' || released !== 'released') break;
+    if (another) kept = claim.lease;
   }
   return outcomes;
 }
@@ -76,6 +86,7 @@ async function deliverClaimed(
   claim: CallbackClaim,
   merchantOf: (merchantKey: string) => Promise<Merchant | undefined>,
   deferSlow: boolean,
+  keepLease = false,
 ): Promise<{ outcome: DeliveryOutcome; released: ReleaseResult }> {
   const { payment, index } = claim;
   const tx = payment.transactions[index];
@@ -83,11 +94,11 @@ async function deliverClaimed(
   const at = now.toISOString();
   if (!tx) {
     // A resend of a position that does not exist (cannot be queued, but never loop on it).
-    return { outcome: 'skipped', released: await deps.callbacks.release(claim, { done: true, dueAt: now }) };
+    return { outcome: 'skipped', released: await deps.callbacks.release(claim, { done: true, dueAt: now }, { keepLease }) };
   }
   const settle = async (outcome: DeliveryOutcome, next: CallbackRecord, release: { done: boolean; dueAt: Date }) => ({
     outcome,
-    released: await finish(deps, claim, next, release),
+    released: await finish(deps, claim, next, release, keepLease),
   });
   const record = startRound(claim, at);
   // In turn, a ledger-only entry or a held decline is passed over (a resend of it is posted).
@@ -186,13 +197,13 @@ function startRound(claim: CallbackClaim, at: string): CallbackRecord {
  * it. A callback delivered at its first attempt (no record yet, not a resend) has no record item:
  * its attempt rides on the release, one write, and is its record (CallbackStore.release).
  */
-async function finish(deps: CallbackDeps, claim: CallbackClaim, record: CallbackRecord, outcome: { done: boolean; dueAt: Date }): Promise<ReleaseResult> {
+async function finish(deps: CallbackDeps, claim: CallbackClaim, record: CallbackRecord, outcome: { done: boolean; dueAt: Date }, keepLease: boolean): Promise<ReleaseResult> {
   const first = record.attempts.length === 1 ? record.attempts[0] : undefined;
   if (record.state === 'delivered' && !claim.record && !claim.resend && record.attemptCount === 1 && first) {
-    return deps.callbacks.release(claim, { ...outcome, delivered: first });
+    return deps.callbacks.release(claim, { ...outcome, delivered: first }, { keepLease });
   }
   await deps.callbacks.saveRecord(record);
-  return deps.callbacks.release(claim, outcome);
+  return deps.callbacks.release(claim, outcome, { keepLease });
 }
 
 /** Marks a URL slow (or no longer slow) after an answer; no write when nothing changes. One try: it is a hint. */

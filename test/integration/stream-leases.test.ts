@@ -130,3 +130,65 @@ test('a callback delivered at its first attempt has no record item; its log come
   expect(again).toMatchObject({ state: 'delivered', attempt_count: 2 });
   expect(items.length).toBeLessThan((await service.tableItems()).length);
 });
+
+describe('one lease for a payment\'s callbacks in a row', () => {
+  test('the dispatcher delivers three due callbacks in order with three writes, one release each and no lease write', async () => {
+    const { shop, receiver } = await shopWithReceiver();
+    const paid = await paidPayment(service, shop);
+    // The sale's callback and two refunds' (each a waiting and a success): all due, the stream's lease on the payment.
+    expect((await refundOf(service, shop, paid.paymentId, '1.00')).status).toBe(200);
+    writes.splice(0);
+    const report = await dispatcher(paid.paymentId);
+    expect(report).toMatchObject({ failed: 0 });
+    const sent = ofPayment(receiver, paid.paymentId).map((c) => `${c.fields.type}:${c.fields.status}`);
+    expect(sent).toEqual(['sale:success', 'refund:waiting', 'refund:success']);
+    // One write per callback (the release that moves past it, the last one leaving the outbox): the lease is never taken again.
+    expect(writes).toEqual(['UpdateItem PAYMENT', 'UpdateItem PAYMENT', 'UpdateItem PAYMENT']);
+    const after = await stateOf(paid.paymentId);
+    expect(after).not.toHaveProperty('sendLease');
+    expect(after).not.toHaveProperty('sendPk');
+    expect(after.callbacksDone).toBe(3);
+  });
+
+  test('the relay takes one lease for the run, not one per callback', async () => {
+    const { shop, receiver } = await shopWithReceiver();
+    const paid = await paidPayment(service, shop);
+    expect((await refundOf(service, shop, paid.paymentId, '1.00')).status).toBe(200);
+    clock.advance(STREAM_LEASE_MS + 1000);
+    writes.splice(0);
+    await relay();
+    expect(ofPayment(receiver, paid.paymentId).map((c) => `${c.fields.type}:${c.fields.status}`)).toEqual(['sale:success', 'refund:waiting', 'refund:success']);
+    // One lease write, then one release per callback.
+    expect(writes.filter((w) => w === 'UpdateItem PAYMENT')).toHaveLength(4);
+  });
+
+  test('a kept lease is its worker\'s only: another worker cannot claim meanwhile, and once it ended and was taken over the first worker posts nothing more', async () => {
+    const { shop, receiver } = await shopWithReceiver();
+    const paid = await paidPayment(service, shop);
+    expect((await refundOf(service, shop, paid.paymentId, '1.00')).status).toBe(200);
+    clock.advance(STREAM_LEASE_MS + 1000);
+    const now = clock.now();
+    const first = await service.deps.callbacks.claim(paid.paymentId, now, new Date(now.getTime() + 30_000));
+    expect(first?.index).toBe(0);
+    expect(await service.deps.callbacks.release(first!, { done: true, dueAt: now }, { keepLease: true })).toBe('released');
+    expect((await stateOf(paid.paymentId)).sendLease).toBe(first!.lease);
+    // Another worker finds the payment held.
+    expect(await service.deps.callbacks.claim(paid.paymentId, clock.now(), new Date(clock.now().getTime() + 30_000))).toBeUndefined();
+    // The holder, with its kept lease: the next callback, no write.
+    writes.splice(0);
+    const second = await service.deps.callbacks.claim(paid.paymentId, clock.now(), new Date(clock.now().getTime() + 30_000), { keptLease: { lease: first!.lease, until: new Date(clock.now().getTime() + 10_000) } });
+    expect(second?.index).toBe(1);
+    expect(second?.lease).toBe(first!.lease);
+    expect(writes).toEqual([]);
+    // A kept lease too short for one more POST is not taken as it is.
+    expect(await service.deps.callbacks.claim(paid.paymentId, clock.now(), new Date(clock.now().getTime() + 30_000), { keptLease: { lease: first!.lease, until: new Date(clock.now().getTime() + 60_000) } })).toBeUndefined();
+    // The holder stalls past its lease; the relay takes over and delivers the rest.
+    clock.advance(31_000);
+    await relay();
+    expect(ofPayment(receiver, paid.paymentId).map((c) => `${c.fields.type}:${c.fields.status}`)).toEqual(['refund:waiting', 'refund:success']);
+    // The stalled holder's release of what it claimed is refused: its lease is gone.
+    expect(await service.deps.callbacks.release(second!, { done: true, dueAt: clock.now() }, { keepLease: true })).toBe('lost');
+    expect(await service.deps.callbacks.claim(paid.paymentId, clock.now(), new Date(clock.now().getTime() + 30_000), { keptLease: { lease: first!.lease, until: clock.now() } })).toBeUndefined();
+    expect(ofPayment(receiver, paid.paymentId)).toHaveLength(2);
+  });
+});

@@ -100,7 +100,12 @@ export class DynamoCallbackStore implements CallbackStore {
     return [...entries.values()].slice(0, limit);
   }
 
-  async claim(paymentId: string, now: Date, leaseUntil: Date, options: { readonly fromStream?: boolean } = {}): Promise<CallbackClaim | undefined> {
+  async claim(
+    paymentId: string,
+    now: Date,
+    leaseUntil: Date,
+    options: { readonly fromStream?: boolean; readonly keptLease?: { readonly lease: string; readonly until: Date } } = {},
+  ): Promise<CallbackClaim | undefined> {
     // The payment's partition in one consistent query: its state, its details and its delivery records.
     const items = await this.partition(paymentId);
     const item = items.find((i) => i.sk === key.payment(paymentId).sk);
@@ -112,7 +117,9 @@ export class DynamoCallbackStore implements CallbackStore {
     const held = typeof item.sendLease === 'string' ? item.sendLease : undefined;
     const live = held !== undefined && held.split('#')[0]! > now.toISOString();
     const forStream = live && held.endsWith(`#${STREAM_LEASE_TAG}`);
-    if (live && !(forStream && options.fromStream)) return undefined;
+    // This worker's own lease, kept from its previous callback of the payment, while it lasts long enough.
+    const kept = live && options.keptLease?.lease === held && held.split('#')[0]! >= options.keptLease.until.toISOString();
+    if (live && !(forStream && options.fromStream) && !kept) return undefined;
     const payment = joinedPayment(item, items.find((i) => i.sk === key.paymentDetails(paymentId).sk));
     if (!payment) return undefined;
     const done = Number(item.callbacksDone ?? 0);
@@ -130,8 +137,8 @@ export class DynamoCallbackStore implements CallbackStore {
     const recordItem = items.find((i) => i.sk === key.callback(paymentId, index).sk);
     const record = recordItem ? toRecord(recordItem) : summarized(item, payment).get(index);
     const claimed = { payment, index, resend, ...(record ? { record } : {}) };
-    // The stream's lease is taken as it is: no write. Its release is conditional on it, as any.
-    if (forStream) return { ...claimed, lease: held };
+    // The stream's lease, or this worker's kept one, is taken as it is: no write. Its release is conditional on it, as any.
+    if ((forStream && options.fromStream) || kept) return { ...claimed, lease: held! };
     const lease = `${leaseUntil.toISOString()}#${randomBytes(4).toString('hex')}`;
     // Conditioned on what decided the index too: a release that leaves more waiting keeps the entry
     // (and its sort key) where it was, so after another worker's claim and release the entry and
@@ -166,7 +173,11 @@ export class DynamoCallbackStore implements CallbackStore {
     });
   }
 
-  async release(claim: CallbackClaim, outcome: { readonly done: boolean; readonly dueAt: Date; readonly delivered?: DeliveryAttempt }): Promise<ReleaseResult> {
+  async release(
+    claim: CallbackClaim,
+    outcome: { readonly done: boolean; readonly dueAt: Date; readonly delivered?: DeliveryAttempt },
+    options: { readonly keepLease?: boolean } = {},
+  ): Promise<ReleaseResult> {
     const { paymentId } = claim.payment;
     const summary = outcome.delivered
       ? { set: [`${SUMMARIES} = list_append(if_not_exists(${SUMMARIES}, :noSummaries), :summary)`], values: { ':noSummaries': [], ':summary': [summaryOf(claim.index, outcome.delivered)] } }
@@ -187,7 +198,10 @@ export class DynamoCallbackStore implements CallbackStore {
     const nothingLeft = claim.resend
       ? { condition: 'size(#tx) = :length AND size(callbackResends) = :one', values: { ':length': claim.payment.transactions.length, ':one': 1 } }
       : { condition: 'size(#tx) = :length AND (attribute_not_exists(callbackResends) OR size(callbackResends) = :zero)', values: { ':length': claim.index + 1, ':zero': 0 } };
-    const left = await this.update(key.payment(paymentId), {
+    // Known at the claim already: a later transaction of the payment is waiting (transactions only
+    // grow), so this release cannot leave the outbox and a refused attempt to would cost a write.
+    const moreKnown = !claim.resend && claim.payment.transactions.length > claim.index + 1;
+    const left = !moreKnown && await this.update(key.payment(paymentId), {
       set: [...advance.set, ...summary.set],
       remove: [...advance.remove, 'sendPk', 'sendSk', 'sendLease'],
       conditions: [lease.condition, advance.condition, nothingLeft.condition],
@@ -195,10 +209,10 @@ export class DynamoCallbackStore implements CallbackStore {
       names: { '#tx': 'transactions' },
     });
     if (left) return 'left-outbox';
-    // More is waiting: the entry stays where it is (already due), the lease given back.
+    // More is waiting: the entry stays where it is (already due), the lease given back (or kept for the next one).
     return released(await this.update(key.payment(paymentId), {
       set: [...advance.set, ...summary.set],
-      remove: [...advance.remove, 'sendLease'],
+      remove: [...advance.remove, ...(options.keepLease ? [] : ['sendLease'])],
       conditions: [lease.condition, advance.condition],
       values: { ...lease.values, ...advance.values, ...summary.values },
     }));
