@@ -2,6 +2,9 @@ import * as z from 'zod/mini';
 import type { DestinationPolicy } from './domain/notification-url';
 
 /** The runtime configuration, read once at cold start; a bad value fails fast with a clear message. */
+/** The highest request limit a merchant can be given (ADR 0025): one merchant's partitions never see more. */
+export const MERCHANT_REQUESTS_PER_SECOND_MAX = 1000;
+
 const configSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
   MERCHANT_SECRET_PREFIX: z.string().check(z.regex(/^[A-Za-z0-9/_+=.@-]+\/$/)),
@@ -80,7 +83,7 @@ const configSchema = z.object({
    */
   ADMIN_SEARCH_BUDGET_MS: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(25_000)), 10_000),
   // At most what one counter item can take: a DynamoDB partition's 1,000 writes a second (ADR 0025).
-  MERCHANT_REQUESTS_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(1000)), 40),
+  MERCHANT_REQUESTS_PER_SECOND: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(MERCHANT_REQUESTS_PER_SECOND_MAX)), 40),
   /**
    * Who moves the money: the simulated acquirer (`sandbox`, dev and staging) or the S2S CARD
    * gateway (`s2s-card`). prod refuses the sandbox (below, and the stack refuses it first).

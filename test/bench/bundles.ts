@@ -10,6 +10,8 @@ export interface BundleSpec {
   readonly name: string;
   /** Handlers are held to the targets; references only give context. */
   readonly kind: 'handler' | 'reference';
+  /** A handler's size target (test/bench/targets.ts): the merchant's and customer's routes, or the rest. */
+  readonly group?: 'customer' | 'other';
   /** Absolute path of the entry module. */
   readonly entry: string;
   /** Replaces the project's alias table (the naive reference bundles with none). */

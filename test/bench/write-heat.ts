@@ -251,6 +251,8 @@ export interface HeatRow {
   readonly unitsPerCheckout: number;
   /** Whether the partition is shared by checkouts (its heat grows with the rate) or is one payment's own. */
   readonly shared: boolean;
+  /** A partition of one merchant (its key holds the merchant's): its checkouts are bounded by the merchant's request limit. */
+  readonly perMerchant: boolean;
   /** The write units one checkout costs this table or index in all. */
   readonly targetUnitsPerCheckout: number;
 }
@@ -259,15 +261,30 @@ export interface HeatModel {
   readonly checkouts: number;
   readonly rows: readonly HeatRow[];
   readonly unitsPerCheckout: number;
-  /** Checkouts per second before the hottest shared partition passes `limit` write units per second. */
+  /** Checkouts per second, all merchants together, before the hottest partition shared by merchants passes `limit` write units per second. */
   readonly maxRate: number;
   readonly limit: number;
+  /** One merchant at its highest possible rate (`merchantMaxRate` checkouts a second): the write units a second on its hottest own partition. */
+  readonly merchantPeakWcu: number;
+  readonly merchantMaxRate: number;
   /** Write units per checkout by command, e.g. "UpdateItemCommand" → 6. */
   readonly byCommand: Readonly<Record<string, number>>;
 }
 
+export interface HeatOptions {
+  /** DynamoDB's write throughput per partition. */
+  readonly limit?: number;
+  /** Whether a partition key belongs to one merchant (holds its key). */
+  readonly isMerchantPartition?: (partition: string) => boolean;
+  /** The most checkouts a second one merchant can make (every checkout is a merchant request; the request limit caps them). */
+  readonly merchantMaxRate?: number;
+}
+
 /** Per table and index: the hottest partition a run of `checkouts` showed, scaled to a rate. */
-export function heatModel(writes: readonly RecordedWrite[], checkouts: number, limit = 1000): HeatModel {
+export function heatModel(writes: readonly RecordedWrite[], checkouts: number, options: HeatOptions = {}): HeatModel {
+  const limit = options.limit ?? 1000;
+  const merchantMaxRate = options.merchantMaxRate ?? Number.POSITIVE_INFINITY;
+  const isMerchant = options.isMerchantPartition ?? (() => false);
   const perKey = new Map<string, { target: string; partition: string; units: number; by: Set<number> }>();
   const perTarget = new Map<string, number>();
   const byCommand: Record<string, number> = {};
@@ -300,21 +317,25 @@ export function heatModel(writes: readonly RecordedWrite[], checkouts: number, l
       const shared = f.by.size > 1 || f.shards > 1;
       // A shared partition takes its share of every checkout; one payment's own takes one checkout's writes.
       const unitsPerCheckout = shared ? f.units / checkouts / f.shards : f.units / Math.max(1, f.by.size);
-      return { target, partition: f.partition, shards: f.shards, unitsPerCheckout, shared };
+      return { target, partition: f.partition, shards: f.shards, unitsPerCheckout, shared, perMerchant: shared && isMerchant(f.partition) };
     });
-    const shared = candidates.filter((c) => c.shared).sort((a, b) => b.unitsPerCheckout - a.unitsPerCheckout);
-    const own = candidates.filter((c) => !c.shared).sort((a, b) => b.unitsPerCheckout - a.unitsPerCheckout);
-    const hottest = shared[0] ?? own[0];
-    if (hottest) rows.push({ ...hottest, targetUnitsPerCheckout: (perTarget.get(target) ?? 0) / checkouts });
+    const hottest = (xs: typeof candidates) => [...xs].sort((a, b) => b.unitsPerCheckout - a.unitsPerCheckout)[0];
+    // The hottest partition of all merchants, and the hottest of one merchant's, each where there is one; else a payment's own.
+    const picks = [hottest(candidates.filter((c) => c.shared && !c.perMerchant)), hottest(candidates.filter((c) => c.perMerchant))].filter((c) => c !== undefined);
+    const chosen = picks.length ? picks : [hottest(candidates.filter((c) => !c.shared))].filter((c) => c !== undefined);
+    for (const c of chosen) rows.push({ ...c, targetUnitsPerCheckout: (perTarget.get(target) ?? 0) / checkouts });
   }
-  rows.sort((a, b) => (a.target === 'table' ? -1 : b.target === 'table' ? 1 : a.target.localeCompare(b.target)));
-  const hottestShared = Math.max(0, ...rows.filter((r) => r.shared).map((r) => r.unitsPerCheckout));
+  rows.sort((a, b) => (a.target === 'table' ? -1 : b.target === 'table' ? 1 : a.target.localeCompare(b.target)) || Number(a.perMerchant) - Number(b.perMerchant));
+  const hottestShared = Math.max(0, ...rows.filter((r) => r.shared && !r.perMerchant).map((r) => r.unitsPerCheckout));
+  const hottestOwn = Math.max(0, ...rows.filter((r) => r.perMerchant).map((r) => r.unitsPerCheckout));
   return {
     checkouts,
     rows,
     unitsPerCheckout: total / checkouts,
     maxRate: hottestShared > 0 ? limit / hottestShared : Number.POSITIVE_INFINITY,
     limit,
+    merchantPeakWcu: hottestOwn * merchantMaxRate,
+    merchantMaxRate,
     byCommand: Object.fromEntries(Object.entries(byCommand).map(([k, v]) => [k, v / checkouts])),
   };
 }
