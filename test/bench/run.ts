@@ -47,11 +47,14 @@ async function attempt<T>(what: string, fn: () => Promise<T>, fallback: T): Prom
  * stream above this filter).
  */
 function quietServiceLogs(): void {
-  const write = process.stdout.write.bind(process.stdout) as (...a: unknown[]) => boolean;
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (typeof chunk === 'string' && chunk.startsWith('{"level":')) return true;
-    return write(chunk, ...rest);
-  }) as typeof process.stdout.write;
+  // Powertools writes info lines to stdout and warnings and errors to stderr.
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (...a: unknown[]) => boolean;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      if (typeof chunk === 'string' && chunk.startsWith('{"level":')) return true;
+      return write(chunk, ...rest);
+    }) as typeof stream.write;
+  }
 }
 
 async function bundleRows(phase: (what: string) => void): Promise<{ rows: BundleRow[]; sourceMaps: BenchResults['sourceMaps'] }> {

@@ -41,6 +41,25 @@ test('a steady merchant on one instance: every request admitted, one write per b
   expect(calls.calls.every((c) => c === 'UpdateItemCommand')).toBe(true);
 });
 
+test('many requests at once on one instance, well under the limit: all admitted, one block at a time', async () => {
+  const db = createDocumentClient({ endpoint: backend.dynamodbEndpoint });
+  const calls = recordCalls(db, 'dynamodb');
+  const limiter = new DynamoMerchantRateLimiter(db, backend.tableName, 1000);
+  const merchant = randomUUID();
+  // A busy second first (its count sizes the next second's blocks: 125, an eighth of the limit).
+  for (let i = 0; i < 300; i += 20) await Promise.all(Array.from({ length: 20 }, () => limiter.admit(merchant, new Date(T0 + 90_000))));
+  calls.reset();
+  // 16 at a time (as the local runner serves them) in the next second, 280 in all: none refused.
+  let admitted = 0;
+  for (let i = 0; i < 280; i += 16) {
+    const answers = await Promise.all(Array.from({ length: Math.min(16, 280 - i) }, () => limiter.admit(merchant, new Date(T0 + 91_000))));
+    admitted += answers.filter((a) => a.allowed).length;
+  }
+  expect(admitted).toBe(280);
+  // Concurrent requests wait for the block being taken instead of each taking one: 280 / 125, rounded up.
+  expect(calls.calls.length).toBe(3);
+});
+
 test('instances and seconds at random: never more than the limit in a second; a second asked for little is served in full', async () => {
   const db = createDocumentClient({ endpoint: backend.dynamodbEndpoint });
   await fc.assert(

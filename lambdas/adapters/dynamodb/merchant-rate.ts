@@ -15,8 +15,10 @@ interface Window {
   tokens: number;
   /** Requests this instance admitted in this second. */
   used: number;
-  /** No request is left in this second for anyone (a block came back empty). */
+  /** No request is left in this second for anyone (a block came back short). */
   full: boolean;
+  /** The block being taken: concurrent requests of this instance wait for it instead of each taking one. */
+  taking?: Promise<void>;
 }
 
 /**
@@ -49,35 +51,41 @@ export class DynamoMerchantRateLimiter implements MerchantRateLimiter {
     const second = Math.floor(now.getTime() / 1000);
     // Retry-After is whole seconds: the next window starts within one.
     const refused = { allowed: false, retryAfterSeconds: 1 } as const;
-    const window = this.windowOf(merchantKey, second);
-    if (window.tokens > 0) {
-      window.tokens--;
-      window.used++;
-      return { allowed: true };
+    // Each turn takes a token, refuses, or waits for a block (which adds tokens or marks the window full).
+    for (;;) {
+      const window = this.windowOf(merchantKey, second);
+      if (window.tokens > 0) {
+        window.tokens--;
+        window.used++;
+        return { allowed: true };
+      }
+      if (window.full) return refused;
+      window.taking ??= this.takeBlock(merchantKey, window).finally(() => {
+        window.taking = undefined;
+      });
+      await window.taking;
     }
-    if (window.full) return refused;
+  }
+
+  /** One atomic addition to the second's counter: the part of the range it returns under the limit is this instance's. */
+  private async takeBlock(merchantKey: string, window: Window): Promise<void> {
     const before = this.previous.get(merchantKey);
-    const lastSecond = before?.second === second - 1 ? before.used : 0;
+    const lastSecond = before?.second === window.second - 1 ? before.used : 0;
     const block = Math.min(this.maxBlock, Math.max(1, lastSecond, window.used));
     const out = await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: key.merchantRate(merchantKey, second),
+        Key: key.merchantRate(merchantKey, window.second),
         UpdateExpression: 'ADD #n :block SET #ttl = if_not_exists(#ttl, :expires)',
         ExpressionAttributeNames: { '#n': 'requests', '#ttl': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':block': block, ':expires': second + KEEP_SECONDS },
+        ExpressionAttributeValues: { ':block': block, ':expires': window.second + KEEP_SECONDS },
         ReturnValues: 'UPDATED_NEW',
       }),
     );
     const counted = Number(out.Attributes?.requests ?? 0);
-    // Concurrent admits of this instance share the window: the second may have turned meanwhile.
-    const current = this.windowOf(merchantKey, second);
     const granted = Math.max(0, Math.min(block, this.perSecond - (counted - block)));
-    if (granted < block) current.full = true;
-    if (granted === 0) return refused;
-    current.tokens += granted - 1;
-    current.used++;
-    return { allowed: true };
+    window.tokens += granted;
+    if (granted < block) window.full = true;
   }
 
   private windowOf(merchantKey: string, second: number): Window {
