@@ -23,13 +23,28 @@ export interface RenderContext {
   readonly processing?: { readonly statusUrl: string; readonly checkUrl: string; readonly plan: PollPlan };
 }
 
-/** "USD 10.00" formatted for people: "$10.00", "¥1,500", "KWD 10.250". */
+/** Languages written right to left (of those Intl may be asked for). */
+const RIGHT_TO_LEFT = new Set(['ar', 'he', 'fa', 'ur']);
+/** Unicode's left-to-right isolate and its end (UAX #9): the text between reads left to right whatever surrounds it. */
+const LRI = '\u2066';
+const PDI = '\u2069';
+
+/**
+ * "USD 10.00" formatted for people: "$10.00", "¥1,500", "KWD 10.250". In a right-to-left language
+ * the currency's Latin code and sign ("US$", "JP¥") are isolated left to right: without it, a
+ * right-to-left line puts the sign before the letters ("$US 10.00"). Isolates hold in HTML text,
+ * attributes, the title and the Pay button alike.
+ */
 export function displayAmount(amountMinor: number, currency: string, locale = 'en'): string {
   const exponent = currencyExponent(currency) ?? 2;
   try {
-    return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent }).format(
-      Number(formatMinor(amountMinor, currency)),
-    );
+    const format = new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent });
+    const value = Number(formatMinor(amountMinor, currency));
+    if (!RIGHT_TO_LEFT.has(locale.toLowerCase().split('-')[0] ?? '')) return format.format(value);
+    return format
+      .formatToParts(value)
+      .map((part) => (part.type === 'currency' && /[A-Za-z$€£¥]/.test(part.value) ? `${LRI}${part.value}${PDI}` : part.value))
+      .join('');
   } catch {
     return `${formatMinor(amountMinor, currency)} ${currency}`;
   }

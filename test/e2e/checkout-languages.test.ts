@@ -96,3 +96,40 @@ describe('the sandbox pages', () => {
     await page.waitForURL((url) => url.origin === h.site.origin && url.pathname === '/success');
   });
 });
+
+describe('amounts in a right-to-left page (Arabic), on a phone', () => {
+  /** The on-screen left edge of each character of an element's text, as Chromium laid it out. */
+  const charXs = (page: Page, selector: string) =>
+    page.locator(selector).evaluate((element) => {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      const out: { ch: string; x: number }[] = [];
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let i = 0; i < (node.textContent ?? '').length; i++) {
+          const range = document.createRange();
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const rect = range.getBoundingClientRect();
+          if (rect.width > 0) out.push({ ch: node.textContent![i]!, x: rect.left });
+        }
+      }
+      return out;
+    });
+  const x = (chars: { ch: string; x: number }[], ch: string) => chars.find((c) => c.ch === ch)!.x;
+
+  it.each([
+    ['USD', 'US$', '10.00'],
+    ['JPY', 'JP¥', '1500'],
+  ])('%s: "%s" reads as written, left of the number, in the amount and the Pay button; the title isolates it too', async (currency, symbol, amount) => {
+    const page = await open({ viewport: { width: 390, height: 844 } });
+    const link = await checkout({ language: 'ar', order: { number: `rtl-${currency}-${Math.random().toString(36).slice(2, 8)}`, amount, currency, description: 'Teapot' } });
+    await page.goto(link.url);
+    for (const selector of ['.amount', '#pay-button']) {
+      const chars = await charXs(page, selector);
+      // "US$" left to right: the letters first, the sign after them, all left of the number.
+      expect(x(chars, symbol[0]!)).toBeLessThan(x(chars, symbol[1]!));
+      expect(x(chars, symbol[1]!)).toBeLessThan(x(chars, symbol[2]!));
+      expect(x(chars, symbol[2]!)).toBeLessThan(x(chars, '1'));
+    }
+    expect(await page.title()).toContain(`\u2066${symbol}\u2069`);
+  });
+});
