@@ -1,6 +1,7 @@
 import { currencyExponent, formatMinor } from '../domain/money';
 import { countryList } from '../domain/contact';
 import type { LinkView, Navigation } from '../use-cases/checkout';
+import { sessionCustomer } from '../domain/payment';
 import type { Merchant } from '../ports/merchants';
 import { clientScript, navigateScript, processingScript } from './script';
 import { POLLING, type PollPlan } from './polling';
@@ -104,6 +105,16 @@ ${opts.hint ? `<span class="hint" id="${opts.name}-hint">${esc(opts.hint)}</span
 </div>`;
 }
 
+/** Longer than this, the order's description shows its start and opens on request (the amount stays in view). */
+const DESCRIPTION_SHOWN = 140;
+
+/** The order's description under the amount: long ones folded in a <details> (no script needed), long words broken. */
+function description(text: string, t: Texts): string {
+  const label = `<span class="visually-hidden">${esc(t.orderLabel)}:</span> `;
+  if (text.length <= DESCRIPTION_SHOWN) return `<p class="muted description">${label}${esc(text)}</p>`;
+  return `<details class="muted description"><summary>${label}${esc(text.slice(0, DESCRIPTION_SHOWN - 20).trimEnd())}…</summary><p>${esc(text)}</p></details>`;
+}
+
 function targetAttr(target: string | undefined): string {
   return target && target !== '_self' ? ` target="${esc(target)}"` : '';
 }
@@ -115,7 +126,14 @@ export function renderForm(view: Extract<LinkView, { kind: 'form' }>, ctx: Rende
   const problems = view.problems ?? {};
   // Card digits read left to right in every language (a right-to-left page keeps them so).
   const ltr = t.dir === 'rtl' ? ' dir="ltr"' : '';
-  const msg = (key: string) => (problems[key as keyof typeof problems] ? t.errors[key] : undefined);
+  const msg = (key: string) => {
+    if (!problems[key as keyof typeof problems]) return undefined;
+    // An expiry left empty is asked for, not called expired.
+    if (key === 'expiry' && !view.values?.expiry?.trim()) return t.errors.expiryMissing;
+    return t.errors[key];
+  };
+  // The name the shop gave for the customer (the session's), until the customer types another.
+  const holder = view.values?.holder ?? sessionCustomer(payment).name?.slice(0, 32);
   const hasProblems = Object.keys(problems).length > 0;
   const firstProblem = ['number', 'expiry', 'cvv', 'holder', 'email', 'country'].find((k) => k in problems);
   const alert = view.declineReason
@@ -158,8 +176,8 @@ ${countries}
     : '';
   const body = `<header aria-labelledby="title">
 ${merchantHeader(merchant)}
-<p class="muted"><span class="visually-hidden">${esc(t.orderLabel)}:</span> ${esc(payment.order.description)}</p>
 <p class="amount" aria-label="${esc(t.amountLabel)}: ${esc(amount)}">${esc(amount)}</p>
+${description(payment.order.description, t)}
 </header>
 ${ctx.sandbox ? `<p class="sandbox">${esc(t.sandboxNotice)}</p>` : ''}
 ${alert}
@@ -172,9 +190,9 @@ ${field({ name: 'card_number', label: t.cardNumber, hint: t.cardNumberHint, erro
 <p class="brand" id="card-brand" aria-live="polite"></p>
 <div class="row">
 ${field({ name: 'card_expiry', label: t.expiry, hint: t.expiryHint, error: msg('expiry'), value: view.values?.expiry, attrs: `type="text" inputmode="numeric" autocomplete="cc-exp" required maxlength="7"${ltr}`, autofocus: firstProblem === 'expiry' })}
-${field({ name: 'card_cvv', label: t.cvv, hint: t.cvvHint, error: msg('cvv'), attrs: `type="password" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"${ltr}`, autofocus: firstProblem === 'cvv' })}
+${field({ name: 'card_cvv', label: t.cvv, hint: t.cvvHint, error: msg('cvv'), attrs: `type="text" inputmode="numeric" autocomplete="cc-csc" required maxlength="4" spellcheck="false"${ltr}`, autofocus: firstProblem === 'cvv' })}
 </div>
-${field({ name: 'card_holder', label: t.holder, hint: t.holderHint, error: msg('holder'), value: view.values?.holder, attrs: 'type="text" autocomplete="cc-name" required maxlength="32"', autofocus: firstProblem === 'holder' })}
+${field({ name: 'card_holder', label: t.holder, hint: t.holderHint, error: msg('holder'), value: holder, attrs: 'type="text" autocomplete="cc-name" required maxlength="32"', autofocus: firstProblem === 'holder' })}
 </fieldset>
 ${contact}
 ${['language', 'screen_width', 'screen_height', 'color_depth', 'tz_offset', 'java'].map((n) => `<input type="hidden" id="browser_${n}" name="browser_${n}" value="">`).join('\n')}

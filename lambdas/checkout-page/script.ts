@@ -29,7 +29,7 @@ function digits(s){return s.replace(/[\\s-]/g,'')}
 function brandOf(pan){for(var i=0;i<brands.length;i++){if(brands[i][1].test(pan))return brands[i][0]}return ''}
 var rules={
  card_number:function(v){var d=digits(v);return /^\\d{14,19}$/.test(d)&&luhn(d)&&brandOf(d)?'':texts.number},
- card_expiry:function(v){var m=/^\\s*(\\d{1,2})\\s*\\/\\s*(\\d{2}|\\d{4})\\s*$/.exec(v);if(!m)return texts.expiry;var mo=+m[1],y=m[2].length===2?2000+ +m[2]:+m[2];var n=new Date();if(mo<1||mo>12||y<n.getFullYear()||(y===n.getFullYear()&&mo<n.getMonth()+1))return texts.expiry;return ''},
+ card_expiry:function(v){if(!v.trim())return texts.expiryMissing;var m=/^\\s*(\\d{1,2})\\s*\\/\\s*(\\d{2}|\\d{4})\\s*$/.exec(v);if(!m)return texts.expiry;var mo=+m[1],y=m[2].length===2?2000+ +m[2]:+m[2];var n=new Date();if(mo<1||mo>12||y<n.getFullYear()||(y===n.getFullYear()&&mo<n.getMonth()+1))return texts.expiry;return ''},
  card_cvv:function(v){return /^\\d{3,4}$/.test(v.trim())?'':texts.cvv},
  card_holder:function(v){var h=v.trim().replace(/\\s+/g,' ');return h.length<=32&&h.split(' ').length>=2&&holderRe.test(h)?'':texts.holder},
  email:function(v){return emailRe.test(v.trim())?'':texts.email},

@@ -12,6 +12,9 @@ header img{max-height:3rem;max-width:12rem;object-fit:contain;align-self:flex-st
 h1{font-size:1.25rem;margin:0}
 .amount{font-size:1.75rem;font-weight:700;margin:0}
 .muted{color:var(--muted);margin:0}
+h1,.muted{overflow-wrap:anywhere}
+.description summary{cursor:pointer}
+.description p{margin:.25rem 0 0}
 fieldset{border:0;padding:0;margin:0 0 1rem}
 legend{font-weight:600;margin-bottom:.5rem;padding:0}
 label{display:block;font-weight:500;margin:.75rem 0 .25rem}
@@ -19,12 +22,13 @@ label{display:block;font-weight:500;margin:.75rem 0 .25rem}
 input,select{width:100%;font:inherit;padding:.625rem .75rem;border:1px solid var(--border);border-radius:.375rem;background:#fff;color:var(--text)}
 input:focus,select:focus,button:focus,a:focus{outline:3px solid var(--primary);outline-offset:2px}
 input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--error);box-shadow:inset 0 0 0 1px var(--error)}
-.row{display:flex;gap:.75rem}
-.row>div{flex:1;min-width:0}
+.row{display:grid;grid-template-columns:1fr 1fr;grid-template-rows:repeat(4,auto);column-gap:.75rem}
+.row>div{display:grid;grid-row:span 4;grid-template-rows:subgrid;min-width:0}
+.row label{align-self:end}
 .error{color:var(--error);font-size:.875rem;line-height:1.25rem;margin:.125rem 0 0;min-height:1.25rem}
 .alert{border:2px solid var(--error);border-radius:.375rem;padding:.75rem;margin-bottom:1rem;color:var(--error);background:#fff5f5}
 .alert:focus{outline:3px solid var(--error)}
-.brand{font-size:.875rem;color:var(--muted);min-height:1.3em;margin:.25rem 0 0}
+.brand{font-size:.875rem;line-height:1.25rem;color:var(--muted);min-height:1.25rem;margin:.25rem 0 0}
 .marks{display:flex;flex-wrap:wrap;gap:.375rem;list-style:none;margin:0 0 .25rem;padding:0}
 .marks svg{display:block;width:2.25rem;height:1.5rem}
 .marks[data-brand] li{opacity:.3}.marks li[data-on]{opacity:1}
@@ -37,7 +41,7 @@ button[disabled]{opacity:.7;cursor:progress}
 footer{margin-top:1rem;font-size:.875rem;color:var(--muted);text-align:center}
 .done{font-size:1.25rem;font-weight:600;color:#0a6b2d}
 .sandbox{background:#fff8e1;border:1px solid #8a6d00;color:#5c4800;border-radius:.375rem;padding:.5rem .75rem;font-size:.875rem;margin-bottom:1rem}
-@media (max-width:360px){main{padding:.5rem}.panel{padding:.875rem}.row{flex-direction:column;gap:0}.amount{font-size:1.5rem}}
+@media (max-width:360px){main{padding:.5rem}.panel{padding:.875rem}.row{grid-template-columns:1fr;grid-template-rows:none}.row>div{grid-row:auto;grid-template-rows:none}.amount{font-size:1.5rem}}
 `;
 
 /**

@@ -32,6 +32,7 @@ export const de: Texts = {
   errors: {
     number: 'Ungültige Kartennummer',
     expiry: 'Das Ablaufdatum der Karte ist überschritten oder ungültig.',
+    expiryMissing: 'Geben Sie das Ablaufdatum ein, das auf der Karte steht.',
     cvv: 'Der Sicherheitscode hat 3 oder 4 Ziffern',
     holder: 'Mindestens 2 Wörter: Vor- und Nachname',
     email: 'Geben Sie eine gültige E-Mail-Adresse ein',

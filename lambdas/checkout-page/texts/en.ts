@@ -37,6 +37,7 @@ export const en = {
   errors: {
     number: CARD_MESSAGES.number,
     expiry: CARD_MESSAGES.expiry,
+    expiryMissing: 'Enter the expiry date printed on the card.',
     cvv: CARD_MESSAGES.cvv,
     holder: CARD_MESSAGES.holder,
     email: 'Enter a valid e-mail address',

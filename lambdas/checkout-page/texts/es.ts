@@ -32,6 +32,7 @@ export const es: Texts = {
   errors: {
     number: 'Número de tarjeta no válido',
     expiry: 'La fecha de caducidad de la tarjeta ha pasado o no es válida.',
+    expiryMissing: 'Introduce la fecha de caducidad que figura en la tarjeta.',
     cvv: 'El código de seguridad debe tener 3 o 4 dígitos',
     holder: 'Escriba al menos 2 palabras: nombre y apellido',
     email: 'Escriba un correo electrónico válido',

@@ -32,6 +32,7 @@ export const fr: Texts = {
   errors: {
     number: 'Numéro de carte invalide',
     expiry: 'La date d’expiration de la carte est dépassée ou invalide.',
+    expiryMissing: 'Saisissez la date d’expiration indiquée sur la carte.',
     cvv: 'Le code de sécurité doit compter 3 ou 4 chiffres',
     holder: 'Au moins 2 mots : prénom et nom',
     email: 'Saisissez une adresse e-mail valide',

@@ -32,6 +32,7 @@ export const tr: Texts = {
   errors: {
     number: 'Geçersiz kart numarası',
     expiry: 'Kartın son kullanma tarihi geçmiş veya geçersiz.',
+    expiryMissing: 'Kartın üzerindeki son kullanma tarihini girin.',
     cvv: 'Güvenlik kodu 3 veya 4 haneli olmalı',
     holder: 'En az 2 kelime yazın: ad ve soyad',
     email: 'Geçerli bir e-posta adresi girin',
