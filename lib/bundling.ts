@@ -55,6 +55,12 @@ export const ESBUILD_OPTIONS = {
 } as const;
 
 /**
+ * What tells a bundle its stage's acquirer (lambdas/wiring/acquirer.ts): esbuild replaces the
+ * expression with the name, so the other acquirer's code is left out of every function of the stage.
+ */
+export const acquirerDefine = (acquirer: 'sandbox' | 's2s-card'): Record<string, string> => ({ 'process.env.CHECKOUT_BUNDLED_ACQUIRER': JSON.stringify(acquirer) });
+
+/**
  * The origin check's secret reader (lambdas/wiring/origin-secret.ts), bundled into every route's
  * function on a stage behind CloudFront only (esbuild `inject`): no handler imports it, so a route
  * that reads no secret of its own carries no Secrets Manager client on the stages without an edge.

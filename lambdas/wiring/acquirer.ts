@@ -11,37 +11,78 @@ import type { Acquirer } from '../ports/acquirer';
 import { part } from './process';
 import { merchantSecretDeps, secretsClientDeps } from './secrets';
 import { sandboxDeps } from './sandbox';
-import { baseDeps, type BaseKeys, type StoreKeys } from './stores';
+import { baseDeps, storeDeps, type BaseKeys, type StoreKeys } from './stores';
 
 export type AcquirerKeys = 'acquirer' | 'sandbox' | 's2sCard';
+
+/*
+ * The acquirer a function's bundle was built for. The stack's esbuild defines
+ * `process.env.CHECKOUT_BUNDLED_ACQUIRER` as its stage's acquirer (lib/constructs/checkout-function.ts),
+ * so each comparison below is a constant there and esbuild leaves the other acquirer's code out: a
+ * prod bundle carries no sandbox, a sandbox stage's no S2S CARD connector. From the sources (the
+ * local runner, the tests) it is unset and both are there. Read at each use, never copied: a copy
+ * would not be a constant to esbuild.
+ */
+
+/** A bundle built for one acquirer refuses a configuration naming the other: the code is not there. */
+function assertBundled(config: Deps['config']): void {
+  const bundled = process.env.CHECKOUT_BUNDLED_ACQUIRER;
+  if (bundled !== undefined && config.ACQUIRER !== bundled) {
+    throw new Error(`ACQUIRER=${config.ACQUIRER}, but this function was bundled for ${bundled} only (its stage's acquirer)`);
+  }
+}
+
+/** In a bundle without the sandbox (S2S CARD stages), what stands for it: nothing on such a stage asks it anything. */
+const NO_SANDBOX = new Proxy({} as SandboxAcquirer, {
+  get(_target, property) {
+    if (property === 'then') return undefined;
+    throw new Error(`the sandbox acquirer is not in this bundle (asked for ${String(property)})`);
+  },
+});
 
 /** The stage's acquirer (config.ts refuses the sandbox on prod); the S2S CARD connector reads its credentials from Secrets Manager. */
 export function buildAcquirer(
   base: Pick<Deps, BaseKeys>,
   secretsClient: Deps['secretsClient'],
-  sandbox: SandboxAcquirer = new SandboxAcquirer(base.db, base.config.TABLE_NAME, { clock: base.clock }),
+  sandbox: SandboxAcquirer | undefined,
   // The whole set's, when it has one: a password rotated through it is seen at once by the connector in the same process.
   accountSecrets: AccountSecrets = buildAccountSecrets(base.config, base.clock, secretsClient),
 ): Pick<Deps, AcquirerKeys> {
   const { config, clock, db } = base;
+  assertBundled(config);
   // The merchants' own accounts: the table and their secrets (docs/acquirer-accounts.md).
   const accounts = () => ({ accounts: new DynamoAcquirerAccounts(db, config.TABLE_NAME), secrets: accountSecrets });
-  const s2sParts = config.ACQUIRER === 's2s-card' ? { settings: s2sCardSettings(config, secretsClient, clock, accounts()), records: new S2SRecords(db, config.TABLE_NAME) } : undefined;
-  const s2sCard = s2sParts ? { ...s2sParts, connector: new S2SCardAcquirer(s2sParts.settings, s2sParts.records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) } : undefined;
-  const acquirer: Acquirer = s2sCard ? s2sCard.connector : sandbox;
+  let s2sCard: Deps['s2sCard'];
+  // Inside an if of its own: on a sandbox stage's bundle the condition is a constant and the connector is left out.
+  if (process.env.CHECKOUT_BUNDLED_ACQUIRER !== 'sandbox') {
+    if (config.ACQUIRER === 's2s-card') {
+      const settings = s2sCardSettings(config, secretsClient, clock, accounts());
+      const records = new S2SRecords(db, config.TABLE_NAME);
+      s2sCard = { settings, records, connector: new S2SCardAcquirer(settings, records, { followUpWaitMs: config.S2S_CARD_FOLLOW_UP_WAIT_MS, clock }) };
+    }
+  }
+  const theSandbox = sandbox ?? (process.env.CHECKOUT_BUNDLED_ACQUIRER === 's2s-card' ? NO_SANDBOX : newSandbox(base));
+  const acquirer: Acquirer = s2sCard ? s2sCard.connector : theSandbox;
   return {
     // Each acquirer call is its own trace subsegment (on AWS; a pass-through elsewhere).
     acquirer: tracedAcquirer(acquirer),
-    sandbox,
+    sandbox: theSandbox,
     ...(s2sCard ? { s2sCard } : {}),
   };
 }
 
+const newSandbox = (base: Pick<Deps, BaseKeys>): SandboxAcquirer => new SandboxAcquirer(base.db, base.config.TABLE_NAME, { clock: base.clock });
+
 /** The stores and the stage's acquirer: an operator's money actions, the acquirer's callbacks, the jobs. */
 export const acquirerDeps = part<StoreKeys | 'secretsClient' | AcquirerKeys>(() => {
-  const { sandbox, ...stores } = sandboxDeps();
   const { secretsClient } = secretsClientDeps();
-  return { ...stores, secretsClient, ...buildAcquirer(baseDeps(), secretsClient, sandbox) };
+  // An if with both branches (not an early return): esbuild drops the dead one, and what only it uses.
+  if (process.env.CHECKOUT_BUNDLED_ACQUIRER === 's2s-card') {
+    return { ...storeDeps(), secretsClient, ...buildAcquirer(baseDeps(), secretsClient, NO_SANDBOX) };
+  } else {
+    const { sandbox, ...stores } = sandboxDeps();
+    return { ...stores, secretsClient, ...buildAcquirer(baseDeps(), secretsClient, sandbox) };
+  }
 });
 
 /** Everything a merchant request or a checkout page may use: the stores, the merchants' secrets and the acquirer. */

@@ -3,7 +3,8 @@ import { part } from './process';
 import { storeDeps, type StoreKeys } from './stores';
 
 /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect): the sandbox alone, no secret. */
-export const sandboxDeps = part<StoreKeys | 'sandbox'>(() => {
+// Pure: a bundle that never calls it (an S2S CARD stage's) leaves it, and the sandbox, out.
+export const sandboxDeps = /* @__PURE__ */ part<StoreKeys | 'sandbox'>(() => {
   const stores = storeDeps();
   return { ...stores, sandbox: new SandboxAcquirer(stores.db, stores.config.TABLE_NAME, { clock: stores.clock }) };
 });

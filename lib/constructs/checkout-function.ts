@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { AcquirerName } from '../acquirer';
-import { assertLocalEsbuild, BUNDLE_ALIASES, ESBUILD_OPTIONS, PROJECT_ROOT } from '../bundling';
+import { acquirerDefine, assertLocalEsbuild, BUNDLE_ALIASES, ESBUILD_OPTIONS, PROJECT_ROOT } from '../bundling';
 import type { Stage } from '../naming';
 import { bundleDefines } from '../portal-script';
 import { accessForAcquirer, callsAcquirer, type TableAccess } from '../table-access';
@@ -183,7 +183,8 @@ export class CheckoutFunction extends Construct {
       // The portal's browser script is built only when this stack is bundled at all (tests synth without bundling).
       bundling: {
         ...bundlingOptions(this.sourceMap === 'in-asset' ? undefined : this.sourceMap.directory),
-        ...(Stack.of(this).bundlingRequired ? { define: bundleDefines() } : {}),
+        // The stage's acquirer only: the other one's code is left out of every function (lambdas/wiring/acquirer.ts).
+        define: { ...(Stack.of(this).bundlingRequired ? bundleDefines() : {}), ...acquirerDefine(acquirer.name) },
         ...(props.inject?.length ? { inject: props.inject.map((module) => path.join(PROJECT_ROOT, module)) } : {}),
       },
       environment: {

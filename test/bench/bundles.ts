@@ -2,7 +2,7 @@ import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ESBUILD_OPTIONS, PROJECT_ROOT } from '../../lib/bundling';
+import { acquirerDefine, ESBUILD_OPTIONS, PROJECT_ROOT } from '../../lib/bundling';
 import { bundleDefines } from '../../lib/portal-script';
 
 export interface BundleSpec {
@@ -16,6 +16,8 @@ export interface BundleSpec {
   readonly entry: string;
   /** Replaces the project's alias table (the naive reference bundles with none). */
   readonly alias?: Readonly<Record<string, string>>;
+  /** The stage's acquirer the bundle is built for, as the stack builds it (lib/bundling.ts acquirerDefine); none: both. */
+  readonly acquirer?: 'sandbox' | 's2s-card';
   readonly note?: string;
 }
 
@@ -74,15 +76,17 @@ export async function buildBundles(specs: readonly BundleSpec[], outDir: string)
   const options = esbuildApiOptions();
   const groups = new Map<string, BundleSpec[]>();
   for (const spec of specs) {
-    const key = JSON.stringify(spec.alias ?? options.alias);
+    const key = JSON.stringify([spec.alias ?? options.alias, spec.acquirer ?? null]);
     groups.set(key, [...(groups.get(key) ?? []), spec]);
   }
   const built = await Promise.all(
     [...groups.values()].map(async (group) => {
       const alias = group[0]?.alias;
+      const acquirer = group[0]?.acquirer;
       const result = await build({
         ...options,
         ...(alias ? { alias: { ...alias } } : {}),
+        ...(acquirer ? { define: { ...options.define, ...acquirerDefine(acquirer) } } : {}),
         absWorkingDir: PROJECT_ROOT,
         entryPoints: group.map((spec) => ({ in: spec.entry, out: fileNameOf(spec) })),
         outdir: outDir,
