@@ -19,7 +19,7 @@ describe('card brands', () => {
     const page = await open();
     await page.goto((await checkout()).url);
     const marks = page.getByRole('list', { name: 'Cards accepted' });
-    expect(await marks.getByRole('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('aria-label')))).toEqual(['Visa', 'Mastercard', 'Maestro', 'American Express', 'Mir', 'UnionPay']);
+    expect(await marks.getByRole('img').evaluateAll((imgs) => imgs.map((i) => i.getAttribute('aria-label')))).toEqual(['Visa', 'Mastercard', 'Maestro', 'American Express', 'Mir', 'UnionPay', 'Discover', 'JCB', 'Diners Club']);
     expect(await page.locator('#brand-marks li[data-on]').count()).toBe(0);
     await page.locator('#card_number').pressSequentially('5555 5555');
     expect(await lit(page)).toBe('Mastercard');
@@ -29,6 +29,22 @@ describe('card brands', () => {
     expect(await page.locator('#card-brand').textContent()).toBe('Card type: VISA');
     // Nothing is fetched for the marks: they are part of the page.
     expect(await page.locator('#brand-marks img, #brand-marks [href]').count()).toBe(0);
+  });
+
+  it.each([
+    ['Discover', '6011 1111 1111 1117', 'DISCOVER'],
+    ['JCB', '3530 1113 3330 0000', 'JCB'],
+    ['Diners Club', '3056 930902 5904', 'DINERS'],
+  ])('a %s number (%s) lights its own mark, the others dimmed, and names the type', async (mark, number, type) => {
+    const page = await open();
+    await page.goto((await checkout()).url);
+    await page.locator('#card_number').pressSequentially(number.replace(/ /g, ''));
+    expect(await lit(page)).toBe(mark);
+    expect(await page.locator('#brand-marks li[data-on]').count()).toBe(1);
+    // The lit mark stays at full strength; every other is dimmed.
+    const opacities = await page.locator('#brand-marks li').evaluateAll((lis) => lis.map((li) => [li.querySelector('svg')!.getAttribute('aria-label'), getComputedStyle(li).opacity]));
+    for (const [label, opacity] of opacities) expect(opacity).toBe(label === mark ? '1' : '0.3');
+    expect(await page.locator('#card-brand').textContent()).toBe(`Card type: ${type}`);
   });
 
   it('groups an American Express number 4-6-5 as printed on the card', async () => {
