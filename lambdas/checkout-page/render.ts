@@ -8,6 +8,7 @@ import { POLLING, type PollPlan } from './polling';
 import { safePrimary, styles } from './styles';
 import { esc, jsonForScript } from './html';
 import { brandMarks } from './brand-marks';
+import { declineKind } from './decline-kind';
 import { en, type Texts } from './texts/en';
 
 export type { Texts };
@@ -137,7 +138,7 @@ export function renderForm(view: Extract<LinkView, { kind: 'form' }>, ctx: Rende
   const hasProblems = Object.keys(problems).length > 0;
   const firstProblem = ['number', 'expiry', 'cvv', 'holder', 'email', 'country'].find((k) => k in problems);
   const alert = view.declineReason
-    ? `<div class="alert" id="error-summary" role="alert" tabindex="-1" data-autofocus>${esc(t.declined(view.declineReason))} ${esc(t.attemptsLeft(view.attemptsLeft))}</div>`
+    ? `<div class="alert" id="error-summary" role="alert" tabindex="-1" data-autofocus><p>${esc(t.declines[declineKind(view.declineReason)])}</p><p>${esc(t.attemptsLeft(view.attemptsLeft))}</p></div>`
     : `<div class="alert" id="error-summary" role="alert" tabindex="-1"${hasProblems ? '' : ' hidden'}>${hasProblems ? esc(t.errors.summary) : ''}</div>`;
   const methods = view.methods.length > 1
     ? `<fieldset><legend>${esc(t.methodLegend)}</legend>${view.methods

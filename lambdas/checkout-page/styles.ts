@@ -28,6 +28,7 @@ input[aria-invalid=true],select[aria-invalid=true]{border-color:var(--error);box
 .error{color:var(--error);font-size:.875rem;line-height:1.25rem;margin:.125rem 0 0;min-height:1.25rem}
 .alert{border:2px solid var(--error);border-radius:.375rem;padding:.75rem;margin-bottom:1rem;color:var(--error);background:#fff5f5}
 .alert:focus{outline:3px solid var(--error)}
+.alert p{margin:0}.alert p+p{margin-top:.25rem}
 .brand{font-size:.875rem;line-height:1.25rem;color:var(--muted);min-height:1.25rem;margin:.25rem 0 0}
 .marks{display:flex;flex-wrap:wrap;gap:.375rem;list-style:none;margin:0 0 .25rem;padding:0}
 .marks svg{display:block;width:2.25rem;height:1.5rem}

@@ -55,7 +55,9 @@ describe('paying on the hosted page', () => {
 
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.textContent()).toContain('The payment was declined: Declined by processing.');
+    // What the customer can do, not the acquirer's words ("Declined by processing.").
+    expect(await alert.textContent()).toContain('Your bank declined the payment. Check the card details and try again, use another card, or contact your bank.');
+    expect(await alert.textContent()).not.toContain('processing');
     expect(await alert.textContent()).toContain('You can try 2 more times.');
     expect(await alert.evaluate((el) => el === document.activeElement)).toBe(true);
     expect(new URL(page.url()).pathname).toBe(new URL(link.url).pathname);
@@ -97,7 +99,7 @@ describe('paying on the hosted page', () => {
 
     const alert = page.getByRole('alert');
     await alert.waitFor();
-    expect(await alert.textContent()).toContain('3-D Secure authentication failed.');
+    expect(await alert.textContent()).toContain('Your bank could not confirm it was you. Try again, or use another card.');
     expect(await page.locator('#pay-form').count()).toBe(1);
     await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
 

@@ -108,3 +108,25 @@ describe('fields', () => {
     expect(await submit()).toBe(PAGE_LANGUAGES.ru!.errors.expiry);
   });
 });
+
+describe.each(['ru', 'ar'])('a decline on a phone, in %s', (language) => {
+  const t = PAGE_LANGUAGES[language]!;
+  it.each([
+    ['declined by the bank (02/38)', cards.declined, 'generic'],
+    ['3-D Secure failed (06/38)', cards.threeDsFails, 'authentication'],
+  ] as const)('%s: says what to do in the language, each sentence on its own line, no acquirer English', async (_what, card, kind) => {
+    const page = await open(PHONE);
+    await page.goto((await checkout({ language })).url);
+    await fillCard(page, card);
+    await page.locator('#pay-button').click();
+    if (card === cards.threeDsFails) {
+      await page.locator('#code').fill('123456');
+      await page.locator('#confirm').click();
+    }
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.locator('p').allTextContents()).toEqual([t.declines[kind], t.attemptsLeft(2)]);
+    expect(await alert.textContent()).not.toMatch(/[A-Za-z]{3,}/);
+    expect((await widths(page)).scroll).toBeLessThanOrEqual(390);
+  });
+});

@@ -119,7 +119,7 @@ describe('an in-flight payment (08/38)', () => {
     await reconcile();
     const alert = page.getByRole('alert').filter({ hasText: 'declined' });
     await alert.waitFor();
-    expect(await alert.textContent()).toBe('The payment was declined: Declined by processing. You can try 2 more times.');
+    expect(await alert.textContent()).toBe('Your bank declined the payment. Check the card details and try again, use another card, or contact your bank.You can try 2 more times.');
     expect(new URL(page.url()).pathname).toBe(`${new URL(link.url).pathname}/complete`);
     expect(visitsFrom(start)).toEqual([]);
 
@@ -203,7 +203,7 @@ describe('without JavaScript', () => {
     await page.goto(link.url);
     await payWithAnswerLost(page, cards.declined);
     await reconcile();
-    await page.getByRole('alert').filter({ hasText: 'Declined by processing.' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Your bank declined the payment.' }).waitFor();
     expect(await page.locator('#pay-form').count()).toBe(1);
     expect(visitsFrom(start)).toEqual([]);
   });

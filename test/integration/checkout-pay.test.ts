@@ -348,7 +348,7 @@ describe('challenges', () => {
     }
     const back = await answerChallenge(challengeUrl, { code: '000000', decision: 'confirm' });
     expect(back.status).toBe(200);
-    expect(back.html).toContain('3-D Secure authentication failed.');
+    expect(back.html).toContain('Your bank could not confirm it was you. Try again, or use another card.');
     // Not final while the link takes another attempt: the status reads prepare (attempts.ts).
     await expect(statusOf(service, shop, link.paymentId)).resolves.toMatchObject({ status: 'prepare' });
     expect((await storedPayment(link.paymentId)).status).toBe('decline');
@@ -371,7 +371,7 @@ describe('declines', () => {
     const link: CheckoutLink = await checkout(strictShop);
     const first = await submit(link.url, cardForm('02/38'));
     expect(first.status).toBe(200);
-    expect(first.html).toContain('The payment was declined: Declined by processing.');
+    expect(first.html).toContain('Your bank declined the payment. Check the card details and try again, use another card, or contact your bank.');
     expect(first.html).toContain('You can try once more.');
 
     const second = await submit(link.url, cardForm('02/38'));

@@ -41,7 +41,12 @@ export const de: Texts = {
     savedCard: 'Diese gespeicherte Karte ist abgelaufen. Wählen Sie eine andere Karte.',
     summary: 'Bitte korrigieren Sie die markierten Felder.',
   },
-  declined: (reason) => `Die Zahlung wurde abgelehnt: ${reason}`,
+  declines: {
+    authentication: 'Ihre Bank konnte nicht bestätigen, dass Sie es sind. Versuchen Sie es erneut oder verwenden Sie eine andere Karte.',
+    funds: 'Die Karte ist für diese Zahlung nicht ausreichend gedeckt. Verwenden Sie eine andere Karte oder wenden Sie sich an Ihre Bank.',
+    expired: 'Die Karte ist abgelaufen. Verwenden Sie eine andere Karte.',
+    generic: 'Ihre Bank hat die Zahlung abgelehnt. Prüfen Sie die Kartendaten und versuchen Sie es erneut, verwenden Sie eine andere Karte oder wenden Sie sich an Ihre Bank.',
+  },
   attemptsLeft: (n) => (n === 1 ? 'Sie können es noch einmal versuchen.' : `Sie können es noch ${n}-mal versuchen.`),
   paidTitle: 'Diese Bestellung ist bereits bezahlt',
   paidBody: 'Die Zahlung für diese Bestellung war erfolgreich. Sie können diese Seite schließen.',

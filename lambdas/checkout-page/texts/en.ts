@@ -46,7 +46,13 @@ export const en = {
     savedCard: 'This saved card has expired. Choose another card.',
     summary: 'Please correct the highlighted fields.',
   } as Record<string, string>,
-  declined: (reason: string) => `The payment was declined: ${reason}`,
+  /** What the customer can do about a decline (checkout-page/decline-kind.ts), not the acquirer's words. */
+  declines: {
+    authentication: 'Your bank could not confirm it was you. Try again, or use another card.',
+    funds: 'The card does not have enough funds for this payment. Use another card, or contact your bank.',
+    expired: 'The card has expired. Use another card.',
+    generic: 'Your bank declined the payment. Check the card details and try again, use another card, or contact your bank.',
+  },
   attemptsLeft: (n: number) => (n === 1 ? 'You can try once more.' : `You can try ${n} more times.`),
   paidTitle: 'This order is already paid',
   paidBody: 'The payment for this order was successful. You can close this page.',

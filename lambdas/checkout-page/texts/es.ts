@@ -41,7 +41,12 @@ export const es: Texts = {
     savedCard: 'Esta tarjeta guardada ha caducado. Elija otra tarjeta.',
     summary: 'Corrija los campos marcados.',
   },
-  declined: (reason) => `El pago ha sido rechazado: ${reason}`,
+  declines: {
+    authentication: 'Tu banco no pudo confirmar que eras tú. Inténtalo de nuevo o usa otra tarjeta.',
+    funds: 'La tarjeta no tiene fondos suficientes para este pago. Usa otra tarjeta o ponte en contacto con tu banco.',
+    expired: 'La tarjeta ha caducado. Usa otra tarjeta.',
+    generic: 'Tu banco ha rechazado el pago. Comprueba los datos de la tarjeta e inténtalo de nuevo, usa otra tarjeta o ponte en contacto con tu banco.',
+  },
   attemptsLeft: (n) => (n === 1 ? 'Puede intentarlo una vez más.' : `Puede intentarlo ${n} veces más.`),
   paidTitle: 'Este pedido ya está pagado',
   paidBody: 'El pago de este pedido se realizó correctamente. Puede cerrar esta página.',

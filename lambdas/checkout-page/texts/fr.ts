@@ -41,7 +41,12 @@ export const fr: Texts = {
     savedCard: 'Cette carte enregistrée a expiré. Choisissez une autre carte.',
     summary: 'Corrigez les champs signalés.',
   },
-  declined: (reason) => `Le paiement a été refusé : ${reason}`,
+  declines: {
+    authentication: 'Votre banque n’a pas pu confirmer votre identité. Réessayez ou utilisez une autre carte.',
+    funds: 'La carte n’a pas assez de fonds pour ce paiement. Utilisez une autre carte ou contactez votre banque.',
+    expired: 'La carte a expiré. Utilisez une autre carte.',
+    generic: 'Votre banque a refusé le paiement. Vérifiez les informations de la carte et réessayez, utilisez une autre carte ou contactez votre banque.',
+  },
   attemptsLeft: (n) => (n === 1 ? 'Vous pouvez réessayer une fois.' : `Vous pouvez réessayer ${n} fois.`),
   paidTitle: 'Cette commande est déjà payée',
   paidBody: 'Le paiement de cette commande a réussi. Vous pouvez fermer cette page.',

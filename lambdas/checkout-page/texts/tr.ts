@@ -41,7 +41,12 @@ export const tr: Texts = {
     savedCard: 'Bu kayıtlı kartın süresi dolmuş. Başka bir kart seçin.',
     summary: 'Lütfen işaretli alanları düzeltin.',
   },
-  declined: (reason) => `Ödeme reddedildi: ${reason}`,
+  declines: {
+    authentication: 'Bankanız sizin olduğunuzu doğrulayamadı. Yeniden deneyin veya başka bir kart kullanın.',
+    funds: 'Kartta bu ödeme için yeterli bakiye yok. Başka bir kart kullanın veya bankanızla iletişime geçin.',
+    expired: 'Kartın süresi dolmuş. Başka bir kart kullanın.',
+    generic: 'Bankanız ödemeyi reddetti. Kart bilgilerini kontrol edip yeniden deneyin, başka bir kart kullanın veya bankanızla iletişime geçin.',
+  },
   attemptsLeft: (n) => (n === 1 ? 'Bir kez daha deneyebilirsiniz.' : `${n} kez daha deneyebilirsiniz.`),
   paidTitle: 'Bu sipariş zaten ödendi',
   paidBody: 'Bu siparişin ödemesi başarıyla yapıldı. Bu sayfayı kapatabilirsiniz.',
