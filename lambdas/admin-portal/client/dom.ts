@@ -74,6 +74,8 @@ export function confirmMoney(title: string, lines: readonly string[], confirmLab
     dialog.addEventListener('close', () => { dialog.remove(); resolve(answered); });
     document.body.appendChild(dialog);
     dialog.showModal();
+    // A dialog about something that cannot be undone starts on Cancel: Enter alone never confirms it.
+    if (danger) (dialog.querySelector('.actions button.secondary') as HTMLButtonElement | null)?.focus();
   });
 }
 

@@ -15,6 +15,25 @@ export const paymentName = (p: { readonly order_number: string; readonly payment
  */
 export const typedAmount = (typed: string, currency: string): string => operatorAmountLiteral(typed, currency) ?? typed.trim();
 
+/** "12.30" in minor units by the currency's exponent (as operatorAmountLiteral writes it). */
+const minorOf = (literal: string): number => Number(literal.replace('.', ''));
+/** Minor units back to a literal with `exponent` decimals. */
+const literalOf = (minor: number, exponent: number): string =>
+  exponent ? `${Math.floor(minor / 10 ** exponent)}.${String(minor % 10 ** exponent).padStart(exponent, '0')}` : String(minor);
+
+/**
+ * What is wrong with an amount an operator typed, before anything is confirmed or sent: not an
+ * amount of this currency, zero, or more than `most` allows. Undefined when it can be sent.
+ */
+export function amountProblem(typed: string, currency: string, most: string, what: string): string | undefined {
+  const literal = operatorAmountLiteral(typed, currency);
+  if (!literal) return `${typed.trim()} is not an amount in ${currency}: digits, and at most the currency's decimals (${most} is one).`;
+  if (minorOf(literal) <= 0) return `The amount to ${what} must be more than 0.`;
+  const limit = operatorAmountLiteral(most, currency);
+  if (limit && minorOf(literal) > minorOf(limit)) return `At most ${most} ${currency} can be ${what === 'capture' ? 'captured' : 'refunded'}; ${literal} ${currency} is more.`;
+  return undefined;
+}
+
 const amountInput = (label: string, value: string | undefined, hint: string): HTMLDivElement => field(label, el('input', { inputmode: 'decimal', value: value ?? '' }), hint);
 
 /** The confirmation's title, lines, button and whether it is a danger: what the action will do, with the amount shown. */
@@ -25,7 +44,7 @@ type PaymentDetail = ReturnType<typeof paymentDetailView>['payment'];
 
 function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
   const box = el('div', { class: 'actions' });
-  const run = (action: ActionOutcome['action'], amountField: HTMLElement | null, question: (shown: string) => Question): void => {
+  const run = (action: ActionOutcome['action'], amountField: HTMLElement | null, question: (shown: string) => Question, most?: string): void => {
     const input = amountField?.querySelector('input');
     const amount = input ? input.value.trim() : '';
     if (input && !amount) {
@@ -33,6 +52,15 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
       input.focus();
       return;
     }
+    // Refused here, before the confirmation: "abc", 0 and more than the payment allows never reach a dialog.
+    const problem = input && most !== undefined ? amountProblem(amount, p.currency, most, action) : undefined;
+    if (input && problem) {
+      input.setAttribute('aria-invalid', 'true');
+      say(problem, 'error');
+      input.focus();
+      return;
+    }
+    input?.setAttribute('aria-invalid', 'false');
     const shown = amount ? `${typedAmount(amount, p.currency)} ${p.currency}` : `${p.amount} ${p.currency}`;
     const [title, lines, confirm, danger] = question(shown);
     void confirmMoney(title, lines, confirm, danger).then((yes) => {
@@ -62,7 +90,7 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
         type: 'button',
         text: 'Capture',
         onclick: () =>
-          run('capture', capAmount, (shown) => [`Capture ${shown}?`, [`Capture ${shown} of the ${p.amount} ${p.currency} authorized for ${who}.`, 'The rest of the authorization, if any, is released.'], `Capture ${shown}`]),
+          run('capture', capAmount, (shown) => [`Capture ${shown}?`, [`Capture ${shown} of the ${p.amount} ${p.currency} authorized for ${who}.`, 'The rest of the authorization, if any, is released.'], `Capture ${shown}`], p.amount),
       }),
     );
   }
@@ -98,7 +126,17 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
         class: 'secondary',
         text: 'Refund',
         onclick: () =>
-          run('refund', refAmount, (shown) => [`Refund ${shown}?`, [`Refund ${shown} of ${who} to the customer.`, `Left to refund now: ${p.left_to_refund} ${p.currency}.`], `Refund ${shown}`, true]),
+          run(
+            'refund',
+            refAmount,
+            (shown) => {
+              const before = p.left_to_refund ?? '0';
+              const refund = operatorAmountLiteral(refAmount.querySelector('input')!.value, p.currency) ?? '0';
+              const after = literalOf(minorOf(before) - minorOf(refund), before.split('.')[1]?.length ?? 0);
+              return [`Refund ${shown}?`, [`Refund ${shown} of ${who} to the customer.`, `Refundable before this refund: ${before} ${p.currency}; after it: ${after} ${p.currency}.`], `Refund ${shown}`, true];
+            },
+            p.left_to_refund ?? '0',
+          ),
       }),
     );
   }
@@ -127,7 +165,8 @@ export function paymentView(id: string): void {
         ['Captured', p.captured_amount],
         ['Refunded', p.refunded_amount],
         ['Charged back', p.chargeback_amount],
-        ['Void possible until', when(p.voidable_until)],
+        // Only while a void can still be asked for: after a void (or past the day) it says nothing true.
+        ['Void possible until', p.actions.includes('void') ? when(p.voidable_until) : undefined],
       ];
       for (const [term, value] of lines) {
         if (!value) continue;
