@@ -1207,6 +1207,12 @@ describe('merchant administration (admin role)', () => {
     expect(await service.deps.secrets.webhookSecretsOf(merchantKey, clock.now())).toEqual([webhookSecret]);
     await screenshot(page, 'admin-merchant-created');
 
+    // The list shows it at once, in its place by name, as the list read afresh shows it.
+    const merchants = page.getByRole('table', { name: 'Merchants by name' });
+    const listed = () => merchants.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
+    const shown = await listed();
+    expect(shown).toContainEqual(['Portal Made Shop', merchantKey, 'on', expect.any(String), expect.any(String)]);
+
     // The same key again is refused, and names the field.
     await page.getByRole('textbox', { name: 'Name' }).fill('Copy Shop');
     await page.locator('form input[name=merchant_key]').fill(merchantKey);
@@ -1220,6 +1226,9 @@ describe('merchant administration (admin role)', () => {
     await changes.getByRole('cell', { name: 'merchant.create', exact: true }).waitFor();
     expect(await changes.textContent()).not.toContain(password);
     expect(await changes.textContent()).not.toContain(webhookSecret);
+    await visit(page, '#/merchants', 'Merchants');
+    await merchants.getByRole('cell', { name: merchantKey }).waitFor();
+    expect(await listed()).toEqual(shown);
   });
 
   it('rotates the signing password and the webhook secret after asking; the new values work, the old secret signs a day more', async () => {

@@ -28,23 +28,32 @@ interface Settings {
   readonly acquirerAccount?: string;
 }
 
+const merchantRow = (m: MerchantRow): HTMLTableRowElement =>
+  el(
+    'tr',
+    { 'data-name': m.name },
+    el('td', null, el('a', { href: `#/merchants/${encodeURIComponent(m.merchant_key)}`, text: m.name })),
+    cell(m.merchant_key, 'mono'),
+    cell(m.dms ? 'on' : 'off'),
+    cell(m.autoCaptureDelayMinutes === undefined ? 'manual' : `${m.autoCaptureDelayMinutes} min`),
+    cell(m.returnParams ? 'on' : 'off'),
+  );
+
 /** The merchants by name; an admin also gets the form for a new one. */
 export function merchantsView(): void {
   show('Merchants');
   api<{ merchants: MerchantRow[] }>('AdminMerchants')
     .then((r) => {
-      const rows = r.merchants.map((m) =>
-        el(
-          'tr',
-          null,
-          el('td', null, el('a', { href: `#/merchants/${encodeURIComponent(m.merchant_key)}`, text: m.name })),
-          cell(m.merchant_key, 'mono'),
-          cell(m.dms ? 'on' : 'off'),
-          cell(m.autoCaptureDelayMinutes === undefined ? 'manual' : `${m.autoCaptureDelayMinutes} min`),
-          cell(m.returnParams ? 'on' : 'off'),
-        ),
-      );
-      show('Merchants', table('Merchants by name', ['Name', 'Merchant key', 'DMS', 'Auto capture', 'Return parameters'], rows), may('AdminMerchantCreate') ? newMerchantForm() : null);
+      const merchants = table('Merchants by name', ['Name', 'Merchant key', 'DMS', 'Auto capture', 'Return parameters'], r.merchants.map(merchantRow));
+      // A merchant just created joins the list in its place by name, at once (no need to leave and come back).
+      const added = (m: MerchantRow): void => {
+        const body = merchants.querySelector('tbody')!;
+        for (const empty of body.querySelectorAll('td[colspan]')) empty.parentElement?.remove();
+        const row = merchantRow(m);
+        const after = [...body.querySelectorAll<HTMLTableRowElement>('tr[data-name]')].find((tr) => (tr.dataset.name ?? '').localeCompare(m.name) > 0);
+        body.insertBefore(row, after ?? null);
+      };
+      show('Merchants', merchants, may('AdminMerchantCreate') ? newMerchantForm(added) : null);
     })
     .catch(fail);
 }
@@ -64,7 +73,7 @@ function credentialsPanel(title: string, values: readonly (readonly [label: stri
 const focusHeading = (panel: HTMLElement): void => (panel.querySelector('h2') as HTMLElement).focus();
 
 /** An admin creates a merchant: its key, signing password and webhook secret are shown once. */
-function newMerchantForm(): HTMLElement {
+function newMerchantForm(added: (m: MerchantRow) => void): HTMLElement {
   const name = el('input', { name: 'name', required: true, maxlength: '64', autocomplete: 'off' });
   const key = el('input', { name: 'merchant_key', class: 'mono', maxlength: '64', autocomplete: 'off' });
   const dms = el('input', { name: 'dms', type: 'checkbox' });
@@ -92,6 +101,7 @@ function newMerchantForm(): HTMLElement {
             panel.appendChild(el('p', null, el('a', { href: `#/merchants/${encodeURIComponent(c.merchant_key)}`, text: `Open the settings of ${body.name}` })));
             out.appendChild(panel);
             say(`Merchant ${body.name} created.`, 'ok');
+            added({ merchant_key: c.merchant_key, name: body.name, dms: body.dms });
             focusHeading(panel);
           })
           .catch(fail);
