@@ -24,7 +24,8 @@ export const ADMIN_ROUTES: readonly RouteDefinition[] = [
   // Before the payment detail: the local runner takes the first route that matches, API Gateway the most specific.
   operatorRoute('viewer', 'AdminPaymentsCount', ADMIN_API.AdminPaymentsCount, 'admin-payments-count', { table: BOUNDED_SEARCH, cursorSecret: true }, { timeoutSeconds: 29 }),
   operatorRoute('viewer', 'AdminPaymentsExport', ADMIN_API.AdminPaymentsExport, 'admin-payments-export', { table: BOUNDED_SEARCH, cursorSecret: true }, { timeoutSeconds: 29 }),
-  operatorRoute('viewer', 'AdminPaymentDetail', ADMIN_API.AdminPaymentDetail, 'admin-payment-detail', { table: tableAccess(ACCESS.paymentRead, ACCESS.auditHistory) }),
+  // The payment, its audit history and its merchant's name (the portal shows merchants by name).
+  operatorRoute('viewer', 'AdminPaymentDetail', ADMIN_API.AdminPaymentDetail, 'admin-payment-detail', { table: tableAccess(ACCESS.paymentRead, ACCESS.auditHistory, { items: { MERCHANT: ['GetItem'] } }) }),
   operatorRoute('operator', 'AdminPaymentAction', ADMIN_API.AdminPaymentAction, 'admin-payment-action', { table: OPERATOR_MONEY_ACTION }, { acquirerWork: 'followUp' }),
   operatorRoute('viewer', 'AdminPaymentCallbacks', ADMIN_API.AdminPaymentCallbacks, 'admin-payment-callbacks', { table: tableAccess({ items: { PAYMENT: ['Query'] } }) }),
   // A callback delivered at its first attempt has no record item yet: its resend puts one.

@@ -84,7 +84,7 @@ it('lists the month\'s chargebacks and rates each merchant, marking those at or 
   await first.getByRole('link', { name: charged[1]! }).click();
   await page.locator('dl.facts').waitFor();
   expect(await page.locator('dl.facts dt', { hasText: 'Charged back' }).locator('xpath=following-sibling::dd[1]').innerText()).toBe('20.00');
-  expect(await page.locator('dl.facts dt', { hasText: 'Status' }).locator('xpath=following-sibling::dd[1]').innerText()).toBe('chargeback');
+  expect(await page.locator('dl.facts dt', { hasText: 'Status' }).locator('xpath=following-sibling::dd[1]').innerText()).toBe('Charged back (chargeback)');
 });
 
 it('filters by merchant, reason code and month, and exports what it shows as CSV', async () => {

@@ -307,7 +307,8 @@ describe('a payment', () => {
     const history = page.getByRole('table', { name: 'Transactions' });
     await history.getByRole('cell', { name: 'capture', exact: true }).waitFor();
     expect(await history.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...r.children].map((c) => c.textContent)))).toEqual([
-      [expect.any(String), 'sale', 'success', '40.00 USD', expect.any(String), '', ''],
+      // A sale that only authorized (DMS) reads as the authorization it is.
+      [expect.any(String), 'authorization (sale)', 'success', '40.00 USD', expect.any(String), '', ''],
       [expect.any(String), 'capture', 'success', '15.00 USD', expect.any(String), '', 'operator:olivia'],
     ]);
     await expect(facts.textContent()).resolves.toContain('Captured15.00');
@@ -713,13 +714,17 @@ describe('one status everywhere', () => {
 
     await visit(page, `#/payments/${session.paymentId}`, `Payment ${session.order.number}`);
     const status = page.locator('dl.facts dt', { hasText: 'Status' }).locator('xpath=following-sibling::dd[1]');
-    await expect(status.textContent()).resolves.toBe(`decline – ${SESSION_EXPIRED_REASON}`);
+    // What the status means, then the word the merchants' API uses.
+    await expect(status.textContent()).resolves.toBe(`Declined (decline) – ${SESSION_EXPIRED_REASON}`);
+    // The merchant by name, as the list shows it, with its key.
+    const merchant = page.locator('dl.facts dt', { hasText: 'Merchant' }).locator('xpath=following-sibling::dd[1]');
+    await expect(merchant.textContent()).resolves.toBe(`Expired Link Shop (${shop.merchant_key})`);
 
     await visit(page, `#/payments?merchant=${encodeURIComponent(shop.merchant_key)}&status=decline`, 'Payments');
     const row = rowOf(page, session.order.number);
     await row.waitFor();
     const cells = await row.locator('td').allTextContents();
-    expect(cells).toEqual(expect.arrayContaining(['decline', SESSION_EXPIRED_REASON]));
+    expect(cells).toEqual(expect.arrayContaining(['Declined (decline)', SESSION_EXPIRED_REASON]));
     await visit(page, `#/payments?merchant=${encodeURIComponent(shop.merchant_key)}&status=prepare`, 'Payments');
     await page.getByText('No payments match this search.').waitFor();
     expect(await rowOf(page, session.order.number).count()).toBe(0);

@@ -121,6 +121,25 @@ export const timeCell = (iso: string | null | undefined, cls = 'time'): HTMLTabl
 
 export const paymentLink = (id: string): HTMLAnchorElement => el('a', { href: `#/payments/${encodeURIComponent(id)}`, class: 'mono', text: id });
 
+/** What each payment status means to an operator; the status itself (the merchants' API word) follows in brackets. */
+export const STATUS_LABELS: Readonly<Record<string, string>> = {
+  prepare: 'Open, not paid yet',
+  '3ds': 'Waiting for 3-D Secure',
+  redirect: 'Waiting for the bank',
+  pending: 'Authorized, to capture',
+  settled: 'Paid',
+  decline: 'Declined',
+  refund: 'Refunded',
+  void: 'Voided',
+  reversal: 'Released',
+  chargeback: 'Charged back',
+};
+export const statusText = (status: string): string => (STATUS_LABELS[status] ? `${STATUS_LABELS[status]} (${status})` : status);
+
+/** A transaction's type as an operator reads it: a sale that only authorized (DMS) is an authorization. */
+export const transactionTypeText = (t: { readonly type: string; readonly orderStatus?: string }): string =>
+  t.type === 'sale' && t.orderStatus === 'pending' ? 'authorization (sale)' : t.type;
+
 export const merchantCell = (p: { readonly merchant_key: string; readonly merchant_name?: string }): HTMLTableCellElement =>
   p.merchant_name ? el('td', { title: p.merchant_key, text: p.merchant_name }) : cell(p.merchant_key, 'mono');
 

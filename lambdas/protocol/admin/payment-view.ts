@@ -46,7 +46,7 @@ export function paymentList(page: { readonly found: readonly FoundPayment[]; rea
 }
 
 /** A payment, its transactions and its audit entries; amounts in decimals, like everywhere else in the portal (amountMinor stays for tools). */
-export function paymentDetailView({ payment, audit, now }: { payment: Payment; audit: AuditEntry[]; now: Date }) {
+export function paymentDetailView({ payment, audit, now, merchantName }: { payment: Payment; audit: AuditEntry[]; now: Date; merchantName?: string }) {
   const transactions = payment.transactions.map((t) => ({ ...t, amount: formatMinor(t.amountMinor, payment.order.currency) }));
-  return { payment: paymentSummary(payment, now), transactions, audit };
+  return { payment: { ...paymentSummary(payment, now), ...(merchantName !== undefined ? { merchant_name: merchantName } : {}) }, transactions, audit };
 }

@@ -6,11 +6,11 @@ import { ADMIN_LIMITS, type AdminReadDeps } from './deps';
 import { foundIn, type FoundPayment } from './search-plan';
 
 /** A payment with its audit entries, as read at `now`. */
-export async function paymentDetail(deps: AdminReadDeps, paymentId: string): Promise<{ payment: Payment; audit: AuditEntry[]; now: Date }> {
+export async function paymentDetail(deps: AdminReadDeps, paymentId: string): Promise<{ payment: Payment; audit: AuditEntry[]; now: Date; merchantName?: string }> {
   const payment = await deps.store.findPayment(paymentId);
   if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
-  const audit = await deps.audit.forTarget(paymentId, 100);
-  return { payment, audit, now: deps.clock.now() };
+  const [audit, merchant] = await Promise.all([deps.audit.forTarget(paymentId, 100), deps.merchants.find(payment.merchantKey)]);
+  return { payment, audit, now: deps.clock.now(), ...(merchant ? { merchantName: merchant.name } : {}) };
 }
 
 /** Pending authorizations, the soonest to expire first. */

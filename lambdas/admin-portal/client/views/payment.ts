@@ -2,7 +2,7 @@ import { operatorAmountLiteral } from '../../../domain/money';
 import type { ActionOutcome } from '../../../protocol/admin/actions';
 import type { paymentDetailView } from '../../../protocol/admin/payment-view';
 import { api, fail } from '../api';
-import { cell, confirmMoney, disableAll, el, field, say, show, table, timeCell, when } from '../dom';
+import { cell, confirmMoney, disableAll, el, field, say, show, statusText, table, timeCell, transactionTypeText, when } from '../dom';
 import { may } from '../session';
 import { auditTable } from './audit';
 import { callbacksSection } from './callbacks';
@@ -153,8 +153,8 @@ export function paymentView(id: string): void {
       const facts = el('dl', { class: 'facts' });
       const lines: [string, string | undefined][] = [
         ['Payment id', p.payment_id],
-        ['Status', p.status + (p.reason ? ` – ${p.reason}` : '')],
-        ['Merchant', p.merchant_key],
+        ['Status', statusText(p.status) + (p.reason ? ` – ${p.reason}` : '')],
+        ['Merchant', p.merchant_name ? `${p.merchant_name} (${p.merchant_key})` : p.merchant_key],
         ['Order', p.order_number],
         ['Amount', `${p.amount} ${p.currency}`],
         ['Description', p.description],
@@ -176,7 +176,7 @@ export function paymentView(id: string): void {
       const tx = table(
         'Transactions',
         ['When', 'Type', 'Status', 'Amount', 'Transaction id', 'Reason', 'By'],
-        r.transactions.map((t) => el('tr', null, timeCell(t.at), cell(t.type), cell(t.status), cell(`${t.amount} ${p.currency}`, 'num'), cell(t.transId, 'mono'), cell(t.reason), cell(t.actor))),
+        r.transactions.map((t) => el('tr', null, timeCell(t.at), cell(transactionTypeText(t)), cell(t.status), cell(`${t.amount} ${p.currency}`, 'num'), cell(t.transId, 'mono'), cell(t.reason), cell(t.actor))),
       );
       show(
         `Payment ${p.order_number}`,

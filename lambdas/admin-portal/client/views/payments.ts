@@ -1,6 +1,6 @@
 import type { PaymentListEntry } from '../../../protocol/admin/payment-view';
 import { api, apiCsv, ApiError, fail } from '../api';
-import { cell, el, field, filterForm, merchantCell, paymentLink, plural, query, saveFile, say, show, table, timeCell } from '../dom';
+import { cell, el, field, filterForm, merchantCell, paymentLink, plural, query, saveFile, say, show, statusText, table, timeCell } from '../dom';
 import { may } from '../session';
 
 type Params = Readonly<Record<string, string | undefined>>;
@@ -15,7 +15,7 @@ export function paymentsView(params: Params, statuses: readonly string[]): void 
     email: el('input', { name: 'email', type: 'search', value: params.email || '' }),
     last4: el('input', { name: 'last4', inputmode: 'numeric', maxlength: '4', value: params.last4 || '' }),
     amount: el('input', { name: 'amount', inputmode: 'decimal', value: params.amount || '' }),
-    status: el('select', { name: 'status' }, el('option', { value: '', text: 'Any' }), statuses.map((s) => el('option', { value: s, text: s, selected: params.status === s }))),
+    status: el('select', { name: 'status' }, el('option', { value: '', text: 'Any' }), statuses.map((s) => el('option', { value: s, text: statusText(s), selected: params.status === s }))),
     merchant: el('input', { name: 'merchant', value: params.merchant || '' }),
     from: el('input', { name: 'from', type: 'date', value: params.from || '' }),
     to: el('input', { name: 'to', type: 'date', value: params.to || '' }),
@@ -58,7 +58,7 @@ export function paymentsView(params: Params, statuses: readonly string[]): void 
           merchantCell(p),
           cell(p.order_number),
           cell(`${p.amount} ${p.currency}`, 'num'),
-          el('td', null, el('span', { class: 'badge', text: p.status })),
+          el('td', null, el('span', { class: 'badge', title: p.status, text: statusText(p.status) })),
           cell(p.reason),
         ];
         // Each cell names its column, for the stacked layout of a phone.
