@@ -40,6 +40,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .actions input{width:8rem}
 .actions label{display:flex;align-items:center;gap:.4rem;margin:0}
 .actions label input{width:auto}
+.actions .danger-zone{display:flex;gap:.5rem;margin-left:auto;padding-left:1.5rem;border-left:1px solid var(--line)}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;background:#fff;border:1px solid var(--line);padding:1rem;margin:0}
 dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
 .pager{display:flex;gap:.5rem;margin:.5rem 0}

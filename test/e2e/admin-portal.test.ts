@@ -460,6 +460,24 @@ describe('money actions: the amounts typed, asked first, every refusal explained
     await expect(statusOf(service, shop, sale.paymentId)).resolves.toMatchObject({ status: 'settled', refunded_amount: '7.50' });
   });
 
+  it('what cannot be undone stands apart: Void away from the refund amount and its button, at desktop and phone widths', async () => {
+    const shop = await service.createMerchant({ name: 'Apart Shop' });
+    const sale = await paidPayment(service, shop, { order: { amount: '20.00' } });
+    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+      const page = await open({ viewport });
+      await signIn(page);
+      await visit(page, `#/payments/${sale.paymentId}`, `Payment ${sale.order.number}`);
+      const zone = page.getByRole('group', { name: 'Cannot be undone' });
+      expect(await zone.getByRole('button').allTextContents()).toEqual(['Void']);
+      const voidBox = (await page.getByRole('button', { name: 'Void' }).boundingBox())!;
+      for (const near of [page.getByLabel('Refund amount (USD)'), page.getByRole('button', { name: 'Refund' })]) {
+        const box = (await near.boundingBox())!;
+        const apart = Math.max(voidBox.x - (box.x + box.width), box.x - (voidBox.x + voidBox.width), voidBox.y - (box.y + box.height), box.y - (voidBox.y + voidBox.height));
+        expect(apart).toBeGreaterThanOrEqual(24);
+      }
+    }
+  });
+
   it('a destructive question starts on Cancel: Enter alone sends nothing', async () => {
     const shop = await service.createMerchant({ name: 'Careful Shop' });
     const sale = await paidPayment(service, shop, { order: { amount: '20.00' } });

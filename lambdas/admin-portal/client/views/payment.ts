@@ -82,6 +82,8 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
     });
   };
   const who = paymentName(p);
+  // What cannot be undone (release, void) stands apart from the amount fields and their buttons.
+  const danger = el('div', { class: 'danger-zone', role: 'group', 'aria-label': 'Cannot be undone' });
   if (p.actions.includes('capture')) {
     const capAmount = amountInput(`Capture amount (${p.currency})`, p.amount, `At most ${p.amount}`);
     box.appendChild(capAmount);
@@ -95,7 +97,7 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
     );
   }
   if (p.actions.includes('release')) {
-    box.appendChild(
+    danger.appendChild(
       el('button', {
         type: 'button',
         class: 'danger',
@@ -105,7 +107,7 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
     );
   }
   if (p.actions.includes('void')) {
-    box.appendChild(
+    danger.appendChild(
       el('button', {
         type: 'button',
         class: 'danger',
@@ -140,6 +142,7 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
       }),
     );
   }
+  if (danger.childElementCount) box.appendChild(danger);
   if (!may('AdminPaymentAction')) return el('p', { text: 'Your role may look at payments but not act on them.' });
   return p.actions.length ? box : el('p', { text: 'No operator action applies to this payment now.' });
 }

@@ -131,7 +131,7 @@ export function queueView(): void {
         { class: 'actions' },
         el('label', { for: 'select-all' }, selectAll, ' Select all'),
         el('button', { type: 'button', text: 'Capture selected', onclick: () => bulk('capture') }),
-        el('button', { type: 'button', class: 'danger', text: 'Release selected', onclick: () => bulk('release') }),
+        el('div', { class: 'danger-zone', role: 'group', 'aria-label': 'Cannot be undone' }, el('button', { type: 'button', class: 'danger', text: 'Release selected', onclick: () => bulk('release') })),
       );
       const columns = acting ? ['Select', 'Expires', 'Payment id', 'Merchant', 'Order', 'Amount', 'Capture or release'] : ['Expires', 'Payment id', 'Merchant', 'Order', 'Amount'];
       show('Capture queue', el('p', { text: `${r.payments.length === 1 ? '1 authorization' : `${r.payments.length} authorizations`} waiting, the soonest to expire first.` }), acting ? bulkBar : null, table('Authorizations waiting for capture', columns, rows));
