@@ -81,7 +81,7 @@ export function verifyHash<R extends { merchant_key: string; hash: string }>(fie
     before: async (request) => {
       const body = validated(request.event);
       const deps = depsOf(request.event);
-      await verifySignature(deps.secrets, body.merchant_key, body.hash, fields(body));
+      await verifySignature(deps.secrets, body.merchant_key, body.hash, fields(body), deps.clock.now());
       // The merchant's own requests per second (429 beyond them); only a verified request counts.
       await admitMerchantRequest(deps, body.merchant_key);
       request.event.merchantKey = body.merchant_key;

@@ -12,6 +12,7 @@ export async function verifySignature(
   merchantKey: string,
   hash: string,
   candidates: readonly (readonly string[])[],
+  now: Date = new Date(),
 ): Promise<void> {
   const matches = (password: string | undefined) => {
     // With no password we still compute a hash, so the answer takes the same time.
@@ -22,7 +23,14 @@ export async function verifySignature(
   };
   const cached = await secrets.passwordOf(merchantKey);
   if (matches(cached)) return;
+  // The password before a rotation, while its overlap lasts (from the same cached read: no call).
+  const previous = cached !== undefined ? await secrets.previousPasswordOf?.(merchantKey, now) : undefined;
+  if (previous !== undefined && matches(previous)) return;
   // The password may have been rotated since it was cached: read it again (rate-limited) once.
   const fresh = cached !== undefined && secrets.refresh ? await secrets.refresh(merchantKey) : undefined;
-  if (fresh === undefined || fresh === cached || !matches(fresh)) throw invalidRequest([HASH_NOT_VALID]);
+  if (fresh !== undefined && fresh !== cached && matches(fresh)) return;
+  // A rotation elsewhere made the cached password the previous one: it is still accepted during the overlap.
+  const previousAfterRefresh = fresh !== undefined && fresh !== cached ? await secrets.previousPasswordOf?.(merchantKey, now) : undefined;
+  if (previousAfterRefresh !== undefined && previousAfterRefresh !== previous && matches(previousAfterRefresh)) return;
+  throw invalidRequest([HASH_NOT_VALID]);
 }

@@ -60,8 +60,13 @@ export interface MerchantSecrets {
    * rotated password works at once); implementations may refuse to refresh too often.
    */
   refresh?(merchantKey: string): Promise<string | undefined>;
-  /** Replaces the signing password; the webhook secrets are kept. */
-  put(merchantKey: string, password: string): Promise<void>;
+  /**
+   * Replaces the signing password; the webhook secrets are kept. With `previousUntil` the password
+   * it replaces is still accepted on requests until then (a rotation's overlap).
+   */
+  put(merchantKey: string, password: string, previousUntil?: Date): Promise<void>;
+  /** The password before the last rotation, while it is still accepted at `now`; else undefined. */
+  previousPasswordOf?(merchantKey: string, now: Date): Promise<string | undefined>;
   /**
    * The secrets that sign callbacks (X-Checkout-Signature): the current one first, then the
    * previous one while its rotation grace lasts. Empty when the merchant has none yet.

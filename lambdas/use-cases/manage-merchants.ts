@@ -194,10 +194,17 @@ export async function updateMerchantSettings(
   return next;
 }
 
-/** A new signing password; warm Lambdas pick it up when their secret cache expires. */
-export async function rotatePassword(deps: ManageMerchantsDeps, merchantKey: string): Promise<MerchantCredentials> {
+/** How long the signing password a rotation replaces is still accepted, as the webhook secret's: a live integration switches without failing. */
+export const PASSWORD_ROTATION_GRACE_MS = WEBHOOK_ROTATION_GRACE_MS;
+
+/**
+ * A new signing password, accepted at once; the one it replaces is still accepted on requests for
+ * PASSWORD_ROTATION_GRACE_MS (callbacks and return URLs are signed with the new one at once).
+ */
+export async function rotatePassword(deps: ManageMerchantsDeps, merchantKey: string): Promise<MerchantCredentials & { previous_valid_until: string }> {
   await showMerchant(deps, merchantKey);
   const password = generatePassword();
-  await deps.secrets.put(merchantKey, password);
-  return { merchant_key: merchantKey, password };
+  const until = new Date(deps.clock.now().getTime() + PASSWORD_ROTATION_GRACE_MS);
+  await deps.secrets.put(merchantKey, password, until);
+  return { merchant_key: merchantKey, password, previous_valid_until: until.toISOString() };
 }

@@ -1254,7 +1254,7 @@ describe('merchant administration (admin role)', () => {
     expect(await listed()).toEqual(shown);
   });
 
-  it('rotates the signing password and the webhook secret after asking; the new values work, the old secret signs a day more', async () => {
+  it('rotates the signing password and the webhook secret after asking; the new values work, the old ones a day more', async () => {
     const shop = await service.createMerchant({ name: 'Rotating Shop' });
     const [oldSecret] = await service.deps.secrets.webhookSecretsOf(shop.merchant_key, clock.now());
     const page = await open();
@@ -1275,6 +1275,9 @@ describe('merchant administration (admin role)', () => {
     expect(password).not.toBe(shop.password);
     expect(password).toMatch(/^[0-9a-f]{32}$/);
     expect((await paidPayment(service, { merchant_key: shop.merchant_key, password })).status.status).toBe('settled');
+    // The old one keeps working for a day: a live integration switches without a failed request.
+    await passwordPanel.getByText('The previous password is accepted too until 2030-06-04 09:00:00 UTC.').waitFor();
+    expect((await paidPayment(service, shop)).status.status).toBe('settled');
 
     await page.getByRole('button', { name: 'Rotate webhook secret' }).click();
     expect((await confirmationLines(page)).lines[0]).toContain('keeps signing beside it for 24 hours');

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ERRORS } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { adminApi, adminRequest, seedOperator, signIn, type AdminApi } from '../support/admin';
@@ -89,9 +90,37 @@ describe('rotating credentials', () => {
     const res = await admin.rotatePassword(shop.merchant_key);
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.json).toEqual({ merchant_key: shop.merchant_key, password: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(res.json).toEqual({ merchant_key: shop.merchant_key, password: expect.stringMatching(/^[0-9a-f]{32}$/), previous_valid_until: new Date(T0.getTime() + 24 * 3600_000).toISOString() });
     expect(res.json.password).not.toBe(shop.password);
     expect((await paidPayment(service, { merchant_key: shop.merchant_key, password: res.json.password })).status.status).toBe('settled');
+  });
+
+  it('the password a rotation replaces is still accepted for 24 hours, in every instance, then refused; a third password ends the first at once', async () => {
+    const shop = await service.createMerchant({ name: 'Overlap Shop' });
+    // This instance has read (and cached) the current password before the rotation.
+    expect((await paidPayment(service, shop)).status.status).toBe('settled');
+    const next = (await admin.rotatePassword(shop.merchant_key)).json.password as string;
+    const status = (password: string) => service.signedPost('/api/v1/payment/status', { merchant_key: shop.merchant_key, payment_id: randomUUID() }, password);
+    // Both are accepted (404: the request was verified, the payment is not there).
+    expect((await status(shop.password)).status).toBe(404);
+    expect((await status(next)).status).toBe(404);
+    // An instance that read the secret after the rotation (a fresh cache) accepts the old one too.
+    const { CachedMerchantSecrets, SecretsManagerMerchantSecrets, createSecretsClient } = await import('../../lambdas/adapters/secrets-manager/merchant-secrets');
+    const { verifySignature } = await import('../../lambdas/middleware/signature');
+    const fresh = new CachedMerchantSecrets(new SecretsManagerMerchantSecrets(createSecretsClient(service.backend.secretsEndpoint), service.deps.config.MERCHANT_SECRET_PREFIX), clock, 300_000);
+    const { signFields } = await import('../../lambdas/domain/hash');
+    await expect(verifySignature(fresh, shop.merchant_key, signFields(['x'], shop.password), [['x']], clock.now())).resolves.toBeUndefined();
+    // A day later the old one is refused, exactly as a wrong hash is.
+    clock.advance(24 * 3600_000 + 1000);
+    const late = await status(shop.password);
+    expect(late.status).toBe(400);
+    expect(late.json).toMatchObject({ errors: [{ error_message: 'hash: Hash is not valid.' }] });
+    expect((await status(next)).status).toBe(404);
+    // Rotating again keeps only the one just replaced.
+    const third = (await admin.rotatePassword(shop.merchant_key)).json.password as string;
+    expect((await status(next)).status).toBe(404);
+    expect((await status(third)).status).toBe(404);
+    expect((await status(shop.password)).status).toBe(400);
   });
 
   it('a new webhook secret signs at once, the previous one beside it for 24 hours', async () => {

@@ -132,11 +132,12 @@ describe('the merchant CLI on the local store', () => {
     expect(shown.branding).not.toHaveProperty('logoUrl');
   });
 
-  it('rotate-password prints a new password for the same key', async () => {
+  it('rotate-password prints a new password for the same key, and until when the previous one is still accepted', async () => {
     const run = await merchant('rotate-password', key);
     expect(run.code).toBe(0);
     const rotated = json(run.stdout);
-    expect(rotated).toEqual({ merchant_key: key, password: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(rotated).toEqual({ merchant_key: key, password: expect.stringMatching(/^[0-9a-f]{32}$/), previous_valid_until: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(Date.parse(rotated.previous_valid_until as string) - Date.now()).toBeGreaterThan(23 * 3600_000);
     expect(rotated.password).not.toBe(passwords[0]);
     passwords.push(rotated.password as string);
   });

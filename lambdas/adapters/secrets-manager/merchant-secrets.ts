@@ -29,6 +29,15 @@ interface StoredSecret {
   /** The secret before the last rotation, and until when it still signs. */
   readonly previousWebhookSecret?: string;
   readonly previousUntil?: string;
+  /** The signing password before the last rotation, and until when requests signed with it are accepted. */
+  readonly previousPassword?: string;
+  readonly previousPasswordUntil?: string;
+}
+
+/** The passwords one read of a merchant's secret gives: the current one, and the previous one with its end. */
+export interface Passwords {
+  readonly current?: string;
+  readonly previous?: { readonly password: string; readonly until: string };
 }
 
 /**
@@ -53,8 +62,20 @@ export class SecretsManagerMerchantSecrets implements MerchantSecrets {
   }
 
   async passwordOf(merchantKey: string): Promise<string | undefined> {
+    return (await this.passwordsOf(merchantKey)).current;
+  }
+
+  /** Both passwords in one read (the cache keeps them together). */
+  async passwordsOf(merchantKey: string): Promise<Passwords> {
     const value = await this.read(merchantKey);
-    return typeof value?.password === 'string' && value.password ? value.password : undefined;
+    const current = typeof value?.password === 'string' && value.password ? value.password : undefined;
+    const previous = value?.previousPassword && value.previousPasswordUntil ? { password: value.previousPassword, until: value.previousPasswordUntil } : undefined;
+    return { ...(current ? { current } : {}), ...(current && previous ? { previous } : {}) };
+  }
+
+  async previousPasswordOf(merchantKey: string, now: Date): Promise<string | undefined> {
+    const { previous } = await this.passwordsOf(merchantKey);
+    return previous && Date.parse(previous.until) > now.getTime() ? previous.password : undefined;
   }
 
   async webhookSecretsOf(merchantKey: string, now: Date): Promise<readonly string[]> {
@@ -73,8 +94,14 @@ export class SecretsManagerMerchantSecrets implements MerchantSecrets {
     });
   }
 
-  async put(merchantKey: string, password: string): Promise<void> {
-    await this.write(merchantKey, { ...((await this.read(merchantKey)) ?? {}), password });
+  async put(merchantKey: string, password: string, previousUntil?: Date): Promise<void> {
+    const current = (await this.read(merchantKey)) ?? {};
+    const { previousPassword: _p, previousPasswordUntil: _u, ...rest } = current;
+    await this.write(merchantKey, {
+      ...rest,
+      password,
+      ...(previousUntil && current.password ? { previousPassword: current.password, previousPasswordUntil: previousUntil.toISOString() } : {}),
+    });
   }
 
   private async write(merchantKey: string, value: StoredSecret): Promise<void> {
@@ -105,8 +132,8 @@ export const UNKNOWN_KEYS_REMEMBERED = 10_000;
  * run up the secret store's bill nor evict the known merchants' passwords.
  */
 export class CachedMerchantSecrets implements MerchantSecrets {
-  /** Known merchants' passwords, least recently read first. */
-  private readonly entries = new Map<string, { password: string; until: number }>();
+  /** Known merchants' passwords (and the previous one while a rotation overlaps), least recently read first. */
+  private readonly entries = new Map<string, { password: string; until: number; previous?: { readonly password: string; readonly until: string } }>();
   /** Keys found to be no merchant's (or without a password), until when. */
   private readonly unknown = new Map<string, number>();
   private readonly refreshedAt = new Map<string, number>();
@@ -134,11 +161,30 @@ export class CachedMerchantSecrets implements MerchantSecrets {
     }
     if ((this.unknown.get(merchantKey) ?? 0) > now) return undefined;
     const known = !MERCHANT_KEY_PATTERN.test(merchantKey) ? false : this.exists ? await this.exists(merchantKey) : true;
-    return this.remember(merchantKey, known ? await this.inner.passwordOf(merchantKey) : undefined, now);
+    return this.remember(merchantKey, known ? await this.read(merchantKey) : {}, now);
   }
 
-  private remember(merchantKey: string, password: string | undefined, now: number): string | undefined {
+  /** The inner store's passwords: both in one read where it can. */
+  private async read(merchantKey: string): Promise<Passwords> {
+    const inner = this.inner as MerchantSecrets & { passwordsOf?(key: string): Promise<Passwords> };
+    if (inner.passwordsOf) return inner.passwordsOf(merchantKey);
+    const current = await this.inner.passwordOf(merchantKey);
+    return current ? { current } : {};
+  }
+
+  /**
+   * The previous password while its overlap lasts, from the entry the current one came with: a
+   * request signed with it costs no secret call (a wrong hash neither), and a rotation in another
+   * function is seen when this entry is read again (ttl, or the refresh after a mismatch).
+   */
+  async previousPasswordOf(merchantKey: string, now: Date): Promise<string | undefined> {
+    const previous = this.entries.get(merchantKey)?.previous;
+    return previous && Date.parse(previous.until) > now.getTime() ? previous.password : undefined;
+  }
+
+  private remember(merchantKey: string, passwords: Passwords, now: number): string | undefined {
     this.entries.delete(merchantKey);
+    const password = passwords.current;
     if (password === undefined) {
       if (this.unknown.size >= UNKNOWN_KEYS_REMEMBERED) this.unknown.delete(this.unknown.keys().next().value as string);
       this.unknown.delete(merchantKey);
@@ -147,7 +193,7 @@ export class CachedMerchantSecrets implements MerchantSecrets {
     }
     this.unknown.delete(merchantKey);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(merchantKey, { password, until: now + this.ttlMs });
+    this.entries.set(merchantKey, { password, until: now + this.ttlMs, ...(passwords.previous ? { previous: passwords.previous } : {}) });
     return password;
   }
 
@@ -159,11 +205,11 @@ export class CachedMerchantSecrets implements MerchantSecrets {
     if (this.refreshedAt.size >= this.maxEntries) this.refreshedAt.clear();
     this.refreshedAt.set(merchantKey, now);
     // Asked only about a merchant whose password was cached: known, so the directory is not asked again.
-    return this.remember(merchantKey, await this.inner.passwordOf(merchantKey), now);
+    return this.remember(merchantKey, await this.read(merchantKey), now);
   }
 
-  async put(merchantKey: string, password: string): Promise<void> {
-    await this.inner.put(merchantKey, password);
+  async put(merchantKey: string, password: string, previousUntil?: Date): Promise<void> {
+    await this.inner.put(merchantKey, password, previousUntil);
     this.entries.delete(merchantKey);
     this.unknown.delete(merchantKey);
   }

@@ -124,7 +124,7 @@ function credentialsSection(merchantKey: string, name: string): HTMLElement {
   const rotate = (what: 'password' | 'webhook'): void => {
     const password = what === 'password';
     const lines = password
-      ? ["The new password works at once. The current one stops working within minutes (when the service's cached copy expires): the merchant must switch to the new one now."]
+      ? ['The new password works at once. The current one is still accepted beside it for 24 hours, so the merchant can switch without a failed request. Callbacks are signed with the new one at once.']
       : ["Callbacks are signed with the new secret at once. The current secret keeps signing beside it for 24 hours, so the merchant's receiver can switch without missing a callback."];
     const label = password ? 'Rotate signing password' : 'Rotate webhook secret';
     void confirmMoney(`${label} of ${name}?`, lines, label, true).then((yes) => {
@@ -139,7 +139,10 @@ function credentialsSection(merchantKey: string, name: string): HTMLElement {
           const panel = password
             ? credentialsPanel('New signing password', [['Signing password', r.password ?? '']])
             : credentialsPanel('New webhook secret', [['Webhook secret', r.webhook_secret ?? '']]);
-          if (r.previous_valid_until) panel.appendChild(el('p', { class: 'hint', text: `The previous secret signs too until ${when(r.previous_valid_until)}.` }));
+          if (r.previous_valid_until) {
+            const text = password ? `The previous password is accepted too until ${when(r.previous_valid_until)}.` : `The previous secret signs too until ${when(r.previous_valid_until)}.`;
+            panel.appendChild(el('p', { class: 'hint', text }));
+          }
           out.appendChild(panel);
           say(password ? 'Signing password rotated.' : 'Webhook secret rotated.', 'ok');
           focusHeading(panel);
