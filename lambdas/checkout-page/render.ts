@@ -1,7 +1,7 @@
 import { currencyExponent, formatMinor } from '../domain/money';
 import { countryList } from '../domain/contact';
 import type { LinkView, Navigation } from '../use-cases/checkout';
-import { sessionCustomer } from '../domain/payment';
+import { sessionCustomer, type LinkPayment } from '../domain/payment';
 import type { Merchant } from '../ports/merchants';
 import { clientScript, navigateScript, processingScript } from './script';
 import { POLLING, type PollPlan } from './polling';
@@ -204,6 +204,27 @@ ${close}
   return layout(ctx, merchant, `${t.title(merchant.name)}: ${amount}`, body, clientScript());
 }
 
+/** When a payment was made, in the page's language; UTC, named (the server does not know the customer's zone). */
+export function paidOn(iso: string, locale: string): string {
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', timeZoneName: undefined }).format(new Date(iso)) + ' UTC';
+}
+
+/** The receipt of a paid payment: shop, amount, when, the order, our reference and the card's last four. */
+function receipt(payment: LinkPayment, merchant: Merchant, t: Texts): string {
+  const r = t.receipt;
+  const rows: [string, string, string?][] = [
+    [r.shop, merchant.name],
+    [r.amount, displayAmount(payment.order.amountMinor, payment.order.currency, t.lang)],
+    [r.date, paidOn(payment.paidAt ?? payment.updatedAt, t.lang)],
+    [r.order, payment.order.number, 'ltr'],
+    [r.reference, payment.paymentId, 'ltr'],
+    ...(payment.card ? [[r.card, `${payment.card.brand === 'unknown' ? '' : `${payment.card.brand.toUpperCase()} `}${r.cardEnding(payment.card.mask.slice(-4))}`] as [string, string]] : []),
+  ];
+  return `<section class="receipt" aria-labelledby="receipt-title"><h2 id="receipt-title">${esc(r.title)}</h2><dl>${rows
+    .map(([term, value, dir]) => `<dt>${esc(term)}</dt><dd${dir ? ` dir="${dir}"` : ''}>${esc(value)}</dd>`)
+    .join('')}</dl></section>`;
+}
+
 /** The pages of a link that cannot take a payment now. */
 export function renderState(view: Exclude<LinkView, { kind: 'form' }>, ctx: RenderContext): string {
   const t = ctx.texts ?? en;
@@ -227,6 +248,7 @@ export function renderState(view: Exclude<LinkView, { kind: 'form' }>, ctx: Rend
 <h1 id="title" tabindex="-1" data-state="${view.kind}">${esc(title)}</h1>
 ${amount}
 <p>${esc(text)}</p>
+${view.kind === 'paid' ? receipt(view.payment, view.merchant, t) : ''}
 ${link}`;
   return layout(ctx, merchant, title, body);
 }
@@ -272,6 +294,7 @@ export function renderNavigation(nav: Navigation, ctx: RenderContext): string {
     const body = `<header>${merchantHeader(nav.merchant!, 'merchant')}</header>
 <h1 id="title" class="done" data-state="success">${esc(t.successTitle)}</h1>
 <p>${esc(t.successBody(nav.merchant!.name, amount))}</p>
+${nav.payment!.checkout ? receipt(nav.payment as LinkPayment, nav.merchant!, t) : ''}
 <p>${esc(target === '_blank' ? t.successNewWindow : t.leavingBody)}</p>
 ${continueLink}`;
     return layout(ctx, nav.merchant, t.successTitle, body, navigateScript(nav.url, target));

@@ -41,6 +41,10 @@ button[disabled]{opacity:.7;cursor:progress}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 footer{margin-top:1rem;font-size:.875rem;color:var(--muted);text-align:center}
 .done{font-size:1.25rem;font-weight:600;color:#0a6b2d}
+.receipt{border:1px solid #d0d4da;border-radius:.375rem;padding:.75rem;margin:1rem 0}
+.receipt h2{font-size:1rem;margin:0 0 .5rem}
+.receipt dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem .75rem;margin:0}
+.receipt dt{color:var(--muted)}.receipt dd{margin:0;overflow-wrap:anywhere}
 .sandbox{background:#fff8e1;border:1px solid #8a6d00;color:#5c4800;border-radius:.375rem;padding:.5rem .75rem;font-size:.875rem;margin-bottom:1rem}
 @media (max-width:360px){main{padding:.5rem}.panel{padding:.875rem}.row{grid-template-columns:1fr;grid-template-rows:none}.row>div{grid-row:auto;grid-template-rows:none}.amount{font-size:1.5rem}}
 `;

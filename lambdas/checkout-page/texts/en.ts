@@ -75,6 +75,17 @@ export const en = {
   successTitle: 'Payment successful',
   successBody: (merchant: string, amount: string) => `You paid ${amount} to ${merchant}.`,
   successNewWindow: 'The shop opens in a new window. You can close this page.',
+  /** What the success and already-paid pages show of the payment. */
+  receipt: {
+    title: 'Receipt',
+    shop: 'Shop',
+    amount: 'Amount',
+    date: 'Paid on',
+    order: 'Order',
+    reference: 'Reference',
+    card: 'Card',
+    cardEnding: (last4: string) => `ending in ${last4}`,
+  },
   continueButton: 'Continue',
   errorTitle: 'Something went wrong',
   // The failure may come after the acquirer was asked, so the page cannot promise there was no charge.
