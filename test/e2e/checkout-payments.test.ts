@@ -196,3 +196,24 @@ describe('paying on the hosted page', () => {
     await screenshot(page, 'processing');
   });
 });
+
+describe('the sandbox test cards of other brands (docs/sandbox.md)', () => {
+  it.each([
+    ['Mastercard', '5555 5555 5555 4444', '123'],
+    ['American Express', '3782 822463 10005', '1234'],
+  ])('%s: 02/38 is declined, 05/38 asks for 3-D Secure and pays', async (_brand, number, cvv) => {
+    const declined = await checkout();
+    await page.goto(declined.url);
+    await payWith(page, { number, expiry: '02/38', cvv, holder: 'John Doe' });
+    await page.getByRole('alert').waitFor();
+    await expect(statusOf(service, shop, declined.paymentId)).resolves.toMatchObject({ status: 'prepare' });
+
+    const challenged = await checkout();
+    await page.goto(challenged.url);
+    await payWith(page, { number, expiry: '05/38', cvv, holder: 'John Doe' });
+    await page.locator('#code').fill('123456');
+    await page.locator('#confirm').click();
+    await landOn('/success');
+    await expect(statusOf(service, shop, challenged.paymentId)).resolves.toMatchObject({ status: 'settled' });
+  });
+});

@@ -7,6 +7,18 @@ import type { CardSummary } from '../../domain/card';
  */
 export const SANDBOX_TEST_PAN_MASK = '411111****1111';
 
+/**
+ * The test card numbers, each with every outcome of the expiry table (docs/sandbox.md): Visa
+ * 4111 1111 1111 1111, Mastercard 5555 5555 5555 4444 and American Express 3782 822463 10005
+ * (its security code has 4 digits), by their masks.
+ */
+export const SANDBOX_TEST_CARDS = [
+  { brand: 'visa', number: '4111111111111111', mask: SANDBOX_TEST_PAN_MASK },
+  { brand: 'mastercard', number: '5555555555554444', mask: '555555****4444' },
+  { brand: 'amex', number: '378282246310005', mask: '378282****0005' },
+] as const;
+const TEST_MASKS: ReadonlySet<string> = new Set(SANDBOX_TEST_CARDS.map((c) => c.mask));
+
 export const SANDBOX_REASONS = {
   declined: 'Declined by processing.',
   threeDsFailed: '3-D Secure authentication failed.',
@@ -27,7 +39,7 @@ export type AuthorizationPlan =
   | { readonly kind: 'no-answer'; readonly later: 'approve' };
 
 const testCard = (c: Pick<CardSummary, 'mask' | 'expMonth' | 'expYear'>, month: number) =>
-  c.mask === SANDBOX_TEST_PAN_MASK && c.expYear === 2038 && c.expMonth === month;
+  TEST_MASKS.has(c.mask) && c.expYear === 2038 && c.expMonth === month;
 
 /** What the sandbox does with a first (customer-initiated) authorization. */
 export function planAuthorization(card: Pick<CardSummary, 'mask' | 'expMonth' | 'expYear'>): AuthorizationPlan {
