@@ -133,8 +133,9 @@ export function renderForm(view: Extract<LinkView, { kind: 'form' }>, ctx: Rende
     if (key === 'expiry' && !view.values?.expiry?.trim()) return t.errors.expiryMissing;
     return t.errors[key];
   };
-  // The name the shop gave for the customer (the session's), until the customer types another.
-  const holder = view.values?.holder ?? sessionCustomer(payment).name?.slice(0, 32);
+  // The name the shop gave for the customer (the session's) on a fresh form; after a refused one,
+  // only what the customer typed and may be shown again (never a card number: form.ts's echo).
+  const holder = view.values ? view.values.holder : sessionCustomer(payment).name?.slice(0, 32);
   const hasProblems = Object.keys(problems).length > 0;
   const firstProblem = ['number', 'expiry', 'cvv', 'holder', 'email', 'country'].find((k) => k in problems);
   const alert = view.declineReason

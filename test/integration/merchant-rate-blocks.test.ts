@@ -60,6 +60,21 @@ test('many requests at once on one instance, well under the limit: all admitted,
   expect(calls.calls.length).toBe(3);
 });
 
+test('requests of two seconds in flight at once (a second\'s turn under load) keep their own windows: all admitted, a few writes', async () => {
+  const db = createDocumentClient({ endpoint: backend.dynamodbEndpoint });
+  const calls = recordCalls(db, 'dynamodb');
+  const limiter = new DynamoMerchantRateLimiter(db, backend.tableName, 1000);
+  const merchant = randomUUID();
+  // Each round: one request stamped with the second before the turn and one with the second after, at once.
+  const answers = [];
+  for (let round = 0; round < 30; round++) {
+    answers.push(...(await Promise.all([limiter.admit(merchant, new Date(T0 + 200_999)), limiter.admit(merchant, new Date(T0 + 201_000))])));
+  }
+  expect(answers.every((a) => a.allowed)).toBe(true);
+  // Blocks of each second grow as that second's own requests do: nowhere near a write per request.
+  expect(calls.calls.length).toBeLessThanOrEqual(20);
+});
+
 test('instances and seconds at random: never more than the limit in a second; a second asked for little is served in full', async () => {
   const db = createDocumentClient({ endpoint: backend.dynamodbEndpoint });
   await fc.assert(

@@ -33,10 +33,12 @@ interface Window {
  * a flood costs at most one write per instance and second.
  */
 export class DynamoMerchantRateLimiter implements MerchantRateLimiter {
-  /** Per merchant, this instance's current window (bounded: cleared when it grows large). */
+  /**
+   * This instance's windows by merchant and second (bounded: cleared when it grows large). One per
+   * second, never replaced by another second's: requests of two seconds in flight at once (at a
+   * second's turn) each keep their own window and blocks.
+   */
   private readonly windows = new Map<string, Window>();
-  /** Per merchant, what this instance admitted in its previous window, and which second that was. */
-  private readonly previous = new Map<string, { readonly second: number; readonly used: number }>();
   private readonly maxBlock: number;
 
   constructor(
@@ -69,8 +71,7 @@ export class DynamoMerchantRateLimiter implements MerchantRateLimiter {
 
   /** One atomic addition to the second's counter: the part of the range it returns under the limit is this instance's. */
   private async takeBlock(merchantKey: string, window: Window): Promise<void> {
-    const before = this.previous.get(merchantKey);
-    const lastSecond = before?.second === window.second - 1 ? before.used : 0;
+    const lastSecond = this.windows.get(windowKey(merchantKey, window.second - 1))?.used ?? 0;
     const block = Math.min(this.maxBlock, Math.max(1, lastSecond, window.used));
     const out = await this.db.send(
       new UpdateCommand({
@@ -89,15 +90,16 @@ export class DynamoMerchantRateLimiter implements MerchantRateLimiter {
   }
 
   private windowOf(merchantKey: string, second: number): Window {
-    const window = this.windows.get(merchantKey);
-    if (window?.second === second) return window;
-    if (window) this.previous.set(merchantKey, { second: window.second, used: window.used });
-    if (this.windows.size >= 10_000) {
-      this.windows.clear();
-      this.previous.clear();
-    }
+    const id = windowKey(merchantKey, second);
+    const window = this.windows.get(id);
+    if (window) return window;
+    if (this.windows.size >= 10_000) this.windows.clear();
     const fresh: Window = { second, tokens: 0, used: 0, full: false };
-    this.windows.set(merchantKey, fresh);
+    this.windows.set(id, fresh);
+    // The second before sizes this one's blocks; older ones are done with.
+    this.windows.delete(windowKey(merchantKey, second - 2));
     return fresh;
   }
 }
+
+const windowKey = (merchantKey: string, second: number): string => `${merchantKey}\u0000${second}`;
