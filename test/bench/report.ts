@@ -643,3 +643,56 @@ export function renderSummary(r: BenchResults): string {
   for (const f of r.failures) out.push(`NOT MEASURED: ${f}`);
   return out.join('\n');
 }
+
+/**
+ * The run before the lean-Lambda work (docs/benchmarks.md of 2026-11-27T01:02:22Z, same machine):
+ * the "before" of the before/after table. Bundle KB minified and cold import median (ms).
+ */
+export const BEFORE_LEAN = {
+  date: '2026-11-27T01:02:22Z',
+  bundles: {
+    CreateSession: [467.6, 100.8],
+    PaymentStatus: [451.8, 70.2],
+    RefundPayment: [492.6, 75.6],
+    CheckoutPage: [563.5, 76.2],
+    CheckoutPay: [577.2, 80.6],
+    AdminPayments: [461.7, 69.5],
+    'NotFound ($default)': [192.0, 36.8],
+    'job ReconcileAttempts': [489.9, 72.6],
+    'AWS SDK clients only': [198.0, 44.5],
+  } as Record<string, readonly [number, number]>,
+  /** The checkout page (first form) body a browser downloaded, KB: uncompressed then. */
+  pageWireKib: 14.2,
+  /** Write units per checkout on the stream path, and checkouts/s before the hottest partition (one merchant's request counter then) passed 1,000 WCU/s. */
+  writeUnits: { plain: 14, '3ds': 27 },
+  checkoutsPerSecond: 500,
+} as const;
+
+/** Before and after, for the rows the lean-Lambda issue names. */
+export function renderBeforeAfter(r: BenchResults, keys: readonly { flow: 'plain' | '3ds'; path: string; heat: { unitsPerCheckout: number; maxRate: number } }[]): string[] {
+  const row = (name: string) => r.bundles.find((b) => (b.route?.id ?? b.bundle.spec.name) === name);
+  const lines = [
+    '## Before and after (lean Lambdas)',
+    '',
+    `Before: the run of ${BEFORE_LEAN.date} on this machine (the X-Ray SDK in every bundle, no compression, a write per merchant request); after: this run.`,
+    '',
+    '| What | Before | After |',
+    '|---|---:|---:|',
+  ];
+  for (const [name, [kbBefore, msBefore]] of Object.entries(BEFORE_LEAN.bundles)) {
+    const now = row(name);
+    if (!now) continue;
+    lines.push(`| ${name}: bundle KB / cold import median ms | ${kbBefore.toFixed(1)} / ${msBefore.toFixed(1)} | ${kb(now.bundle.bytes)} / ${ms(now.cold.medianMs)} |`);
+  }
+  const page = r.pageWeights.find((w) => w.heldToTarget);
+  if (page) lines.push(`| checkout form, KB a browser downloads | ${BEFORE_LEAN.pageWireKib.toFixed(1)} | ${kb(page.wire.bytes)} (${page.wire.encoding}) |`);
+  for (const flow of ['plain', '3ds'] as const) {
+    const stream = keys.find((k) => k.flow === flow && k.path === 'stream');
+    const relay = keys.find((k) => k.flow === flow && k.path === 'relay');
+    if (stream) lines.push(`| write units per ${flow} checkout (stream / relay) | ${BEFORE_LEAN.writeUnits[flow]} | ${stream.heat.unitsPerCheckout.toFixed(1)} / ${relay ? relay.heat.unitsPerCheckout.toFixed(1) : '—'} |`);
+  }
+  const rate = Math.min(...keys.map((k) => k.heat.maxRate));
+  if (keys.length) lines.push(`| checkouts/s before a partition passes 1,000 WCU/s | ${BEFORE_LEAN.checkoutsPerSecond} (one merchant's counter) | ${Number.isFinite(rate) ? Math.floor(rate) : '∞'} (one merchant's partitions bounded by its request ceiling) |`);
+  for (const l of r.latency) lines.push(`| ${l.operation} p50 / p99 ms (bundled, in-process) | not measured | ${l.p50Ms.toFixed(1)} / ${l.p99Ms.toFixed(1)} |`);
+  return lines;
+}

@@ -13,7 +13,7 @@ import { buildBundles, esbuildApiOptions, projectPath, type Bundle, type BundleS
 import { RENDER_PLAN, measurePageWeights, measureRender } from './checkout-page';
 import { measureColdImports, type ImportProbe } from './cold-import';
 import { describeMachine, loadAverage } from './machine';
-import { moneyLines, renderReport, renderSummary, spliceMoneySection, type BenchResults, type BundleRow, type ThroughputRow } from './report';
+import { moneyLines, renderBeforeAfter, renderReport, renderSummary, spliceMoneySection, type BenchResults, type BundleRow, type ThroughputRow } from './report';
 import { closeServer, generateLoad, helloWorldServer, listenOnFreePort } from './throughput';
 import { COST_SECTION_END, COST_SECTION_START, buildCostModel, costLines, renderCostSection, spliceCostSection } from './cost-model';
 import { DEFAULT_MEMORY_MB } from '../../lib/constructs/checkout-function';
@@ -332,7 +332,7 @@ async function main(): Promise<void> {
     phase('cost: synthesizing every stage to count what it bills…');
     const cost = await attempt('cost model', async () => costModelOf(keys.rows), undefined);
     const report =
-      `${renderReport(results).trimEnd()}\n\n${[KEYS_SECTION_START, ...keys.section, KEYS_SECTION_END].join('\n')}\n\n` +
+      `${renderReport(results).trimEnd()}\n\n${renderBeforeAfter(results, keys.rows).join('\n')}\n\n${[KEYS_SECTION_START, ...keys.section, KEYS_SECTION_END].join('\n')}\n\n` +
       (cost ? `${[COST_SECTION_START, ...renderCostSection(cost), COST_SECTION_END].join('\n')}\n` : '');
     writeFileSync(REPORT, randomKeys ? spliceRandomKeysSection(report, renderRandomKeysSection(randomKeys)) : report);
     console.log(`\n${renderSummary(results)}\n\nwrote ${REPORT}`);
