@@ -6,7 +6,7 @@ import { statusOf } from '../support/merchant-site';
 
 /**
  * The card form as a customer on a phone (390 × 844) sees it, in Russian and Arabic (the longest
- * labels and the right-to-left page) and English: nothing wider than the screen whatever the shop's
+ * labels and the right-to-left page; English is the other files' language): nothing wider than the screen whatever the shop's
  * description, the amount in view above a long one, the expiry and security code boxes on one line,
  * nothing moving when the card type appears, a security code one can read while typing, the name
  * the shop gave already in, and an empty expiry asked for rather than called expired.
@@ -18,7 +18,7 @@ const order = (description: string) => ({ number: `phone-${Math.random().toStrin
 const widths = (page: Page) => page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
 const top = async (page: Page, selector: string) => (await page.locator(selector).boundingBox())!.y;
 
-describe.each(['ru', 'ar', 'en'])('on a phone, in %s', (language) => {
+describe.each(['ru', 'ar'])('on a phone, in %s', (language) => {
   const t = PAGE_LANGUAGES[language]!;
 
   it('a 60-character word in the description breaks instead of widening the page', async () => {
@@ -29,8 +29,9 @@ describe.each(['ru', 'ar', 'en'])('on a phone, in %s', (language) => {
     expect(scroll).toBeLessThanOrEqual(client);
   });
 
-  it('a 1,024-character description folds under the amount, which stays at the top; the whole text opens on request', async () => {
-    const page = await open(PHONE);
+  it('a 1,024-character description folds under the amount, which stays at the top; the whole text opens on request, axe-clean', async () => {
+    // A context that lets axe-core in (CSP bypassed for it alone); the layout is the page's own.
+    const page = await h.audited(PHONE);
     const text = `${'Handmade ceramic teapot with matching cups, '.repeat(23)}end.`.slice(0, 1024);
     await page.goto((await checkout({ language, order: order(text) })).url);
     expect(await top(page, '.amount')).toBeLessThan(150);
@@ -39,14 +40,10 @@ describe.each(['ru', 'ar', 'en'])('on a phone, in %s', (language) => {
     expect(await top(page, '#card_number')).toBeLessThan(844);
     await page.locator('.description summary').click();
     expect(await page.locator('.description p').textContent()).toBe(text);
-    expect(await seriousA11yViolations(await (async () => {
-      const audited = await h.audited(PHONE);
-      await audited.goto((await checkout({ language, order: order(text) })).url);
-      return audited;
-    })())).toEqual([]);
+    expect(await seriousA11yViolations(page)).toEqual([]);
   });
 
-  it.each([361, 375, 390, 412])('the expiry and security code boxes sit on one line at %i px, whatever their labels\' and hints\' length', async (width) => {
+  it.each([361, 390])('the expiry and security code boxes sit on one line at %i px, whatever their labels\' and hints\' length', async (width) => {
     const page = await open({ viewport: { width, height: 844 } });
     await page.goto((await checkout({ language })).url);
     const [expiry, cvv] = [await page.locator('#card_expiry').boundingBox(), await page.locator('#card_cvv').boundingBox()];
