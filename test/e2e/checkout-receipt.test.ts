@@ -28,13 +28,18 @@ const expectReceipt = async (page: Page, link: { paymentId: string }, orderNumbe
   expect(pairs[t.card]).toBe(`VISA ${t.cardEnding('1111')}`);
 };
 
+/** Opens the link and pays it with the approved test card. */
+async function pay(page: Page, link: { url: string }): Promise<void> {
+  await page.goto(link.url);
+  await fillCard(page, cards.approved);
+  await page.locator('#pay-button').click();
+}
+
 describe('the receipt after paying', () => {
   it.each(['_top', '_parent', '_blank'])('url_target %s: the success page shows it (without scripts, where it stays)', async (target) => {
     const page = await open({ javaScriptEnabled: false });
     const link = await checkout({ url_target: target });
-    await page.goto(link.url);
-    await fillCard(page, cards.approved);
-    await page.locator('#pay-button').click();
+    await pay(page, link);
     await page.locator('h1#title[data-state="success"]').waitFor();
     await expectReceipt(page, link, link.order.number);
     expect(await page.getByRole('link', { name: 'Continue' }).count()).toBe(1);
@@ -55,9 +60,7 @@ describe('the receipt after paying', () => {
   it('url_target _self (the default) still goes straight to the shop\'s success_url, as integrations expect; the link shows the receipt after', async () => {
     const page = await open({ javaScriptEnabled: false });
     const link = await checkout();
-    await page.goto(link.url);
-    await fillCard(page, cards.approved);
-    await page.locator('#pay-button').click();
+    await pay(page, link);
     await landOn(page, '/success');
     await page.goto(link.url);
     await expectReceipt(page, link, link.order.number);
@@ -66,9 +69,7 @@ describe('the receipt after paying', () => {
   it('the link opened again once paid shows it too', async () => {
     const page = await open();
     const link = await checkout();
-    await page.goto(link.url);
-    await fillCard(page, cards.approved);
-    await page.locator('#pay-button').click();
+    await pay(page, link);
     await landOn(page, '/success');
     await page.goto(link.url);
     expect(await page.locator('h1#title').textContent()).toBe('This order is already paid');
@@ -78,9 +79,7 @@ describe('the receipt after paying', () => {
   it('in Arabic, on a phone: the labels in Arabic, the order and reference left to right', async () => {
     const page = await open({ viewport: { width: 390, height: 844 }, javaScriptEnabled: false });
     const link = await checkout({ language: 'ar', url_target: '_top' });
-    await page.goto(link.url);
-    await fillCard(page, cards.approved);
-    await page.locator('#pay-button').click();
+    await pay(page, link);
     await page.locator('h1#title[data-state="success"]').waitFor();
     await expectReceipt(page, link, link.order.number, 'ar');
     expect(await page.locator('.receipt dd[dir="ltr"]').allTextContents()).toEqual([link.order.number, link.paymentId]);
