@@ -1148,6 +1148,31 @@ describe('security headers of /admin', () => {
   });
 });
 
+describe('in dark (prefers-color-scheme: dark): dark surfaces, and axe\'s contrast checks clean', () => {
+  let page: Page;
+  beforeAll(async () => {
+    const context = await auditContext(browser, { colorScheme: 'dark', timezoneId: 'UTC' });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+  });
+  afterAll(() => page?.context().close());
+
+  it('sign-in, payments, a payment with its actions, the capture queue and merchants', async () => {
+    await visit(page, '#/sign-in', 'Sign in');
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).toBe('rgb(18, 20, 23)');
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    await signIn(page);
+    const paid = await authorization();
+    for (const [route, title] of [['#/payments', 'Payments'], [`#/payments/${paid.paymentId}`, `Payment ${paid.order.number}`], ['#/queue', 'Capture queue'], ['#/merchants', 'Merchants']] as const) {
+      await visit(page, route, title);
+      await page.waitForLoadState('networkidle');
+      await page.locator('#view table, #view form, #view dl').first().waitFor();
+      expect([route, await seriousA11yViolations(page)]).toEqual([route, []]);
+    }
+  });
+});
+
 describe('accessibility (axe-core: no serious or critical violations)', () => {
   // A context that bypasses CSP, only so that axe-core can be injected; every test above runs under the real policy.
   let page: Page;
