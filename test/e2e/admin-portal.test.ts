@@ -1103,6 +1103,36 @@ describe('locking out', () => {
   });
 });
 
+describe('money totals', () => {
+  /** The amounts of a table's Amount cells ("25.00 USD") added up per currency, as the page should say it. */
+  const expectedTotals = (amounts: readonly string[]) => {
+    const byCurrency = new Map<string, number>();
+    for (const a of amounts) {
+      const [value, currency] = a.split(' ');
+      byCurrency.set(currency!, (byCurrency.get(currency!) ?? 0) + Math.round(Number(value) * 100));
+    }
+    return [...byCurrency].sort(([a], [b]) => a.localeCompare(b)).map(([c, minor]) => `${(minor / 100).toFixed(2)} ${c}`).join(' · ');
+  };
+
+  it('the capture queue says the money waiting and a payments page its total, per currency, adding up the rows shown', async () => {
+    await authorization();
+    await paidPayment(service, await service.createMerchant({ name: 'Totals Shop' }), { order: { amount: '12.34' } });
+    const page = await open();
+    await signIn(page);
+    await visit(page, '#/queue', 'Capture queue');
+    await page.getByText(/authorizations? waiting/).waitFor();
+    const queued = await page.getByRole('table', { name: 'Authorizations waiting for capture' }).locator('tbody tr td.num').allTextContents();
+    expect(queued.length).toBeGreaterThan(0);
+    await page.getByText(`: ${expectedTotals(queued)} in all.`, { exact: false }).waitFor();
+
+    await visit(page, '#/payments', 'Payments');
+    await page.locator('#page-total').waitFor();
+    const listed = await page.getByRole('table', { name: 'Payments, newest first' }).locator('tbody tr td.num').allTextContents();
+    expect(listed.length).toBeGreaterThan(0);
+    expect(await page.locator('#page-total').textContent()).toBe(`Total on this page: ${expectedTotals(listed)}`);
+  });
+});
+
 describe('keyboard use', () => {
   it('the skip link moves focus to the content and stays on the page', async () => {
     const page = await open();

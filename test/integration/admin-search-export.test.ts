@@ -171,6 +171,9 @@ describe('the CSV export of a search', () => {
       const p = all[i]!;
       expect(row).toHaveLength(EXPORT_COLUMNS.length);
       expect([row[column('amount')], row[column('currency')], row[column('status')], row[column('created_at')]]).toEqual([p.amount, p.currency, p.status, p.created_at]);
+      // What the order was and who paid, as the list shows them (a leading apostrophe only where a spreadsheet would run a formula).
+      expect(row[column('description')]!.replace(/^'(?=[=+\-@])/, '')).toBe(p.description);
+      expect(row[column('customer_name')]!.replace(/^'(?=[=+\-@])/, '')).toBe(p.customer?.name ?? '');
       expect(row[column('amount')]).toMatch(/^\d+\.\d{2}$/);
     }
     expect(rows.filter((r) => r[column('card_mask')]).every((r) => /^\d{6}\*+\d{4}$/.test(r[column('card_mask')]!))).toBe(true);

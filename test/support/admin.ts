@@ -93,6 +93,8 @@ export interface AdminPayment {
   readonly order_number: string;
   readonly amount: string;
   readonly currency: string;
+  readonly description: string;
+  readonly customer?: { readonly name?: string; readonly email?: string };
   readonly status: string;
   readonly reason?: string;
   readonly created_at: string;

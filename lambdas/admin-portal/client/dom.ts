@@ -121,6 +121,28 @@ export const timeCell = (iso: string | null | undefined, cls = 'time'): HTMLTabl
 
 export const paymentLink = (id: string): HTMLAnchorElement => el('a', { href: `#/payments/${encodeURIComponent(id)}`, class: 'mono', text: id });
 
+/**
+ * The amounts of a list added up per currency, exactly (in minor units by the decimals each amount
+ * is written with): "125.00 USD · 1,500 JPY". Empty for no amounts.
+ */
+export function totalsByCurrency(rows: readonly { readonly amount: string; readonly currency: string }[]): string {
+  const sums = new Map<string, { minor: bigint; exponent: number }>();
+  for (const { amount, currency } of rows) {
+    const [whole = '0', fraction = ''] = amount.split('.');
+    const entry = sums.get(currency) ?? { minor: 0n, exponent: fraction.length };
+    entry.minor += BigInt(whole) * 10n ** BigInt(entry.exponent) + BigInt(fraction.padEnd(entry.exponent, '0').slice(0, entry.exponent) || '0');
+    sums.set(currency, entry);
+  }
+  return [...sums]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, { minor, exponent }]) => {
+      const text = minor.toString().padStart(exponent + 1, '0');
+      const whole = exponent ? text.slice(0, -exponent) : text;
+      return `${whole}${exponent ? `.${text.slice(-exponent)}` : ''} ${currency}`;
+    })
+    .join(' · ');
+}
+
 /** What each payment status means to an operator; the status itself (the merchants' API word) follows in brackets. */
 export const STATUS_LABELS: Readonly<Record<string, string>> = {
   prepare: 'Open, not paid yet',

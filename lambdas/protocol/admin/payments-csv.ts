@@ -5,6 +5,8 @@ import { listEntry, type PaymentListEntry } from './payment-view';
 export const EXPORT_COLUMNS = [
   'created_at', 'payment_id', 'merchant_key', 'merchant_name', 'order_number', 'amount', 'currency', 'status', 'reason',
   'captured_amount', 'refunded_amount', 'chargeback_amount', 'card_brand', 'card_mask', 'customer_email', 'updated_at',
+  // Added last, so a sheet that reads columns by position keeps working.
+  'description', 'customer_name',
 ] as const;
 
 /**
@@ -25,6 +27,7 @@ function exportRow(e: PaymentListEntry): string[] {
   return [
     e.created_at, e.payment_id, e.merchant_key, e.merchant_name ?? '', e.order_number, e.amount, e.currency, e.status, e.reason ?? '',
     e.captured_amount ?? '', e.refunded_amount ?? '', e.chargeback_amount ?? '', e.card?.brand ?? '', e.card?.mask ?? '', e.customer?.email ?? '', e.updated_at,
+    e.description, e.customer?.name ?? '',
   ];
 }
 

@@ -1,6 +1,6 @@
 import type { PaymentListEntry } from '../../../protocol/admin/payment-view';
 import { api, apiCsv, ApiError, fail } from '../api';
-import { cell, el, field, filterForm, merchantCell, paymentLink, plural, query, saveFile, say, show, statusText, table, timeCell } from '../dom';
+import { cell, el, field, filterForm, merchantCell, paymentLink, plural, query, saveFile, say, show, statusText, table, timeCell, totalsByCurrency } from '../dom';
 import { may } from '../session';
 
 type Params = Readonly<Record<string, string | undefined>>;
@@ -50,6 +50,8 @@ export function paymentsView(params: Params, statuses: readonly string[]): void 
           ? `Page ${pageNo}: no match among the payments read so far; the next page reads on.`
           : 'No payments match this search.';
       results.appendChild(el('p', { class: 'count', id: 'result-count', text: count }));
+      // Money, not only a count: this page's amounts per currency.
+      if (r.payments.length) results.appendChild(el('p', { class: 'count', id: 'page-total', text: `Total on this page: ${totalsByCurrency(r.payments)}` }));
       const columns = ['Created', 'Payment id', 'Merchant', 'Order', 'Amount', 'Status', 'Reason'];
       const rows = r.payments.map((p) => {
         const cells = [
