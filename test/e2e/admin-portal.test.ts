@@ -635,7 +635,7 @@ describe('the total and the CSV file of a search', () => {
     for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const lines = text.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
-    expect(lines[0]).toBe('created_at,payment_id,merchant_key,merchant_name,order_number,amount,currency,status,reason,captured_amount,refunded_amount,chargeback_amount,card_brand,card_mask,customer_email,updated_at');
+    expect(lines[0]).toBe('created_at,payment_id,merchant_key,merchant_name,order_number,amount,currency,status,reason,captured_amount,refunded_amount,chargeback_amount,card_brand,card_mask,customer_email,updated_at,description,customer_name');
     expect(lines).toHaveLength(31);
     const orders = lines.slice(1).map((l) => l.split(',')[4]);
     expect(orders).toEqual(made.map((n) => (n.startsWith('@') ? `'${n}` : n)));

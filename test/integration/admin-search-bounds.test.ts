@@ -23,7 +23,7 @@ let service: TestService;
 let viewer: AdminApi;
 let otherViewer: AdminApi;
 /** Index counts running now, the most seen at once, when each started and the longest one took. */
-const reads = { running: 0, most: 0, startedAt: [] as number[], longestMs: 0, by: new Set<string>(), spans: new Map<string, { from: number; to: number }>() };
+const reads = { running: 0, most: 0, startedAt: [] as number[], longestMs: 0, by: new Set<string>(), spans: new Map<string, { from: number; to: number }>(), starts: new Map<string, number[]>() };
 /** The request id of the invocation running now (the local runner keeps it as Lambda's runtime does). */
 const invocation = () => (globalThis as { awslambda?: { InvokeStore?: { getRequestId(): string } } }).awslambda?.InvokeStore?.getRequestId() ?? '-';
 
@@ -53,6 +53,7 @@ beforeAll(async () => {
     reads.startedAt.push(started);
     const id = invocation();
     reads.by.add(id);
+    reads.starts.set(id, [...(reads.starts.get(id) ?? []), started]);
     try {
       await new Promise((resolve) => setTimeout(resolve, SLOW_READ_MS));
       return await original(...args);
@@ -73,7 +74,7 @@ const timed = async <T>(request: () => Promise<T>) => {
 };
 
 test(`20 parallel counts by one viewer: none answers 5xx, at most ${AT_ONCE} run at once, the rest 429 with Retry-After, each within its budget`, async () => {
-  Object.assign(reads, { most: 0, startedAt: [], longestMs: 0, by: new Set<string>(), spans: new Map() });
+  Object.assign(reads, { most: 0, startedAt: [], longestMs: 0, by: new Set<string>(), spans: new Map(), starts: new Map() });
   const floodStarted = Date.now();
   const answers = await Promise.all(Array.from({ length: 20 }, () => timed(() => viewer.countPayments())));
   const statuses = answers.map((a) => a.answer.status);
@@ -101,8 +102,10 @@ test(`20 parallel counts by one viewer: none answers 5xx, at most ${AT_ONCE} run
     // The budget, the round under way when it ended, and the answer: never the route's 29 s.
     expect(ms).toBeLessThan(BUDGET_MS + reads.longestMs + 1000);
   }
-  // No index read started after the budget (counted from when each request took its slot, just after the flood began).
-  expect(Math.max(...reads.startedAt) - floodStarted).toBeLessThan(BUDGET_MS + 500);
+  // No index read started after the budget, counted from each request's first read (just after it
+  // took its slot: on a busy machine the twenty arrive spread out, so not from the flood's start).
+  for (const [id, starts] of reads.starts) expect([id, Math.max(...starts) - Math.min(...starts) < BUDGET_MS + 500]).toEqual([id, true]);
+  expect(Math.min(...reads.startedAt)).toBeGreaterThanOrEqual(floodStarted);
   // Refused ones read nothing: every index read belongs to a request that ran.
   expect(reads.by.size).toBe(ran.length);
   expect(reads.by.has('-')).toBe(false);
