@@ -55,6 +55,13 @@ export const ESBUILD_OPTIONS = {
 } as const;
 
 /**
+ * Whether a stage's functions read their source maps at run time (`--enable-source-maps`, about
+ * 30 ms of every cold start): every stage but prod. Where they do, the map ships in the zip; prod's
+ * go beside the assets (lib/constructs/checkout-function.ts).
+ */
+export const mapsStackTraces = (stage: string): boolean => stage !== 'prod';
+
+/**
  * What tells a bundle its stage's acquirer (lambdas/wiring/acquirer.ts): esbuild replaces the
  * expression with the name, so the other acquirer's code is left out of every function of the stage.
  */

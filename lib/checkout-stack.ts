@@ -26,7 +26,7 @@ import { ACQUIRER_TIMEOUTS, acquirerTimeoutEnvironment, routeTimeoutSeconds, typ
 import type { FunctionAcquirer } from './constructs/checkout-function';
 import { accountSecretPrefix, merchantSecretPrefix, stackName, type Stage } from './naming';
 import { deployedRoutes, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, type RouteDefinition } from './routes';
-import { ORIGIN_SECRET_INJECT } from './bundling';
+import { mapsStackTraces, ORIGIN_SECRET_INJECT } from './bundling';
 import { TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from './table-schema';
 
 export interface CheckoutStackProps extends StackProps {
@@ -289,9 +289,9 @@ export class CheckoutStack extends Stack {
         ACQUIRER_ACCOUNT_SECRET_PREFIX: this.accountSecrets.prefix,
         STAGE: stage,
         AUTHORIZATION_VALIDITY_DAYS: String(this.authorizationValidityDays),
-        // Readable stack traces cost about 30 ms of every cold start: only outside prod. prod keeps
-        // the source maps beside the bundles (cdk.out, the deployed asset) to map a trace by hand.
-        ...(stage === 'prod' ? {} : { NODE_OPTIONS: '--enable-source-maps' }),
+        // Readable stack traces cost about 30 ms of every cold start: only outside prod. prod's source
+        // maps go beside its assets (cdk.out/source-maps/) to map a trace by hand.
+        ...(mapsStackTraces(stage) ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
         ...acquirerEnvironment,
         POWERTOOLS_SERVICE_NAME: 'checkout',
         POWERTOOLS_METRICS_NAMESPACE: METRIC_NAMESPACE,

@@ -206,8 +206,8 @@ ${close}
 }
 
 /** When a payment was made, in the page's language; UTC, named (the server does not know the customer's zone). */
-export function paidOn(iso: string, locale: string): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC', timeZoneName: undefined }).format(new Date(iso)) + ' UTC';
+function paidOn(iso: string, locale: string): string {
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso)) + ' UTC';
 }
 
 /** The receipt of a paid payment: shop, amount, when, the order, our reference and the card's last four. */

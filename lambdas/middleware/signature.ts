@@ -21,16 +21,13 @@ export async function verifySignature(
     for (const fields of candidates) ok = verifyFields(hash, fields, key) || ok;
     return ok && password !== undefined;
   };
+  // The password before a rotation, while its overlap lasts: read from the cached entry, no call.
+  const previousMatches = async () => matches(await secrets.previousPasswordOf?.(merchantKey, now));
   const cached = await secrets.passwordOf(merchantKey);
-  if (matches(cached)) return;
-  // The password before a rotation, while its overlap lasts (from the same cached read: no call).
-  const previous = cached !== undefined ? await secrets.previousPasswordOf?.(merchantKey, now) : undefined;
-  if (previous !== undefined && matches(previous)) return;
-  // The password may have been rotated since it was cached: read it again (rate-limited) once.
+  if (matches(cached) || (cached !== undefined && (await previousMatches()))) return;
+  // The password may have been rotated since it was cached: read it again (rate-limited) once; the
+  // cached one may now be the previous one, still accepted during the overlap.
   const fresh = cached !== undefined && secrets.refresh ? await secrets.refresh(merchantKey) : undefined;
-  if (fresh !== undefined && fresh !== cached && matches(fresh)) return;
-  // A rotation elsewhere made the cached password the previous one: it is still accepted during the overlap.
-  const previousAfterRefresh = fresh !== undefined && fresh !== cached ? await secrets.previousPasswordOf?.(merchantKey, now) : undefined;
-  if (previousAfterRefresh !== undefined && previousAfterRefresh !== previous && matches(previousAfterRefresh)) return;
+  if (fresh !== undefined && fresh !== cached && (matches(fresh) || (await previousMatches()))) return;
   throw invalidRequest([HASH_NOT_VALID]);
 }

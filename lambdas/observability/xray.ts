@@ -42,6 +42,8 @@ const HEADER = '{"format":"json","version":1}\n';
 interface Invocation {
   readonly traceId: string;
   readonly handler: Subsegment;
+  /** The daemon's UDP address, read once per invocation. */
+  readonly daemon: { readonly host: string; readonly port: number };
   readonly sends: Promise<void>[];
 }
 
@@ -61,10 +63,8 @@ export function daemonAddress(value = process.env.AWS_XRAY_DAEMON_ADDRESS): { ho
   return match ? { host: match[1] as string, port: Number(match[2]) } : undefined;
 }
 
-function send(document: Subsegment): void {
-  const invocation = current;
-  const address = daemonAddress();
-  if (!invocation || !address) return;
+function send(invocation: Invocation, document: Subsegment): void {
+  const address = invocation.daemon;
   if (!socket) {
     socket = createSocket(address.host.includes(':') ? 'udp6' : 'udp4');
     socket.unref();
@@ -87,9 +87,11 @@ export function beginInvocation(service: string): void {
   coldStart = false;
   current = undefined;
   const trace = getXrayTraceDataFromEnv();
-  if (trace?.Sampled !== '1' || !trace.Root || !trace.Parent || !daemonAddress()) return;
+  const daemon = trace?.Sampled === '1' ? daemonAddress() : undefined;
+  if (!daemon || !trace?.Root || !trace.Parent) return;
   current = {
     traceId: trace.Root,
+    daemon,
     sends: [],
     handler: {
       id: newId(),
@@ -109,7 +111,7 @@ export async function endInvocation(failed = false): Promise<void> {
   if (!invocation) return;
   invocation.handler.end_time = now();
   if (failed) invocation.handler.fault = true;
-  send(invocation.handler);
+  send(invocation, invocation.handler);
   await Promise.all(invocation.sends);
   current = undefined;
 }
@@ -118,9 +120,6 @@ export async function endInvocation(failed = false): Promise<void> {
 export function annotate(key: string, value: AnnotationValue): void {
   if (current) current.handler.annotations = { ...current.handler.annotations, [key]: value };
 }
-
-/** Whether this invocation is being traced. */
-export const tracing = (): boolean => current !== undefined;
 
 /**
  * Runs `call` in a subsegment of the handler's, named `name`, with these annotations; `describe`
@@ -150,15 +149,16 @@ export async function inSubsegment<T>(
     describe?.(subsegment, { value });
     return value;
   } catch (error) {
-    subsegment.fault = true;
     // The error's name only: messages can quote what was sent.
     subsegment.annotations = { ...subsegment.annotations, error: (error as Error)?.name ?? 'Error' };
     describe?.(subsegment, { error });
+    // A fault unless `describe` called it the caller's error (a 4xx answer).
+    if (!subsegment.error) subsegment.fault = true;
     throw error;
   } finally {
     subsegment.end_time = now();
     // Only while the same invocation is on: a call outliving its invocation is not sent into the next one's.
-    if (current === invocation) send(subsegment);
+    if (current === invocation) send(invocation, subsegment);
   }
 }
 
@@ -199,10 +199,7 @@ export function traceAwsClient<C>(client: C): C {
         };
         const status = metadata?.httpStatusCode;
         if (status) subsegment.http = { response: { status } };
-        if (error && status && status < 500) {
-          delete subsegment.fault;
-          subsegment.error = true;
-        }
+        if (error && status && status < 500) subsegment.error = true;
         if (error && THROTTLES.has((error as Error).name)) subsegment.throttle = true;
       });
     },

@@ -8,7 +8,7 @@ import { Construct } from 'constructs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import type { AcquirerName } from '../acquirer';
-import { acquirerDefine, assertLocalEsbuild, BUNDLE_ALIASES, ESBUILD_OPTIONS, PROJECT_ROOT } from '../bundling';
+import { acquirerDefine, assertLocalEsbuild, BUNDLE_ALIASES, ESBUILD_OPTIONS, mapsStackTraces, PROJECT_ROOT } from '../bundling';
 import type { Stage } from '../naming';
 import { bundleDefines } from '../portal-script';
 import { accessForAcquirer, callsAcquirer, type TableAccess } from '../table-access';
@@ -151,7 +151,7 @@ export class CheckoutFunction extends Construct {
     const egress = usesAcquirer ? acquirer.egress : undefined;
 
     this.inject = props.inject ?? [];
-    this.sourceMap = settings.stage === 'prod' ? { directory: sourceMapDirectory(this) } : 'in-asset';
+    this.sourceMap = mapsStackTraces(settings.stage) ? 'in-asset' : { directory: sourceMapDirectory(this) };
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: settings.logRetention,
       removalPolicy: settings.logRemovalPolicy,

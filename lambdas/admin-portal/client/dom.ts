@@ -1,5 +1,7 @@
 /** Building the portal's DOM: elements, the status line, views, forms, tables and times. */
 
+import { formatMinor } from '../../domain/money';
+
 type Child = Node | string | null | undefined | false | readonly Child[];
 type Attributes = Record<string, string | number | boolean | null | undefined | ((event: never) => void)>;
 
@@ -121,25 +123,16 @@ export const timeCell = (iso: string | null | undefined, cls = 'time'): HTMLTabl
 
 export const paymentLink = (id: string): HTMLAnchorElement => el('a', { href: `#/payments/${encodeURIComponent(id)}`, class: 'mono', text: id });
 
-/**
- * The amounts of a list added up per currency, exactly (in minor units by the decimals each amount
- * is written with): "125.00 USD · 1,500 JPY". Empty for no amounts.
- */
+/** An amount as the admin API writes it ("12.30", with its currency's decimals) in minor units. */
+export const minorUnits = (literal: string): number => Number(literal.replace('.', ''));
+
+/** The amounts of a list added up per currency, exactly (in minor units): "125.00 USD · 1500 JPY". Empty for no amounts. */
 export function totalsByCurrency(rows: readonly { readonly amount: string; readonly currency: string }[]): string {
-  const sums = new Map<string, { minor: bigint; exponent: number }>();
-  for (const { amount, currency } of rows) {
-    const [whole = '0', fraction = ''] = amount.split('.');
-    const entry = sums.get(currency) ?? { minor: 0n, exponent: fraction.length };
-    entry.minor += BigInt(whole) * 10n ** BigInt(entry.exponent) + BigInt(fraction.padEnd(entry.exponent, '0').slice(0, entry.exponent) || '0');
-    sums.set(currency, entry);
-  }
+  const sums = new Map<string, number>();
+  for (const { amount, currency } of rows) sums.set(currency, (sums.get(currency) ?? 0) + minorUnits(amount));
   return [...sums]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([currency, { minor, exponent }]) => {
-      const text = minor.toString().padStart(exponent + 1, '0');
-      const whole = exponent ? text.slice(0, -exponent) : text;
-      return `${whole}${exponent ? `.${text.slice(-exponent)}` : ''} ${currency}`;
-    })
+    .map(([currency, minor]) => `${formatMinor(minor, currency)} ${currency}`)
     .join(' · ');
 }
 

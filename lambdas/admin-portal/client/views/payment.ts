@@ -1,8 +1,8 @@
-import { operatorAmountLiteral } from '../../../domain/money';
+import { formatMinor, operatorAmountLiteral } from '../../../domain/money';
 import type { ActionOutcome } from '../../../protocol/admin/actions';
 import type { paymentDetailView } from '../../../protocol/admin/payment-view';
 import { api, fail } from '../api';
-import { cell, confirmMoney, disableAll, el, field, say, show, statusText, table, timeCell, transactionTypeText, when } from '../dom';
+import { cell, confirmMoney, disableAll, el, field, minorUnits, say, show, statusText, table, timeCell, transactionTypeText, when } from '../dom';
 import { may } from '../session';
 import { auditTable } from './audit';
 import { callbacksSection } from './callbacks';
@@ -15,11 +15,6 @@ export const paymentName = (p: { readonly order_number: string; readonly payment
  */
 export const typedAmount = (typed: string, currency: string): string => operatorAmountLiteral(typed, currency) ?? typed.trim();
 
-/** "12.30" in minor units by the currency's exponent (as operatorAmountLiteral writes it). */
-const minorOf = (literal: string): number => Number(literal.replace('.', ''));
-/** Minor units back to a literal with `exponent` decimals. */
-const literalOf = (minor: number, exponent: number): string =>
-  exponent ? `${Math.floor(minor / 10 ** exponent)}.${String(minor % 10 ** exponent).padStart(exponent, '0')}` : String(minor);
 
 /**
  * What is wrong with an amount an operator typed, before anything is confirmed or sent: not an
@@ -28,9 +23,9 @@ const literalOf = (minor: number, exponent: number): string =>
 export function amountProblem(typed: string, currency: string, most: string, what: string): string | undefined {
   const literal = operatorAmountLiteral(typed, currency);
   if (!literal) return `${typed.trim()} is not an amount in ${currency}: digits, and at most the currency's decimals (${most} is one).`;
-  if (minorOf(literal) <= 0) return `The amount to ${what} must be more than 0.`;
+  if (minorUnits(literal) <= 0) return `The amount to ${what} must be more than 0.`;
   const limit = operatorAmountLiteral(most, currency);
-  if (limit && minorOf(literal) > minorOf(limit)) return `At most ${most} ${currency} can be ${what === 'capture' ? 'captured' : 'refunded'}; ${literal} ${currency} is more.`;
+  if (limit && minorUnits(literal) > minorUnits(limit)) return `At most ${most} ${currency} can be ${what === 'capture' ? 'captured' : 'refunded'}; ${literal} ${currency} is more.`;
   return undefined;
 }
 
@@ -134,7 +129,7 @@ function actionButtons(p: PaymentDetail, after: () => void): HTMLElement {
             (shown) => {
               const before = p.left_to_refund ?? '0';
               const refund = operatorAmountLiteral(refAmount.querySelector('input')!.value, p.currency) ?? '0';
-              const after = literalOf(minorOf(before) - minorOf(refund), before.split('.')[1]?.length ?? 0);
+              const after = formatMinor(minorUnits(before) - minorUnits(refund), p.currency);
               return [`Refund ${shown}?`, [`Refund ${shown} of ${who} to the customer.`, `Refundable before this refund: ${before} ${p.currency}; after it: ${after} ${p.currency}.`], `Refund ${shown}`, true];
             },
             p.left_to_refund ?? '0',

@@ -1,7 +1,7 @@
 import type { ActionOutcome } from '../../../protocol/admin/actions';
 import type { PaymentListEntry } from '../../../protocol/admin/payment-view';
 import { api, fail } from '../api';
-import { cell, confirmMoney, el, merchantCell, paymentLink, say, show, table, timeCell, totalsByCurrency } from '../dom';
+import { cell, confirmMoney, el, merchantCell, paymentLink, plural, say, show, table, timeCell, totalsByCurrency } from '../dom';
 import { may } from '../session';
 import { paymentName, typedAmount } from './payment';
 
@@ -134,7 +134,7 @@ export function queueView(): void {
         el('div', { class: 'danger-zone', role: 'group', 'aria-label': 'Cannot be undone' }, el('button', { type: 'button', class: 'danger', text: 'Release selected', onclick: () => bulk('release') })),
       );
       const columns = acting ? ['Select', 'Expires', 'Payment id', 'Merchant', 'Order', 'Amount', 'Capture or release'] : ['Expires', 'Payment id', 'Merchant', 'Order', 'Amount'];
-      show('Capture queue', el('p', { text: `${r.payments.length === 1 ? '1 authorization' : `${r.payments.length} authorizations`} waiting, the soonest to expire first${r.payments.length ? `: ${totalsByCurrency(r.payments)} in all` : ''}.` }), acting ? bulkBar : null, table('Authorizations waiting for capture', columns, rows));
+      show('Capture queue', el('p', { text: `${plural(r.payments.length, 'authorization', 'authorizations')} waiting, the soonest to expire first${r.payments.length ? `: ${totalsByCurrency(r.payments)} in all` : ''}.` }), acting ? bulkBar : null, table('Authorizations waiting for capture', columns, rows));
     })
     .catch(fail);
 }
