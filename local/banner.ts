@@ -37,7 +37,7 @@ export function bannerLines(b: {
       ? `Callbacks: the demo merchant's go to ${b.demo.notificationUrl}`
       : `Callbacks: to receive the demo merchant's here, run in another terminal ${env}npm run -s receiver -- --webhook-secret ${b.demo.webhookSecret} --password ${b.demo.password}, then ${env}npm run -s merchant -- set ${b.demo.merchant_key} --notification-url ${receiver}`,
     `Merchants: ${env}npm run -s merchant -- --help; operators: ${env}npm run -s operator -- create NAME --role viewer|operator|admin${b.showRoutes ? '' : '; the route list: npm start -- --routes'}`,
-    'Next: open the redirect_url the curl answers and pay with 4111 1111 1111 1111, expiry 01/38, any CVV; the README goes on from there.',
+    'Next: open the redirect_url the curl answers and pay with 4111 1111 1111 1111, expiry 01/38, any 3-digit security code and a two-word name; docs/sandbox.md has every test card, the README goes on from there.',
     `Data: ${b.dataDir} (kept across restarts; ${b.customDataDir ? `other tools use it with DATA_DIR=${b.dataDir}; ` : ''}delete it to start afresh).`,
     'Stop: Ctrl-C (the data stays).',
   ];

@@ -102,7 +102,7 @@ describe('the local runner without DEMO_* settings', () => {
     // What a newcomer needs next: the README's next step, where the data lives, how to stop.
     await first.runner.waitForLine(/^Stop: /);
     const lines = first.runner.output().split('\n');
-    expect(lines).toContain('Next: open the redirect_url the curl answers and pay with 4111 1111 1111 1111, expiry 01/38, any CVV; the README goes on from there.');
+    expect(lines).toContain('Next: open the redirect_url the curl answers and pay with 4111 1111 1111 1111, expiry 01/38, any 3-digit security code and a two-word name; docs/sandbox.md has every test card, the README goes on from there.');
     expect(lines).toContain(`Data: ${dataDir} (kept across restarts; other tools use it with DATA_DIR=${dataDir}; delete it to start afresh).`);
     expect(lines).toContain('Stop: Ctrl-C (the data stays).');
     expect((await runCurl(first.curl)).status).toBe(200);
