@@ -1,9 +1,10 @@
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { acquirerDefine, ESBUILD_OPTIONS, PROJECT_ROOT } from '../../lib/bundling';
 import { bundleDefines } from '../../lib/portal-script';
+import { ROUTES } from '../../lib/routes';
 
 export interface BundleSpec {
   /** Row label; route id for handlers. */
@@ -107,3 +108,16 @@ export async function buildBundles(specs: readonly BundleSpec[], outDir: string)
 
 export const projectPath = (...segments: string[]): string => join(PROJECT_ROOT, ...segments);
 export const fromProject = (absolute: string): string => relative(PROJECT_ROOT, absolute);
+
+/** The routes invoked against the local backend (bench, test/integration/lambda-bundles.test.ts): one money flow end to end. */
+export const INVOKED_ROUTES = ['CreateSession', 'PaymentStatus', 'CheckoutPage', 'CheckoutStatus', 'CheckoutPay', 'RefundPayment'];
+
+/** Those routes bundled exactly as a sandbox stage deploys them (the local backend's acquirer), into a fresh outDir. */
+export function sandboxBundles(outDir: string): Promise<Bundle[]> {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  return buildBundles(
+    ROUTES.filter((r) => INVOKED_ROUTES.includes(r.id)).map((r): BundleSpec => ({ name: r.id, kind: 'handler', entry: join(PROJECT_ROOT, r.entry), acquirer: 'sandbox' })),
+    outDir,
+  );
+}

@@ -50,7 +50,12 @@ const OPERATIONS = [
  * first build their dependencies), restored after. The merchant's request limit is raised for the
  * run: a round is three merchant requests, and the loop makes hundreds a second.
  */
-export async function measureLatency(bundles: readonly Bundle[], environment: Readonly<Record<string, string>>, merchant: MerchantCredentials): Promise<LatencyRow[]> {
+export async function measureLatency(
+  bundles: readonly Bundle[],
+  environment: Readonly<Record<string, string>>,
+  merchant: MerchantCredentials,
+  plan: { readonly warmup: number; readonly samples: number } = LATENCY_PLAN,
+): Promise<LatencyRow[]> {
   const vars = { ...environment, MERCHANT_REQUESTS_PER_SECOND: '1000' };
   const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
   Object.assign(process.env, vars);
@@ -88,8 +93,8 @@ export async function measureLatency(bundles: readonly Bundle[], environment: Re
       return result;
     };
     const route = (id: string) => handlers.get(id)!.route;
-    for (let round = 0; round < LATENCY_PLAN.warmup + LATENCY_PLAN.samples; round++) {
-      const record = round >= LATENCY_PLAN.warmup;
+    for (let round = 0; round < plan.warmup + plan.samples; round++) {
+      const record = round >= plan.warmup;
       const created = await call('session', 'CreateSession', apiEvent(route('CreateSession'), { body: createSessionBody(merchant, `latency-${process.pid}-${round}-${randomUUID().slice(0, 8)}`) }), 200, record);
       const redirect = created ? ((JSON.parse(String(created.body)) as { redirect_url?: string }).redirect_url ?? '') : '';
       const token = redirect.slice(redirect.lastIndexOf('/') + 1);

@@ -9,7 +9,7 @@ import { runCrashScenario } from '../support/crash-run';
 import { OPERATIONS, countAwsCalls, countCallsOf } from './aws-calls';
 import { measureRandomMerchantKeys, randomKeysLine, renderRandomKeysSection, spliceRandomKeysSection, type RandomKeysResult } from './merchant-keys';
 import { checkBundles } from './bundle-check';
-import { buildBundles, esbuildApiOptions, projectPath, type Bundle, type BundleSpec } from './bundles';
+import { buildBundles, esbuildApiOptions, projectPath, sandboxBundles, type Bundle, type BundleSpec } from './bundles';
 import { RENDER_PLAN, measurePageWeights, measureRender } from './checkout-page';
 import { measureColdImports, type ImportProbe } from './cold-import';
 import { describeMachine, loadAverage } from './machine';
@@ -121,19 +121,6 @@ async function bundleRows(phase: (what: string) => void): Promise<{ rows: Bundle
     return { bundle, cold: timings[i]!, ...(route ? { route } : {}) };
   });
   return { rows, sourceMaps: { bundle: largest.spec.name, cold: timings[bundles.length]! } };
-}
-
-/** The routes the bench invokes against the local backend: built for the sandbox, the local backend's acquirer. */
-const INVOKED = ['CreateSession', 'PaymentStatus', 'CheckoutPage', 'CheckoutStatus', 'CheckoutPay', 'RefundPayment'];
-
-function sandboxBundles(): Promise<Bundle[]> {
-  const outDir = projectPath('.bench', 'bundles-sandbox');
-  rmSync(outDir, { recursive: true, force: true });
-  mkdirSync(outDir, { recursive: true });
-  return buildBundles(
-    ROUTES.filter((r) => INVOKED.includes(r.id)).map((r): BundleSpec => ({ name: r.id, kind: 'handler', entry: projectPath(r.entry), acquirer: 'sandbox' })),
-    outDir,
-  );
 }
 
 const MONEY_RUNS = Number(process.env.MONEY_MODEL_RUNS ?? 300);
@@ -294,7 +281,7 @@ async function main(): Promise<void> {
     const pageWeights = await attempt('page weights', () => measurePageWeights(service, pageMerchant), []);
 
     phase('invoking the bundled handlers…');
-    const invocable = await attempt('bundles for the local backend\'s acquirer', () => sandboxBundles(), []);
+    const invocable = await attempt('bundles for the local backend\'s acquirer', () => sandboxBundles(projectPath('.bench', 'bundles-sandbox')), []);
     const bundleChecks = await attempt('bundled handlers against the local backend', async () => checkBundles(ROUTES, invocable, { baseUrl, environment, merchant: await newMerchant() }), []);
 
     phase(`latency budget: ${LATENCY_PLAN.samples} rounds of session, status, pay and refund through the bundled handlers…`);

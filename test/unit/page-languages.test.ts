@@ -1,6 +1,6 @@
 import { en, type Texts } from '../../lambdas/checkout-page/texts/en';
 import { PAGE_LANGUAGES, acceptedLanguages, pageTexts } from '../../lambdas/checkout-page/texts';
-import { isLanguageCode } from '../../lambdas/protocol/merchant/session';
+import { isLanguageCode } from '../../lambdas/domain/contact';
 import { displayAmount, monthOfYear } from '../../lambdas/checkout-page/render';
 
 /**
@@ -101,7 +101,16 @@ describe('choosing the language', () => {
 
 describe('the session `language` field (ISO 639-1)', () => {
   it.each(['en', 'es', 'ar', 'uk', 'it', 'ja', 'ZU', 'Fr'])('accepts %s', (code) => expect(isLanguageCode(code)).toBe(true));
-  it.each(['', 'e', 'eng', 'en-US', 'xx', 'qq', '12', 'e1', ' en'])('refuses %j', (code) => expect(isLanguageCode(code)).toBe(false));
+  it.each(['', 'e', 'eng', 'en-US', 'xx', 'qq', '12', 'e1', ' en', 'é1', 'İn'])('refuses %j', (code) => expect(isLanguageCode(code)).toBe(false));
+
+  it('accepts exactly the two-letter codes ICU names, as it did when it asked ICU at run time', () => {
+    const icu = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const named = [...letters].flatMap((a) => [...letters].map((b) => a + b)).filter((code) => icu.of(code) !== undefined);
+    const accepted = [...letters].flatMap((a) => [...letters].map((b) => a + b)).filter(isLanguageCode);
+    expect(accepted).toEqual(named);
+    for (const old of ['iw', 'in', 'ji']) expect(isLanguageCode(old.toUpperCase())).toBe(true);
+  });
 });
 
 describe('amounts and dates in the language (Intl)', () => {

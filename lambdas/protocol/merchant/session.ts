@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { AVAILABLE_METHODS } from '../../domain/checkout-methods';
-import { isCountryCode, isEmail } from '../../domain/contact';
+import { isCountryCode, isEmail, isLanguageCode } from '../../domain/contact';
 import { invalidRequest, type FieldError } from '../../domain/errors';
 import { CURRENCY_EXPONENT_SET, isKnownCurrency, parseAmount } from '../../domain/money';
 import { ORDER_DESCRIPTION_CHARACTERS, ORDER_NUMBER_CHARACTERS } from '../../domain/payment';
@@ -35,10 +35,6 @@ const stringMap = (maxEntries: number, maxValue: number) =>
   z.record(z.string().check(z.regex(CUSTOM_DATA_KEY, RULE.invalid)), z.string().check(z.maxLength(maxValue, RULE.tooLong(maxValue)))).check(
     z.refine((r) => Object.keys(r).length <= maxEntries, RULE.tooMany(maxEntries)),
   );
-
-const LANGUAGE_NAMES = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
-/** An ISO 639-1 code (two letters, any case) that the runtime's language data knows. */
-export const isLanguageCode = (code: string): boolean => /^[A-Za-z]{2}$/.test(code) && LANGUAGE_NAMES.of(code.toLowerCase()) !== undefined;
 
 /**
  * The keys in the order the platform lists its validation answers (its own invalid example:
