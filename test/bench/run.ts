@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES } from '../../lib/routes';
 import { backendEnvironment } from '../../local/backend';
 import { startTestService } from '../support/service';
-import { JOBS } from '../../lib/jobs';
+import { quietServiceLogs } from '../support/quiet-logs';
+import { JOBS, RECEIPT_FEEDBACK } from '../../lib/jobs';
 import fc from 'fast-check';
 import { scenarioArbOf, startMoneyModel, type Connector } from '../support/money-model';
 import { runCrashScenario } from '../support/crash-run';
@@ -41,22 +42,6 @@ async function attempt<T>(what: string, fn: () => Promise<T>, fallback: T): Prom
   }
 }
 
-/**
- * The service's own log lines (a JSON line per request, Powertools') are the run's work, not its
- * output: they are dropped from the terminal. The cost model still counts their bytes (it meters the
- * stream above this filter).
- */
-function quietServiceLogs(): void {
-  // Powertools writes info lines to stdout and warnings and errors to stderr.
-  for (const stream of [process.stdout, process.stderr]) {
-    const write = stream.write.bind(stream) as (...a: unknown[]) => boolean;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (typeof chunk === 'string' && chunk.startsWith('{"level":')) return true;
-      return write(chunk, ...rest);
-    }) as typeof stream.write;
-  }
-}
-
 async function bundleRows(phase: (what: string) => void): Promise<{ rows: BundleRow[]; sourceMaps: BenchResults['sourceMaps'] }> {
   const outDir = projectPath('.bench', 'bundles');
   rmSync(outDir, { recursive: true, force: true });
@@ -89,6 +74,14 @@ async function bundleRows(phase: (what: string) => void): Promise<{ rows: Bundle
       acquirer: 's2s-card',
       entry: projectPath('lambdas/handlers/callback-dispatch.ts'),
       note: 'the DynamoDB stream consumer that delivers new callbacks (lib/constructs/callback-delivery.ts); no customer waits on it.',
+    },
+    {
+      name: 'events ReceiptFeedback',
+      kind: 'handler',
+      group: 'other',
+      acquirer: 's2s-card',
+      entry: projectPath(RECEIPT_FEEDBACK.entry),
+      note: 'SES\'s bounces and complaints through EventBridge, suppressing the addresses (lib/constructs/receipt-mail.ts); no customer waits on it.',
     },
     {
       name: 'naive',

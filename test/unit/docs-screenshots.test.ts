@@ -25,8 +25,20 @@ describe('docs/screenshots', () => {
     expect(manifest.find((m) => m.file === file)).toEqual(shot);
   });
 
-  it('shows the page in three languages, one of them right to left, and the portal on a phone', () => {
-    expect(manifest.map((m) => [m.lang, m.dir])).toEqual([['en', 'ltr'], ['es', 'ltr'], ['ar', 'rtl'], ['en', 'ltr']]);
+  it('shows the page in three languages on a desktop, Arabic and Russian on a phone, each scheme drawn as asked, and the portal on a phone', () => {
+    expect(manifest.filter((m) => m.device === 'desktop' && m.scheme === 'light').map((m) => [m.lang, m.dir])).toEqual([['en', 'ltr'], ['es', 'ltr'], ['ar', 'rtl']]);
+    expect(manifest.filter((m) => m.device === 'phone' && m.file.startsWith('checkout-')).map((m) => [m.lang, m.dir, m.scheme])).toEqual([
+      ['ar', 'rtl', 'light'],
+      ['ar', 'rtl', 'dark'],
+      ['ru', 'ltr', 'light'],
+      ['ru', 'ltr', 'dark'],
+    ]);
+    // The scheme recorded is the one read off the page's background, so a dark shot is dark.
+    expect(manifest.filter((m) => m.file.includes('-dark')).every((m) => m.scheme === 'dark')).toBe(true);
+    expect(manifest.filter((m) => m.file.startsWith('portal-')).map((m) => [m.device, m.scheme])).toEqual([
+      ['phone', 'light'],
+      ['phone', 'dark'],
+    ]);
     expect(existsSync(join(DIR, 'portal-payments-phone.png'))).toBe(true);
   });
 });
