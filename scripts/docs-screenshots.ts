@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     const shots: ShotText[] = [];
     for (const [i, { lang, device, scheme }] of PAGE_SHOTS.entries()) {
       const session = await openSession(service, shop, { order: { number: `DOC-${lang.toUpperCase()}-${1001 + i}`, ...SHOT_ORDER }, extra: { language: lang } });
-      const context = await browser.newContext({ viewport: VIEWPORTS[device], locale: 'en-US', timezoneId: 'UTC', colorScheme: scheme, ...(device === 'phone' ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}) });
+      const context = await browser.newContext({ viewport: VIEWPORTS[device], locale: 'en-US', timezoneId: 'UTC', colorScheme: scheme, ...(device === 'phone' ? { isMobile: true, hasTouch: true } : {}) });
       const page = await context.newPage();
       await page.goto(session.redirectUrl);
       shots.push(await readShot(page, shotFile(`checkout-${lang}`, device, scheme), device, ['h1', '#pay-button', '#card-fields legend']));
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     clock.set(new Date('2030-03-14T10:30:00.000Z'));
     const operator = await seedOperator(service, 'docs', 'docs-screenshot-password');
     for (const scheme of PORTAL_SHOT_SCHEMES) {
-      const context = await browser.newContext({ viewport: VIEWPORTS.phone, locale: 'en-US', timezoneId: 'UTC', colorScheme: scheme, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+      const context = await browser.newContext({ viewport: VIEWPORTS.phone, locale: 'en-US', timezoneId: 'UTC', colorScheme: scheme, isMobile: true, hasTouch: true });
       const page = await context.newPage();
       await page.goto(`${service.baseUrl}/admin`);
       await page.getByLabel('User name').fill(operator.username);
