@@ -12,6 +12,14 @@ const configSchema = z.object({
   /** Base of redirect_url and 3-D Secure returns; when unset, the domain API Gateway received the request on (never a header). */
   PUBLIC_BASE_URL: z.optional(z.url()),
   /**
+   * Who runs the payment page, named in the checkout page's footer with links to its terms and
+   * privacy notice: the stage's `provider` (lib/stages/<stage>.ts), the local runner's own pages
+   * by default (local/main.ts). Without a name the footer names no one and links nowhere.
+   */
+  PROVIDER_NAME: z.optional(z.string().check(z.minLength(1), z.maxLength(80))),
+  PROVIDER_TERMS_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  PROVIDER_PRIVACY_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  /**
    * Where the client's address comes from: API Gateway's source address, or behind CloudFront (the
    * stack sets it with its edge stack) the CloudFront-Viewer-Address header CloudFront writes.
    */

@@ -20,12 +20,13 @@ import type { AcquirerChoice } from './acquirer';
 import { StaticEgress } from './constructs/static-egress';
 import { EDGE_REGION, originSecretName } from './edge-stack';
 import { Tracing } from './constructs/tracing';
-import { resolveStageSettings, type DomainSettings, type StageFile, type StageSettings } from './stage-settings';
+import { providerEnvironment, resolveStageSettings, type DomainSettings, type StageFile, type StageSettings } from './stage-settings';
 import { STAGE_FILES } from './stages';
 import { ACQUIRER_TIMEOUTS, acquirerTimeoutEnvironment, routeTimeoutSeconds, type AcquirerTimeouts } from './time-budget';
 import type { FunctionAcquirer } from './constructs/checkout-function';
 import { accountSecretPrefix, merchantSecretPrefix, stackName, type Stage } from './naming';
 import { deployedRoutes, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, type RouteDefinition } from './routes';
+import { CHECKOUT_PAGE_ROUTES } from './route-table/pages';
 import { mapsStackTraces, ORIGIN_SECRET_INJECT } from './bundling';
 import { TABLE_INDEXES_CONTEXT, TABLE_SCHEMA, tableIndexesFromContext } from './table-schema';
 
@@ -313,6 +314,9 @@ export class CheckoutStack extends Stack {
     };
 
     const functions = new Map<string, CheckoutFunction>();
+    // The checkout page's footer names the stage's provider; only its functions are told.
+    const pageEnvironment = providerEnvironment(settings.provider);
+    const checkoutPageIds = new Set(CHECKOUT_PAGE_ROUTES.map((r) => r.id));
     for (const route of deployedRoutes(routes, this.acquirer.name)) {
       if (functions.has(route.id)) throw new Error(`Duplicate route id: ${route.id}`);
       if (route.id === ADMIN_PORTAL_ROUTE_ID && route.path !== ADMIN_PORTAL_PATH) throw new Error(`The admin portal must be served at ${ADMIN_PORTAL_PATH}`);
@@ -323,7 +327,7 @@ export class CheckoutStack extends Stack {
         access: route.access,
         memoryMb: route.memoryMb,
         timeoutSeconds: routeTimeoutSeconds(route, this.acquirerTimeouts),
-        extraEnvironment: route.id === ADMIN_PORTAL_ROUTE_ID ? this.operators.portalEnvironment : undefined,
+        extraEnvironment: route.id === ADMIN_PORTAL_ROUTE_ID ? this.operators.portalEnvironment : checkoutPageIds.has(route.id) && Object.keys(pageEnvironment).length ? pageEnvironment : undefined,
         ...(customDomain?.edge ? { inject: [ORIGIN_SECRET_INJECT] } : {}),
       });
       this.api.addRoute(route, routeFunction.function, this.authorizerFor(route));

@@ -27,6 +27,32 @@ export interface DomainSettings {
   };
 }
 
+/** The footer's provider of the checkout page (StageFile.provider). */
+export interface ProviderSettings {
+  readonly name: string;
+  readonly termsUrl: string;
+  readonly privacyUrl: string;
+}
+
+/** The checkout page functions' environment for the stage's provider (lambdas/config.ts PROVIDER_*); none without one. */
+export function providerEnvironment(provider: ProviderSettings | undefined): Record<string, string> {
+  return provider ? { PROVIDER_NAME: provider.name, PROVIDER_TERMS_URL: provider.termsUrl, PROVIDER_PRIVACY_URL: provider.privacyUrl } : {};
+}
+
+function checkedProvider(provider: ProviderSettings, where: string): ProviderSettings {
+  if (!provider.name.trim() || provider.name.length > 80) throw new Error(`${where}: provider.name must be 1 to 80 characters, got ${JSON.stringify(provider.name)}`);
+  for (const key of ['termsUrl', 'privacyUrl'] as const) {
+    let ok = false;
+    try {
+      ok = new URL(provider[key]).protocol === 'https:';
+    } catch {
+      /* not a URL */
+    }
+    if (!ok) throw new Error(`${where}: provider.${key} must be an https URL, got ${JSON.stringify(provider[key])}`);
+  }
+  return provider;
+}
+
 /**
  * One stage as reviewed in lib/stages/<stage>.ts. The command line (`-c …`) may fill in what the file
  * leaves out or override it, but never silently change a fact recorded in `deployed`.
@@ -55,6 +81,12 @@ export interface StageFile {
   readonly reserveJobConcurrency: boolean;
   /** X-Ray sampling beyond the reservoir (lib/constructs/tracing.ts): the share of requests traced. */
   readonly traceFixedRate: number;
+  /**
+   * Who runs the payment page, named in the checkout page's footer ("Payments by <name>") with links
+   * to its terms and privacy notice (https). Without it the footer names no one: write it before
+   * customers see the stage, with pages that exist (the links are never checked for you).
+   */
+  readonly provider?: ProviderSettings;
   /** Overrides of lib/time-budget.ts ACQUIRER_TIMEOUTS; route timeouts follow. */
   readonly acquirerTimeouts?: AcquirerTimeouts;
   /**
@@ -184,6 +216,7 @@ export function resolveStageSettings(node: Node, stage: Stage, file: StageFile):
   }
 
   if (!Number.isInteger(file.natGateways) || file.natGateways < 1 || file.natGateways > 3) throw new Error(`${where}: natGateways must be 1 to 3, got ${file.natGateways}`);
+  if (file.provider) checkedProvider(file.provider, where);
   if (!(file.traceFixedRate >= 0 && file.traceFixedRate <= 1)) throw new Error(`${where}: traceFixedRate must be from 0 to 1, got ${file.traceFixedRate}`);
   const { acquirer: _a, domain: _d, keepNames: _k, ...rest } = file;
   return { ...rest, stage, acquirer, ...(domain ? { domain } : {}), keepNames };

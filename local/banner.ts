@@ -1,5 +1,6 @@
 import { JOBS } from '../lib/jobs';
 import { routeKey, type RouteDefinition } from '../lib/routes';
+import { LOCAL_PAGE_PATHS } from './local-pages';
 
 /**
  * What `npm start` prints, in the order a newcomer needs it: where it listens, the demo merchant's
@@ -33,6 +34,8 @@ export function bannerLines(b: {
     `Admin portal: ${b.base}/admin (operator ${JSON.stringify({ username: b.operator.username, password: b.operator.password, role: b.operator.role })}${b.operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''})`,
     'Create a checkout session:',
     b.curl,
+    `After paying (or closing) the checkout returns to ${b.base}${LOCAL_PAGE_PATHS.result}, the curl's success_url and cancel_url: the payment as the demo merchant's status request sees it, its callbacks, and what to try next (${env}npm run -s merchant -- status|refund|void PAYMENT_ID).`,
+    `Changed the curl's order (number, amount, currency or description)? Its hash changes too, or the answer is "hash: Hash is not valid.": ${env}npm run -s merchant -- sign session NUMBER AMOUNT CURRENCY DESCRIPTION prints the new one (amounts carry their currency's decimals: 10.00 USD, 1500 JPY).`,
     b.demo.notificationUrl
       ? `Callbacks: the demo merchant's go to ${b.demo.notificationUrl}`
       : `Callbacks: to receive the demo merchant's here, run in another terminal ${env}npm run -s receiver -- --webhook-secret ${b.demo.webhookSecret} --password ${b.demo.password}, then ${env}npm run -s merchant -- set ${b.demo.merchant_key} --notification-url ${receiver}`,

@@ -138,6 +138,11 @@ export interface AppOptions {
   readonly acquirerTimeouts?: AcquirerTimeouts;
   /** Multiplies every function's timeout (FUNCTION_TIMEOUT_SCALE, functionTimeoutScaleOf); 1 unless given. */
   readonly timeoutScale?: number;
+  /**
+   * The runner's own pages, no part of the route table nor of any stage (local/local-pages.ts): asked
+   * first, answering for their paths only (undefined for any other).
+   */
+  readonly localPages?: (method: string, url: URL) => Promise<APIGatewayProxyStructuredResultV2 | undefined>;
 }
 
 /**
@@ -148,6 +153,10 @@ export interface AppOptions {
 export function runnerTimeouts(routes: readonly RouteDefinition[], timeouts: AcquirerTimeouts = ACQUIRER_TIMEOUTS): Map<string, number> {
   return new Map([...routes, FALLBACK_ROUTE].map((r) => [r.id, routeTimeoutSeconds(r, timeouts)]));
 }
+
+const AMOUNT_NOT_VALID = /(^|[\s.])(order\.)?amount: This value is not valid\./;
+/** What "amount: This value is not valid." means, which the protocol's fixed wording does not say (docs/errors.md). */
+export const AMOUNT_FORMAT_HINT = "an amount is a string with exactly its currency's decimals: 10.00 USD, 1500 JPY (none), 10.250 KWD; docs/errors.md";
 
 /** The line a refused request is reported with. Reads the answer, never the request's body. */
 export function refusalLine(method: string, where: string, status: number, answer: { body?: string; contentType?: string } = {}): string {
@@ -161,6 +170,8 @@ export function refusalLine(method: string, where: string, status: number, answe
       /* not JSON: the status says it */
     }
   } else if (answer.body) reason = 'an HTML page (the page shows what to correct)';
+  // The protocol fixes the rule's words; the runner's log may say what they mean for an amount.
+  if (AMOUNT_NOT_VALID.test(reason)) reason += ` (${AMOUNT_FORMAT_HINT})`;
   // Each part masked on its own: a card number in the path must not run on into the status.
   return `refused ${method} ${redactText(where)} ${status}${reason ? `: ${redactText(reason)}` : ''}`.slice(0, 1000);
 }
@@ -196,6 +207,8 @@ export function createApp(routes: readonly RouteDefinition[] = ROUTES, options: 
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       const path = canonicalPath(url.pathname);
+      const local = options.localPages ? await options.localPages(req.method ?? 'GET', url) : undefined;
+      if (local) return send(res, local);
       let found: { c: CompiledRoute; m: RegExpExecArray } | undefined;
       for (const c of compiled) {
         const m = c.route.method === req.method ? c.pattern.exec(path) : null;

@@ -17,6 +17,8 @@ import { functionTimeoutScaleOf } from './lambda-context';
 import { localClock } from './clock';
 import { JOBS } from '../lib/jobs';
 import { acquirerTimeoutEnvironment, acquirerTimeoutsOf } from '../lib/time-budget';
+import { LOCAL_PAGE_PATHS, localPages } from './local-pages';
+import { announceRunner } from './runner-file';
 
 /**
  * `npm start`: the whole service on one machine. The same handlers and route table as the cloud
@@ -44,6 +46,10 @@ async function main(): Promise<void> {
       AUDIT_ANCHOR_DIR: auditAnchorDirectory(dataDir),
       // The operator's own acquirer timeouts if set, else the stack's: the routes' timeouts follow.
       ...acquirerTimeoutEnvironment(acquirerTimeouts),
+      // The checkout page's footer: a stage names its provider (lib/stages/), the runner its own placeholder pages.
+      PROVIDER_NAME: process.env.PROVIDER_NAME ?? 'Hosted Checkout (local runner)',
+      PROVIDER_TERMS_URL: process.env.PROVIDER_TERMS_URL ?? `${publicBase}${LOCAL_PAGE_PATHS.terms}`,
+      PROVIDER_PRIVACY_URL: process.env.PROVIDER_PRIVACY_URL ?? `${publicBase}${LOCAL_PAGE_PATHS.privacy}`,
     }),
   );
   const config = readConfig();
@@ -56,11 +62,26 @@ async function main(): Promise<void> {
 
   const demo = await seedDemoMerchant(deps, dataDir);
   const operator = await seedOperator(deps.operators as LocalOperatorAuthenticator, dataDir);
-  const app = createApp(routes, { operatorKey: backend.operatorKey, acquirerTimeouts, timeoutScale });
+  const customDataDir = resolve(process.env.DATA_DIR ?? '.data') !== resolve('.data');
+  // Where the runner reaches itself (the result page asks the status route there), known once it listens.
+  let selfUrl = '';
+  const pages = localPages({
+    get selfUrl() {
+      return selfUrl;
+    },
+    demo,
+    deps,
+    helper: { prefix: customDataDir ? `DATA_DIR=${dataDir} ` : '', options: '' },
+  });
+  const app = createApp(routes, { operatorKey: backend.operatorKey, acquirerTimeouts, timeoutScale, localPages: pages });
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
     app.listen(port, host, resolve);
   });
+  const listening = app.address();
+  const selfHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  selfUrl = `http://${selfHost}:${typeof listening === 'object' && listening ? listening.port : port}`;
+  const withdrawRunner = announceRunner(dataDir, selfUrl);
 
   const scheduler = startScheduler(JOBS, 1, timeoutScale);
   let stopping = false;
@@ -74,6 +95,7 @@ async function main(): Promise<void> {
     deps.db.destroy();
     deps.secretsClient.destroy();
     withdraw();
+    withdrawRunner();
     await backend.close();
     process.exit(0);
   };
@@ -87,8 +109,9 @@ async function main(): Promise<void> {
   const body = JSON.stringify({
     merchant_key: demo.merchant_key,
     operation: 'purchase',
-    success_url: 'https://example.com/success',
-    cancel_url: 'https://example.com/cancel',
+    // The runner's own result page (local/local-pages.ts): the payment as the demo merchant sees it, and what to try next.
+    success_url: `${base}${LOCAL_PAGE_PATHS.result}?order=${order.number}`,
+    cancel_url: `${base}${LOCAL_PAGE_PATHS.result}?order=${order.number}&outcome=cancel`,
     hash,
     order,
     customer: { name: 'John Doe', email: 'john@example.com' },
@@ -99,7 +122,7 @@ async function main(): Promise<void> {
   for (const line of bannerLines({
     base,
     dataDir,
-    customDataDir: resolve(process.env.DATA_DIR ?? '.data') !== resolve('.data'),
+    customDataDir,
     routes,
     acquirer:
       config.ACQUIRER === 's2s-card'

@@ -19,6 +19,7 @@ import { CommandFailure, consoleIo, runCli, stageOf, UsageError, type Io } from 
 import { migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
 import { shardCountsOf } from '../lambdas/adapters/dynamodb/keys';
 import { dataDirectory, openLocalStore } from './local-store';
+import { MERCHANT_API_USAGE, isMerchantApiCommand, runMerchantApiCommand } from './merchant-api-command';
 import { ACCOUNT_COMMANDS, ACCOUNT_OPTIONS, ACCOUNT_USAGE, accountOptionsGiven, executeAccountCommand, isAccountCommand, parseAccountCommand, type AccountCommand } from './account-command';
 
 /**
@@ -38,6 +39,7 @@ Commands:
   set KEY <settings>              Change settings. Prints the merchant's settings.
   rotate-password KEY             Issue a new signing password. Prints {"merchant_key","password"}.
 
+${MERCHANT_API_USAGE}
 Callbacks (the server-to-server notifications posted to the merchant's notification URL):
   callbacks PAYMENT_ID            Print each callback of the payment (one per transaction: its
                                   state, next attempt or when it was delivered or given up, last
@@ -387,6 +389,8 @@ async function withNotFoundHint(target: Target, work: Promise<string>): Promise<
 
 /** Runs one command line; resolves with the exit status (0 done, 1 failed, 2 bad usage). */
 export function runMerchantCommand(argv: readonly string[], io: Io = consoleIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // sign, status, refund, void: the merchant API as the demo merchant (local/merchant-api-command.ts).
+  if (isMerchantApiCommand(argv)) return runMerchantApiCommand(argv, USAGE, io, env);
   return runCli<Command, Target>(
     {
       name: 'merchant',

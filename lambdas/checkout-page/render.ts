@@ -10,6 +10,8 @@ import { esc, jsonForScript } from './html';
 import { brandMarks } from './brand-marks';
 import { declineKind } from './decline-kind';
 import { en, type Texts } from './texts/en';
+import type { PageProvider } from './provider';
+import { linkExpiry } from './link-expiry';
 
 export type { Texts };
 
@@ -23,6 +25,10 @@ export interface RenderContext {
   readonly closeUrl?: string;
   /** The processing page: where its script asks for the outcome, where it (and "Check again") goes once it is in, and for how long. */
   readonly processing?: { readonly statusUrl: string; readonly checkUrl: string; readonly plan: PollPlan };
+  /** Who runs the page, named in the footer with their terms and privacy links (the stage's PROVIDER_*). */
+  readonly provider?: PageProvider;
+  /** The service's clock at the request: the form tells how long its link stays open from it. */
+  readonly now?: Date;
 }
 
 /** Languages written right to left (of those Intl may be asked for). */
@@ -74,11 +80,21 @@ ${head}</head>
 <div class="panel">
 ${body}
 </div>
-<footer>${esc(t.securedBy)}</footer>
+<footer><p>${esc(t.securedBy)}</p>${ctx.provider ? providerLine(ctx.provider, t) : ''}</footer>
 </main>
 ${script ? `<script nonce="${ctx.nonce}">${script}</script>` : ''}
 </body>
 </html>`;
+}
+
+/**
+ * "Payments by <provider> · Terms · Privacy": the name isolated (<bdi>), so a Latin name keeps its
+ * order on a right-to-left page; the documents open beside the payment, which stays as it is.
+ */
+function providerLine(provider: PageProvider, t: Texts): string {
+  const [before = '', after = ''] = t.footer.paymentsBy('\u0000').split('\u0000');
+  const link = (url: string | undefined, text: string) => (url ? ` · <a href="${esc(url)}" target="_blank" rel="noopener noreferrer">${esc(text)}</a>` : '');
+  return `<p class="provider">${esc(before)}<bdi>${esc(provider.name)}</bdi>${esc(after)}${link(provider.termsUrl, t.footer.terms)}${link(provider.privacyUrl, t.footer.privacy)}</p>`;
 }
 
 function merchantHeader(merchant: Merchant, headingId = 'title'): string {
@@ -176,6 +192,7 @@ ${countries}
   const close = ctx.closeUrl
     ? `<form id="close-form" method="post" action="${esc(ctx.action ?? '')}"${targetAttr(payment.checkout.urlTarget)}><input type="hidden" name="close" value="1"><button type="submit" class="secondary">${esc(t.closeButton)}</button></form>`
     : '';
+  const expiry = linkExpiry(payment.checkout.expiresAt, ctx.now, t);
   const body = `<header aria-labelledby="title">
 ${merchantHeader(merchant)}
 <p class="amount" aria-label="${esc(t.amountLabel)}: ${esc(amount)}">${esc(amount)}</p>
@@ -198,11 +215,13 @@ ${field({ name: 'card_holder', label: t.holder, hint: t.holderHint, error: msg('
 </fieldset>
 ${contact}
 ${['language', 'screen_width', 'screen_height', 'color_depth', 'tz_offset', 'java'].map((n) => `<input type="hidden" id="browser_${n}" name="browser_${n}" value="">`).join('\n')}
+${expiry.warning}
 <button type="submit" id="pay-button">${esc(t.payButton(amount))}</button>
 </form>
+${expiry.validUntil}
 ${close}
 <script type="application/json" id="texts">${jsonForScript({ ...t.errors, brand: t.brandDetected('%s'), processing: t.processingButton })}</script>`;
-  return layout(ctx, merchant, `${t.title(merchant.name)}: ${amount}`, body, clientScript());
+  return layout(ctx, merchant, `${t.title(merchant.name)}: ${amount}`, body, clientScript() + expiry.script);
 }
 
 /** When a payment was made, in the page's language; UTC, named (the server does not know the customer's zone). */

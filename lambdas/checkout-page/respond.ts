@@ -7,6 +7,7 @@ import { renderForm, renderNavigation, renderState, type RenderContext } from '.
 import { contentSecurityPolicy, htmlResponse, newNonce } from './headers';
 import { pageTexts } from './texts';
 import { pollPlan } from './polling';
+import type { PageProvider } from './provider';
 
 export { contentSecurityPolicy, htmlResponse, newNonce };
 
@@ -33,7 +34,7 @@ async function leaveUrlOf(kind: CheckoutResult['kind'], secrets: MerchantSecrets
 /** Turns what the checkout use case decided into the HTTP answer. */
 export async function respond(
   result: CheckoutResult,
-  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean; acceptLanguage?: string; now: Date },
+  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean; acceptLanguage?: string; now: Date; provider?: PageProvider },
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const nonce = newNonce();
   // The session's language, else the browser's, else English (texts/index.ts).
@@ -45,7 +46,7 @@ export async function respond(
     }
     // The page may be inside the merchant's frame (url_target _top or _parent): its framing rules apply.
     const framed = Boolean(result.merchant?.frameAncestors?.length);
-    return htmlResponse(200, renderNavigation(result, { nonce, texts }), contentSecurityPolicy(nonce, undefined, result.merchant), framed);
+    return htmlResponse(200, renderNavigation(result, { nonce, texts, provider: ctx.provider }), contentSecurityPolicy(nonce, undefined, result.merchant), framed);
   }
   const payment = 'payment' in result ? result.payment : undefined;
   const merchant = 'merchant' in result ? result.merchant : undefined;
@@ -55,6 +56,8 @@ export async function respond(
     texts,
     action: ctx.action,
     sandbox: ctx.sandbox,
+    provider: ctx.provider,
+    now: ctx.now,
     closeUrl: payment && merchant ? await leaveUrlOf(result.kind, ctx.secrets, payment, merchant) : undefined,
     ...(processing ? { processing } : {}),
   };

@@ -40,14 +40,17 @@ button[disabled]{opacity:.7;cursor:progress}
 .secondary{background:transparent;color:var(--accent);border:1px solid var(--primary)}
 .visually-hidden{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 footer{margin-top:1rem;font-size:.875rem;color:var(--muted);text-align:center}
+footer p{margin:0}footer a{color:inherit}
+.expiry{font-size:.875rem;margin-top:.75rem}.expiry-warning{margin:0}.expiry-warning:not(:empty){margin-top:1rem}
 .done{font-size:1.25rem;font-weight:600;color:var(--done)}
 .receipt{border:1px solid var(--line);border-radius:.375rem;padding:.75rem;margin:1rem 0}
 .receipt h2{font-size:1rem;margin:0 0 .5rem}
 .receipt dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem .75rem;margin:0}
 .receipt dt{color:var(--muted)}.receipt dd{margin:0;overflow-wrap:anywhere}
-.sandbox{background:#fff8e1;border:1px solid #8a6d00;color:#5c4800;border-radius:.375rem;padding:.5rem .75rem;font-size:.875rem;margin-bottom:1rem}
+.sandbox{margin-bottom:1rem}
+.sandbox,.expiry-warning:not(:empty){background:#fff8e1;border:1px solid #8a6d00;color:#5c4800;border-radius:.375rem;padding:.5rem .75rem;font-size:.875rem}
 @media (prefers-color-scheme:dark){:root{--text:#e8eaed;--muted:#b6bbc3;--error:#ff9c94;--border:#8d939c;--bg:#121417;--panel:#1d2024;--field:#15171a;--alert-bg:#2a1517;--line:#3b4048;--done:#7fd99a;--accent:#e8eaed}
-.sandbox{background:#2b2410;border-color:#b08f1a;color:#f3d98b}}
+.sandbox,.expiry-warning:not(:empty){background:#2b2410;border-color:#b08f1a;color:#f3d98b}}
 @media (max-width:360px){main{padding:.5rem}.panel{padding:.875rem}.row{grid-template-columns:1fr;grid-template-rows:none}.row>div{grid-row:auto;grid-template-rows:none}.amount{font-size:1.5rem}}
 `;
 

@@ -2,9 +2,10 @@ import { pageEndpoint } from '../middleware/page-endpoint';
 import { routeDeps } from '../wiring/acquirer';
 import { respond } from '../checkout-page/respond';
 import { openLink } from '../use-cases/checkout';
+import { pageProviderOf } from '../checkout-page/provider';
 
 /** GET /auth/{token}: the hosted checkout page. */
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
-  return respond(await openLink(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now() });
+  return respond(await openLink(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now(), provider: pageProviderOf(deps.config) });
 }, routeDeps);

@@ -5,6 +5,7 @@ import { clientAddress } from '../middleware/client-address';
 import { respond } from '../checkout-page/respond';
 import { closeLink, openLink, pay } from '../use-cases/checkout';
 import type { BrowserInfo } from '../ports/acquirer';
+import { pageProviderOf } from '../checkout-page/provider';
 
 const int = (v: string | null, min: number, max: number): number | undefined => {
   const n = Number(v);
@@ -29,7 +30,7 @@ function browserInfo(form: URLSearchParams, headers: Record<string, string | und
 /** POST /auth/{token}: the customer pays, or closes the page (`close=1`). */
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
-  const ctx = { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now() };
+  const ctx = { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now(), provider: pageProviderOf(deps.config) };
   const form = formFields(event);
   // A body we cannot read is answered with the page as it stands: the card data is never echoed.
   if (!form) return respond(await openLink(deps, token), ctx);

@@ -3,6 +3,8 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import { cards, expectStrictPage, fillCard, payWith, screenshot, seriousA11yViolations } from '../support/browser';
 import { checkoutHarness } from '../support/checkout-harness';
 import { statusOf } from '../support/merchant-site';
+import { PAGE_LANGUAGES } from '../../lambdas/checkout-page/texts';
+import { validUntilText } from '../../lambdas/checkout-page/link-expiry';
 
 /**
  * The hosted page's rules in a real browser: field rules (protocol.md §6) live and on the server,
@@ -11,8 +13,10 @@ import { statusOf } from '../support/merchant-site';
  */
 /** The service's clock: the expiry tests move it instead of waiting. */
 const clock = new ManualClock(new Date());
+/** Who the footer names: the stage's provider (PROVIDER_*). */
+const PROVIDER = { PROVIDER_NAME: 'Example Payments', PROVIDER_TERMS_URL: 'https://payments.example/terms', PROVIDER_PRIVACY_URL: 'https://payments.example/privacy' };
 /** Sessions without expiry_url, so an expired link shows its own page. */
-const h = checkoutHarness({ shop: { name: 'Gift Shop', settings: { returnParams: true } }, service: { clock }, session: { expiry_url: undefined } });
+const h = checkoutHarness({ shop: { name: 'Gift Shop', settings: { returnParams: true } }, service: { clock, env: PROVIDER }, session: { expiry_url: undefined } });
 const { open, checkout, landOn } = h;
 const stateTitle = (page: Page) => page.locator('h1#title').textContent();
 
@@ -180,6 +184,54 @@ describe('links that cannot take a payment', () => {
     expect(await page.locator('form').count()).toBe(0);
     expect(await page.locator('input').count()).toBe(0);
     await screenshot(page, 'paid');
+  });
+});
+
+describe('the footer and the link\'s expiry', () => {
+  const expiresAt = async (paymentId: string) => new Date((await h.service.deps.store.findPayment(paymentId))!.checkout!.expiresAt);
+
+  it('names the provider with its terms and privacy, and the time the link is valid until, without scripts', async () => {
+    const page = await open({ javaScriptEnabled: false });
+    const link = await checkout();
+    await page.goto(link.url);
+    const footer = page.locator('footer');
+    expect(await footer.locator('.provider').textContent()).toBe('Payments by Example Payments · Terms · Privacy');
+    expect(await footer.getByRole('link', { name: 'Terms' }).getAttribute('href')).toBe(PROVIDER.PROVIDER_TERMS_URL);
+    expect(await footer.getByRole('link', { name: 'Privacy' }).getAttribute('href')).toBe(PROVIDER.PROVIDER_PRIVACY_URL);
+    const until = validUntilText(await expiresAt(link.paymentId), clock.now(), 'en');
+    expect(await page.locator('#link-expiry').textContent()).toBe(`This payment link is valid until ${until}.`);
+    expect(await page.locator('#expiry-warning').textContent()).toBe('');
+  });
+
+  it('with scripts, says the time in the customer\'s zone and warns politely 5 minutes before the end, axe-clean', async () => {
+    const page = await h.audited({ timezoneId: 'Asia/Tokyo' });
+    const link = await checkout({ session_expiry: 6 });
+    // A minute gone less a moment: the warning is due 1.5 s after the page opens.
+    clock.advance(60_000 - 1_500);
+    await page.goto(link.url);
+    const warning = page.locator('#expiry-warning');
+    expect([await warning.getAttribute('role'), await warning.getAttribute('aria-live')]).toEqual(['status', 'polite']);
+    await warning.filter({ hasText: 'This payment link expires in 5 minutes. Please complete your payment before then.' }).waitFor();
+    const tokyo = new Intl.DateTimeFormat('en', { hour: 'numeric', minute: '2-digit', timeZone: 'Asia/Tokyo' }).format(await expiresAt(link.paymentId));
+    // The time alone, or with the date when the link ends on another day there.
+    expect(await page.locator('#link-expiry').textContent()).toMatch(new RegExp(`^This payment link is valid until (.+, )?${tokyo}\\.$`));
+    expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+
+  it('in Arabic, right to left: the footer, the time and the warning in Arabic', async () => {
+    const ar = PAGE_LANGUAGES.ar!;
+    const page = await open({ javaScriptEnabled: false });
+    const link = await checkout({ language: 'ar', session_expiry: 5 });
+    await page.goto(link.url);
+    expect(await page.locator('html').getAttribute('dir')).toBe('rtl');
+    expect(await page.locator('footer .provider').textContent()).toBe(`${ar.footer.paymentsBy('Example Payments')} · ${ar.footer.terms} · ${ar.footer.privacy}`);
+    expect(await page.locator('footer bdi').textContent()).toBe('Example Payments');
+    expect(await page.locator('#link-expiry').textContent()).toBe(ar.linkExpiry.validUntil(validUntilText(await expiresAt(link.paymentId), clock.now(), 'ar')));
+
+    // With scripts: five minutes left, so the warning is there at once.
+    const scripted = await open();
+    await scripted.goto(link.url);
+    await scripted.locator('#expiry-warning').filter({ hasText: ar.linkExpiry.endsSoon(5) }).waitFor();
   });
 });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { signFields } from '../../lambdas/domain/hash';
 import { paymentIdOf } from '../support/links';
 import { freePort, startTs, type Service } from '../support/processes';
+import { runMerchantCommand } from '../../local/merchant-command';
 
 /**
  * `npm start` as a developer meets it: it prints a working curl command, stops cleanly on Ctrl-C
@@ -87,9 +88,35 @@ describe('the local runner with a chosen demo merchant', () => {
   });
 
   it('still finds the payment after a restart on the same DATA_DIR', async () => {
-    const { runner, base, demo } = await start(dataDir, DEMO);
+    const { runner, base, demo, curl } = await start(dataDir, DEMO);
     expect(await status(base, demo, paymentId)).toMatchObject({ status: 200, body: { payment_id: paymentId, status: 'prepare', order: { number: 'demo-1', amount: '10.00' } } });
+
+    // The curl's way back is the runner's own result page: the order's payment as the demo merchant's status request sees it.
+    const body = JSON.parse(requestOf(curl).body) as { success_url: string; cancel_url: string };
+    expect([body.success_url, body.cancel_url]).toEqual([`${base}/local/result?order=demo-1`, `${base}/local/result?order=demo-1&outcome=cancel`]);
+    const result = await fetch(body.success_url);
+    const page = await result.text();
+    expect([result.status, result.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("default-src 'none'")]);
+    expect(page).toContain(`<dt>Status</dt><dd>prepare</dd><dt>Reference (payment_id)</dt><dd>${paymentId}</dd>`);
+    expect(page).toContain(`npm run -s merchant -- refund ${paymentId} 10.00`);
+    expect((await fetch(`${base}/local/result?payment_id=nope`)).status).toBe(404);
+    // The footer's placeholders are real pages.
+    for (const doc of ['terms', 'privacy']) expect((await fetch(`${base}/local/${doc}`)).status).toBe(200);
+
+    // The merchant helper finds the runner (DATA_DIR/runner.json) and the demo merchant, signs, and prints the answer.
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (t: string) => out.push(t), err: (t: string) => err.push(t) };
+    const env = { DATA_DIR: dataDir, ...DEMO };
+    expect(await runMerchantCommand(['status', paymentId], io, env)).toBe(0);
+    expect(JSON.parse(out.join(''))).toMatchObject({ payment_id: paymentId, status: 'prepare' });
+    expect(await runMerchantCommand(['void', 'no-such-payment'], io, env)).toBe(1);
+    expect(err.join('\n')).toContain(`refused, HTTP 404: Payment not found.\npayment no-such-payment is not a payment of merchant demo-shop at ${base}`);
     expect(await stop(runner)).toEqual({ code: 0, signal: null });
+    // Stopped: the helper says so rather than failing obscurely.
+    err.length = 0;
+    expect(await runMerchantCommand(['status', paymentId, '--base-url', base], io, env)).toBe(1);
+    expect(err.join('\n')).toContain(`nothing answered at ${base}/api/v1/payment/status (ECONNREFUSED): is npm start running?`);
   });
 });
 

@@ -27,6 +27,15 @@ describe('the npm start banner', () => {
     expect(lines[at('Admin portal: ')]).toContain('{"username":"admin","password":"op-pw","role":"admin"}');
   });
 
+  it('says where paying leads (the result page) and how to sign an edited curl', () => {
+    const lines = banner();
+    const curl = lines.findIndex((l) => l.startsWith('curl -s '));
+    expect(lines[curl + 1]).toContain('returns to http://127.0.0.1:3000/local/result');
+    expect(lines[curl + 1]).toContain('npm run -s merchant -- status|refund|void PAYMENT_ID');
+    expect(lines[curl + 2]).toContain('"hash: Hash is not valid."');
+    expect(lines[curl + 2]).toContain('npm run -s merchant -- sign session NUMBER AMOUNT CURRENCY DESCRIPTION');
+  });
+
   it('lists the routes only with --routes, and says how to get them', () => {
     expect(banner().some((l) => l.startsWith('Routes: '))).toBe(false);
     expect(banner().find((l) => l.startsWith('Merchants: '))).toContain('the route list: npm start -- --routes');
@@ -39,7 +48,7 @@ describe('the npm start banner', () => {
     expect(plain).not.toContain('DATA_DIR=');
     const custom = banner({ customDataDir: true, dataDir: '/tmp/shop-data' });
     const commands = custom.filter((l) => l.includes('npm run -s'));
-    expect(commands.length).toBe(2);
+    expect(commands.length).toBe(4);
     for (const line of commands) {
       const runs = line.match(/(?:DATA_DIR=\S+ )?npm run -s \w+/g) ?? [];
       expect(runs.length).toBeGreaterThan(0);

@@ -79,6 +79,15 @@ export const ar: Texts = {
     card: 'البطاقة',
     cardEnding: (last4) => `تنتهي بـ ${last4}`,
   },
+  footer: {
+    paymentsBy: (provider) => `المدفوعات عبر ${provider}`,
+    terms: 'الشروط',
+    privacy: 'الخصوصية',
+  },
+  linkExpiry: {
+    validUntil: (time) => `رابط الدفع هذا صالح حتى ${time}.`,
+    endsSoon: (minutes) => `تنتهي صلاحية رابط الدفع هذا خلال ${minutes === 1 ? 'دقيقة واحدة' : minutes === 2 ? 'دقيقتين' : minutes <= 10 ? `${minutes} دقائق` : `${minutes} دقيقة`}. يُرجى إكمال الدفع قبل ذلك.`,
+  },
   continueButton: 'متابعة',
   errorTitle: 'حدث خطأ ما',
   errorBody: 'يرجى فتح رابط الدفع هذا مرة أخرى بعد قليل لمعرفة ما إذا تمت دفعتك قبل المحاولة من جديد.',

@@ -79,6 +79,15 @@ export const de: Texts = {
     card: 'Karte',
     cardEnding: (last4) => `endet auf ${last4}`,
   },
+  footer: {
+    paymentsBy: (provider) => `Zahlungsabwicklung durch ${provider}`,
+    terms: 'AGB',
+    privacy: 'Datenschutz',
+  },
+  linkExpiry: {
+    validUntil: (time) => `Dieser Zahlungslink ist gültig bis ${time}.`,
+    endsSoon: (minutes) => `Dieser Zahlungslink läuft in ${minutes} ${minutes === 1 ? 'Minute' : 'Minuten'} ab. Bitte schließen Sie die Zahlung vorher ab.`,
+  },
   continueButton: 'Weiter',
   errorTitle: 'Etwas ist schiefgelaufen',
   errorBody: 'Öffnen Sie diesen Zahlungslink gleich noch einmal, um zu sehen, ob Ihre Zahlung durchgegangen ist, bevor Sie es erneut versuchen.',

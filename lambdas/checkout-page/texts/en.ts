@@ -86,6 +86,17 @@ export const en = {
     card: 'Card',
     cardEnding: (last4: string) => `ending in ${last4}`,
   },
+  /** The page's footer: who runs the payment page, with its terms and privacy notice (configured per stage). */
+  footer: {
+    paymentsBy: (provider: string) => `Payments by ${provider}`,
+    terms: 'Terms',
+    privacy: 'Privacy',
+  },
+  /** How long the link stays open (the session's expiry): shown on the form; the warning a few minutes before, with scripts. */
+  linkExpiry: {
+    validUntil: (time: string) => `This payment link is valid until ${time}.`,
+    endsSoon: (minutes: number) => `This payment link expires in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}. Please complete your payment before then.`,
+  },
   continueButton: 'Continue',
   errorTitle: 'Something went wrong',
   // The failure may come after the acquirer was asked, so the page cannot promise there was no charge.

@@ -79,6 +79,15 @@ export const es: Texts = {
     card: 'Tarjeta',
     cardEnding: (last4) => `terminada en ${last4}`,
   },
+  footer: {
+    paymentsBy: (provider) => `Pagos procesados por ${provider}`,
+    terms: 'Condiciones',
+    privacy: 'Privacidad',
+  },
+  linkExpiry: {
+    validUntil: (time) => `Este enlace de pago es válido hasta: ${time}.`,
+    endsSoon: (minutes) => `Este enlace de pago caduca en ${minutes} ${minutes === 1 ? 'minuto' : 'minutos'}. Complete el pago antes.`,
+  },
   continueButton: 'Continuar',
   errorTitle: 'Algo ha fallado',
   errorBody: 'Abra de nuevo este enlace de pago dentro de un momento para ver si su pago se ha realizado antes de volver a intentarlo.',

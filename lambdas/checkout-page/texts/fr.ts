@@ -79,6 +79,15 @@ export const fr: Texts = {
     card: 'Carte',
     cardEnding: (last4) => `se terminant par ${last4}`,
   },
+  footer: {
+    paymentsBy: (provider) => `Paiements traités par ${provider}`,
+    terms: 'Conditions',
+    privacy: 'Confidentialité',
+  },
+  linkExpiry: {
+    validUntil: (time) => `Ce lien de paiement est valable jusqu’à : ${time}.`,
+    endsSoon: (minutes) => `Ce lien de paiement expire dans ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}. Terminez votre paiement avant.`,
+  },
   continueButton: 'Continuer',
   errorTitle: 'Une erreur s’est produite',
   errorBody: 'Rouvrez ce lien de paiement dans un instant pour voir si votre paiement est passé avant de réessayer.',

@@ -82,6 +82,15 @@ export const ru: Texts = {
     card: 'Карта',
     cardEnding: (last4) => `последние цифры ${last4}`,
   },
+  footer: {
+    paymentsBy: (provider) => `Платежи обрабатывает ${provider}`,
+    terms: 'Условия',
+    privacy: 'Конфиденциальность',
+  },
+  linkExpiry: {
+    validUntil: (time) => `Ссылка на оплату действительна до ${time}.`,
+    endsSoon: (minutes) => `Ссылка на оплату перестанет действовать через ${minutes} ${plural(minutes, { one: 'минуту', few: 'минуты', many: 'минут' })}. Пожалуйста, завершите оплату до этого.`,
+  },
   continueButton: 'Продолжить',
   errorTitle: 'Что-то пошло не так',
   errorBody: 'Через минуту снова откройте эту ссылку на оплату и проверьте, прошёл ли платёж, прежде чем пробовать ещё раз.',

@@ -79,6 +79,15 @@ export const tr: Texts = {
     card: 'Kart',
     cardEnding: (last4) => `son dört hanesi ${last4}`,
   },
+  footer: {
+    paymentsBy: (provider) => `Ödemeler ${provider} tarafından işlenir`,
+    terms: 'Koşullar',
+    privacy: 'Gizlilik',
+  },
+  linkExpiry: {
+    validUntil: (time) => `Bu ödeme bağlantısının geçerlilik sonu: ${time}.`,
+    endsSoon: (minutes) => `Bu ödeme bağlantısının süresi ${minutes} dakika içinde doluyor. Lütfen ödemenizi bundan önce tamamlayın.`,
+  },
   continueButton: 'Devam',
   errorTitle: 'Bir sorun oluştu',
   errorBody: 'Yeniden denemeden önce ödemenizin gerçekleşip gerçekleşmediğini görmek için bu ödeme bağlantısını birazdan tekrar açın.',

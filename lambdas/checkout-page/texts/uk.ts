@@ -82,6 +82,15 @@ export const uk: Texts = {
     card: 'Картка',
     cardEnding: (last4) => `останні цифри ${last4}`,
   },
+  footer: {
+    paymentsBy: (provider) => `Платежі обробляє ${provider}`,
+    terms: 'Умови',
+    privacy: 'Конфіденційність',
+  },
+  linkExpiry: {
+    validUntil: (time) => `Посилання на оплату дійсне до ${time}.`,
+    endsSoon: (minutes) => `Посилання на оплату перестане діяти через ${minutes} ${plural(minutes, { one: 'хвилину', few: 'хвилини', many: 'хвилин' })}. Будь ласка, завершіть оплату до цього.`,
+  },
   continueButton: 'Продовжити',
   errorTitle: 'Щось пішло не так',
   errorBody: 'За хвилину знову відкрийте це посилання на оплату й перевірте, чи пройшов платіж, перш ніж пробувати ще раз.',
