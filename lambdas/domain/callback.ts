@@ -123,6 +123,10 @@ export function callbackFields(payment: Payment, tx: Transaction, password: stri
     ['card', payment.card?.mask],
     ['card_expiration_date', payment.card ? expirationDate(payment.card) : undefined],
     ['card_token', payment.cardToken],
+    // A wallet payment (docs/wallets.md): which wallet, and whether the card number behind the token
+    // is a device's (dpan) or the card's own (fpan); card and card_expiration_date are not known then.
+    ['digital_wallet', payment.wallet?.wallet],
+    ['pan_type', payment.wallet?.panType],
     ['recurring_init_trans_id', payment.recurringInitTransId],
     ['recurring_token', payment.recurringToken],
     ['schedule_id', payment.scheduleId],

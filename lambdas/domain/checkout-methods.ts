@@ -1,4 +1,5 @@
 import type { BillingAddress, Customer } from './payment';
+import { WALLETS, isWallet, type Wallet } from './wallet';
 
 /** Payment methods this service can route to, and what each needs from the customer. */
 export const AVAILABLE_METHODS = ['card'] as const;
@@ -31,15 +32,46 @@ export function methodsOffered(
   order: { currency: string; amountMinor: number },
 ): PaymentMethod[] {
   if (sessionMethods?.length) return sessionMethods.filter(isAvailable);
-  const rule = rules?.find(
+  const rule = matchingRule(rules, order);
+  if (rule) return rule.methods.filter(isAvailable);
+  return [...AVAILABLE_METHODS];
+}
+
+/**
+ * Whether the hosted page shows the wallets' buttons. Until it does, a session's `methods` may not
+ * name `applepay` or `googlepay`: a session offering only a wallet would show a page with nothing to
+ * pay with. The server side of wallet payments is in place (docs/wallets.md); the page's buttons
+ * turn this on.
+ */
+export const WALLETS_ON_PAGE = false;
+
+/** The values a session's `methods` may hold: the page's methods, and the wallets once the page shows them. */
+export const sessionMethodValues = (walletsOnPage: boolean = WALLETS_ON_PAGE): readonly string[] =>
+  walletsOnPage ? [...AVAILABLE_METHODS, ...WALLETS] : AVAILABLE_METHODS;
+
+/**
+ * The wallets offered, chosen as methodsOffered chooses the methods: the session's `methods`, else
+ * the merchant's first matching pre-routing rule, else every wallet once the page shows them.
+ */
+export function walletsOffered(
+  sessionMethods: readonly string[] | undefined,
+  rules: readonly PreRoutingRule[] | undefined,
+  order: { currency: string; amountMinor: number },
+  walletsOnPage: boolean = WALLETS_ON_PAGE,
+): Wallet[] {
+  if (sessionMethods?.length) return sessionMethods.filter(isWallet);
+  const rule = matchingRule(rules, order);
+  if (rule) return rule.methods.filter(isWallet);
+  return walletsOnPage ? [...WALLETS] : [];
+}
+
+const matchingRule = (rules: readonly PreRoutingRule[] | undefined, order: { currency: string; amountMinor: number }) =>
+  rules?.find(
     (r) =>
       (r.currency === undefined || r.currency === order.currency) &&
       (r.minAmountMinor === undefined || order.amountMinor >= r.minAmountMinor) &&
       (r.maxAmountMinor === undefined || order.amountMinor <= r.maxAmountMinor),
   );
-  if (rule) return rule.methods.filter(isAvailable);
-  return [...AVAILABLE_METHODS];
-}
 
 /** The customer fields the page must ask for: needed by the method and missing from the session. */
 export function missingCustomerFields(method: PaymentMethod, customer: Customer, billing: BillingAddress | undefined): CustomerField[] {

@@ -14,7 +14,11 @@ export const ERRORS = {
     code: 0,
     httpStatus: 400,
     message: 'Request data is invalid.',
-    when: 'The body failed validation, the signature did not match, or the body is not acceptable JSON. `errors` lists one item per field.',
+    when:
+      'The body failed validation, the signature did not match, or the body is not acceptable JSON. `errors` lists one item per field; a rule across ' +
+      'fields is reported on one of them: `schedule_id` without `recurring_init`, and a wallet (`applepay`, `googlepay`) in `methods` of a session with ' +
+      '`recurring_init` or `req_token` (`methods: Wallet payments (applepay, googlepay) store no card, so they cannot be used with recurring_init or req_token.`; ' +
+      'docs/wallets.md).',
   },
   FIELD_INVALID: {
     code: 100000,

@@ -2,16 +2,17 @@
  * Card data must never reach a log line or an error: anything that looks like a card number (13-19
  * digits, grouped with spaces, dashes, dots, slashes or plus signs) is masked, a security code
  * mentioned in text ("cvc 123", "CVV: 1234") is dropped, and card-shaped keys are dropped whatever
- * they hold.
+ * they hold. A wallet's payment token (Apple Pay, Google Pay) is card data too: its keys are dropped
+ * the same way, in objects and in form-encoded text.
  */
-const SENSITIVE_KEYS = /^(card_?number|pan|number_on_card|cvv2?|cvc2?|cv2|security_?code|card_?cvv|password|secret|hash_?secret|webhook_?secret|previous_?webhook_?secret)$/i;
+const SENSITIVE_KEYS = /^(card_?number|pan|number_on_card|cvv2?|cvc2?|cv2|security_?code|card_?cvv|password|secret|hash_?secret|webhook_?secret|previous_?webhook_?secret|payment_?token|wallet_?token|payment_?data|tokenization_?data)$/i;
 const PAN_LIKE = /\b\d(?:(?:[ +./-]|%20|%2[fF])?\d){12,18}\b/g;
 /** A security code written out in text: "cvc 123", "CVV2: 1234", "security code is 123". */
 const CODE_MENTION = /\b(cvv2?|cvc2?|cv2|csc|security[ _-]?code|card[ _-]?cvv)(\s*(?:is|:|=|#)?\s*)\d{3,4}\b/gi;
 const MAX_DEPTH = 8;
 
-/** card_number=4111+1111+… and cvv=123 in form-encoded or query text. */
-const SENSITIVE_PAIR = /\b(card_?number|card_?cvv|cvv2?|cvc2?|security_?code|pan)=[^&\s"]*/gi;
+/** card_number=4111+1111+…, cvv=123 and payment_token=… in form-encoded or query text. */
+const SENSITIVE_PAIR = /\b(card_?number|card_?cvv|cvv2?|cvc2?|security_?code|pan|payment_?token|wallet_?token)=[^&\s"]*/gi;
 
 /**
  * A UUID (payment ids, request and correlation ids) is never a card number, whatever digits it has:

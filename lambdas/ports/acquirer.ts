@@ -1,5 +1,6 @@
 import type { CardSummary, ValidCard } from '../domain/card';
 import type { BillingAddress, Chargeback } from '../domain/payment';
+import type { WalletPayment } from '../domain/wallet';
 
 /**
  * The one narrow interface an acquirer implements: the sandbox (adapters/sandbox-acquirer) and the
@@ -22,7 +23,12 @@ export interface BrowserInfo {
 export type PaymentInstrument =
   | { readonly kind: 'card'; readonly card: ValidCard }
   /** A card the acquirer stored for us earlier (saved card, recurring). */
-  | { readonly kind: 'stored'; readonly storedCredentialRef: string; readonly summary: CardSummary };
+  | { readonly kind: 'stored'; readonly storedCredentialRef: string; readonly summary: CardSummary }
+  /**
+   * An Apple Pay or Google Pay token (docs/wallets.md): the acquirer decrypts it; we never see the
+   * card number. "Virtual": nothing is stored for later charges, so `storeCredential` is false.
+   */
+  | { readonly kind: 'wallet'; readonly wallet: WalletPayment };
 
 /**
  * Who pays, as far as the payment knows it: acquirers that sign or check payer data (the S2S CARD

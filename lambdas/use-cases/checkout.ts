@@ -1,11 +1,12 @@
 import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
 import { telemetry } from '../observability/telemetry';
 import { logger } from '../observability/logger';
-import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
-import { containsCardNumber, expired, summarize, validateCard, type CardField, type CardInput, type ValidCard } from '../domain/card';
+import { methodsOffered, missingCustomerFields, walletsOffered, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
+import { containsCardNumber, expired, summarize, validateCard, type CardField, type CardInput, type CardSummary, type ValidCard } from '../domain/card';
+import { readWalletInput, walletRefusal, walletSummary, type WalletInput, type WalletSummary } from '../domain/wallet';
 import { isCountryCode, isEmail } from '../domain/contact';
 import { claimAttempt, closeLink as closeDeclinedLink, customerAfterPay, hasLink, sessionBillingAddress, sessionCustomer, type SavedCard, type BillingAddress, type Customer, type LinkPayment, type Payment } from '../domain/payment';
-import type { Acquirer, AcquirerOutcome, BrowserInfo } from '../ports/acquirer';
+import type { Acquirer, AcquirerOutcome, BrowserInfo, PaymentInstrument } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import type { Merchant, MerchantDirectory, MerchantSecrets } from '../ports/merchants';
@@ -29,7 +30,7 @@ export interface CheckoutDeps {
 }
 
 
-export type FieldProblems = Partial<Record<CardField | CustomerField | 'method' | 'savedCard', string>>;
+export type FieldProblems = Partial<Record<CardField | CustomerField | 'method' | 'savedCard' | 'wallet', string>>;
 
 /** What the customer sees on the link. The page renders exactly one of these. */
 export type LinkView =
@@ -137,7 +138,19 @@ export interface PayContext {
   readonly browser: BrowserInfo;
 }
 
-function validateForm(view: Extract<LinkView, { kind: 'form' }>, form: PayForm, now: Date):
+type FormView = Extract<LinkView, { kind: 'form' }>;
+
+/** The contact details the page asked for (those the session did not give), checked; card and wallet forms alike. */
+function validateContact(view: FormView, form: { readonly email?: string; readonly country?: string }, problems: FieldProblems): { email?: string; country?: string } {
+  const email = form.email?.trim();
+  const country = form.country?.trim().toUpperCase();
+  // A card number pasted into the e-mail field must not become the customer's stored e-mail.
+  if (view.ask.includes('email') && !(email && isEmail(email) && !containsCardNumber(email))) problems.email = 'email';
+  if (view.ask.includes('country') && !(country && isCountryCode(country))) problems.country = 'country';
+  return { ...(view.ask.includes('email') ? { email } : {}), ...(view.ask.includes('country') ? { country } : {}) };
+}
+
+function validateForm(view: FormView, form: PayForm, now: Date):
   | { ok: true; method: PaymentMethod; card: ValidCard | SavedCard; email?: string; country?: string }
   | { ok: false; problems: FieldProblems } {
   const problems: FieldProblems = {};
@@ -147,19 +160,82 @@ function validateForm(view: Extract<LinkView, { kind: 'form' }>, form: PayForm, 
   if (form.savedCard && form.savedCard !== 'new' && !saved) problems.method = 'method';
   const checked = saved ? { card: saved } : validateCard(form, now);
   if ('errors' in checked) Object.assign(problems, checked.errors);
-  const email = form.email?.trim();
-  const country = form.country?.trim().toUpperCase();
-  // A card number pasted into the e-mail field must not become the customer's stored e-mail.
-  if (view.ask.includes('email') && !(email && isEmail(email) && !containsCardNumber(email))) problems.email = 'email';
-  if (view.ask.includes('country') && !(country && isCountryCode(country))) problems.country = 'country';
+  const contact = validateContact(view, form, problems);
   if (Object.keys(problems).length || !method || 'errors' in checked) return { ok: false, problems };
-  return {
-    ok: true,
-    method,
-    card: checked.card,
-    ...(view.ask.includes('email') ? { email } : {}),
-    ...(view.ask.includes('country') ? { country } : {}),
-  };
+  return { ok: true, method, card: checked.card, ...contact };
+}
+
+/** The link as it stands when it cannot take a payment now (paid, processing, closed…); an expired one goes to expiry_url when there is one. */
+function notPayable(found: { payment: LinkPayment; merchant: Merchant }, view: Exclude<LinkView, FormView>): CheckoutResult {
+  const { payment, merchant } = found;
+  return view.kind === 'expired' && payment.checkout.expiryUrl
+    ? { kind: 'navigate', url: payment.checkout.expiryUrl, target: payment.checkout.urlTarget, why: 'expired', merchant, payment }
+    : view;
+}
+
+/** One attempt as both forms make it: what it pays with, for the payment's record and for the acquirer. */
+interface AttemptInput {
+  readonly paidWith: { readonly card: CardSummary } | { readonly wallet: WalletSummary };
+  readonly instrument: PaymentInstrument;
+  readonly customer: Customer;
+  /** A billing country typed on the page. */
+  readonly typedBilling?: BillingAddress;
+  readonly storeCredential: boolean;
+}
+
+/**
+ * The steps every page attempt shares, whatever it pays with: the attempt is claimed with a
+ * conditional write (status prepare, before the acquirer is called), so racing submissions can never
+ * charge twice; the acquirer is called with the attempt's stable key (`<payment>.<attempt>`); its
+ * answer is recorded with a second conditional write (settleAttempt).
+ */
+async function claimAndAuthorize(
+  deps: CheckoutDeps,
+  token: string,
+  found: { payment: LinkPayment; merchant: Merchant },
+  input: AttemptInput,
+  ctx: PayContext,
+  now: Date,
+): Promise<CheckoutResult> {
+  const { payment, merchant } = found;
+  const attempt = (payment.attempt ?? 0) + 1;
+  const transId = deps.ids.transId();
+  const idempotencyKey = `${payment.paymentId}.${attempt}`;
+  const ref: AttemptRef = { attempt, transId, idempotencyKey, authorizeOnly: merchant.dms };
+  const claim = await deps.store.apply(
+    payment.paymentId,
+    claimAttempt(payment, {
+      ref,
+      ...input.paidWith,
+      customer: input.customer,
+      ...(ctx.browser.ip ? { customerIp: ctx.browser.ip } : {}),
+      ...(input.typedBilling ? { billingAddress: input.typedBilling } : {}),
+      recheck: reconcileAt(deps.policy, now),
+      ...(merchant.acquirerAccount ? { acquirerAccount: merchant.acquirerAccount } : {}),
+    }, now),
+  );
+  // Another submission got there first: show what the link is now.
+  if (!claim.applied) return claim.payment && hasLink(claim.payment) ? viewOf(claim.payment, merchant, deps.clock.now()) : { kind: 'not-found' };
+  const claimed = claim.payment;
+  const { customer } = input;
+
+  const outcome = await authorizeOrUnknown(deps.acquirer, {
+    idempotencyKey,
+    paymentId: payment.paymentId,
+    amountMinor: payment.order.amountMinor,
+    currency: payment.order.currency,
+    capture: !merchant.dms,
+    instrument: input.instrument,
+    browser: ctx.browser,
+    returnUrl: `${ctx.baseUrl}/auth/${token}/complete`,
+    storeCredential: input.storeCredential,
+    recurring: false,
+    attempt,
+    payer: { ...(input.typedBilling ?? payment.checkout.billingAddress), ...(customer.email ? { email: customer.email } : {}), ...(customer.name ? { name: customer.name } : {}) },
+    description: payment.order.description,
+    ...(claimed.acquirerAccount ? { account: claimed.acquirerAccount } : {}),
+  });
+  return settleAttempt(deps, claimed as LinkPayment, merchant, ref, outcome, 'request');
 }
 
 /**
@@ -172,9 +248,7 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
   if (!found) return { kind: 'not-found' };
   const now = deps.clock.now();
   const view = viewOf(found.payment, found.merchant, now);
-  if (view.kind !== 'form') return view.kind === 'expired' && found.payment.checkout.expiryUrl
-    ? { kind: 'navigate', url: found.payment.checkout.expiryUrl, target: found.payment.checkout.urlTarget, why: 'expired', merchant: found.merchant, payment: found.payment }
-    : view;
+  if (view.kind !== 'form') return notPayable(found, view);
   const valid = validateForm(view, form, now);
   if (!valid.ok) {
     // What the customer typed is filled in again, except anything shaped like a card number.
@@ -183,52 +257,59 @@ async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: P
     return { ...view, problems: valid.problems, values };
   }
 
-  const { payment, merchant } = found;
-  const attempt = (payment.attempt ?? 0) + 1;
-  const transId = deps.ids.transId();
-  const idempotencyKey = `${payment.paymentId}.${attempt}`;
+  const { payment } = found;
   const savedCard = 'token' in valid.card ? await deps.tokens.findCardToken(valid.card.token) : undefined;
   if ('token' in valid.card && (!savedCard || savedCard.merchantKey !== payment.merchantKey)) return { ...view, problems: { method: 'method' } };
   // A link lives up to 12 hours: the saved card may have expired since the session was created.
   if (savedCard && expired(savedCard.card.expMonth, savedCard.card.expYear, now)) return { ...view, problems: { savedCard: 'savedCard' } };
   const customer: Customer = customerAfterPay(sessionCustomer(payment), { holder: 'holder' in valid.card ? valid.card.holder : undefined, email: valid.email });
-  const typedBilling: BillingAddress | undefined = valid.country ? { ...(payment.checkout.billingAddress ?? {}), country: valid.country } : undefined;
-  const ref: AttemptRef = { attempt, transId, idempotencyKey, authorizeOnly: merchant.dms };
-  const claim = await deps.store.apply(
-    payment.paymentId,
-    claimAttempt(payment, {
-      ref,
-      card: savedCard ? savedCard.card : summarize(valid.card as ValidCard),
-      customer,
-      ...(ctx.browser.ip ? { customerIp: ctx.browser.ip } : {}),
-      ...(typedBilling ? { billingAddress: typedBilling } : {}),
-      recheck: reconcileAt(deps.policy, now),
-      ...(merchant.acquirerAccount ? { acquirerAccount: merchant.acquirerAccount } : {}),
-    }, now),
-  );
-  // Another submission got there first: show what the link is now.
-  if (!claim.applied) return claim.payment && hasLink(claim.payment) ? viewOf(claim.payment, merchant, deps.clock.now()) : { kind: 'not-found' };
-  const claimed = claim.payment;
-
-  const outcome = await authorizeOrUnknown(deps.acquirer, {
-    idempotencyKey,
-    paymentId: payment.paymentId,
-    amountMinor: payment.order.amountMinor,
-    currency: payment.order.currency,
-    capture: !merchant.dms,
+  return claimAndAuthorize(deps, token, found, {
+    paidWith: { card: savedCard ? savedCard.card : summarize(valid.card as ValidCard) },
     instrument: savedCard
       ? { kind: 'stored', storedCredentialRef: savedCard.storedCredentialRef, summary: savedCard.card }
       : { kind: 'card', card: valid.card as ValidCard },
-    browser: ctx.browser,
-    returnUrl: `${ctx.baseUrl}/auth/${token}/complete`,
+    customer,
+    ...(valid.country ? { typedBilling: { ...(payment.checkout.billingAddress ?? {}), country: valid.country } } : {}),
     storeCredential: payment.checkout.reqToken || payment.checkout.recurringInit,
-    recurring: false,
-    attempt,
-    payer: { ...(typedBilling ?? payment.checkout.billingAddress), ...(customer.email ? { email: customer.email } : {}), ...(customer.name ? { name: customer.name } : {}) },
-    description: payment.order.description,
-    ...(claimed.acquirerAccount ? { account: claimed.acquirerAccount } : {}),
-  });
-  return settleAttempt(deps, claimed as LinkPayment, merchant, ref, outcome, 'request');
+  }, ctx, now);
+}
+
+/** What the page posts when the customer pays with Apple Pay or Google Pay (docs/wallets.md). */
+export interface WalletForm extends WalletInput {
+  /** Asked by the page only when the session has none (the wallet's own contact details may fill them). */
+  readonly email?: string;
+  readonly country?: string;
+}
+
+/**
+ * POST /auth/{token} with a wallet's payment token: one attempt to pay, through the same steps as a
+ * card (claimAndAuthorize), for a session that offers this wallet. The payment is "virtual": no card
+ * is stored, so a session that asks to keep the card (recurring_init, req_token) or a merchant that
+ * captures later (DMS) is refused (domain/wallet.ts, `walletRefusal`), and the card form stays the
+ * fallback. The token goes to the acquirer and nowhere else.
+ */
+async function payWithWalletInner(deps: CheckoutDeps, token: string, form: WalletForm, ctx: PayContext): Promise<CheckoutResult> {
+  const found = await load(deps, token);
+  if (!found) return { kind: 'not-found' };
+  const now = deps.clock.now();
+  const view = viewOf(found.payment, found.merchant, now);
+  if (view.kind !== 'form') return notPayable(found, view);
+  const { payment, merchant } = found;
+  const problems: FieldProblems = {};
+  const read = readWalletInput(form);
+  const offered = read.ok && walletsOffered(payment.checkout.methods, merchant.preRouting, payment.order).includes(read.payment.wallet);
+  const refusal = walletRefusal(payment.checkout, merchant);
+  if (!read.ok || !offered || refusal) problems.wallet = refusal ?? 'wallet';
+  const contact = validateContact(view, form, problems);
+  if (!read.ok || Object.keys(problems).length) return { ...view, problems };
+  const wallet = read.payment;
+  return claimAndAuthorize(deps, token, found, {
+    paidWith: { wallet: walletSummary(wallet) },
+    instrument: { kind: 'wallet', wallet },
+    customer: customerAfterPay(sessionCustomer(payment), { email: contact.email }),
+    ...(contact.country ? { typedBilling: { ...(payment.checkout.billingAddress ?? {}), country: contact.country } } : {}),
+    storeCredential: false,
+  }, ctx, now);
 }
 
 /**
@@ -381,6 +462,11 @@ export async function openLink(deps: CheckoutDeps, token: string): Promise<Check
 /** POST /auth/{token}: one attempt to pay (see payInner). */
 export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx: PayContext): Promise<CheckoutResult> {
   return withReturnPath(await payInner(deps, token, form, ctx), token);
+}
+
+/** POST /auth/{token} with a wallet's payment token (see payWithWalletInner). */
+export async function payWithWallet(deps: CheckoutDeps, token: string, form: WalletForm, ctx: PayContext): Promise<CheckoutResult> {
+  return withReturnPath(await payWithWalletInner(deps, token, form, ctx), token);
 }
 
 /** GET /auth/{token}/complete: the customer is back from the challenge or redirect. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Acquirer, AcquirerOutcome, AuthorizeRequest, FollowUpOutcome, FollowUpRequest } from '../../lambdas/ports/acquirer';
+import { sandboxWalletToken } from '../../lambdas/adapters/sandbox-acquirer/wallet-token';
+import type { Wallet } from '../../lambdas/domain/wallet';
 
 /**
  * The contract every acquirer connector passes (docs/architecture.md, "Acquirers"): every operation
@@ -38,6 +40,19 @@ export function cardRequest(month: number, overrides: Partial<AuthorizeRequest> 
     description: 'Order 1',
     ...overrides,
   };
+}
+
+/**
+ * A wallet payment with a test card's token (docs/sandbox.md, "Wallet tokens"; the fake S2S CARD
+ * gateway reads the same tokens): `PAN_ONLY` is the card's own number (fpan), `CRYPTOGRAM_3DS` a
+ * device's with its cryptogram (dpan).
+ */
+export function walletRequest(month: number, authMethod: 'PAN_ONLY' | 'CRYPTOGRAM_3DS', wallet: Wallet = 'googlepay', overrides: Partial<AuthorizeRequest> = {}): AuthorizeRequest {
+  const paymentToken = sandboxWalletToken({ wallet, network: 'VISA', last4: '1111', expiry: `${String(month).padStart(2, '0')}/38`, authMethod });
+  return cardRequest(month, {
+    instrument: { kind: 'wallet', wallet: { wallet, panType: authMethod === 'PAN_ONLY' ? 'fpan' : 'dpan', brand: 'visa', last4: '1111', paymentToken } },
+    ...overrides,
+  });
 }
 
 const followUp = (auth: AuthorizeRequest, outcome: AcquirerOutcome, kind: string, amountMinor: number): FollowUpRequest => ({
@@ -180,6 +195,51 @@ export function acquirerContract(name: string, harness: () => AcquirerHarness): 
       expect(found?.kind).toBe('approved');
       expect(await h.acquirer.authorize(request)).toEqual(found);
       expect(await h.acquirer.close(request)).toEqual(found);
+    });
+
+    describe('wallet payments (Apple Pay, Google Pay)', () => {
+      test('a wallet sale is approved once, found by lookup, and refunded in parts like a card sale', async () => {
+        const sale = walletRequest(1, 'CRYPTOGRAM_3DS', 'applepay');
+        const first = await h.acquirer.authorize(sale);
+        approvedRef(first);
+        expect(first).not.toHaveProperty('storedCredentialRef');
+        expect(await h.acquirer.authorize(sale)).toEqual(first);
+        expect((await h.acquirer.lookup(sale))?.kind).toBe('approved');
+        approvedRef(await h.acquirer.refund(followUp(sale, first, 'refund', 400)));
+        approvedRef(await h.acquirer.refund(followUp(sale, first, 'refund', 600)));
+        expect((await h.acquirer.refund(followUp(sale, first, 'refund', 1))).kind).toBe('declined');
+      });
+
+      test('a wallet keeps nothing for later, whatever is asked: it is virtual', async () => {
+        const outcome = await h.acquirer.authorize(walletRequest(1, 'CRYPTOGRAM_3DS', 'googlepay', { storeCredential: true }));
+        expect(outcome.kind).toBe('approved');
+        expect(outcome).not.toHaveProperty('storedCredentialRef');
+      });
+
+      test.each([
+        ['the decline card declines, with the card or the device number', 2, 'PAN_ONLY', 'declined'],
+        ['a device number with its cryptogram skips the 3-D Secure card\'s challenge', 5, 'CRYPTOGRAM_3DS', 'approved'],
+        ['a device number of the 3-D Secure failure card is declined at once', 6, 'CRYPTOGRAM_3DS', 'declined'],
+      ] as const)('%s', async (_name, month, authMethod, result) => {
+        const request = walletRequest(month, authMethod);
+        expect((await h.acquirer.authorize(request)).kind).toBe(result);
+        expect((await h.acquirer.lookup(request))?.kind).toBe(result);
+      });
+
+      test('PAN_ONLY (fpan) on the 3-D Secure card: a challenge first, approved after the customer passes it', async () => {
+        const request = walletRequest(5, 'PAN_ONLY');
+        const first = await h.acquirer.authorize(request);
+        expect(first).toMatchObject({ kind: 'action', flow: '3ds' });
+        await h.answerChallenge(request.idempotencyKey, first as Extract<AcquirerOutcome, { kind: 'action' }>, true);
+        expect((await h.acquirer.completeAction(request)).kind).toBe('approved');
+      });
+
+      test('a token the acquirer cannot read is declined', async () => {
+        const request = walletRequest(1, 'CRYPTOGRAM_3DS');
+        if (request.instrument.kind !== 'wallet') throw new Error('a wallet request');
+        const unreadable: AuthorizeRequest = { ...request, instrument: { kind: 'wallet', wallet: { ...request.instrument.wallet, paymentToken: '{"not":"a token"}' } } };
+        expect((await h.acquirer.authorize(unreadable)).kind).toBe('declined');
+      });
     });
 
     test('a key never received: lookup knows nothing, close declines it, a late request with it is declined', async () => {

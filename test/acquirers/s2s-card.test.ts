@@ -7,7 +7,8 @@ import { S2SRecords } from '../../lambdas/adapters/s2s-card/records';
 import { singleAccountSettings } from '../../lambdas/adapters/s2s-card/settings';
 import { startLocalBackend, type LocalBackend } from '../../local/backend';
 import { startFakeGateway, type FakeGateway } from '../support/s2s-card-gateway';
-import { acquirerContract, cardRequest, type AcquirerHarness } from './acquirer-contract';
+import { walletHash } from '../../lambdas/adapters/s2s-card/hash';
+import { acquirerContract, cardRequest, walletRequest, type AcquirerHarness } from './acquirer-contract';
 
 /**
  * The S2S CARD connector against the acquirer contract, over HTTP to the fake gateway
@@ -91,6 +92,18 @@ describe('the S2S CARD connector on the wire', () => {
     expect(stored).not.toContain('4111111111111111');
     expect(stored).not.toContain('"123"');
     expect(stored).toContain('4111111111');
+  });
+
+  test('a wallet SALE carries digital_wallet and payment_token, no card field, Formula 8; the token is kept nowhere', async () => {
+    const request = walletRequest(1, 'CRYPTOGRAM_3DS', 'applepay', { amountMinor: 1050, storeCredential: true });
+    const token = (request.instrument as { wallet: { paymentToken: string } }).wallet.paymentToken;
+    expect((await acquirer.authorize(request)).kind).toBe('approved');
+    const sent = gateway.requests.filter((r) => r.action === 'SALE').at(-1)!.fields;
+    expect(sent).toMatchObject({ order_id: request.idempotencyKey, order_amount: '10.50', order_currency: 'EUR', digital_wallet: 'applepay', payment_token: token, payer_email: 'jane.roe@example.com', term_url_3ds: request.returnUrl });
+    for (const field of ['card_number', 'card_exp_month', 'card_exp_year', 'card_cvv2', 'card_token', 'req_token', 'recurring_init', 'auth']) expect(sent).not.toHaveProperty(field);
+    expect(sent.hash).toBe(walletHash(gateway.password, 'jane.roe@example.com'));
+    expect(JSON.stringify(await records.entries(request.paymentId))).not.toContain(token);
+    expect([...gateway.transactions.values()].find((t) => t.orderId === request.idempotencyKey)).toMatchObject({ digitalWallet: 'applepay', party: { digits: '' } });
   });
 
   test('a 3-D Secure answer goes through our signed redirect page, which names the ACS and its parameters', async () => {

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { cardDigits, hashMatches, orderHash, saleHash, tokenSaleHash, transactionHash, type HashParty } from '../../lambdas/adapters/s2s-card/hash';
+import { cardDigits, hashMatches, orderHash, saleHash, tokenSaleHash, transactionHash, walletHash, type HashParty } from '../../lambdas/adapters/s2s-card/hash';
+import { readSandboxWalletToken } from '../../lambdas/adapters/sandbox-acquirer/wallet-token';
 import { minorOfWireAmount, wireAmount } from '../../lambdas/adapters/s2s-card/transformers';
 
 /**
@@ -51,6 +52,8 @@ export interface GatewayTransaction {
   readonly party: HashParty;
   readonly expMonth: number;
   readonly expYear: number;
+  /** A wallet SALE's `digital_wallet` (its card digits are empty: no card was sent). */
+  readonly digitalWallet?: string;
   readonly termUrl?: string;
   /** When the gateway created it (`YYYY-MM-DD hh:mm:ss`). */
   readonly date: string;
@@ -394,8 +397,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       trans_date: transDate(),
       amount: wireAmount(t.amountMinor, t.currency),
       currency: t.currency,
-      card: maskOf(t.party.digits),
-      card_expiration_date: `${String(t.expMonth).padStart(2, '0')}/${t.expYear}`,
+      ...(t.digitalWallet ? { digital_wallet: t.digitalWallet } : { card: maskOf(t.party.digits), card_expiration_date: `${String(t.expMonth).padStart(2, '0')}/${t.expYear}` }),
       ...(t.declineReason && result === 'DECLINED' ? { decline_reason: t.declineReason } : {}),
       ...(t.recurringToken ? { recurring_token: t.recurringToken } : {}),
       ...(t.cardToken ? { card_token: t.cardToken } : {}),
@@ -511,6 +513,9 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     if (!fields.order_description) problems.push({ error_code: 100000, error_message: 'order_description: This value should not be blank.' });
     let first: GatewayTransaction | undefined;
     let card: { digits: string; expMonth: number; expYear: number } | undefined;
+    /** A wallet token's PAN type: only the card's own number (PAN_ONLY) gets 3-D Secure from the gateway. */
+    let walletPan: 'dpan' | 'fpan' | undefined;
+    let undecryptable = false;
     let email = str(fields.payer_email);
     let currency = str(fields.order_currency);
     if (action === 'RECURRING_SALE') {
@@ -524,6 +529,20 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       const source = [...transactions.values()].find((t) => t.cardToken === fields.card_token && t.clientKey === account.clientKey);
       if (!source) return error(205005, 'Card token is invalid or not found.');
       card = { digits: source.party.digits, expMonth: source.expMonth, expYear: source.expYear };
+    } else if (fields.digital_wallet !== undefined) {
+      // The wallet SALE: the gateway decrypts the token (this fake reads the sandbox's test tokens).
+      if (fields.digital_wallet !== 'googlepay' && fields.digital_wallet !== 'applepay') problems.push({ error_code: 100000, error_message: 'digital_wallet: The value you selected is not a valid choice.' });
+      if (fields.card_number || fields.card_cvv2) problems.push({ error_code: 100000, error_message: 'card_number: This value should be blank.' });
+      if (!email) problems.push({ error_code: 100000, error_message: 'payer_email: This value should not be blank.' });
+      if (!fields.term_url_3ds) problems.push({ error_code: 100000, error_message: 'term_url_3ds: This value should not be blank.' });
+      if (!fields.payment_token) problems.push({ error_code: 100000, error_message: 'payment_token: This value should not be blank.' });
+      const token = fields.payment_token ? readSandboxWalletToken({ wallet: fields.digital_wallet as 'googlepay', paymentToken: fields.payment_token }) : undefined;
+      if (!problems.length) {
+        // A token it cannot decrypt makes a transaction that is declined (below), as a gateway's does.
+        card = { digits: '', expMonth: token?.facts.expMonth ?? 0, expYear: token?.facts.expYear ?? 0 };
+        walletPan = token?.panType ?? 'dpan';
+        undecryptable = !token;
+      }
     } else {
       if (!/^\d{12,19}$/.test(str(fields.card_number))) problems.push({ error_code: 100000, error_message: 'card_number: This value should not be blank.' });
       if (!/^(0[1-9]|1[0-2])$/.test(str(fields.card_exp_month))) problems.push({ error_code: 100000, error_message: 'card_exp_month: This value is not valid.' });
@@ -538,7 +557,9 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     if (!amountMinor) problems.push({ error_code: 100000, error_message: 'order_amount: This value should be greater than 0.' });
     if (problems.length || !card) return error(100000, 'Request data is invalid.', problems);
     const party = { email, digits: card.digits };
-    const expected = fields.card_token && action === 'SALE' ? tokenSaleHash(account.password, email, fields.card_token) : saleHash(account.password, party);
+    const expected = walletPan
+      ? walletHash(account.password, email)
+      : fields.card_token && action === 'SALE' ? tokenSaleHash(account.password, email, fields.card_token) : saleHash(account.password, party);
     if (!hashMatches(fields.hash, expected)) return error(204001, 'Hash is not valid.');
     if (orderOf(account.clientKey, fields.order_id!)) return error(400, 'Duplicate request.');
 
@@ -554,6 +575,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       party,
       expMonth: card.expMonth,
       expYear: card.expYear,
+      ...(walletPan ? { digitalWallet: fields.digital_wallet } : {}),
       termUrl: fields.term_url_3ds,
       date: transDate(),
       capturedMinor: 0,
@@ -563,7 +585,11 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     transactions.set(t.transId, t);
     if (!orders.has(t.clientKey)) orders.set(t.clientKey, new Map());
     orders.get(t.clientKey)!.set(t.orderId, t.transId);
-    const plan: Plan = action === 'RECURRING_SALE' ? { kind: 'approve' } : planOf(card.expMonth, card.expYear);
+    let plan: Plan = action === 'RECURRING_SALE' ? { kind: 'approve' } : planOf(card.expMonth, card.expYear);
+    // A device's number with its cryptogram was authenticated on the device: no 3-D Secure (the
+    // guide: with PAN_ONLY, passing 3-D Secure is the acquirer's responsibility).
+    if (walletPan === 'dpan' && plan.kind === 'challenge' && plan.flow === '3DS') plan = plan.then === 'approve' ? { kind: 'approve' } : { kind: 'decline' };
+    if (undecryptable) plan = { kind: 'decline' };
     if (plan.kind === 'approve') {
       approve(t);
       if (action === 'SALE') issueTokens(t, fields);
@@ -572,7 +598,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     }
     if (plan.kind === 'decline') {
       t.status = 'DECLINED';
-      t.declineReason = 'Declined by processing.';
+      t.declineReason = undecryptable ? 'The payment token could not be decrypted.' : 'Declined by processing.';
       notify(t, action, 'DECLINED');
       return saleAnswer(t, 'DECLINED');
     }
@@ -684,6 +710,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       ...(t.status === 'DECLINED' && t.declineReason ? { decline_reason: t.declineReason } : {}),
       ...(t.recurringToken ? { recurring_token: t.recurringToken } : {}),
       ...(t.cardToken ? { card_token: t.cardToken } : {}),
+      ...(t.digitalWallet ? { digital_wallet: t.digitalWallet } : {}),
     };
   }
 
@@ -702,7 +729,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       ip: '127.0.0.1',
       amount: wireAmount(t.amountMinor, t.currency),
       currency: t.currency,
-      card: maskOf(t.party.digits),
+      ...(t.digitalWallet ? {} : { card: maskOf(t.party.digits) }),
       transactions: [
         { date: t.date, type: t.auth ? 'auth' : 'sale', status: first, amount: wireAmount(t.amountMinor, t.currency) },
         ...t.operations.map((o) => ({ date: o.date ?? t.date, type: types[o.action] ?? o.action.toLowerCase(), status: o.result === 'SUCCESS' ? 'success' : o.result === 'WAITING' ? 'waiting' : 'fail', amount: wireAmount(o.amountMinor, t.currency) })),

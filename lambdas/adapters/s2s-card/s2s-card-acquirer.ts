@@ -65,7 +65,10 @@ export class S2SCardAcquirer implements Acquirer {
     const key = canonicalKey(request.idempotencyKey);
     const stored = request.instrument.kind === 'stored' ? decodeStoredCredential(request.instrument.storedCredentialRef) : undefined;
     const email = stored?.email ?? request.payer?.email ?? '';
-    const digits = cardDigits(request.instrument.kind === 'card' ? request.instrument.card.pan : request.instrument.summary.mask);
+    // A wallet SALE sends no card: its later hashes (Formula 2 and 7) take the card digits as empty,
+    // the CARD Guide's rule for a field not sent (docs/acquirers/s2s-card.md, "Wallet payments").
+    const { instrument } = request;
+    const digits = instrument.kind === 'wallet' ? '' : cardDigits(instrument.kind === 'card' ? instrument.card.pan : instrument.summary.mask);
     const party: HashParty = { email, digits };
     const { entry, won } = await this.records.intend(request.paymentId, {
       key,

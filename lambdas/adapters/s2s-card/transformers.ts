@@ -1,8 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { currencyExponent } from '../../domain/money';
 import type { AcquirerOutcome, AuthorizeRequest, PayerDetails } from '../../ports/acquirer';
+import type { WalletPayment } from '../../domain/wallet';
 import type { S2SCardCredentials, WireAnswer } from './client';
-import { saleHash, tokenSaleHash, type HashParty } from './hash';
+import { saleHash, tokenSaleHash, walletHash, type HashParty } from './hash';
 import type { S2SEntry } from './records';
 
 /**
@@ -263,6 +264,7 @@ export function authorizationFields(
     return { fields: { ...base, action: 'RECURRING_SALE', recurring_first_trans_id: stored.transId, recurring_token: stored.recurringToken, ...authOnly, hash: saleHash(password, party) } };
   }
   const { instrument } = request;
+  if (instrument.kind === 'wallet') return { fields: walletSaleFields(request, instrument.wallet, base, authOnly, password, party.email) };
   const cardToken = instrument.kind === 'stored' ? stored?.cardToken : undefined;
   if (instrument.kind === 'stored' && !cardToken) return { refused: S2S_REASONS.unknownCredential };
   const card: Record<string, string> =
@@ -282,6 +284,33 @@ export function authorizationFields(
       ...authOnly,
       hash: cardToken ? tokenSaleHash(password, party.email, cardToken) : saleHash(password, party),
     },
+  };
+}
+
+/**
+ * The wallet SALE (CARD Guide: `digital_wallet` + `payment_token`, card fields omitted, Formula 8):
+ * the gateway decrypts the token. Never `req_token` or `recurring_init`: a wallet payment is
+ * virtual, nothing is stored for later charges (docs/wallets.md).
+ */
+function walletSaleFields(
+  request: AuthorizeRequest,
+  wallet: WalletPayment,
+  base: Record<string, string>,
+  authOnly: Record<string, string>,
+  password: string,
+  email: string,
+): Record<string, string> {
+  return {
+    ...base,
+    action: 'SALE',
+    order_currency: request.currency,
+    digital_wallet: wallet.wallet,
+    payment_token: wallet.paymentToken,
+    ...payerFields(request.payer, undefined, request.browser?.ip),
+    term_url_3ds: request.returnUrl,
+    term_url_target: '_top',
+    ...authOnly,
+    hash: walletHash(password, email),
   };
 }
 

@@ -65,6 +65,12 @@ export interface AuthorizationAsk {
   /** A merchant-initiated charge on a stored card. */
   readonly recurringOnStored: boolean;
   readonly attempt: number;
+  /**
+   * A wallet token's card number (docs/sandbox.md, "Wallet tokens"): a device's with a cryptogram
+   * (`dpan`) was authenticated on the device, so the test card's 3-D Secure challenge is skipped and
+   * its outcome given at once (05/38 approved, 06/38 declined by processing); the card's own (`fpan`, Google Pay PAN_ONLY) is challenged as the card is.
+   */
+  readonly walletPan?: 'dpan' | 'fpan';
 }
 
 /** A first authorization; `card` is undefined for a stored credential the sandbox does not know. */
@@ -78,6 +84,9 @@ export function decideAuthorization(ask: AuthorizationAsk, card: CardFacts | und
     return plan.kind === 'approve' ? plan : { kind: 'decline', reason: plan.reason, ...(plan.soft ? { soft: true } : {}) };
   }
   const plan = planAuthorization(card);
+  if (plan.kind === 'challenge' && plan.flow === '3ds' && ask.walletPan === 'dpan') {
+    return plan.then === 'approve' ? { kind: 'approve' } : { kind: 'decline', reason: SANDBOX_REASONS.declined };
+  }
   return plan.kind === 'no-answer' ? { kind: 'no-answer' } : plan;
 }
 

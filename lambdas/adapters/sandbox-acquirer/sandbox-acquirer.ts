@@ -9,6 +9,7 @@ import { SandboxChallengeDesk, type SandboxChallenges } from './challenge';
 import { canonicalKey, operationOfKey, type CardFacts, type LateRequest, type LedgerEntry, type LedgerOperation } from './ledger';
 import { SandboxLedgerStore } from './ledger-store';
 import { chargedBackLater, SANDBOX_REASONS } from './rules';
+import { readSandboxWalletToken, SANDBOX_WALLET_REASONS } from './wallet-token';
 import { retry, TRY_AGAIN, type RetryPolicy } from '../../domain/retry-policy';
 
 export { SANDBOX_CLOSED_REASONS, SANDBOX_FOLLOW_UP_REASONS, type SandboxFollowUp } from './bank';
@@ -103,17 +104,27 @@ export class SandboxAcquirer implements Acquirer {
     if (existing) return this.replay(request.paymentId, existing, late);
 
     const acquirerRef = this.newRef();
+    const wallet = request.instrument.kind === 'wallet' ? readSandboxWalletToken(request.instrument.wallet) : undefined;
     const card = await this.cardOf(request);
     const base = { idempotencyKey: key, operation, acquirerRef, amountMinor: storableAmount(request.amountMinor), currency: request.currency, capture: request.capture, card: card ?? NO_CARD };
+    // A wallet token the sandbox cannot read is declined, as a gateway declines one it cannot decrypt.
+    if (request.instrument.kind === 'wallet' && !wallet) {
+      return this.record(request.paymentId, { ...base, outcome: { kind: 'declined', acquirerRef, reason: SANDBOX_WALLET_REASONS.invalidToken }, status: 'declined' }, late);
+    }
+    // A wallet payment is virtual: nothing is stored for later charges, whatever was asked.
+    const storeCredential = request.storeCredential && request.instrument.kind !== 'wallet';
     // Approved only with a card the sandbox knows (the bank declines the rest).
     const approved = async (): Promise<NewEntry> => ({
       ...base,
-      outcome: await this.store.approval(acquirerRef, base.card, request.storeCredential ? this.credentialRef() : undefined),
+      outcome: await this.store.approval(acquirerRef, base.card, storeCredential ? this.credentialRef() : undefined),
       status: 'approved',
       capturedMinor: request.capture ? request.amountMinor : 0,
       refundedMinor: 0,
     });
-    const decision = decideAuthorization({ amountMinor: request.amountMinor, currency: request.currency, recurringOnStored: request.instrument.kind === 'stored' && Boolean(request.recurring), attempt: request.attempt }, card);
+    const decision = decideAuthorization(
+      { amountMinor: request.amountMinor, currency: request.currency, recurringOnStored: request.instrument.kind === 'stored' && Boolean(request.recurring), attempt: request.attempt, ...(wallet ? { walletPan: wallet.panType } : {}) },
+      card,
+    );
     switch (decision.kind) {
       case 'approve': {
         const entry = await approved();
@@ -133,7 +144,7 @@ export class SandboxAcquirer implements Acquirer {
         const { flow, then } = decision;
         return this.record(
           request.paymentId,
-          { ...base, challengeKey: pageKey, outcome: { kind: 'action', acquirerRef, flow, url }, status: 'pending', challenge: flow, pending: { flow, then, capture: request.capture, storeCredential: request.storeCredential } },
+          { ...base, challengeKey: pageKey, outcome: { kind: 'action', acquirerRef, flow, url }, status: 'pending', challenge: flow, pending: { flow, then, capture: request.capture, storeCredential } },
           late,
         );
       }
@@ -264,7 +275,10 @@ export class SandboxAcquirer implements Acquirer {
   }
 
   private async cardOf(request: AuthorizeRequest): Promise<CardFacts | undefined> {
-    return request.instrument.kind === 'card' ? cardFactsOf(request.instrument.card) : this.store.credential(request.instrument.storedCredentialRef);
+    const { instrument } = request;
+    if (instrument.kind === 'card') return cardFactsOf(instrument.card);
+    if (instrument.kind === 'wallet') return readSandboxWalletToken(instrument.wallet)?.facts;
+    return this.store.credential(instrument.storedCredentialRef);
   }
 
   /** When the acquirer received it, by its own clock, and its place in the payment's ledger. */

@@ -1,5 +1,6 @@
 import { declineEffect, heldDeclineIndex } from '../attempts';
 import type { CardSummary } from '../card';
+import type { WalletSummary } from '../wallet';
 import { TRANSITIONS } from '../state-machine';
 import { voidWindowEndsAt } from '../void-window';
 import type { Transition, QueueEntry } from './change';
@@ -42,7 +43,9 @@ export function claimAttempt(
   payment: Payment,
   input: {
     readonly ref: AttemptRef;
-    readonly card: CardSummary;
+    /** What the attempt pays with: a card's summary, or a wallet's (an attempt with one forgets the other's). */
+    readonly card?: CardSummary;
+    readonly wallet?: WalletSummary;
     readonly customer: Customer;
     readonly customerIp?: string;
     /** A billing address typed on the page (a country); otherwise the session's is the payment's. */
@@ -65,7 +68,7 @@ export function claimAttempt(
         // The capture mode is the attempt's, fixed here: its answer is read with it whatever the
         // merchant's setting becomes meanwhile.
         inFlight: { attempt: ref.attempt, transId: ref.transId, startedAt: now.toISOString(), idempotencyKey: ref.idempotencyKey, authorizeOnly: ref.authorizeOnly },
-        card: input.card,
+        ...(input.wallet ? { wallet: input.wallet } : { card: input.card }),
         // Of the browser only its address is kept (callbacks carry it); the rest went to the acquirer.
         ...(input.customerIp ? { customerIp: input.customerIp } : {}),
         customer: input.customer,
@@ -73,7 +76,7 @@ export function claimAttempt(
         ...(input.acquirerAccount ? { acquirerAccount: input.acquirerAccount } : {}),
         updatedAt: now.toISOString(),
       },
-      remove: ['reason', 'browser', ...(input.billingAddress ? [] : ['billingAddress' as const])],
+      remove: ['reason', 'browser', input.wallet ? 'card' : 'wallet', ...(input.billingAddress ? [] : ['billingAddress' as const])],
       queue: input.recheck,
       keep: true,
     },

@@ -1,5 +1,6 @@
 /** The payment as the domain sees it: statuses, the order it pays for, its history. */
 import type { CardSummary } from '../card';
+import type { WalletSummary } from '../wallet';
 import type { BrowserInfo } from '../../ports/acquirer';
 
 export const PAYMENT_STATUSES = [
@@ -152,6 +153,12 @@ export interface Payment {
   /** The challenge or redirect the customer is completing. */
   readonly action?: PendingAction;
   readonly card?: CardSummary;
+  /**
+   * The wallet the last attempt paid with (Apple Pay, Google Pay) and what it disclosed of the card;
+   * never its token. Such a payment has no `card`: the wallet does not disclose the card's mask and
+   * expiry, and no card is stored ("virtual", docs/wallets.md).
+   */
+  readonly wallet?: WalletSummary;
   /** Written by attempts before customerIp was: only its `ip` is read. */
   readonly browser?: BrowserInfo;
   /** A billing address that differs from the session's (a country typed on the page); otherwise the session's is the payment's. */

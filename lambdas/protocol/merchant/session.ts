@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { AVAILABLE_METHODS } from '../../domain/checkout-methods';
+import { WALLETS_ON_PAGE, sessionMethodValues } from '../../domain/checkout-methods';
+import { WALLET_RULES, isWallet } from '../../domain/wallet';
 import { isCountryCode, isEmail, isLanguageCode } from '../../domain/contact';
 import { invalidRequest, type FieldError } from '../../domain/errors';
 import { CURRENCY_EXPONENT_SET, isKnownCurrency, parseAmount } from '../../domain/money';
@@ -41,11 +42,15 @@ const stringMap = (maxEntries: number, maxValue: number) =>
  * operation, methods, order.number, order.amount, order.currency, order.description, cancel_url,
  * success_url); the rest after them.
  */
-export const createSessionSchema = z.object({
+/**
+ * `methods` may name `applepay` and `googlepay` only once the page shows their buttons
+ * (WALLETS_ON_PAGE, docs/wallets.md); until then they are refused as any unknown method is.
+ */
+const sessionSchema = (walletsOnPage: boolean) => z.object({
   merchant_key: text({ max: 255 }),
   operation: z.enum(OPERATIONS, { error: (iss) => (iss.input === undefined || iss.input === '' ? RULE.blank : RULE.choice) }),
   methods: z.optional(
-    z.array(z.string().check(z.minLength(1, RULE.blank), z.refine((m) => (AVAILABLE_METHODS as readonly string[]).includes(m), RULE.choice))).check(
+    z.array(z.string().check(z.minLength(1, RULE.blank), z.refine((m) => sessionMethodValues(walletsOnPage).includes(m), RULE.choice))).check(
       z.minLength(1, RULE.blank),
       z.maxLength(10, RULE.tooMany(10)),
     ),
@@ -87,6 +92,9 @@ export const createSessionSchema = z.object({
   session_expiry: z.optional(z.int().check(z.gte(1, RULE.between(1, 720)), z.lte(720, RULE.between(1, 720)))),
   custom_data: z.optional(stringMap(20, 255)),
 });
+
+export const createSessionSchema = sessionSchema(WALLETS_ON_PAGE);
+const schemaWithWallets = sessionSchema(true);
 
 export type CreateSessionRequest = z.infer<typeof createSessionSchema>;
 
@@ -182,6 +190,10 @@ export function crossFieldErrors(r: CreateSessionRequest): FieldError[] {
   if (r.schedule_id !== undefined && r.recurring_init !== true) {
     errors.push({ path: 'schedule_id', message: 'This value is allowed only when recurring_init is true.' });
   }
+  // Wallet payments are virtual: no card is kept for recurring charges or the page's saved cards.
+  if (r.methods?.some(isWallet) && (r.recurring_init === true || r.req_token === true)) {
+    errors.push({ path: 'methods', message: WALLET_RULES.storesNoCard });
+  }
   const country = r.billing_address?.country;
   const state = r.billing_address?.state;
   if (country && state && TWO_LETTER_STATE_COUNTRIES.has(country) && !/^[A-Z]{2}$/.test(state)) {
@@ -191,9 +203,9 @@ export function crossFieldErrors(r: CreateSessionRequest): FieldError[] {
 }
 
 /** Schema first, then the rules across fields; the hash is checked only on a valid body. */
-export function validateCreateSession(body: unknown): CreateSessionRequest {
+export function validateCreateSession(body: unknown, options: { readonly walletsOnPage?: boolean } = {}): CreateSessionRequest {
   const normalized = normalizeLooseForms(body);
-  const parsed = createSessionSchema.safeParse(normalized);
+  const parsed = ((options.walletsOnPage ?? WALLETS_ON_PAGE) ? schemaWithWallets : createSessionSchema).safeParse(normalized);
   if (!parsed.success) {
     // The amount rule depends on the currency, so it is checked even when other fields failed.
     const order = (normalized as { order?: { amount?: unknown; currency?: unknown } } | null)?.order;

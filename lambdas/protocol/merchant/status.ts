@@ -45,6 +45,8 @@ export interface PaymentStatusResponse {
   schedule_id?: string;
   shedule_id?: string;
   card_token?: string;
+  /** The wallet that paid (`applepay`, `googlepay`), only for a wallet payment, as the platform's status answers it. */
+  digital_wallet?: string;
   /** Platform extension: how much of the payment has been refunded so far. */
   refunded_amount?: string;
   /** Platform extension: how much of the payment was charged back (status `chargeback`, full or partial). */
@@ -67,6 +69,7 @@ export function toStatusResponse(p: Payment, now: Date): PaymentStatusResponse {
     ...(p.recurringToken ? { recurring_token: p.recurringToken, recurring_init_trans_id: p.recurringInitTransId } : {}),
     ...(p.scheduleId ? { schedule_id: p.scheduleId, shedule_id: p.scheduleId } : {}),
     ...(p.cardToken ? { card_token: p.cardToken } : {}),
+    ...(p.wallet ? { digital_wallet: p.wallet.wallet } : {}),
     ...(p.refundedMinor ? { refunded_amount: formatMinor(p.refundedMinor, p.order.currency) } : {}),
     ...(p.chargedBackMinor ? { chargeback_amount: formatMinor(p.chargedBackMinor, p.order.currency) } : {}),
   };
