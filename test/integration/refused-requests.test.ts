@@ -32,6 +32,14 @@ describe('refused requests in the runner\'s log', () => {
     expect(last()).toBe('refused POST CreateSession (POST /api/v1/session) 400: Request data is invalid. language: This value is not valid.');
   });
 
+  it("says what an amount's refusal means (JPY takes no decimals), the merchant's answer in the protocol's words", async () => {
+    const res = await service.signedPost('/api/v1/session', validSessionBody(shop.merchant_key, { order: { number: 'jpy-1', amount: '1500.00', currency: 'JPY', description: 'Tickets' } }), shop.password);
+    expect([res.status, res.json]).toEqual([400, { error_code: 0, error_message: 'Request data is invalid.', errors: [{ error_code: 100000, error_message: 'order.amount: This value is not valid.' }] }]);
+    expect(last()).toBe(
+      "refused POST CreateSession (POST /api/v1/session) 400: Request data is invalid. order.amount: This value is not valid. (an amount is a string with exactly its currency's decimals: 10.00 USD, 1500 JPY (none), 10.250 KWD; docs/errors.md)",
+    );
+  });
+
   it('says why an operator request was refused', async () => {
     await service.request({ method: 'GET', path: '/admin/api/payments', headers: {} });
     expect(last()).toBe('refused GET AdminPayments (GET /admin/api/payments) 401: no operator token (Authorization: Bearer …)');
