@@ -195,7 +195,7 @@ describe('status (GET_TRANS_STATUS)', () => {
     // The documented key "shedule_id " has a trailing space; the field table and clients read
     // shedule_id (sic): we send it, and schedule_id beside it (protocol.md §3).
     expect(res.json).not.toHaveProperty(['shedule_id ']);
-    // digital_wallet comes only with Google Pay or Apple Pay payments, which we do not offer.
+    // digital_wallet comes only with Google Pay or Apple Pay payments; this one was paid with a card.
     expect(res.json).not.toHaveProperty('digital_wallet');
     expect(res.json).toEqual({
       ...documented,
