@@ -75,8 +75,13 @@ describe('paying a session with a wallet', () => {
 
   it('PAN_ONLY on the 3-D Secure card sends the customer to the challenge; a cryptogram does not', async () => {
     const challenged = await session(shop);
-    expect(await payWithWallet(deps(), challenged.token, googlePay('05/38', 'PAN_ONLY'), ctx())).toMatchObject({ kind: 'navigate', why: 'action', url: expect.stringContaining('/sandbox/challenge/') });
+    const action = await payWithWallet(deps(), challenged.token, googlePay('05/38', 'PAN_ONLY'), ctx());
+    expect(action).toMatchObject({ kind: 'navigate', why: 'action', url: expect.stringContaining('/sandbox/challenge/') });
     expect((await storedPayment(challenged.paymentId)).status).toBe('3ds');
+    // The challenge page names the card by the last four digits the wallet showed.
+    const page = await (await fetch((action as { url: string }).url)).text();
+    expect(page).toContain('1111');
+    expect(page).not.toContain('····');
     const device = await session(shop);
     expect(await payWithWallet(deps(), device.token, googlePay('05/38', 'CRYPTOGRAM_3DS'), ctx())).toMatchObject({ kind: 'navigate', why: 'success' });
   });

@@ -25,7 +25,7 @@ export function renderChallenge(view: Pick<ChallengeView, 'flow' | 'state'>, act
   const t = texts.challenge;
   const { payment, merchant } = page;
   const summary = payment && merchant
-    ? `<p class="amount-line">${esc(t.payment(merchant.name, displayAmount(payment.order.amountMinor, payment.order.currency, texts.lang), payment.card ? payment.card.mask.slice(-4) : '····'))}</p>`
+    ? `<p class="amount-line">${esc(t.payment(merchant.name, displayAmount(payment.order.amountMinor, payment.order.currency, texts.lang), payment.card?.mask.slice(-4) ?? payment.wallet?.last4 ?? '····'))}</p>`
     : '';
   const is3ds = view.flow === '3ds';
   const title = is3ds ? t.title3ds : t.titleRedirect;
