@@ -3,7 +3,9 @@ import { DynamoCallbackStore } from './adapters/dynamodb/callback-store';
 import { shardCountsOf } from './adapters/dynamodb/keys';
 import { createCallbackTransport } from './adapters/http/callback-transport';
 import { tracedTransport } from './adapters/tracing/remote-calls';
-import { destinationPolicy, type Config } from './config';
+import { destinationPolicy, receiptsEnabled, type Config } from './config';
+import { DynamoReceiptOutbox } from './adapters/dynamodb/receipt-outbox';
+import type { ReceiptOutbox } from './ports/receipts';
 import type { Deps } from './container';
 import { CALLBACK_POLICY, type CallbackPolicy } from './domain/callback';
 import type { CallbackStore, CallbackTransport } from './ports/callbacks';
@@ -20,6 +22,8 @@ export interface CallbackParts {
   readonly callbackPolicy: CallbackPolicy;
   /** Jitter of retry delays. */
   readonly random: () => number;
+  /** Where a payment's approval queues its e-mail receipt; only on a stage that sends receipts. */
+  readonly receipts?: ReceiptOutbox;
 }
 
 export type DepsWithCallbacks = Deps & CallbackParts;
@@ -30,6 +34,7 @@ export function callbackParts(config: Config, db: DynamoDBDocumentClient): Callb
     transport: tracedTransport(createCallbackTransport(destinationPolicy(config))),
     callbackPolicy: { ...CALLBACK_POLICY, timeoutMs: config.CALLBACK_TIMEOUT_MS, firstDelayMs: config.CALLBACK_FIRST_RETRY_MS },
     random: Math.random,
+    ...(receiptsEnabled(config) ? { receipts: new DynamoReceiptOutbox(db, config.TABLE_NAME, shardCountsOf(config.TABLE_SHARDS)) } : {}),
   };
 }
 

@@ -122,6 +122,16 @@ const configSchema = z.object({
   AUDIT_ANCHOR_BUCKET: z.optional(z.string().check(z.regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/))),
   /** ... or a folder of the data directory (the local runner). */
   AUDIT_ANCHOR_DIR: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * E-mail receipts (ADR 0037): the stage's verified sender (lib/stages/<stage>.ts `receipts`), set
+   * on the functions that queue or send receipts when the stage sends them; without it (and without
+   * RECEIPT_MAIL_DIR) no receipt is queued, whatever a merchant's setting says.
+   */
+  RECEIPT_SENDER: z.optional(z.email()),
+  /** The SES configuration set receipts are sent in (its event destination reports bounces and complaints); the receipt job's only. */
+  RECEIPT_CONFIGURATION_SET: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))),
+  /** The local runner's stand-in for SES: receipts are written to this folder (DATA_DIR/mail). */
+  RECEIPT_MAIL_DIR: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -137,6 +147,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   return config;
 }
+
+/** Whether this stage sends e-mail receipts at all: a sender (SES) or the local runner's mail folder. */
+export const receiptsEnabled = (config: Pick<Config, 'RECEIPT_SENDER' | 'RECEIPT_MAIL_DIR'>): boolean => Boolean(config.RECEIPT_SENDER || config.RECEIPT_MAIL_DIR);
 
 /** What the chosen acquirer needs and the stage allows. */
 function acquirerProblems(config: Config): string[] {

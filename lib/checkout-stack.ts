@@ -12,7 +12,9 @@ import { MerchantSecrets } from './constructs/merchant-secrets';
 import { Monitoring, type ChargebackRateRule } from './constructs/monitoring';
 import { OperatorPool } from './constructs/operator-pool';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
-import { AUDIT_ANCHOR_JOB_ID, JOBS, type JobDefinition } from './jobs';
+import { AUDIT_ANCHOR_JOB_ID, CALLBACK_DISPATCHER, JOBS, RECEIPT_JOB_ID, type JobDefinition } from './jobs';
+import type { TableAccess } from './table-access';
+import { ReceiptMail } from './constructs/receipt-mail';
 import { AuditAnchor, auditAnchorRetentionDaysFromContext } from './constructs/audit-anchor';
 import { MAX_METRIC_MERCHANTS, METRIC_NAMESPACE } from '../lambdas/observability/metric-names';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -161,6 +163,8 @@ export class CheckoutStack extends Stack {
   readonly callbackDelivery?: CallbackDelivery;
   /** The write-once bucket of the audit chain's heads; absent only when a test deploys other jobs. */
   readonly auditAnchor?: AuditAnchor;
+  /** E-mail receipts' sender, configuration set and feedback path (ADR 0037); absent on a stage that sends none. */
+  readonly receiptMail?: ReceiptMail;
   /** The topic every alarm notifies. */
   readonly alarmTopic: AlarmTopic;
   /** The alarms and the dashboard. */
@@ -346,7 +350,9 @@ export class CheckoutStack extends Stack {
     this.api.addFallbackRoute(FALLBACK_ROUTE, this.fallbackFunction.function);
     if (customDomain?.edge) this.originSecret = this.guardOrigin(stage, [...functions.values(), this.fallbackFunction]);
 
-    this.jobs = new ScheduledJobs(this, 'Jobs', { jobs, settings: functionSettings, removalPolicy, reserveConcurrency: settings.reserveJobConcurrency });
+    // A stage without a receipt sender has no receipt job (and queues no receipt).
+    const stageJobs = settings.receipts ? jobs : jobs.filter((j) => j.id !== RECEIPT_JOB_ID);
+    this.jobs = new ScheduledJobs(this, 'Jobs', { jobs: stageJobs, settings: functionSettings, removalPolicy, reserveConcurrency: settings.reserveJobConcurrency });
     this.tracing = new Tracing(this, 'Tracing', { name: stackName(stage), fixedRate: settings.traceFixedRate });
     this.jobFunctions = this.jobs.functions;
     const anchorExporter = this.jobFunctions.get(AUDIT_ANCHOR_JOB_ID);
@@ -356,12 +362,32 @@ export class CheckoutStack extends Stack {
     if (relay) {
       this.callbackDelivery = new CallbackDelivery(this, 'Callbacks', { settings: functionSettings, relay, removalPolicy, alarms: this.alarmTopic });
     }
-    const otherFunctions = new Map<string, CheckoutFunction>(this.jobFunctions);
-    if (this.callbackDelivery) otherFunctions.set('CallbackDispatcher', this.callbackDelivery.dispatcher);
-    otherFunctions.set(FALLBACK_ROUTE.id, this.fallbackFunction);
     // The alarms (four per route, two per function) and the dashboard live in a nested stack of
     // their own: CloudFormation allows 500 resources per stack, and every route adds eleven.
     this.observability = new NestedStack(this, 'Observability', { description: `Alarms and dashboard of ${stackName(stage)}` });
+    const receiptSender = this.jobFunctions.get(RECEIPT_JOB_ID);
+    if (receiptSender && settings.receipts) {
+      this.receiptMail = new ReceiptMail(this, 'Receipts', {
+        settings: functionSettings,
+        receipts: settings.receipts,
+        sender: receiptSender,
+        deadLetterQueue: this.jobs.deadLetterQueue,
+        alarms: this.alarmTopic,
+        alarmScope: this.observability,
+      });
+      // The functions that queue or send receipts are told the stage sends them (lambdas/config.ts receiptsEnabled).
+      const touchesReceipts = (table: TableAccess) => (table.items.RECEIPT ?? []).length > 0;
+      const told = [
+        ...deployedRoutes(routes, this.acquirer.name).filter((r) => touchesReceipts(r.access.table)).map((r) => functions.get(r.id)!),
+        ...stageJobs.filter((j) => touchesReceipts(j.access.table)).map((j) => this.jobFunctions.get(j.id)!),
+        ...(this.callbackDelivery && touchesReceipts(CALLBACK_DISPATCHER.access.table) ? [this.callbackDelivery.dispatcher] : []),
+      ];
+      for (const fn of told) fn.function.addEnvironment('RECEIPT_SENDER', settings.receipts.sender);
+    }
+    const otherFunctions = new Map<string, CheckoutFunction>(this.jobFunctions);
+    if (this.callbackDelivery) otherFunctions.set('CallbackDispatcher', this.callbackDelivery.dispatcher);
+    if (this.receiptMail) otherFunctions.set('ReceiptFeedback', this.receiptMail.feedback);
+    otherFunctions.set(FALLBACK_ROUTE.id, this.fallbackFunction);
     this.monitoring = new Monitoring(this.observability, 'Monitoring', {
       stage,
       name: stackName(stage),

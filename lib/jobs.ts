@@ -32,6 +32,8 @@ export const JOB_WORKERS = 32;
 
 /** The job that exports the audit chain's heads; the stack gives it the anchor bucket (lib/constructs/audit-anchor.ts). */
 export const AUDIT_ANCHOR_JOB_ID = 'ExportAuditAnchors';
+/** The job that sends e-mail receipts; only on a stage that sends them (lib/constructs/receipt-mail.ts gives it SES). */
+export const RECEIPT_JOB_ID = 'SendReceipts';
 
 export const JOBS: readonly JobDefinition[] = [
   {
@@ -88,6 +90,16 @@ export const JOBS: readonly JobDefinition[] = [
     timeoutSeconds: 60,
     description: 'Exports the audit chain\'s heads to the write-once anchor bucket',
   },
+  {
+    id: RECEIPT_JOB_ID,
+    entry: 'lambdas/handlers/receipt-job.ts',
+    // Every minute: a receipt arrives within a minute or two of the payment (locally within 2 s).
+    everyMinutes: 1,
+    access: { table: tableAccess(ACCESS.receiptSending), merchantSecrets: false },
+    timeoutSeconds: 60,
+    description: 'Sends the due e-mail receipts of paid checkouts through SES',
+    localEverySeconds: 2,
+  },
 ];
 
 /**
@@ -98,4 +110,13 @@ export const JOBS: readonly JobDefinition[] = [
 export const CALLBACK_DISPATCHER = {
   entry: 'lambdas/handlers/callback-dispatch.ts',
   access: { table: tableAccess(ACCESS.callbackDelivery, ACCESS.expiredLinkCleanup), merchantSecrets: true },
+} as const satisfies Pick<JobDefinition, 'entry' | 'access'>;
+
+/**
+ * The function SES's bounces and complaints reach through EventBridge (lib/constructs/receipt-mail.ts):
+ * it suppresses the addresses, so later receipts to them are skipped. Only on a stage that sends receipts.
+ */
+export const RECEIPT_FEEDBACK = {
+  entry: 'lambdas/handlers/receipt-feedback.ts',
+  access: { table: tableAccess(ACCESS.mailFeedback), merchantSecrets: false },
 } as const satisfies Pick<JobDefinition, 'entry' | 'access'>;

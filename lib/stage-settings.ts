@@ -54,6 +54,31 @@ function checkedProvider(provider: ProviderSettings, where: string): ProviderSet
 }
 
 /**
+ * The stage's e-mail receipts (ADR 0037): the address they come from, and what SES verifies for it:
+ * the whole domain (DKIM records the platform team publishes; any address of it may send) or the
+ * one address (SES mails it a link). docs/operations.md, "E-mail receipts".
+ */
+export interface ReceiptSettings {
+  readonly sender: string;
+  readonly verify: 'domain' | 'address';
+}
+
+/** `-c receiptSender=receipts@pay.example.com` (and `-c receiptVerify=domain|address`): the file's, overridden. */
+export const RECEIPT_SENDER_CONTEXT = 'receiptSender';
+export const RECEIPT_VERIFY_CONTEXT = 'receiptVerify';
+const SENDER = /^[A-Za-z0-9._%+-]{1,64}@(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+
+function receiptsFrom(node: Node, file: StageFile, where: string): ReceiptSettings | undefined {
+  const given = (key: string) => ((node.tryGetContext(key) as string | undefined) || undefined);
+  const sender = given(RECEIPT_SENDER_CONTEXT) ?? file.receipts?.sender;
+  if (sender === undefined) return undefined;
+  const verify = given(RECEIPT_VERIFY_CONTEXT) ?? file.receipts?.verify ?? 'domain';
+  if (!SENDER.test(sender)) throw new Error(`${where}: receipts.sender must be an e-mail address such as receipts@pay.example.com, got ${JSON.stringify(sender)}`);
+  if (verify !== 'domain' && verify !== 'address') throw new Error(`${where}: receipts.verify must be domain or address, got ${JSON.stringify(verify)}`);
+  return { sender: sender.toLowerCase(), verify };
+}
+
+/**
  * One stage as reviewed in lib/stages/<stage>.ts. The command line (`-c …`) may fill in what the file
  * leaves out or override it, but never silently change a fact recorded in `deployed`.
  */
@@ -87,6 +112,8 @@ export interface StageFile {
    * customers see the stage, with pages that exist (the links are never checked for you).
    */
   readonly provider?: ProviderSettings;
+  /** E-mail receipts from this sender (ADR 0037); without it the stage sends none, whatever a merchant's setting says. */
+  readonly receipts?: ReceiptSettings;
   /** Overrides of lib/time-budget.ts ACQUIRER_TIMEOUTS; route timeouts follow. */
   readonly acquirerTimeouts?: AcquirerTimeouts;
   /**
@@ -102,11 +129,12 @@ export interface StageFile {
 }
 
 /** The stage as built: the file with the command line applied and checked. */
-export interface StageSettings extends Omit<StageFile, 'acquirer' | 'domain' | 'keepNames'> {
+export interface StageSettings extends Omit<StageFile, 'acquirer' | 'domain' | 'keepNames' | 'receipts'> {
   readonly stage: Stage;
   readonly acquirer: AcquirerChoice;
   readonly domain?: DomainSettings;
   readonly keepNames: { readonly tableName?: string; readonly userPoolName?: string };
+  readonly receipts?: ReceiptSettings;
 }
 
 export const ALLOW_SETTINGS_CHANGE_CONTEXT = 'allowSettingsChange';
@@ -218,6 +246,7 @@ export function resolveStageSettings(node: Node, stage: Stage, file: StageFile):
   if (!Number.isInteger(file.natGateways) || file.natGateways < 1 || file.natGateways > 3) throw new Error(`${where}: natGateways must be 1 to 3, got ${file.natGateways}`);
   if (file.provider) checkedProvider(file.provider, where);
   if (!(file.traceFixedRate >= 0 && file.traceFixedRate <= 1)) throw new Error(`${where}: traceFixedRate must be from 0 to 1, got ${file.traceFixedRate}`);
-  const { acquirer: _a, domain: _d, keepNames: _k, ...rest } = file;
-  return { ...rest, stage, acquirer, ...(domain ? { domain } : {}), keepNames };
+  const receipts = receiptsFrom(node, file, where);
+  const { acquirer: _a, domain: _d, keepNames: _k, receipts: _r, ...rest } = file;
+  return { ...rest, stage, acquirer, ...(domain ? { domain } : {}), keepNames, ...(receipts ? { receipts } : {}) };
 }

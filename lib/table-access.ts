@@ -146,9 +146,18 @@ export const ACCESS = {
    * Delivering a payment's callbacks (lambdas/use-cases/deliver-callbacks.ts): the lease and cursor
    * on the payment item, one delivery record per callback (under the payment's partition), the
    * notification URL's health, and the merchant's notification URL. The relay also reads what is due
-   * from the outbox index; the stream dispatcher is handed the payments.
+   * from the outbox index; the stream dispatcher is handed the payments. An approval's delivery
+   * queues its e-mail receipt first (one conditional put per payment, lambdas/use-cases/queue-receipt.ts).
    */
-  callbackDelivery: { items: { PAYMENT: ['Query', 'PutItem', 'UpdateItem'], ENDPOINT: ['GetItem', 'PutItem'], MERCHANT: ['GetItem'] } },
+  callbackDelivery: { items: { PAYMENT: ['Query', 'PutItem', 'UpdateItem'], ENDPOINT: ['GetItem', 'PutItem'], MERCHANT: ['GetItem'], RECEIPT: ['PutItem'] } },
+  /**
+   * The receipt job (lambdas/use-cases/receipts.ts): the due receipts from the work index's `receipt`
+   * queue, each claimed, retried or ended by a conditional update, its address looked up in the
+   * suppression list (by digest, GetItem).
+   */
+  receiptSending: { items: { RECEIPT: ['UpdateItem'], SUPPRESSION: ['GetItem'] }, indexes: ['work'] },
+  /** SES's bounces and complaints suppress an address: one update of its digest's item (lambdas/use-cases/mail-feedback.ts). */
+  mailFeedback: { items: { SUPPRESSION: ['UpdateItem'] } },
   /**
    * The stream dispatcher drops the details item of a link DynamoDB's TTL removed unpaid (its state
    * item is gone; payment-store.ts forgetExpiredLink): the only delete anywhere.

@@ -102,6 +102,10 @@ export const ITEM_KINDS = {
   DISPUTE: 'DISPUTE#',
   /** A merchant's settled payments of a month, added to as each settles (lambdas/adapters/dynamodb/disputes.ts). */
   TALLY: 'TALLY#',
+  /** A payment's e-mail receipt, queued once by its callback delivery and sent by the receipt job (lambdas/adapters/dynamodb/receipt-outbox.ts). */
+  RECEIPT: 'RECEIPT#',
+  /** An address that bounced for good or complained, by SHA-256 digest (lambdas/adapters/dynamodb/receipt-outbox.ts): later receipts to it are skipped. */
+  SUPPRESSION: 'SUPPRESSION#',
 } as const;
 
 export type ItemKind = keyof typeof ITEM_KINDS;

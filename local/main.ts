@@ -18,6 +18,8 @@ import { localClock } from './clock';
 import { JOBS } from '../lib/jobs';
 import { acquirerTimeoutEnvironment, acquirerTimeoutsOf } from '../lib/time-budget';
 import { LOCAL_PAGE_PATHS, localPages } from './local-pages';
+import { LOCAL_MAIL_PATH, mailDirectory, mailPages } from './mail-pages';
+import { FileMailer } from '../lambdas/adapters/local/file-mailer';
 import { announceRunner } from './runner-file';
 
 /**
@@ -44,6 +46,8 @@ async function main(): Promise<void> {
       PUBLIC_BASE_URL: publicBase,
       ALLOW_LOOPBACK_CALLBACKS: process.env.ALLOW_LOOPBACK_CALLBACKS ?? '1',
       AUDIT_ANCHOR_DIR: auditAnchorDirectory(dataDir),
+      // E-mail receipts go to files instead of SES (ADR 0037): DATA_DIR/mail, listed at /local/mail.
+      RECEIPT_MAIL_DIR: mailDirectory(dataDir),
       // The operator's own acquirer timeouts if set, else the stack's: the routes' timeouts follow.
       ...acquirerTimeoutEnvironment(acquirerTimeouts),
       // The checkout page's footer: a stage names its provider (lib/stages/), the runner its own placeholder pages.
@@ -53,7 +57,8 @@ async function main(): Promise<void> {
     }),
   );
   const config = readConfig();
-  const deps = localDeps(backend, config, localClock());
+  // The receipt job's mailer prints a line for each receipt it writes.
+  const deps = { ...localDeps(backend, config, localClock()), mailer: new FileMailer(mailDirectory(dataDir), (line) => console.log(`${line} (${publicBase}${LOCAL_MAIL_PATH})`)) };
   setDeps(deps);
   // ACQUIRER=s2s-card (with S2S_CARD_URL, S2S_CARD_CLIENT_KEY, S2S_CARD_PASSWORD) pays through the
   // gateway; the sandbox's pages are then not served, as on a deployed stage.
@@ -73,7 +78,8 @@ async function main(): Promise<void> {
     deps,
     helper: { prefix: customDataDir ? `DATA_DIR=${dataDir} ` : '', options: '' },
   });
-  const app = createApp(routes, { operatorKey: backend.operatorKey, acquirerTimeouts, timeoutScale, localPages: pages });
+  const mail = mailPages(mailDirectory(dataDir));
+  const app = createApp(routes, { operatorKey: backend.operatorKey, acquirerTimeouts, timeoutScale, localPages: async (method, url) => (await pages(method, url)) ?? mail(method, url) });
   await new Promise<void>((resolve, reject) => {
     app.once('error', reject);
     app.listen(port, host, resolve);
@@ -203,7 +209,8 @@ async function findOrCreateDemoMerchant(deps: ReturnType<typeof buildDeps>, data
     await showMerchant(deps, saved.merchant_key);
     return { ...saved, generated: true };
   }
-  const created = await createMerchant(deps, { name: 'Demo Shop' });
+  // Receipts on, so a first payment shows one (npm start prints where; /local/mail lists them).
+  const created = await createMerchant(deps, { name: 'Demo Shop', settings: { emailReceipts: true } });
   const demo = { ...created, generated: true };
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;

@@ -95,6 +95,8 @@ Settings (a value "off" clears an optional setting):
                                   Origins allowed to frame the checkout page.
   --acquirer-account ID|off       The merchant's own acquirer account (see accounts); off: the
                                   stage's own.
+  --email-receipts on|off         E-mail the customer a receipt of each paid checkout that has
+                                  their e-mail (default off; the stage must send receipts).
 
 Target:
   (default)                       The local store in DATA_DIR (default .data): the running
@@ -126,6 +128,7 @@ const OPTIONS = {
   'logo-url': { type: 'string' },
   'frame-ancestors': { type: 'string' },
   'acquirer-account': { type: 'string' },
+  'email-receipts': { type: 'string' },
   ...ACCOUNT_OPTIONS,
   day: { type: 'string' },
   from: { type: 'string' },

@@ -40,5 +40,15 @@ export const METRICS = {
   ChargebackRateHighest: 'Percent',
   /** How many merchants' rates of this month are at or over the threshold (with enough settled payments). */
   MerchantsOverChargebackRate: 'Count',
+  /** E-mail receipts (ADR 0037): queued once per paid payment, then sent, skipped for a suppressed address, tried again, or given up. */
+  ReceiptsQueued: 'Count',
+  ReceiptsSent: 'Count',
+  ReceiptsSuppressed: 'Count',
+  ReceiptsRetried: 'Count',
+  ReceiptsFailed: 'Count',
+  BacklogOldestAgeReceipts: 'Seconds',
+  /** SES's feedback on sent mail: permanent bounces and complaints suppress the address; transient bounces are only counted. */
+  MailBounces: 'Count',
+  MailComplaints: 'Count',
 } as const;
 export type MetricName = keyof typeof METRICS;

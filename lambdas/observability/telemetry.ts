@@ -64,7 +64,7 @@ const add = (name: MetricName, value = 1): void => {
 
 export type AttemptOutcome = 'approved' | 'declined' | '3ds' | 'redirect';
 export type MoneyOperationKind = 'capture' | 'void' | 'refund';
-export type BackgroundJob = 'capture' | 'reconcile' | 'delivery';
+export type BackgroundJob = 'capture' | 'reconcile' | 'delivery' | 'receipts';
 
 const OPERATION_METRICS: Readonly<Record<MoneyOperationKind, readonly [MetricName, MetricName]>> = {
   capture: ['CapturesApproved', 'CapturesDeclined'],
@@ -75,6 +75,7 @@ const BACKLOG_METRICS: Readonly<Record<BackgroundJob, MetricName>> = {
   capture: 'BacklogOldestAgeCapture',
   reconcile: 'BacklogOldestAgeReconcile',
   delivery: 'BacklogOldestAgeDelivery',
+  receipts: 'BacklogOldestAgeReceipts',
 };
 
 /** The business events the use cases report; each adds to this invocation's metrics. */
@@ -137,6 +138,14 @@ export const telemetry = {
   chargebackRates(highestPercent: number, over: number): void {
     add('ChargebackRateHighest', highestPercent);
     add('MerchantsOverChargebackRate', over);
+  },
+  /** An e-mail receipt's fate (ADR 0037): queued (once per payment), then one of sent, suppressed, retried, failed. */
+  receipt(event: 'queued' | 'sent' | 'suppressed' | 'retried' | 'failed'): void {
+    add(({ queued: 'ReceiptsQueued', sent: 'ReceiptsSent', suppressed: 'ReceiptsSuppressed', retried: 'ReceiptsRetried', failed: 'ReceiptsFailed' } as const)[event]);
+  },
+  /** SES's feedback on a sent message, one per recipient. */
+  mailFeedback(kind: 'bounce' | 'complaint', recipients: number): void {
+    add(kind === 'bounce' ? 'MailBounces' : 'MailComplaints', recipients);
   },
   /** Reconciliation found that the acquirer had approved an attempt we had no answer for. */
   reconciledApproval(): void {

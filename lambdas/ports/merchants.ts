@@ -19,6 +19,8 @@ export interface MerchantSettings {
   readonly frameAncestors?: readonly string[];
   /** The merchant's own acquirer account (docs/acquirer-accounts.md); the stage's own when absent. */
   readonly acquirerAccount?: string;
+  /** E-mail the customer a receipt of each paid checkout that has their e-mail (ADR 0037); off when absent. */
+  readonly emailReceipts?: boolean;
 }
 
 export interface Merchant extends MerchantSettings {

@@ -58,10 +58,11 @@ const FIELDS: readonly Field[] = [
   { key: 'frameAncestors', json: 'frame_ancestors', option: 'frame-ancestors', clearable: true, isJson: isStrings, fromOption: list },
   // Cleared: the stage's own account (the use case checks that a named account exists).
   { key: 'acquirerAccount', json: 'acquirer_account', option: 'acquirer-account', clearable: true, isJson: isString, fromOption: asIs },
+  { key: 'emailReceipts', json: 'email_receipts', option: 'email-receipts', clearable: false, isJson: isBoolean, fromOption: onOff('email-receipts') },
 ];
 
 /** The CLI's setting options, in the order its usage lists them (the brand's two are one setting). */
-export const SETTING_OPTIONS = ['name', 'dms', 'auto-capture-delay', 'return-params', 'notification-url', 'methods', 'max-declines', 'brand-color', 'logo-url', 'frame-ancestors', 'acquirer-account'] as const;
+export const SETTING_OPTIONS = ['name', 'dms', 'auto-capture-delay', 'return-params', 'notification-url', 'methods', 'max-declines', 'brand-color', 'logo-url', 'frame-ancestors', 'acquirer-account', 'email-receipts'] as const;
 export type SettingOption = (typeof SETTING_OPTIONS)[number];
 
 const INVALID = 'This value is not valid.';
@@ -158,7 +159,7 @@ export function settingsFromOptions(values: Readonly<Partial<Record<SettingOptio
  * Typed so that a new setting fails to compile here until it is listed.
  */
 const SETTINGS_KEYS = Object.keys({
-  name: 1, dms: 1, autoCaptureDelayMinutes: 1, returnParams: 1, notificationUrl: 1, methods: 1, maxDeclines: 1, branding: 1, frameAncestors: 1, preRouting: 1, acquirerAccount: 1,
+  name: 1, dms: 1, autoCaptureDelayMinutes: 1, returnParams: 1, notificationUrl: 1, methods: 1, maxDeclines: 1, branding: 1, frameAncestors: 1, preRouting: 1, acquirerAccount: 1, emailReceipts: 1,
 } satisfies Record<keyof MerchantSettings, 1>) as (keyof MerchantSettings)[];
 
 export const settingsOf = (m: Merchant): Record<string, unknown> => Object.fromEntries(SETTINGS_KEYS.filter((k) => m[k] !== undefined).map((k) => [k, m[k]]));

@@ -19,6 +19,9 @@ import type { ShardPart } from '../ports/payments';
 import type { DueCallback, CallbackClaim, CallbackRecord, CallbackStore, CallbackTransport, DeliveryAttempt, PostResult, ReleaseResult } from '../ports/callbacks';
 import type { Clock } from '../ports/clock';
 import type { Merchant, MerchantDirectory, MerchantSecrets } from '../ports/merchants';
+import type { ReceiptOutbox } from '../ports/receipts';
+import { earnsReceipt } from '../domain/receipt';
+import { queueReceipt } from './queue-receipt';
 
 export interface CallbackDeps {
   readonly callbacks: CallbackStore;
@@ -29,6 +32,8 @@ export interface CallbackDeps {
   /** A number in [0, 1): the jitter of retry delays. */
   readonly random: () => number;
   readonly callbackPolicy: CallbackPolicy;
+  /** Where e-mail receipts are queued (ADR 0037); absent on a stage that sends none. */
+  readonly receipts?: ReceiptOutbox;
 }
 
 export type DeliveryOutcome = 'delivered' | 'retrying' | 'dead' | 'skipped' | 'blocked' | 'deferred';
@@ -100,6 +105,9 @@ async function deliverClaimed(
     outcome,
     released: await finish(deps, claim, next, release, keepLease),
   });
+  // The payment's approval queues its e-mail receipt before its callback can be done with: a run
+  // that dies after this leaves the callback due, and the next run's queueing finds it queued.
+  if (deps.receipts && !claim.resend && earnsReceipt(payment, tx)) await queueReceipt({ receipts: deps.receipts, clock: deps.clock }, payment, tx, await merchantOf(payment.merchantKey));
   const record = startRound(claim, at);
   // In turn, a ledger-only entry or a held decline is passed over (a resend of it is posted).
   const turn = sentInTurn(tx);

@@ -26,6 +26,8 @@ export const ALARM_KINDS = [
   'StreamDeadLetters',
   'StreamIteratorAge',
   'RelayErrors',
+  'ReceiptsFailed',
+  'MailReputation',
 ] as const;
 export type AlarmKind = (typeof ALARM_KINDS)[number];
 

@@ -1,6 +1,6 @@
 import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../../lib/checkout-stack';
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
-import { AUDIT_ANCHOR_JOB_ID, JOBS } from '../../lib/jobs';
+import { AUDIT_ANCHOR_JOB_ID, JOBS, RECEIPT_JOB_ID } from '../../lib/jobs';
 import { FALLBACK_ROUTE } from '../../lib/routes';
 import { accountSecretPrefix, merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
 import { accessForAcquirer, callsAcquirer, tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
@@ -120,6 +120,16 @@ const evaluable = (synthesized: Synthesized, roleId: string): PolicyStatementJso
 const itemDecision = (synthesized: Synthesized, ids: FunctionIds, action: string, kind: keyof typeof ITEM_KINDS) =>
   evaluate(evaluable(synthesized, ids.role), { action, resource: `\${${ids.table}.Arn}`, context: { 'dynamodb:LeadingKeys': [`${ITEM_KINDS[kind]}x`] } });
 
+/** A function that queues or sends receipts is told the stage's sender (ADR 0037). */
+const receiptEnvironment = (s: Synthesized, access: FunctionAccess): Record<string, unknown> => ((access.table.items.RECEIPT ?? []).length ? { RECEIPT_SENDER: s.stack.settings.receipts!.sender } : {});
+
+/** ses:SendEmail on the stage's identity and configuration set, from its sender. */
+const sesSendPermissions = (s: Synthesized): string[] => {
+  const arn = (what: string) => `arn:\${AWS::Partition}:ses:\${AWS::Region}:\${AWS::AccountId}:${what}`;
+  const condition = ` if ${JSON.stringify({ StringEquals: { 'ses:FromAddress': s.stack.settings.receipts!.sender } })}`;
+  return [arn(`configuration-set/\${${logicalId(s.stack.receiptMail!.configurationSet)}}`), arn(`identity/\${${logicalId(s.stack.receiptMail!.identity)}}`)].map((r) => `ses:SendEmail ${r}${condition}`);
+};
+
 /** What every function of a stage reads (lambdas/config.ts); a few get more. */
 function baseEnvironment(stage: Stage, ids: FunctionIds, secretId = ''): Record<string, unknown> {
   return {
@@ -158,10 +168,10 @@ describe.each(STAGES)('functions (%s)', (stage) => {
     synthesized = synthesize(stage);
   });
 
-  test('there is one function and one role per route and per job, plus the $default route\'s and the callback dispatcher (test/cdk/callbacks.test.ts), and no other', () => {
-    synthesized.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + JOBS.length + 2);
+  test('there is one function and one role per route and per job, plus the $default route\'s, the callback dispatcher (test/cdk/callbacks.test.ts) and the receipts\' feedback function (test/cdk/receipts.test.ts), and no other', () => {
+    synthesized.template.resourceCountIs('AWS::Lambda::Function', ROUTES.length + JOBS.length + 3);
     // On prod (S2S CARD) also the egress VPC's flow log delivery role.
-    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length + JOBS.length + 2 + (acquirerOf(stage) === 's2s-card' ? 1 : 0));
+    synthesized.template.resourceCountIs('AWS::IAM::Role', ROUTES.length + JOBS.length + 3 + (acquirerOf(stage) === 's2s-card' ? 1 : 0));
     expect(synthesized.stack.callbackDelivery?.dispatcher).toBeDefined();
     expect([...synthesized.stack.functions.keys()].sort()).toEqual(ROUTES.map((r) => r.id).sort());
     expect([...synthesized.stack.jobFunctions.keys()].sort()).toEqual(JOBS.map((j) => j.id).sort());
@@ -184,7 +194,7 @@ describe.each(STAGES)('functions (%s)', (stage) => {
               OPERATOR_SIGN_IN_URL: { 'Fn::Join': ['', ['https://', { Ref: logicalId(s.stack.operators.domain) }, '.auth.', { Ref: 'AWS::Region' }, '.amazoncognito.com']] },
               OPERATOR_CLIENT_ID: { Ref: logicalId(s.stack.operators.client) },
             }
-          : cursorSecretEnvironment(s, route.access),
+          : { ...cursorSecretEnvironment(s, route.access), ...receiptEnvironment(s, route.access) },
     })),
     {
       name: `the $default route's ${FALLBACK_ROUTE.id}`,
@@ -205,8 +215,14 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       extraPermissions: (s: Synthesized) => [
         ...sendToDeadLetterQueue(s),
         ...(job.id === AUDIT_ANCHOR_JOB_ID ? [`s3:PutObject \${${logicalId(s.stack.auditAnchor!.bucket)}.Arn}/audit-anchors/*`] : []),
+        // The receipt job alone sends mail, from the sender, on its identity and configuration set (test/cdk/receipts.test.ts).
+        ...(job.id === RECEIPT_JOB_ID ? sesSendPermissions(s) : []),
       ],
-      extraEnvironment: (s: Synthesized): Record<string, unknown> => (job.id === AUDIT_ANCHOR_JOB_ID ? { AUDIT_ANCHOR_BUCKET: { Ref: logicalId(s.stack.auditAnchor!.bucket) } } : {}),
+      extraEnvironment: (s: Synthesized): Record<string, unknown> => ({
+        ...(job.id === AUDIT_ANCHOR_JOB_ID ? { AUDIT_ANCHOR_BUCKET: { Ref: logicalId(s.stack.auditAnchor!.bucket) } } : {}),
+        ...receiptEnvironment(s, job.access),
+        ...(job.id === RECEIPT_JOB_ID ? { RECEIPT_CONFIGURATION_SET: { Ref: logicalId(s.stack.receiptMail!.configurationSet) } } : {}),
+      }),
     })),
   ];
 

@@ -52,8 +52,9 @@ describe.each(STAGES)('scheduled jobs (%s)', (stage) => {
     synthesized = synthesize(stage);
   });
 
-  test('have one EventBridge rule per job, and no other', () => {
-    synthesized.template.resourceCountIs('AWS::Events::Rule', JOBS.reduce((n, j) => n + rulesPerJob(j), 0));
+  test('have one EventBridge rule per job, and no other but the receipts\' bounce and complaint rule', () => {
+    synthesized.template.resourceCountIs('AWS::Events::Rule', JOBS.reduce((n, j) => n + rulesPerJob(j), 0) + 1);
+    expect(synthesized.stack.receiptMail?.feedbackRule).toBeDefined();
     expect([...synthesized.stack.jobs.rules.keys()].sort()).toEqual(JOBS.map((j) => j.id).sort());
   });
 
@@ -94,7 +95,7 @@ describe.each(STAGES)('scheduled jobs (%s)', (stage) => {
     expect(queue.DeletionPolicy).toBe(stage === 'prod' ? 'Retain' : 'Delete');
   });
 
-  test('the dead-letter queue refuses plain HTTP and takes messages from EventBridge only for the job rules', () => {
+  test('the dead-letter queue refuses plain HTTP and takes messages from EventBridge only for the job rules and the receipts\' feedback rule', () => {
     const [policy, ...others] = Object.values(resourcesOfType(synthesized.template, 'AWS::SQS::QueuePolicy')).filter((p) =>
       (p.Properties.Queues as unknown[]).some((q) => flatten(q) === `\${${queueId(synthesized)}}`),
     );
@@ -114,7 +115,8 @@ describe.each(STAGES)('scheduled jobs (%s)', (stage) => {
       expect(s).toMatchObject({ Principal: { Service: 'events.amazonaws.com' }, Action: 'sqs:SendMessage', Resource: queueArn });
     }
     const sources = allowed.map((s) => flatten(s.Condition.ArnEquals['aws:SourceArn'])).sort();
-    expect(sources).toEqual(JOBS.flatMap((j) => rulesOf(synthesized, j).map((rule) => `\${${logicalId(rule)}.Arn}`)).sort());
+    const rules = [...JOBS.flatMap((j) => rulesOf(synthesized, j)), synthesized.stack.receiptMail!.feedbackRule];
+    expect(sources).toEqual(rules.map((rule) => `\${${logicalId(rule)}.Arn}`).sort());
   });
 });
 

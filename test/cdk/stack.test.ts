@@ -39,6 +39,10 @@ describe.each(STAGES)('the stack (%s)', (stage) => {
       Acquirer: expect.objectContaining({ Value: stage === 'dev' ? 'sandbox' : 's2s-card' }),
       PublicBaseUrl: expect.objectContaining({ Value: apiUrl }),
       AuditAnchorBucket: expect.objectContaining({ Value: { Ref: logicalId(stack.auditAnchor!.bucket) } }),
+      // E-mail receipts' sender, configuration set and the DKIM records to publish (test/cdk/receipts.test.ts).
+      ReceiptSender: expect.objectContaining({ Value: stack.settings.receipts!.sender }),
+      ReceiptConfigurationSet: expect.objectContaining({ Value: { Ref: logicalId(stack.receiptMail!.configurationSet) } }),
+      ReceiptDkimRecords: expect.objectContaining({ Value: expect.anything() }),
       ...(stage !== 'dev'
         ? {
             S2SCardUrl: expect.objectContaining({ Value: 'https://gateway.example.com/post' }),

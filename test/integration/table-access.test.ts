@@ -12,6 +12,8 @@ import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants
 import { AUDIT_ANCHOR_JOB_ID, JOBS } from '../../lib/jobs';
 import { handler as anchorJob } from '../../lambdas/handlers/audit-anchor-job';
 import { handler as chargebackRatesJob } from '../../lambdas/handlers/chargeback-rates-job';
+import { handler as receiptJob } from '../../lambdas/handlers/receipt-job';
+import { handler as receiptFeedback } from '../../lambdas/handlers/receipt-feedback';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ import { IDEMPOTENCY_KEY_HEADER } from '../../lambdas/domain/request-key';
 import { paidPayment, recurringBody, sessionBody, statusOf, submitPage, openSession } from '../support/payments';
 import { signBody } from '../support/sign';
 import { startTestService, type TestService } from '../support/service';
-import { asFunction, CALLBACK_DISPATCHER_ID, describe as describeCall, type CheckedCall } from '../support/table-access';
+import { asFunction, CALLBACK_DISPATCHER_ID, RECEIPT_FEEDBACK_ID, describe as describeCall, type CheckedCall } from '../support/table-access';
 
 /**
  * The functions no HTTP request reaches — the scheduled jobs and the stream dispatcher — run through
@@ -41,7 +43,7 @@ const merchants = receivingMerchants(() => service, 'Table Access Shop');
 const anchorDir = mkdtempSync(join(tmpdir(), 'checkout-table-access-anchors-'));
 
 beforeAll(async () => {
-  service = await startTestService({ clock, env: { CALLBACK_TIMEOUT_MS: '300', CALLBACK_FIRST_RETRY_MS: '100', AUDIT_ANCHOR_DIR: anchorDir } });
+  service = await startTestService({ clock, env: { CALLBACK_TIMEOUT_MS: '300', CALLBACK_FIRST_RETRY_MS: '100', AUDIT_ANCHOR_DIR: anchorDir, RECEIPT_MAIL_DIR: join(anchorDir, 'mail') } });
 });
 afterAll(async () => {
   await merchants.close();
@@ -223,7 +225,20 @@ test('the chargeback-rate job reads the merchants, the month\'s chargebacks and 
   expect(calls('CheckChargebackRates')).toEqual(expect.arrayContaining(['CheckChargebackRates BatchGetItem TALLY#', 'CheckChargebackRates Query DISPUTE#']));
 });
 
+test('a receipt: queued by the relay, sent by the receipt job, its address suppressed by the bounce function', async () => {
+  const { shop } = await merchants.merchant({ emailReceipts: true });
+  const paid = await paidPayment(service, shop);
+  await runAs('DeliverCallbacks', callbackJob);
+  expect((await runAs('SendReceipts', receiptJob)).sent).toBe(1);
+  const bounce = { source: 'aws.ses', 'detail-type': 'Email Bounced', detail: { eventType: 'Bounce', bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: 'john@example.com' }] } } };
+  expect(await runAs(RECEIPT_FEEDBACK_ID, receiptFeedback, bounce)).toEqual({ suppressed: 1 });
+  expect(calls('DeliverCallbacks')).toContain('DeliverCallbacks PutItem RECEIPT#');
+  expect(calls('SendReceipts')).toEqual(['SendReceipts GetItem SUPPRESSION#', 'SendReceipts Query index work', 'SendReceipts UpdateItem RECEIPT#']);
+  expect(calls(RECEIPT_FEEDBACK_ID)).toEqual([`${RECEIPT_FEEDBACK_ID} UpdateItem SUPPRESSION#`]);
+  expect(paid.status.status).toBe('settled');
+});
+
 test('every job and the dispatcher stayed within its grant', () => {
-  for (const id of [...JOBS.map((j) => j.id), CALLBACK_DISPATCHER_ID]) expect(calls(id).length).toBeGreaterThan(0);
+  for (const id of [...JOBS.map((j) => j.id), CALLBACK_DISPATCHER_ID, RECEIPT_FEEDBACK_ID]) expect(calls(id).length).toBeGreaterThan(0);
   expect(service.tableAccess.refused().map(describeCall)).toEqual([]);
 });

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { CALLBACK_DISPATCHER, JOBS } from '../../lib/jobs';
+import { CALLBACK_DISPATCHER, JOBS, RECEIPT_FEEDBACK } from '../../lib/jobs';
 import { canonicalPath, FALLBACK_ROUTE, ROUTES, type RouteDefinition } from '../../lib/routes';
 import { tablePolicy, type TableAccess } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
@@ -20,9 +20,12 @@ import { evaluate, type Decision } from './iam-policy';
 
 /** The function ids whose declaration is known: route ids, the fallback's, job ids, and the stream dispatcher. */
 export const CALLBACK_DISPATCHER_ID = 'CallbacksDispatcher';
+/** The function SES's bounces and complaints reach (lib/constructs/receipt-mail.ts). */
+export const RECEIPT_FEEDBACK_ID = 'ReceiptFeedback';
 
 export function declaredAccess(functionId: string): TableAccess | undefined {
   if (functionId === CALLBACK_DISPATCHER_ID) return CALLBACK_DISPATCHER.access.table;
+  if (functionId === RECEIPT_FEEDBACK_ID) return RECEIPT_FEEDBACK.access.table;
   if (functionId === FALLBACK_ROUTE.id) return FALLBACK_ROUTE.access.table;
   return (ROUTES.find((r) => r.id === functionId) ?? JOBS.find((j) => j.id === functionId))?.access.table;
 }

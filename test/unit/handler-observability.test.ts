@@ -1,6 +1,6 @@
 import { createSocket, type Socket } from 'node:dgram';
 import type { Context } from 'aws-lambda';
-import { CALLBACK_DISPATCHER, JOBS } from '../../lib/jobs';
+import { CALLBACK_DISPATCHER, JOBS, RECEIPT_FEEDBACK } from '../../lib/jobs';
 import { FALLBACK_ROUTE, ROUTES } from '../../lib/routes';
 
 // As in Lambda, with a sampled trace header and a daemon to send to (a UDP socket of this test);
@@ -13,7 +13,8 @@ const { metrics } = require('../../lambdas/observability/telemetry') as typeof i
 /**
  * Every function the stack deploys (each route's, the $default route's, each job's, the stream
  * dispatcher's) runs the observability middlewares: its X-Ray handler subsegment, sent before the
- * invocation returns, and the metrics flush, whether the invocation succeeds or fails. Invoked here
+ * invocation returns, and the metrics flush, whether the invocation succeeds or fails (the receipt
+ * feedback function, which EventBridge invokes, included). Invoked here
  * without configuration, most fail at once, which is when both matter as much.
  */
 let daemon: Socket;
@@ -43,7 +44,7 @@ const context = {
   getRemainingTimeInMillis: () => 30_000,
 } as unknown as Context;
 
-const entries = [...new Set([...ROUTES.map((r) => r.entry), FALLBACK_ROUTE.entry, ...JOBS.map((j) => j.entry), CALLBACK_DISPATCHER.entry])];
+const entries = [...new Set([...ROUTES.map((r) => r.entry), FALLBACK_ROUTE.entry, ...JOBS.map((j) => j.entry), CALLBACK_DISPATCHER.entry, RECEIPT_FEEDBACK.entry])];
 
 const eventFor = (entry: string) =>
   entry.includes('callback-dispatch')

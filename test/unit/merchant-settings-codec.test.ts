@@ -16,6 +16,8 @@ describe.each([
   ['max declines', { max_declines: 5 }, { 'max-declines': '5' }, { maxDeclines: 5 }],
   ['frame ancestors', { frame_ancestors: ['https://shop.example'] }, { 'frame-ancestors': 'https://shop.example' }, { frameAncestors: ['https://shop.example'] }],
   ['a brand colour', { branding: { primary_color: '#0A7B83' } }, { 'brand-color': '#0A7B83' }, { branding: { primaryColor: '#0A7B83' } }],
+  ['e-mail receipts on', { email_receipts: true }, { 'email-receipts': 'on' }, { emailReceipts: true }],
+  ['e-mail receipts off', { email_receipts: false }, { 'email-receipts': 'off' }, { emailReceipts: false }],
 ] as const)('%s', (_, form, options, patch) => {
   it('reads the same from the portal and the CLI', () => {
     expect(settingsFromForm(form as Record<string, unknown>, LOCAL)).toEqual({ settings: patch });
@@ -26,6 +28,8 @@ describe.each([
 describe('refusals', () => {
   it.each([
     [{ dms: 'yes' }, [{ path: 'dms', message: 'This value is not valid.' }]],
+    [{ email_receipts: 'on' }, [{ path: 'email_receipts', message: 'This value is not valid.' }]],
+    [{ email_receipts: null }, [{ path: 'email_receipts', message: 'This value is not valid.' }]],
     [{ name: null }, [{ path: 'name', message: 'This value is not valid.' }]],
     [{ methods: 'card' }, [{ path: 'methods', message: 'This value is not valid.' }]],
     [{ branding: 'blue' }, [{ path: 'branding', message: 'This value is not valid.' }]],
@@ -37,6 +41,7 @@ describe('refusals', () => {
 
   it.each([
     [{ dms: 'yes' }, '--dms must be on or off, not "yes"'],
+    [{ 'email-receipts': 'yes' }, '--email-receipts must be on or off, not "yes"'],
     [{ 'max-declines': 'off' }, '--max-declines must be a whole number, not "off"'],
     [{ 'max-declines': '0' }, 'max declines must be a whole number from 1 to 10'],
   ] as const)('the options %j are refused with the first problem', (options, problem) => {

@@ -47,6 +47,10 @@ export const key = {
   dispute: (month: string, transId: string) => ({ pk: `DISPUTE#${month}`, sk: transId }),
   /** A merchant's settled payments of a month (the chargeback rate's denominator): one item, atomic additions. */
   tally: (merchantKey: string, month: string) => ({ pk: `TALLY#${merchantKey}#${month}`, sk: 'TALLY' }),
+  /** A payment's e-mail receipt (lambdas/adapters/dynamodb/receipt-outbox.ts): one per payment, in the work index's `receipt` queue while due. */
+  receipt: (paymentId: string) => ({ pk: `RECEIPT#${paymentId}`, sk: 'RECEIPT' }),
+  /** An address that bounced for good or complained, by its digest (lambdas/domain/receipt.ts addressDigest): no address is stored. */
+  mailSuppression: (digest: string) => ({ pk: `SUPPRESSION#${digest}`, sk: 'SUPPRESSION' }),
   /** Lookup index: a merchant's payments by order number, newest last. */
   orderIndex: (merchantKey: string, orderNumber: string) => `ORDER#${merchantKey}#${orderNumber}`,
 } as const;
