@@ -19,7 +19,7 @@ import { CommandFailure, consoleIo, runCli, stageOf, UsageError, type Io } from 
 import { migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
 import { shardCountsOf } from '../lambdas/adapters/dynamodb/keys';
 import { dataDirectory, openLocalStore } from './local-store';
-import { MERCHANT_API_USAGE, isMerchantApiCommand, runMerchantApiCommand } from './merchant-api-command';
+import { MERCHANT_API_COMMANDS, MERCHANT_API_USAGE, isMerchantApiCommand, runMerchantApiCommand } from './merchant-api-command';
 import { ACCOUNT_COMMANDS, ACCOUNT_OPTIONS, ACCOUNT_USAGE, accountOptionsGiven, executeAccountCommand, isAccountCommand, parseAccountCommand, type AccountCommand } from './account-command';
 
 /**
@@ -230,7 +230,10 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const values = parsed.values as Values;
   if (values.help) return 'help';
   const [name, ...args] = parsed.positionals;
-  if (!name) throw new UsageError(`a command is needed: ${COMMANDS.slice(0, -1).join(', ')} or ${COMMANDS[COMMANDS.length - 1]}`);
+  if (!name) {
+    const all = [...COMMANDS, ...MERCHANT_API_COMMANDS];
+    throw new UsageError(`a command is needed: ${all.slice(0, -1).join(', ')} or ${all[all.length - 1]}`);
+  }
   if (!isCommandName(name)) throw new UsageError(`unknown command "${name}"`);
   const stage = stageOf(values.stage, env);
   const given = SETTING_OPTIONS.filter((o) => values[o] !== undefined);

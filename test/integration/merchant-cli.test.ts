@@ -200,7 +200,7 @@ describe('merchant CLI usage', () => {
   const run = merchant;
 
   it.each([
-    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead, verify-audit, migrate-indexes, accounts, account-create or account-set'],
+    [[], 'a command is needed: create, show, set, rotate-password, rotate-webhook-secret, callbacks, resend-callback, dead-callbacks, resend-dead, verify-audit, migrate-indexes, accounts, account-create, account-set, sign, status, refund or void'],
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['show', 'k', '--bogus'], "Unknown option '--bogus'"],
     [['create'], 'create needs --name NAME'],
