@@ -148,6 +148,25 @@ describe('rotating credentials', () => {
   });
 });
 
+describe('e-mail receipts (ADR 0037)', () => {
+  it('are off for a new merchant, turned on and off by the settings route, each change audited; not-a-boolean is refused', async () => {
+    const key = (await admin.createMerchant({ name: 'Receipting Shop' })).json.merchant_key;
+    expect((await admin.merchant(key)).json.settings.emailReceipts).toBeUndefined();
+    const on = await admin.changeMerchant(key, { email_receipts: true });
+    expect([on.status, on.json.settings.emailReceipts]).toEqual([200, true]);
+    expect((await service.deps.merchants.find(key))?.emailReceipts).toBe(true);
+    clock.set('2030-10-01T10:05:00.000Z');
+    expect((await admin.changeMerchant(key, { email_receipts: false })).json.settings.emailReceipts).toBe(false);
+    const refused = await admin.changeMerchant(key, { email_receipts: 'yes' });
+    expect([refused.status, refused.json]).toEqual([400, invalidRequest('email_receipts: This value is not valid.')]);
+    const changes = (await admin.merchant(key)).json.audit.filter((e) => e.action === 'merchant.settings');
+    expect(changes.map((e) => [(e.before as Record<string, unknown>).emailReceipts, (e.after as Record<string, unknown>).emailReceipts])).toEqual([
+      [true, false],
+      [undefined, true],
+    ]);
+  });
+});
+
 describe('the audit log', () => {
   it('records each creation and rotation by the admin, with the settings but never a credential', async () => {
     const created = await admin.createMerchant({ name: 'Audited Shop' });

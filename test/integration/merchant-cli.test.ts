@@ -106,6 +106,7 @@ describe('the merchant CLI on the local store', () => {
       '--brand-color', '#0A7B83',
       '--logo-url', 'https://cdn.acme.example/logo.svg',
       '--frame-ancestors', 'https://acme.example, https://*.acme.example',
+      '--email-receipts', 'on',
     );
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(json(run.stdout)).toMatchObject({
@@ -119,6 +120,7 @@ describe('the merchant CLI on the local store', () => {
       maxDeclines: 5,
       branding: { primaryColor: '#0A7B83', logoUrl: 'https://cdn.acme.example/logo.svg' },
       frameAncestors: ['https://acme.example', 'https://*.acme.example'],
+      emailReceipts: true,
     });
   });
 

@@ -7,6 +7,8 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import type { Merchant } from '../../lambdas/ports/merchants';
 import type { ReceiptOutbox, ReceiptRecord } from '../../lambdas/ports/receipts';
 import { mailFeedbackOf } from '../../lambdas/protocol/mail-feedback';
+import { migratedKeys } from '../../lambdas/adapters/dynamodb/index-migration';
+import { LOCAL_SHARDS, SHARDS, shardOf } from '../../lambdas/adapters/dynamodb/keys';
 import { queueReceipt } from '../../lambdas/use-cases/queue-receipt';
 
 /** The e-mail receipt's rules: which payments get one, the address, the message, SES's feedback. */
@@ -153,4 +155,13 @@ describe('SES feedback', () => {
   it.each([[{ eventType: 'Delivery' }], [undefined], ['text']])('ignores %j', (detail) => {
     expect(mailFeedbackOf(event(detail))).toBeUndefined();
   });
+});
+
+test('a due receipt written under other shard counts moves to its payment\'s shard of the table\'s (migrate-indexes --reshard)', () => {
+  const id = payment.paymentId;
+  const item = { pk: `RECEIPT#${id}`, sk: 'RECEIPT', workPk: `receipt#${shardOf(id, SHARDS.work)}`, workSk: `2030-01-02T10:02:00.000Z#${id}` };
+  const wanted = `receipt#${shardOf(id, LOCAL_SHARDS.work)}`;
+  expect(migratedKeys(item, LOCAL_SHARDS)).toEqual(item.workPk === wanted ? undefined : { set: { workPk: wanted }, remove: [], unchanged: { workPk: item.workPk } });
+  expect(migratedKeys({ ...item, workPk: wanted }, LOCAL_SHARDS)).toBeUndefined();
+  expect(migratedKeys({ pk: `RECEIPT#${id}`, sk: 'RECEIPT', state: 'sent' }, LOCAL_SHARDS)).toBeUndefined();
 });

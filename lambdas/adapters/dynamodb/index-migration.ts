@@ -63,6 +63,15 @@ export function migratedKeys(item: Record<string, unknown>, shards: ShardCounts)
     move('sendPk', outboxPartitionOf(paymentId, shards));
     if (typeof item.merchantKey === 'string' && typeof item.createdAt === 'string') move('searchPk', searchPartitionOf(item.merchantKey, item.createdAt, paymentId, shards));
   }
+  // A due e-mail receipt (RECEIPT#<payment id>) sits in the work index's `receipt` queue, in its payment's shard.
+  const receiptOf = pk.startsWith('RECEIPT#') && item.sk === 'RECEIPT' ? pk.slice('RECEIPT#'.length) : undefined;
+  if (receiptOf && typeof item.workPk === 'string') {
+    const wanted = workPartitionOf(item.workPk.slice(0, item.workPk.lastIndexOf('#')), receiptOf, shards);
+    if (wanted !== item.workPk) {
+      set.workPk = wanted;
+      unchanged.workPk = item.workPk;
+    }
+  }
   return remove.length || Object.keys(set).length ? { set, remove, unchanged } : undefined;
 }
 
