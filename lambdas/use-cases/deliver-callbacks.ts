@@ -106,8 +106,9 @@ async function deliverClaimed(
     released: await finish(deps, claim, next, release, keepLease),
   });
   // The payment's approval queues its e-mail receipt before its callback can be done with: a run
-  // that dies after this leaves the callback due, and the next run's queueing finds it queued.
-  if (deps.receipts && !claim.resend && earnsReceipt(payment, tx)) await queueReceipt({ receipts: deps.receipts, clock: deps.clock }, payment, tx, await merchantOf(payment.merchantKey));
+  // that dies after this leaves the callback due, and the next run's queueing finds it queued. A
+  // callback with a record has been through here before (a retry): no write for it again.
+  if (deps.receipts && !claim.resend && !claim.record && earnsReceipt(payment, tx)) await queueReceipt({ receipts: deps.receipts, clock: deps.clock }, payment, tx, await merchantOf(payment.merchantKey));
   const record = startRound(claim, at);
   // In turn, a ledger-only entry or a held decline is passed over (a resend of it is posted).
   const turn = sentInTurn(tx);
