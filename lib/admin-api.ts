@@ -7,6 +7,7 @@
 export const ADMIN_API = {
   AdminSignIn: 'POST /admin/api/session',
   AdminSession: 'GET /admin/api/session',
+  AdminSignOut: 'POST /admin/api/sign-out',
   AdminPayments: 'GET /admin/api/payments',
   AdminPaymentsCount: 'GET /admin/api/payments/count',
   AdminPaymentsExport: 'GET /admin/api/payments/export',
@@ -25,6 +26,7 @@ export const ADMIN_API = {
   AdminDeadCallbacks: 'GET /admin/api/merchants/{merchantKey}/callbacks/dead',
   AdminDeadCallbacksResend: 'POST /admin/api/merchants/{merchantKey}/callbacks/resend-dead',
   AdminAudit: 'GET /admin/api/audit',
+  AdminAuditExport: 'GET /admin/api/audit/export',
   AdminAccounts: 'GET /admin/api/acquirer-accounts',
   AdminAccountCreate: 'POST /admin/api/acquirer-accounts',
   AdminAccountUpdate: 'PUT /admin/api/acquirer-accounts/{accountId}',

@@ -37,6 +37,7 @@ export function renderPortal(nonce: string, signIn: PortalSignIn = { kind: 'loca
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
 <p class="brand">Checkout operations</p>
+<button type="button" id="menu" class="menu secondary" aria-expanded="false" aria-controls="nav" hidden>Menu</button>
 <nav aria-label="Sections" id="nav" hidden>
 <a href="#/payments" data-nav="payments">Payments</a>
 <a href="#/queue" data-nav="queue">Capture queue</a>

@@ -75,4 +75,18 @@ table.cards td{display:flex;gap:.75rem;justify-content:space-between;border:0;te
 table.cards td::before{content:attr(data-label);font-weight:600;text-align:left;flex:none}
 table.cards td.mono,table.cards td a.mono{word-break:break-all}}
 @media (max-width:40rem){th,td{padding:.3rem}.who{margin-left:0}dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dd{margin-bottom:.35rem}}
+.menu{display:none}
+details.filter-fold{margin:0 0 .5rem}
+details.filter-fold>summary{font-weight:600;padding:.5rem 0}
+@media (min-width:40.01rem){details.filter-fold>summary{display:none}}
+@media (max-width:40rem){.top{gap:.5rem;padding:.5rem .75rem}
+.top .menu{display:inline-block;order:1;margin-left:auto}
+.top nav{order:2;flex-basis:100%;display:none;grid-template-columns:1fr 1fr;gap:0 1rem}
+.top.menu-open nav{display:grid}
+.top nav a{padding:.5rem 0}
+.who{order:3;flex-basis:100%}
+table.cards td{overflow-wrap:anywhere;white-space:normal;min-width:0}
+table.cards td:not([data-label]){display:block;text-align:left}
+table.cards td:not([data-label])::before{content:none}
+table.cards td>*{min-width:0}}
 `;

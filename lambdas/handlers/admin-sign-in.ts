@@ -8,10 +8,12 @@ import { errorEnvelope, jsonResponse } from '../middleware/error-envelope';
 import { jsonBody } from '../middleware/json-body';
 import type { LambdaHandler } from '../middleware/merchant-endpoint';
 import { logger } from '../observability/logger';
+import { signInOperator } from '../use-cases/operator-sign-in';
 
 /**
  * POST /admin/api/session: an operator of the local runner signs in and gets a token for the admin
- * API. Local only (lib/routes.ts): on AWS operators sign in on Cognito's pages (ADR 0019).
+ * API, and the audit log records it, or its refusal. Local only (lib/routes.ts): on AWS operators
+ * sign in on Cognito's pages (ADR 0019).
  */
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event: APIGatewayProxyEventV2) => {
   const body = event.body as unknown as { username?: unknown; password?: unknown };
@@ -20,7 +22,8 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
   const missing = [...(username ? [] : [{ path: 'username', message: RULE.blank }]), ...(password ? [] : [{ path: 'password', message: RULE.blank }])];
   if (missing.length) throw invalidRequest(missing);
   // Failures count per user name and address (the address API Gateway or the runner saw, never a header).
-  const result = await deps().operators.signIn(username.slice(0, 128), password.slice(0, 256), event.requestContext?.http?.sourceIp);
+  // Every answer is written to the audit log (use-cases/operator-sign-in.ts).
+  const result = await signInOperator(deps(), username.slice(0, 128), password.slice(0, 256), event.requestContext?.http?.sourceIp);
   if (result.kind === 'locked') {
     logger.warn('operator sign-in refused: locked', { username: username.slice(0, 64) });
     throw new ApiError('OPERATOR_LOCKED');

@@ -11,17 +11,27 @@ export interface Operator {
 
 export type SignInResult =
   | { readonly kind: 'signed-in'; readonly token: string; readonly expiresInSeconds: number; readonly username: string; readonly role?: OperatorRole }
-  /** Wrong user name or password: the same answer whether or not the operator exists. */
-  | { readonly kind: 'refused' }
+  /**
+   * Wrong user name or password: the same answer to the client whether or not the operator exists.
+   * `known` tells the audit log which it was (never the client).
+   */
+  | { readonly kind: 'refused'; readonly known: boolean }
   /**
    * Too many wrong passwords in a row for this user name (known or not) from this source address;
-   * no password is checked until the wait ends.
+   * no password is checked until the wait ends. `lockedUntil` is set when this attempt's wrong
+   * password started the wait; absent when the attempt was refused unchecked (the name was waiting).
    */
-  | { readonly kind: 'locked' };
+  | { readonly kind: 'locked'; readonly known: boolean; readonly lockedUntil?: Date };
 
 export interface OperatorAuthenticator {
   /** `source` is the client's address: failures count per address and user name. */
   signIn(username: string, password: string, source?: string): Promise<SignInResult>;
+  /**
+   * Counts a failed sign-in of a name that is no operator's in the hour of `now`: its number in
+   * that hour, or undefined once `limit` are counted (nothing is written then). Bounds what
+   * guessed names can add to the audit log (use-cases/operator-sign-in.ts).
+   */
+  countUnknownNameFailure(now: Date, limit: number): Promise<number | undefined>;
 }
 
 /** One entry of the audit log: who did what, when, to what, and the state before and after. */
@@ -33,7 +43,8 @@ export interface AuditEntry {
   readonly actorRole?: OperatorRole;
   readonly action: string;
   readonly target: string;
-  readonly targetKind: 'payment' | 'merchant' | 'account';
+  /** `operator`: the operator's own sign-in or sign-out (target `operator:<user name>`). */
+  readonly targetKind: 'payment' | 'merchant' | 'account' | 'operator';
   readonly before?: Record<string, unknown>;
   readonly after?: Record<string, unknown>;
   readonly outcome: 'done' | 'refused' | 'failed';

@@ -31,7 +31,10 @@ export const baseDeps = part<BaseKeys>(() => {
  * In the cloud operators sign in on Cognito's pages, never through a function (ADR 0019); the local
  * runner injects its own operator store (see local/backend.ts).
  */
-const noOperatorSignIn: OperatorAuthenticator = { signIn: () => Promise.reject(new Error('operators sign in on the Cognito sign-in pages here')) };
+const noOperatorSignIn: OperatorAuthenticator = {
+  signIn: () => Promise.reject(new Error('operators sign in on the Cognito sign-in pages here')),
+  countUnknownNameFailure: () => Promise.reject(new Error('operators sign in on the Cognito sign-in pages here')),
+};
 
 export function buildStores(base: Pick<Deps, BaseKeys>): Omit<Pick<Deps, StoreKeys>, BaseKeys> {
   const { config, db } = base;

@@ -17,9 +17,12 @@ export const ADMIN_ROUTES: readonly RouteDefinition[] = [
   portalRoute('AdminPortal', 'GET /admin', 'admin-portal', { table: NO_TABLE_ACCESS }),
   // On AWS operators sign in on Cognito's own pages (authorization code with PKCE, TOTP required,
   // threat protection); this is the local runner's stand-in, against its operator store: the
-  // operator, and the failed sign-ins of the name, counted and locked by conditional updates, reset by a delete.
-  portalRoute('AdminSignIn', ADMIN_API.AdminSignIn, 'admin-sign-in', { table: tableAccess({ items: { OPERATOR: ['DeleteItem', 'GetItem', 'UpdateItem'] } }) }, { localOnly: true }),
+  // operator, and the failed sign-ins of the name, counted and locked by conditional updates, reset by a delete;
+  // every answer audited (unknown names' failures counted per hour, under OPERATOR#*).
+  portalRoute('AdminSignIn', ADMIN_API.AdminSignIn, 'admin-sign-in', { table: tableAccess({ items: { OPERATOR: ['DeleteItem', 'GetItem', 'UpdateItem'] } }, ACCESS.auditAppend) }, { localOnly: true }),
   operatorRoute('viewer', 'AdminSession', ADMIN_API.AdminSession, 'admin-session', { table: NO_TABLE_ACCESS }),
+  // The portal's "Sign out", recorded in the audit log (the token itself runs out at its hour).
+  operatorRoute('viewer', 'AdminSignOut', ADMIN_API.AdminSignOut, 'admin-sign-out', { table: tableAccess(ACCESS.auditAppend) }),
   operatorRoute('viewer', 'AdminPayments', ADMIN_API.AdminPayments, 'admin-payments', { table: PAYMENT_SEARCH, cursorSecret: true }),
   // Before the payment detail: the local runner takes the first route that matches, API Gateway the most specific.
   operatorRoute('viewer', 'AdminPaymentsCount', ADMIN_API.AdminPaymentsCount, 'admin-payments-count', { table: BOUNDED_SEARCH, cursorSecret: true }, { timeoutSeconds: 29 }),
@@ -76,4 +79,6 @@ export const ADMIN_ROUTES: readonly RouteDefinition[] = [
   operatorRoute('viewer', 'AdminDisputesExport', ADMIN_API.AdminDisputesExport, 'admin-disputes-export', { table: tableAccess({ items: { DISPUTE: ['Query'] } }, ACCESS.merchantList) }),
   // Filtered by target, the log reads that target's history through the lookup index.
   operatorRoute('viewer', 'AdminAudit', ADMIN_API.AdminAudit, 'admin-audit', { table: tableAccess({ items: { AUDIT: ['Query'] } }, ACCESS.auditHistory), cursorSecret: true }),
+  // The same reads as the log's page, a bounded part per request (X-Next-Cursor names the next).
+  operatorRoute('viewer', 'AdminAuditExport', ADMIN_API.AdminAuditExport, 'admin-audit-export', { table: tableAccess({ items: { AUDIT: ['Query'] } }, ACCESS.auditHistory), cursorSecret: true }),
 ];

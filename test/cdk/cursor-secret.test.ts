@@ -7,7 +7,7 @@ import { flatten, logicalId, resource, resourcesOfType, synthesize } from './syn
  * The portal's page cursors are sealed with a generated secret of the stack (never a key derived
  * from names anyone can read), which only the functions that seal and open cursors may read.
  */
-const CURSOR_FUNCTIONS = ['AdminAudit', 'AdminPayments', 'AdminPaymentsCount', 'AdminPaymentsExport'];
+const CURSOR_FUNCTIONS = ['AdminAudit', 'AdminAuditExport', 'AdminPayments', 'AdminPaymentsCount', 'AdminPaymentsExport'];
 
 test('the routes that seal or open cursors are the four that declare it, and no job', () => {
   expect(ROUTES.filter((r) => r.access.cursorSecret).map((r) => r.id).sort()).toEqual(CURSOR_FUNCTIONS);

@@ -18,7 +18,7 @@ import { flatten, logicalId, resourcesOfType, stageRoutes, synthesize, type Synt
  * - no function may Scan or write in batches, and none may delete an item but the stream
  *   dispatcher, a payment's (the details of a link DynamoDB's TTL removed).
  */
-const AUDIT_WRITERS = ['AdminAccountCreate', 'AdminAccountUpdate', 'AdminCallbackResend', 'AdminCaptureBulk', 'AdminDeadCallbacksResend', 'AdminMerchantCreate', 'AdminMerchantPassword', 'AdminMerchantUpdate', 'AdminMerchantWebhookSecret', 'AdminPaymentAction'];
+const AUDIT_WRITERS = ['AdminAccountCreate', 'AdminAccountUpdate', 'AdminCallbackResend', 'AdminCaptureBulk', 'AdminDeadCallbacksResend', 'AdminMerchantCreate', 'AdminMerchantPassword', 'AdminMerchantUpdate', 'AdminMerchantWebhookSecret', 'AdminPaymentAction', 'AdminSignOut'];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan'];
 

@@ -768,7 +768,7 @@ describe('callbacks', () => {
       ['2030-06-03 08:59:00 UTC', '500', expect.stringMatching(/^\d+$/), 'HTTP 500', receiver.url],
       ['2030-06-03 09:00:00 UTC', '200', expect.stringMatching(/^\d+$/), '', receiver.url],
     ]);
-    // The wide tables scroll in their own regions; the page keeps the phone's width.
+    // The tables are cards of labelled lines; the page keeps the phone's width.
     expect(await pageOverflows(page)).toBe(false);
     await screenshot(page, 'admin-payment-callbacks-320');
 
@@ -780,7 +780,8 @@ describe('callbacks', () => {
     });
     await answer(page, true);
     await statusLine(page).filter({ hasText: 'Callback 1 (sale/success, 25.00 USD) queued: the callback job sends it again on its next run.' }).waitFor();
-    await callbacks.getByRole('cell', { name: 'pending', exact: true }).waitFor();
+    // On a phone a cell's name starts with its column's label (the tables are cards).
+    await callbacks.getByRole('cell', { name: /(^|\s)pending$/ }).waitFor();
     expect(await callbacks.getByRole('button').count()).toBe(0);
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Callbacks');
     done.push(['callback.resend no. 1', paid.paymentId]);
@@ -932,13 +933,22 @@ describe('the audit log', () => {
     await page.getByRole('link', { name: 'Audit log' }).click();
     await heading(page, 'Audit log').waitFor();
     const table = page.getByRole('table', { name: 'Operator actions' });
-    await table.locator('tbody tr').first().waitFor();
-    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((r) => [...r.children].map((c) => c.textContent ?? '')));
+    // Every sign-in is an entry too: the actions may be on older pages ("Older entries").
+    const rows: string[][] = [];
+    for (let pages = 0; pages < 10; pages++) {
+      await page.locator('#view table:not([data-read]) tbody tr').first().waitFor();
+      rows.push(...(await table.locator('tbody tr').evaluateAll((trs) => trs.map((r) => [...r.children].map((c) => c.textContent ?? '')))));
+      if (done.every(([action, target]) => rows.some((r) => r[3] === action && r[4] === target))) break;
+      await page.evaluate(() => document.querySelector('#view table')?.setAttribute('data-read', ''));
+      await page.getByRole('button', { name: 'Older entries' }).click();
+    }
     for (const [action, target] of done) {
       expect(rows).toContainEqual(['2030-06-03 09:00:00 UTC', 'olivia', 'admin', action, target, 'done', expect.any(String)]);
     }
     // Each entry as a diff: one line per field that changed, before → after.
+    await visit(page, `#/audit?action=${encodeURIComponent('payment.capture 15.00')}`, 'Audit log');
     const capture = table.locator('tbody tr', { has: page.getByRole('cell', { name: 'payment.capture 15.00', exact: true }) });
+    await capture.waitFor();
     expect(await capture.locator('td.diff li').allTextContents()).toEqual(['status: pending → settled', 'captured_amount: — → 15.00']);
     expect(await capture.locator('td.diff del').allTextContents()).toEqual(['pending', '—']);
     expect(await capture.locator('td.diff ins').allTextContents()).toEqual(['settled', '15.00']);
@@ -976,6 +986,65 @@ describe('the audit log', () => {
     await visit(page, '#/audit?actor=OLIV', 'Audit log');
     await table.locator('tbody tr').first().waitFor();
     expect(new Set(await column(2))).toEqual(new Set(['olivia']));
+  });
+});
+
+describe('sign-ins in the audit log, by days, and its CSV file', () => {
+  it('records sign-ins, the failed ones too (never what was typed as a password, an unknown name masked); filters them by days; downloads them', async () => {
+    // A day of its own: the hour's quota of unknown names and the lockout tests stay apart.
+    clock.set(new Date('2030-07-10T10:00:00.000Z'));
+    const page = await open();
+    await page.goto(portal());
+    await heading(page, 'Sign in').waitFor();
+    for (const [name, password] of [[operator.username, 'olivia-typed-this-wrong'], ['ghost-at-the-door', 'whatever-typed-here']]) {
+      await page.getByLabel('User name').fill(name!);
+      await page.getByLabel('Password').fill(password!);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await statusLine(page).filter({ hasText: 'Wrong user name or password.' }).waitFor();
+    }
+    await signIn(page);
+    await visit(page, '#/audit?action=operator.&from=2030-07-10&to=2030-07-10', 'Audit log');
+    const table = page.getByRole('table', { name: 'Operator actions' });
+    await table.locator('tbody tr').first().waitFor();
+    const rows = await table.locator('tbody tr').evaluateAll((trs) => trs.map((r) => [...r.children].slice(0, 6).map((c) => c.textContent ?? '')));
+    expect(rows).toEqual([
+      ['2030-07-10 10:00:00 UTC', 'olivia', 'admin', 'operator.sign-in', 'operator:olivia', 'done: signed in from 127.0.0.1'],
+      ['2030-07-10 10:00:00 UTC', 'gh… (17 characters)', '', 'operator.sign-in', 'operator:gh… (17 characters)', 'refused: no operator has this name from 127.0.0.1'],
+      ['2030-07-10 10:00:00 UTC', 'olivia', '', 'operator.sign-in', 'operator:olivia', 'refused: wrong password from 127.0.0.1'],
+    ]);
+    expect(await page.content()).not.toMatch(/olivia-typed-this-wrong|whatever-typed-here|ghost-at-the-door/);
+
+    // The days: the day before has none; a start after the end is refused, and says why.
+    const day = (name: string) => page.getByRole('textbox', { name: `${name} UTC day` });
+    await day('From').fill('2030-07-09');
+    await day('To').fill('2030-07-09');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await table.getByRole('cell', { name: 'Nothing to show.' }).waitFor();
+    await day('From').fill('2030-07-11');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await statusLine(page).filter({ hasText: 'The first day should not be after the last.' }).waitFor();
+
+    await visit(page, '#/audit?action=operator.&from=2030-07-10&to=2030-07-10', 'Audit log');
+    await table.locator('tbody tr').first().waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('audit-2030-07-10-to-2030-07-10.csv');
+    await statusLine(page).filter({ hasText: 'Exported 3 entries to audit-2030-07-10-to-2030-07-10.csv.' }).waitFor();
+    const chunks: Buffer[] = [];
+    for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+    const lines = Buffer.concat(chunks).toString('utf8').replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+    expect(lines[0]).toBe('at,actor,actor_role,action,target_kind,target,outcome,detail,before,after,id,seq,prev_hash,hash');
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 7).join(','))).toEqual([
+      '2030-07-10T10:00:00.000Z,olivia,admin,operator.sign-in,operator,operator:olivia,done',
+      '2030-07-10T10:00:00.000Z,gh… (17 characters),,operator.sign-in,operator,operator:gh… (17 characters),refused',
+      '2030-07-10T10:00:00.000Z,olivia,,operator.sign-in,operator,operator:olivia,refused',
+    ]);
+
+    // Signing out is recorded too, with the role.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await heading(page, 'Sign in').waitFor();
+    const signedOut = async () => (await service.deps.audit.day('2030-07-10')).find((e) => e.action === 'operator.sign-out');
+    for (let i = 0; i < 50 && !(await signedOut()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await signedOut()).toMatchObject({ actor: 'olivia', actorRole: 'admin', target: 'operator:olivia', outcome: 'done' });
   });
 });
 
@@ -1259,6 +1328,95 @@ describe('accessibility (axe-core: no serious or critical violations)', () => {
     await visit(page, `#/merchants/${shop.merchant_key}`, 'Merchant Audited Dead Shop');
     await page.getByRole('link', { name: paid.paymentId }).waitFor();
     expect(await seriousA11yViolations(page)).toEqual([]);
+  });
+});
+
+describe('on a 390 px phone (390×844): the main flows without sideways scrolling, axe-clean', () => {
+  // The axe context (CSP bypassed, only so axe-core can be injected), one tab for the whole walk.
+  let page: Page;
+  beforeAll(async () => {
+    const context = await auditContext(browser, { viewport: { width: 390, height: 844 }, timezoneId: 'UTC' });
+    page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+  });
+  afterAll(() => page?.context().close());
+
+  /** The page is no wider than the screen, nor is any table in its own region (tables are cards here), and axe finds nothing serious. */
+  async function expectFits(where: string): Promise<void> {
+    await page.waitForLoadState('networkidle');
+    const widths = await page.evaluate(() => {
+      const doc = document.scrollingElement as Element;
+      const wide = [...document.querySelectorAll('.scroll')].filter((r) => r.scrollWidth > r.clientWidth).map((r) => r.querySelector('caption')?.textContent);
+      return { scrolls: doc.scrollWidth > doc.clientWidth, wideTables: wide };
+    });
+    expect([where, widths, await seriousA11yViolations(page)]).toEqual([where, { scrolls: false, wideTables: [] }, []]);
+  }
+
+  /** The first result is on the first screen: nothing scrolled, its row's top inside the window. */
+  async function expectFirstResultOnScreen(row: ReturnType<Page['locator']>): Promise<void> {
+    const box = await row.first().boundingBox();
+    expect([await page.evaluate(() => window.scrollY), box!.y + Math.min(box!.height, 40) <= 844]).toEqual([0, true]);
+  }
+
+  /** A section through the compact menu: the sections are folded behind "Menu" until it is opened. */
+  async function section(name: string, title: string): Promise<void> {
+    const menu = page.getByRole('button', { name: 'Menu' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByRole('link', { name }).isVisible()).toBe(false);
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await expectFits('the open menu');
+    await page.getByRole('link', { name }).click();
+    await heading(page, title).waitFor();
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+  }
+
+  it('signs in, searches payments (filters folded, results first), opens one, then the capture queue, the audit log and merchants', async () => {
+    const paid = await authorization('19.90');
+    await visit(page, '#/sign-in', 'Sign in');
+    await expectFits('sign-in');
+    await signIn(page);
+    const rows = page.getByRole('table', { name: 'Payments, newest first' }).locator('tbody tr');
+    await rows.first().waitFor();
+    // The nine search fields are folded behind "Filters": the results come first.
+    expect(await page.getByLabel('Order number').isVisible()).toBe(false);
+    await expectFirstResultOnScreen(rows);
+    await expectFits('payments');
+
+    await page.getByText('Filters', { exact: true }).click();
+    await page.getByLabel('Order number').fill(paid.order.number);
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('Filters (1 set)').waitFor();
+    const found = rows.filter({ has: page.getByRole('link', { name: paid.paymentId }) });
+    await found.waitFor();
+    expect(await page.getByLabel('Order number').isVisible()).toBe(false);
+    await expectFirstResultOnScreen(found);
+    await expectFits('a search');
+
+    await page.getByRole('link', { name: paid.paymentId }).click();
+    await heading(page, `Payment ${paid.order.number}`).waitFor();
+    await page.getByRole('table', { name: 'Transactions' }).locator('tbody tr').first().waitFor();
+    await expectFits('a payment');
+
+    await section('Capture queue', 'Capture queue');
+    await page.getByRole('table', { name: 'Authorizations waiting for capture' }).getByRole('link', { name: paid.paymentId }).waitFor();
+    await expectFits('the capture queue');
+
+    await section('Audit log', 'Audit log');
+    const entries = page.getByRole('table', { name: 'Operator actions' }).locator('tbody tr');
+    await entries.first().waitFor();
+    await expectFirstResultOnScreen(entries);
+    await expectFits('the audit log');
+
+    await section('Merchants', 'Merchants');
+    await page.getByRole('table', { name: 'Merchants by name' }).locator('tbody tr').first().waitFor();
+    await expectFits('merchants');
+
+    // Dark, with the menu open: the same variables, axe's contrast checks clean.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.getByRole('button', { name: 'Menu' }).click();
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(18, 20, 23)');
+    await expectFits('merchants in dark, the menu open');
   });
 });
 

@@ -664,6 +664,8 @@ describe('the audit log (GET /admin/api/audit)', () => {
         after: { status: 'settled', captured_amount: '12.50' },
         outcome: 'done',
       },
+      // The sign-in that got bob's token (use-cases/operator-sign-in.ts).
+      { id: expect.any(String), at: T0.toISOString(), actor: 'bob', actorRole: 'admin', action: 'operator.sign-in', target: 'operator:bob', targetKind: 'operator', outcome: 'done', detail: 'signed in from 127.0.0.1' },
     ]);
     const times = res.json.entries.map((e) => e.at);
     expect(times).toEqual([...times].sort().reverse());
@@ -698,7 +700,7 @@ describe('the audit log (GET /admin/api/audit)', () => {
   });
 
   it('offers no way to change or remove an entry: no route, and an entry id cannot be written twice', async () => {
-    expect(ROUTES.filter((r) => r.path.startsWith('/admin/api/audit')).map((r) => r.method)).toEqual(['GET']);
+    expect([...new Set(ROUTES.filter((r) => r.path.startsWith('/admin/api/audit')).map((r) => r.method))]).toEqual(['GET']);
     const paid = await authorization();
     await api.act(paid.paymentId, 'release');
     const [entry] = (await detail(paid.paymentId)).audit;
@@ -720,6 +722,48 @@ describe('the audit log (GET /admin/api/audit)', () => {
     await expect(service.deps.audit.append({ ...copy, actor: 'mallory' })).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
     expect((await service.deps.audit.forTarget(copy.target, 10)).map(withoutChain)).toEqual([copy]);
     expect((await service.tableItems()).filter((i) => i.id === entry.id)).toEqual([expect.objectContaining({ actor: entry.actor, outcome: entry.outcome })]);
+  });
+});
+
+describe('the audit log by days, and its CSV export (GET /admin/api/audit?from=&to=, …/audit/export)', () => {
+  const entryOn = (id: string, at: string, actor = 'dana'): AuditEntry => ({ id, at, actor, action: 'merchant.settings', target: `merchant:days-${id}`, targetKind: 'merchant', outcome: 'done' });
+  beforeAll(async () => {
+    for (const e of [entryOn('days-1', '2030-05-20T23:59:59.000Z'), entryOn('days-2', '2030-05-21T00:00:00.000Z'), entryOn('days-3', '2030-05-22T10:00:00.000Z')]) await service.deps.audit.append(e);
+  });
+  beforeEach(() => clock.set('2030-05-23T12:00:00.000Z'));
+  const ids = (entries: readonly AuditEntry[]) => entries.filter((e) => e.actor === 'dana').map((e) => e.id);
+
+  it('keeps the entries of the UTC days from and to (either may be left out), newest first', async () => {
+    expect(ids((await api.searchAudit({ actor: 'dana' })).json.entries)).toEqual(['days-3', 'days-2', 'days-1']);
+    expect(ids((await api.searchAudit({ actor: 'dana', from: '2030-05-21', to: '2030-05-21' })).json.entries)).toEqual(['days-2']);
+    expect(ids((await api.searchAudit({ actor: 'dana', from: '2030-05-21' })).json.entries)).toEqual(['days-3', 'days-2']);
+    expect(ids((await api.searchAudit({ actor: 'dana', to: '2030-05-20' })).json.entries)).toEqual(['days-1']);
+    // By target (the lookup index), the days filter too.
+    expect(ids((await api.searchAudit({ target: 'merchant:days-days-2', from: '2030-05-22' })).json.entries)).toEqual([]);
+    expect(ids((await api.searchAudit({ target: 'merchant:days-days-2', from: '2030-05-21' })).json.entries)).toEqual(['days-2']);
+  });
+
+  it.each([
+    ['a day not written as YYYY-MM-DD', { from: '2030-5-21' }, 'from: Enter a day as YYYY-MM-DD.'],
+    ['a day that does not exist', { to: '2030-02-30' }, 'to: Enter a day as YYYY-MM-DD.'],
+    ['a start after the end', { from: '2030-05-22', to: '2030-05-21' }, 'from: The first day should not be after the last.'],
+    ['a range over 92 days', { from: '2030-01-01', to: '2030-05-21' }, 'from: The date range should cover at most 92 days.'],
+  ])('refuses %s with 400 naming the field, in the list and in the export', async (_case, params, message) => {
+    for (const res of [await api.searchAudit(params), await api.exportAudit(params)]) expect([res.status, res.json]).toEqual([400, invalidRequest(message)]);
+  });
+
+  it('exports the filtered entries as one CSV file with their chain fields; a formula an actor or target could carry is defused', async () => {
+    await service.deps.audit.append({ ...entryOn('days-4', '2030-05-22T11:00:00.000Z', '=HYPERLINK("http://x","y")'), target: '@SUM(1+1)', detail: 'a, "quoted" detail' });
+    const res = await api.exportAudit({ from: '2030-05-22', to: '2030-05-22', action: 'merchant.settings' });
+    expect([res.status, res.headers['content-type'], res.headers['x-next-cursor']]).toEqual([200, 'text/csv; charset=utf-8', undefined]);
+    const lines = res.text.replace(/^\uFEFF/, '').split('\r\n').filter(Boolean);
+    expect(lines[0]).toBe('at,actor,actor_role,action,target_kind,target,outcome,detail,before,after,id,seq,prev_hash,hash');
+    const stored = await service.deps.audit.day('2030-05-22');
+    const third = stored.find((e) => e.id === 'days-3')!;
+    expect(lines.slice(1)).toEqual([
+      `2030-05-22T11:00:00.000Z,"'=HYPERLINK(""http://x"",""y"")",,merchant.settings,merchant,'@SUM(1+1),done,"a, ""quoted"" detail",,,days-4,${stored.find((e) => e.id === 'days-4')!.seq},${stored.find((e) => e.id === 'days-4')!.prevHash},${stored.find((e) => e.id === 'days-4')!.hash}`,
+      `2030-05-22T10:00:00.000Z,dana,,merchant.settings,merchant,merchant:days-days-3,done,,,,days-3,${third.seq},${third.prevHash},${third.hash}`,
+    ]);
   });
 });
 

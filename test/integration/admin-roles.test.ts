@@ -28,6 +28,8 @@ const MATRIX: Readonly<Record<string, OperatorRole>> = {
   'GET /admin/api/merchants/{merchantKey}': 'viewer',
   'GET /admin/api/merchants/{merchantKey}/callbacks/dead': 'viewer',
   'GET /admin/api/audit': 'viewer',
+  'GET /admin/api/audit/export': 'viewer',
+  'POST /admin/api/sign-out': 'viewer',
   'GET /admin/api/disputes': 'viewer',
   'GET /admin/api/disputes/export': 'viewer',
   'GET /admin/api/acquirer-accounts': 'viewer',

@@ -2,6 +2,9 @@ import { performance } from 'node:perf_hooks';
 import { lockSecondsAfter, SIGN_IN_LOCKOUT, type LocalOperatorAuthenticator } from '../../lambdas/adapters/local/operator-auth';
 import { ERRORS } from '../../lambdas/domain/errors';
 import { ManualClock } from '../../lambdas/ports/clock';
+import { firstBreak } from '../../lambdas/domain/audit-chain';
+import { UNKNOWN_NAME_FAILURES_PER_HOUR } from '../../lambdas/use-cases/operator-sign-in';
+import { adminApi } from '../support/admin';
 import { seedOperator, signInRequest, type OperatorCredentials } from '../support/admin';
 import { startTestService, type TestService } from '../support/service';
 
@@ -198,5 +201,52 @@ describe('telling nothing about who exists', () => {
       failures: 2,
       ttl: Math.floor(T0.getTime() / 1000) + SIGN_IN_LOCKOUT.forgetAfterSeconds,
     });
+  });
+});
+
+describe('in the audit log: every sign-in, refusal and sign-out, never a password', () => {
+  // A day of its own: the tests above fill T0's hour with unknown names.
+  const DAY2 = new Date(T0.getTime() + 2 * 24 * 3600_000);
+  const day = DAY2.toISOString().slice(0, 10);
+  const signIns = async () => (await service.deps.audit.day(day)).filter((e) => e.action.startsWith('operator.'));
+
+  it("records an operator's wrong password, the wait it starts, the refusal while waiting, the sign-in and the sign-out; the day's chain verifies", async () => {
+    clock.set(DAY2);
+    const op = await anOperator();
+    await attempts(5, op.username, 'a-typed-wrong-password');
+    expect(await attempt(op.username, op.password)).toBe('locked');
+    clock.advance(MINUTE);
+    const res = await signInRequest(service, { username: op.username, password: op.password });
+    expect(res.status).toBe(200);
+    await adminApi(service, res.json.token).signOut();
+    const mine = (await signIns()).filter((e) => e.target === `operator:${op.username}`);
+    expect(mine.map((e) => [e.actor, e.actorRole, e.action, e.targetKind, e.outcome, e.detail])).toEqual([
+      ...Array.from({ length: 4 }, () => [op.username, undefined, 'operator.sign-in', 'operator', 'refused', 'wrong password from 127.0.0.1']),
+      [op.username, undefined, 'operator.sign-in', 'operator', 'refused', 'wrong password, too many in a row: this name waits from this address until 2030-09-04 10:01:00 UTC from 127.0.0.1'],
+      [op.username, undefined, 'operator.sign-in', 'operator', 'refused', 'not checked: this name waits from this address after too many wrong passwords from 127.0.0.1'],
+      [op.username, 'viewer', 'operator.sign-in', 'operator', 'done', 'signed in from 127.0.0.1'],
+      [op.username, 'viewer', 'operator.sign-out', 'operator', 'done', undefined],
+    ]);
+    expect(JSON.stringify(await service.deps.audit.day(day))).not.toContain('a-typed-wrong-password');
+    expect(JSON.stringify(await service.deps.audit.day(day))).not.toContain(op.password);
+    expect(firstBreak(await service.deps.audit.day(day))).toBeUndefined();
+  });
+
+  it(`records failed sign-ins of unknown names ${UNKNOWN_NAME_FAILURES_PER_HOUR} an hour at most, each name masked; past that a failure stores nothing`, async () => {
+    clock.set(new Date(DAY2.getTime() + 3600_000));
+    const before = (await service.tableItems()).length;
+    // A password typed into the name field by mistake must not land in the log.
+    const names = Array.from({ length: UNKNOWN_NAME_FAILURES_PER_HOUR + 5 }, (_, i) => `my-secret-pass-${i}`);
+    for (const name of names) expect(await attempt(name, 'a-wrong-password')).toBe('wrong');
+    const unknown = (await signIns()).filter((e) => e.detail?.startsWith('no operator has this name'));
+    expect(unknown).toHaveLength(UNKNOWN_NAME_FAILURES_PER_HOUR);
+    expect(unknown[0]).toMatchObject({ actor: 'my… (16 characters)', target: 'operator:my… (16 characters)', outcome: 'refused', detail: 'no operator has this name from 127.0.0.1' });
+    expect(unknown.at(-1)?.detail).toBe(`no operator has this name; the ${UNKNOWN_NAME_FAILURES_PER_HOUR}th of unknown names this hour: later ones are not recorded until 12:00 UTC from 127.0.0.1`);
+    expect(JSON.stringify(await service.deps.audit.day(day))).not.toContain('my-secret-pass');
+    expect(firstBreak(await service.deps.audit.day(day))).toBeUndefined();
+    // The 5 past the limit: each name's failure count (as before), and nothing in the audit log.
+    const added = (await service.tableItems()).length - before;
+    const perEntry = 3; // the entry, its id marker, and the name's failure count
+    expect(added).toBe(UNKNOWN_NAME_FAILURES_PER_HOUR * perEntry + 5 + 1 /* the hour's counter */);
   });
 });

@@ -149,6 +149,9 @@ export function adminApi(service: TestService, token: string) {
     changeMerchant: (merchantKey: string, body: unknown) =>
       adminRequest<{ merchant_key: string; settings: Record<string, unknown> }>(service, 'PUT', `/admin/api/merchants/${encodeURIComponent(merchantKey)}`, token, body),
     audit: (cursor?: string) => get<{ entries: AuditEntry[]; cursor?: string }>(`/admin/api/audit${query({ cursor })}`),
+    searchAudit: (params: Record<string, string | undefined> = {}) => get<{ entries: AuditEntry[]; cursor?: string }>(`/admin/api/audit${query(params)}`),
+    exportAudit: (params: Record<string, string | undefined> = {}) => get<undefined>(`/admin/api/audit/export${query(params)}`),
+    signOut: () => adminRequest<{ signed_out: boolean }>(service, 'POST', '/admin/api/sign-out', token, {}),
     session: () => get<SessionAnswer>('/admin/api/session'),
     callbacks: (paymentId: string) => get<{ callbacks: CallbackView[] }>(`/admin/api/payments/${encodeURIComponent(paymentId)}/callbacks`),
     resendCallback: (paymentId: string, index: number | string) =>

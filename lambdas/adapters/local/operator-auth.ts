@@ -31,6 +31,9 @@ export const lockSecondsAfter = (failures: number): number =>
 /** A source address as a key part: what an address may hold, bounded; anything else is one bucket. */
 const sourceKey = (source: string | undefined): string => (source && /^[0-9A-Fa-f:.]{2,45}$/.test(source) ? source.toLowerCase() : 'unknown');
 
+/** Failed sign-ins of names that are no operator's, counted per hour (`*` is in no operator's name). */
+const unknownNameSignIns = (hour: string) => ({ pk: 'OPERATOR#*', sk: `UNKNOWN-SIGNINS#${hour}` });
+
 /** Operator names: what the store accepts. Exact case: `Alice` is not `alice`. */
 const OPERATOR_NAME = /^[A-Za-z0-9._@-]{3,64}$/;
 
@@ -153,16 +156,17 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
         ])
       : [undefined, undefined];
     // A locked name is refused before any password is checked: guessing on pays nothing.
-    if ((record?.lockedUntil ?? 0) > this.nowSeconds()) return { kind: 'locked' };
+    const known = item !== undefined;
+    if ((record?.lockedUntil ?? 0) > this.nowSeconds()) return { kind: 'locked', known };
     // Unknown operators cost the same scrypt as known ones.
     const salt = Buffer.from(item?.salt ?? '00'.repeat(16), 'hex');
     const actual = await scrypt(password, salt, 32);
     const expected = Buffer.from(item?.hash ?? '00'.repeat(32), 'hex');
     const correct = item !== undefined && timingSafeEqual(actual, expected);
     // A name the store would not accept is no operator's, and cannot be locked (nothing to count).
-    if (!storable) return { kind: 'refused' };
-    if (!correct) return this.failed(signInKey);
-    if (!(await this.succeeded(signInKey))) return { kind: 'locked' };
+    if (!storable) return { kind: 'refused', known: false };
+    if (!correct) return this.failed(signInKey, known);
+    if (!(await this.succeeded(signInKey))) return { kind: 'locked', known };
     const token = await new SignJWT({ username, token_use: 'id', ...(item.role ? { role: item.role } : {}) })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(username)
@@ -183,7 +187,7 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
    * address is waiting by now; a failure at or past the limit makes it wait lockSecondsAfter(count),
    * a wait that only ever grows (concurrent failures each set theirs; the longest stays).
    */
-  private async failed(signInKey: { pk: string; sk: string }): Promise<SignInResult> {
+  private async failed(signInKey: { pk: string; sk: string }, known: boolean): Promise<SignInResult> {
     const now = this.nowSeconds();
     const notLocked = 'attribute_not_exists(lockedUntil) OR lockedUntil <= :now';
     let failures: number;
@@ -201,11 +205,11 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
       );
       failures = (out.Attributes as SignInRecord).failures ?? 0;
     } catch (e) {
-      if (isConditionFailure(e)) return { kind: 'locked' };
+      if (isConditionFailure(e)) return { kind: 'locked', known };
       throw e;
     }
     const wait = lockSecondsAfter(failures);
-    if (wait === 0) return { kind: 'refused' };
+    if (wait === 0) return { kind: 'refused', known };
     const until = now + wait;
     // Refused when a concurrent failure set a longer wait (or a right password reset the count): answered as locked all the same.
     await conditionalUpdate(this.db, {
@@ -216,7 +220,32 @@ export class LocalOperatorAuthenticator implements OperatorAuthenticator {
       ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
       ExpressionAttributeValues: { ':until': until, ':forget': until + SIGN_IN_LOCKOUT.forgetAfterSeconds },
     });
-    return { kind: 'locked' };
+    return { kind: 'locked', known, lockedUntil: new Date(until * 1000) };
+  }
+
+  /**
+   * One atomic counter per hour: raised while it is below `limit`, so it stops at `limit` and a
+   * further failure costs one refused conditional write, nothing stored. Forgotten after a day.
+   */
+  async countUnknownNameFailure(now: Date, limit: number): Promise<number | undefined> {
+    const seconds = Math.floor(now.getTime() / 1000);
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: unknownNameSignIns(now.toISOString().slice(0, 13)),
+          UpdateExpression: 'SET failures = if_not_exists(failures, :zero) + :one, #kind = :kind, #ttl = :forget',
+          ConditionExpression: 'attribute_not_exists(failures) OR failures < :limit',
+          ExpressionAttributeNames: { '#kind': 'kind', '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': limit, ':kind': 'operator-sign-in-unknown', ':forget': seconds + SIGN_IN_LOCKOUT.forgetAfterSeconds },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return (out.Attributes as { failures: number }).failures;
+    } catch (e) {
+      if (isConditionFailure(e)) return undefined;
+      throw e;
+    }
   }
 
   /** A right password resets this address's count; false when a concurrent failure locked it meanwhile. */

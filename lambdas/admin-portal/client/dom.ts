@@ -91,19 +91,26 @@ export const cell = (text: string | number | null | undefined, cls?: string): HT
   el('td', { class: cls, text: text === undefined || text === null ? '' : text });
 
 let tables = 0;
-/** A captioned table; a wide one scrolls sideways inside its own focusable region, so the page never has to (320 px screens). */
+/**
+ * A captioned table. On a phone it is shown as cards (styles.ts `table.cards`): each row a stack of
+ * "column: value" lines, so nothing is wider than the screen; each cell of a row with one cell per
+ * column is labelled with its column here (a row of another shape, such as a detail spanning the
+ * row, is left alone). A table still wider than its place scrolls inside its own focusable region,
+ * never the page.
+ */
 export function table(caption: string, columns: readonly string[], rows: readonly Child[]): HTMLDivElement {
   const id = `table-${++tables}`;
+  const body = el('tbody', null, rows.length ? rows : [el('tr', null, el('td', { colspan: String(columns.length), text: 'Nothing to show.' }))]);
+  for (const row of Array.from(body.rows)) {
+    if (row.cells.length !== columns.length) continue;
+    Array.from(row.cells).forEach((c, i) => {
+      if (!c.hasAttribute('data-label')) c.setAttribute('data-label', columns[i] as string);
+    });
+  }
   return el(
     'div',
     { class: 'scroll', role: 'region', 'aria-labelledby': id, tabindex: '0' },
-    el(
-      'table',
-      null,
-      el('caption', { id, text: caption }),
-      el('thead', null, el('tr', null, columns.map((c) => el('th', { scope: 'col', text: c })))),
-      el('tbody', null, rows.length ? rows : [el('tr', null, el('td', { colspan: String(columns.length), text: 'Nothing to show.' }))]),
-    ),
+    el('table', { class: 'cards' }, el('caption', { id, text: caption }), el('thead', null, el('tr', null, columns.map((c) => el('th', { scope: 'col', text: c })))), body),
   );
 }
 
@@ -171,14 +178,33 @@ export const disableAll = (box: ParentNode): void => box.querySelectorAll('butto
 
 /**
  * A filter form: its submit puts the inputs' trimmed values into the address (`#/<view>?…`), and
- * the route shows the view again with them.
+ * the route shows the view again with them. It comes inside a disclosure that is folded on a
+ * phone, its summary saying how many filters are set.
  */
-export function filterForm(view: string, inputs: Readonly<Record<string, HTMLInputElement | HTMLSelectElement>>, submit: string, ...fields: HTMLElement[]): HTMLFormElement {
+export function filterForm(view: string, inputs: Readonly<Record<string, HTMLInputElement | HTMLSelectElement>>, submit: string, ...fields: HTMLElement[]): HTMLDetailsElement {
   const onsubmit = (e: Event): void => {
     e.preventDefault();
     location.hash = `#/${view}?${query(Object.fromEntries(Object.entries(inputs).map(([k, input]) => [k, input.value.trim()])))}`;
   };
-  return el('form', { class: 'filters', role: 'search', onsubmit }, ...fields, el('div', null, el('button', { type: 'submit', text: submit })));
+  const form = el('form', { class: 'filters', role: 'search', onsubmit }, ...fields, el('div', null, el('button', { type: 'submit', text: submit })));
+  // On a phone the fields fold behind "Filters", so the results come first; wider, they are always open.
+  const set = Object.values(inputs).filter((i) => i.value.trim()).length;
+  openFiltersWhenWide();
+  return el('details', { class: 'filter-fold', open: !narrow() }, el('summary', { text: set ? `Filters (${set} set)` : 'Filters' }), form);
+}
+
+/** The width below which the portal takes its phone layout (styles.ts uses the same 40rem). */
+const PHONE_WIDTH = '(max-width: 40rem)';
+const narrow = (): boolean => window.matchMedia(PHONE_WIDTH).matches;
+let watchingWidth = false;
+
+/** Widened past a phone's width, folded filters open: wider screens show no "Filters" toggle to open them with. */
+function openFiltersWhenWide(): void {
+  if (watchingWidth) return;
+  watchingWidth = true;
+  window.matchMedia(PHONE_WIDTH).addEventListener('change', (e) => {
+    if (!e.matches) document.querySelectorAll('details.filter-fold').forEach((d) => { (d as HTMLDetailsElement).open = true; });
+  });
 }
 
 /** Saves text the portal made as a file in the browser's downloads (an export). */

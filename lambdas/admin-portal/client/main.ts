@@ -3,7 +3,7 @@
  * API. Bundled for the browser by lib/portal-script.ts and inlined into the page with its CSP nonce.
  */
 import { hostedSignIn, type PortalSignIn } from '../hosted-sign-in';
-import { newView, SIGNED_OUT } from './api';
+import { api, newView, SIGNED_OUT } from './api';
 import { byId, say } from './dom';
 import { renderChrome, session, signOut, token } from './session';
 import { auditView } from './views/audit';
@@ -60,10 +60,18 @@ function route(): void {
 }
 
 byId('sign-out').addEventListener('click', () => {
+  // Recorded in the audit log (the token is read as the request leaves); the tab forgets the token whatever the answer.
+  const recorded = api('AdminSignOut', { body: {} }).catch(() => undefined);
   signOut();
-  // On AWS the sign-in pages keep a session of their own: end it too.
-  if (SIGN_IN.kind === 'cognito') return location.assign(hostedSignIn().logoutUrl(SIGN_IN));
+  // On AWS the sign-in pages keep a session of their own: end it too, once the sign-out is recorded.
+  if (SIGN_IN.kind === 'cognito') return void recorded.then(() => location.assign(hostedSignIn().logoutUrl(SIGN_IN)));
   say('Signed out.', 'ok');
+});
+// On a phone the sections fold behind "Menu" (styles.ts); elsewhere the button is not shown.
+byId('menu').addEventListener('click', () => {
+  const open = byId('menu').getAttribute('aria-expanded') !== 'true';
+  byId('menu').setAttribute('aria-expanded', String(open));
+  document.querySelector('.top')?.classList.toggle('menu-open', open);
 });
 // The skip link moves focus to the content and leaves the route (the URL fragment) alone.
 document.querySelector('.skip')?.addEventListener('click', (e) => {

@@ -43,6 +43,10 @@ export function forget(): void {
 export function renderChrome(): void {
   const signedIn = Boolean(token());
   byId('nav').hidden = !signedIn;
+  byId('menu').hidden = !signedIn;
+  // A phone's menu closes when a section is shown.
+  byId('menu').setAttribute('aria-expanded', 'false');
+  document.querySelector('.top')?.classList.remove('menu-open');
   byId('who').hidden = !signedIn;
   const s = session();
   byId('who-name').textContent = signedIn && s ? `Signed in as ${s.username} (${s.role})` : '';

@@ -27,9 +27,9 @@ export function paymentSearchOf(query: Query): PaymentSearch {
   return { paymentId, ...rest };
 }
 
-export const auditSearchQuery = z.object({ cursor: field, actor: field, action: field, target: field });
+export const auditSearchQuery = z.object({ cursor: field, actor: field, action: field, target: field, from: field, to: field });
 
-/** An audit search (GET /admin/api/audit) from its query string. */
+/** An audit search (GET /admin/api/audit, …/export) from its query string. */
 export const auditSearchOf = (query: Query): AuditSearch => auditSearchQuery.parse(query ?? {});
 
 export const disputeSearchQuery = z.object({ month: field, merchant: field, reason: field, outcome: field });

@@ -1,6 +1,7 @@
 import type { AuditEntry } from '../../../ports/operators';
-import { api, fail } from '../api';
-import { cell, el, field, filterForm, paymentLink, query, show, table, when } from '../dom';
+import { api, apiCsv, fail } from '../api';
+import { cell, el, field, filterForm, paymentLink, plural, query, saveFile, say, show, table, when } from '../dom';
+import { may } from '../session';
 
 /** A day whose hash chain does not hold, and the entry where it breaks. */
 export interface ChainBreak {
@@ -22,7 +23,9 @@ export function auditTable(caption: string, entries: readonly AuditEntry[], brea
           ? paymentLink(a.target)
           : a.targetKind === 'account'
             ? el('a', { href: '#/accounts', class: 'mono', text: a.target })
-            : el('a', { href: `#/merchants/${encodeURIComponent(a.target.replace(/^merchant:/, ''))}`, class: 'mono', text: a.target });
+            : a.targetKind === 'operator'
+              ? el('span', { class: 'mono', text: a.target })
+              : el('a', { href: `#/merchants/${encodeURIComponent(a.target.replace(/^merchant:/, ''))}`, class: 'mono', text: a.target });
       const broken = brokenAt.get(`${String(a.at).slice(0, 10)}#${a.seq}`);
       return el(
         'tr',
@@ -59,32 +62,40 @@ function chainAlert(breaks: readonly ChainBreak[] | undefined): HTMLElement | nu
   return el('p', { class: 'alert', role: 'alert', text });
 }
 
-/** The audit log, filtered by who, what and target, a page at a time. */
+/** The audit log, filtered by who, what, target and days, a page at a time; the filtered entries downloadable as CSV. */
 export function auditView(params: Params): void {
   const inputs = {
     actor: el('input', { name: 'actor', value: params.actor || '' }),
     action: el('input', { name: 'action', value: params.action || '' }),
     target: el('input', { name: 'target', value: params.target || '', class: 'mono' }),
+    from: el('input', { name: 'from', type: 'date', value: params.from || '' }),
+    to: el('input', { name: 'to', type: 'date', value: params.to || '' }),
   };
   const form = filterForm(
     'audit',
     inputs,
     'Filter',
     field('Who', inputs.actor, 'user name or cli:login, or part of it'),
-    field('Action', inputs.action, 'e.g. payment.refund or merchant.'),
-    field('Target', inputs.target, 'payment id or merchant:<key>'),
+    field('Action', inputs.action, 'e.g. payment.refund, merchant. or operator.sign-in'),
+    field('Target', inputs.target, 'payment id, merchant:<key> or operator:<name>'),
+    field('From', inputs.from, 'UTC day'),
+    field('To', inputs.to, 'UTC day'),
   );
   show('Audit log', form);
-  const filters = { actor: params.actor, action: params.action, target: params.target };
+  const filters = { actor: params.actor, action: params.action, target: params.target, from: params.from, to: params.to };
   api<{ entries: AuditEntry[]; breaks?: ChainBreak[]; cursor?: string }>('AdminAudit', { query: { ...filters, cursor: params.cursor } })
     .then((r) => {
       const pager = el('div', { class: 'pager' });
       if (params.cursor) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Newest', onclick: () => { location.hash = `#/audit?${query(filters)}`; } }));
       const older = r.cursor;
       if (older) pager.appendChild(el('button', { type: 'button', class: 'secondary', text: 'Older entries', onclick: () => { location.hash = `#/audit?${query({ ...filters, cursor: older })}`; } }));
+      if (may('AdminAuditExport') && r.entries.length) {
+        const exporting = el('button', { type: 'button', class: 'secondary', text: 'Download CSV', onclick: () => exportAudit(filters, exporting) });
+        pager.appendChild(exporting);
+      }
       show(
         'Audit log',
-        el('p', { text: "Every operator action, newest first. Entries cannot be changed or removed; each day's entries form a hash chain that shows any change." }),
+        el('p', { text: "Every operator action and sign-in, newest first. Entries cannot be changed or removed; each day's entries form a hash chain that shows any change." }),
         form,
         chainAlert(r.breaks),
         auditTable('Operator actions', r.entries, r.breaks),
@@ -92,4 +103,33 @@ export function auditView(params: Params): void {
       );
     })
     .catch(fail);
+}
+
+/** The filtered log as one CSV file: part after part (the next named by X-Next-Cursor), joined in the browser. */
+function exportAudit(filters: Params, button: HTMLButtonElement): void {
+  const parts: string[] = [];
+  let rows = 0;
+  button.disabled = true;
+  say('Exporting…');
+  const step = (cursor: string): void => {
+    apiCsv('AdminAuditExport', { query: { ...filters, cursor } })
+      .then((part) => {
+        parts.push(part.text);
+        rows += Number(part.headers.get('x-export-rows') || 0);
+        const next = part.headers.get('x-next-cursor');
+        if (next && parts.length < 500) {
+          say(`Exporting… ${plural(rows, 'entry', 'entries')} so far.`);
+          return step(next);
+        }
+        const name = `audit-${filters.from || 'recent'}${filters.to ? `-to-${filters.to}` : ''}.csv`;
+        saveFile(name, parts);
+        button.disabled = false;
+        say(`Exported ${plural(rows, 'entry', 'entries')} to ${name}.`, 'ok');
+      })
+      .catch((e: unknown) => {
+        button.disabled = false;
+        fail(e);
+      });
+  };
+  step('');
 }
