@@ -6,6 +6,7 @@ import type { AuditEntry } from '../../lambdas/ports/operators';
 import fc from 'fast-check';
 import { SESSION_EXPIRED_REASON } from '../../lambdas/domain/payment-view';
 import { ADMIN_LIMITS } from '../../lambdas/use-cases/admin/deps';
+import { exportAuditPart } from '../../lambdas/use-cases/admin/audit';
 import type { ActionOutcome } from '../../lambdas/protocol/admin/actions';
 import { EXPORT_COLUMNS } from '../../lambdas/protocol/admin/payments-csv';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
@@ -750,6 +751,20 @@ describe('the audit log by days, and its CSV export (GET /admin/api/audit?from=&
     ['a range over 92 days', { from: '2030-01-01', to: '2030-05-21' }, 'from: The date range should cover at most 92 days.'],
   ])('refuses %s with 400 naming the field, in the list and in the export', async (_case, params, message) => {
     for (const res of [await api.searchAudit(params), await api.exportAudit(params)]) expect([res.status, res.json]).toEqual([400, invalidRequest(message)]);
+  });
+
+  it('exports in bounded parts, each naming the next: the parts joined hold every entry once, newest first', async () => {
+    const tiny = { entries: 1, pages: 40, pageSize: 1 };
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let parts = 0;
+    do {
+      const part = await exportAuditPart(service.deps, { actor: 'dana', from: '2030-05-20', to: '2030-05-22', ...(cursor ? { cursor } : {}) }, tiny);
+      expect(part.entries.length).toBeLessThanOrEqual(tiny.entries);
+      seen.push(...ids(part.entries));
+      cursor = part.cursor;
+    } while (cursor && ++parts < 20);
+    expect(seen).toEqual(['days-3', 'days-2', 'days-1']);
   });
 
   it('exports the filtered entries as one CSV file with their chain fields; a formula an actor or target could carry is defused', async () => {

@@ -109,20 +109,20 @@ export async function verifyAuditDays(deps: Pick<AdminReadDeps, 'audit'>, days: 
 /**
  * One part of the search's export, newest first: up to AUDIT_EXPORT_PART entries or pages of the
  * log read, and the cursor of the next part (sealed like the page's). By target, the target's
- * history (its last 1,000 entries) is one part.
+ * history (its last 1,000 entries) is one part. `part` holds the limits (tests make them small).
  */
-export async function exportAuditPart(deps: AdminReadDeps, search: AuditSearch): Promise<{ entries: AuditEntry[]; cursor?: string }> {
+export async function exportAuditPart(deps: AdminReadDeps, search: AuditSearch, part: { readonly entries: number; readonly pages: number; readonly pageSize: number } = AUDIT_EXPORT_PART): Promise<{ entries: AuditEntry[]; cursor?: string }> {
   const window = auditWindow(search, deps.clock.now());
   const keep = auditFilter(search, window);
-  if (search.target?.trim()) return { entries: (await deps.audit.forTarget(search.target.trim(), AUDIT_EXPORT_PART.entries)).filter(keep) };
+  if (search.target?.trim()) return { entries: (await deps.audit.forTarget(search.target.trim(), part.entries)).filter(keep) };
   let cursor = search.cursor !== undefined ? auditCursorFrom(search.cursor) : undefined;
   const entries: AuditEntry[] = [];
   let reads = 0;
   do {
-    const limit = Math.min(AUDIT_EXPORT_PART.pageSize, AUDIT_EXPORT_PART.entries - entries.length);
+    const limit = Math.min(part.pageSize, part.entries - entries.length);
     const read = await refusingBadCursor(cursor, () => deps.audit.list({ limit, cursor, until: window.until, days: window.days }));
     entries.push(...read.entries.filter(keep));
     cursor = read.cursor;
-  } while (cursor && entries.length < AUDIT_EXPORT_PART.entries && ++reads < AUDIT_EXPORT_PART.pages);
+  } while (cursor && entries.length < part.entries && ++reads < part.pages);
   return { entries, ...(cursor ? { cursor: auditCursorOf(cursor) } : {}) };
 }
