@@ -37,6 +37,27 @@ const configSchema = z.object({
   SECRETS_MANAGER_ENDPOINT: z.optional(z.url()),
   /** Name prefix of the acquirer accounts' password secrets (`checkout/<stage>/acquirer-accounts/`); without it no account but the stage's is used. */
   ACQUIRER_ACCOUNT_SECRET_PREFIX: z.optional(z.string().check(z.regex(/^[A-Za-z0-9/_+=.@-]+\/$/))),
+  /**
+   * Apple Pay (docs/wallets.md): the name prefix of its secrets (`checkout/<stage>/apple-pay/`: one
+   * merchant identity certificate and key per Apple Pay merchant identifier, and the stage's
+   * domain-association file). Without it the page shows no Apple Pay button.
+   */
+  APPLE_PAY_SECRET_PREFIX: z.optional(z.string().check(z.regex(/^[A-Za-z0-9/_+=.@-]+\/$/))),
+  /** The stage's own Apple Pay merchant identifier, used for merchants that have none of their own. */
+  APPLE_PAY_MERCHANT_ID: z.optional(z.string().check(z.regex(/^merchant\.[A-Za-z0-9][A-Za-z0-9.-]{0,120}$/))),
+  /**
+   * Local runner and tests only: Apple's validation hosts are reached at this host:port (a stand-in),
+   * by their names and trusting APPLE_PAY_GATEWAY_CA (PEM). Never set on AWS.
+   */
+  APPLE_PAY_GATEWAY_ADDRESS: z.optional(z.string().check(z.regex(/^[A-Za-z0-9.-]+:\d{1,5}$/))),
+  APPLE_PAY_GATEWAY_CA: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * The gateway the stage's acquirer is known by to Google Pay (tokenization's `gateway`); the
+   * sandbox's default is Google's own test value `example`. Without one no Google Pay button shows.
+   */
+  GOOGLE_PAY_GATEWAY: z.optional(z.string().check(z.regex(/^[a-z0-9_-]{1,60}$/))),
+  /** The acquirer's country (ISO 3166-1 alpha-2): both wallets' payment requests name it. */
+  WALLET_COUNTRY: z._default(z.string().check(z.regex(/^[A-Z]{2}$/)), 'US'),
   /** Days an authorization (DMS) may wait for capture before it is released. */
   AUTHORIZATION_VALIDITY_DAYS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(30)), 7),
   /**
@@ -155,6 +176,7 @@ export const receiptsEnabled = (config: Pick<Config, 'RECEIPT_SENDER' | 'RECEIPT
 function acquirerProblems(config: Config): string[] {
   const problems: string[] = [];
   if (config.STAGE === 'prod' && config.ACQUIRER === 'sandbox') problems.push('ACQUIRER: prod never runs on the sandbox acquirer');
+  if (config.STAGE === 'prod' && (config.APPLE_PAY_GATEWAY_ADDRESS || config.APPLE_PAY_GATEWAY_CA)) problems.push('APPLE_PAY_GATEWAY_ADDRESS: prod reaches Apple itself');
   if (config.ACQUIRER === 's2s-card') {
     if (!config.S2S_CARD_URL) problems.push('S2S_CARD_URL: required with ACQUIRER=s2s-card');
     const fromEnv = config.S2S_CARD_CLIENT_KEY !== undefined && config.S2S_CARD_PASSWORD !== undefined;
@@ -171,3 +193,10 @@ export function destinationPolicy(config: Pick<Config, 'DYNAMODB_ENDPOINT' | 'AL
   const local = config.DYNAMODB_ENDPOINT !== undefined;
   return { allowLoopback: local && config.ALLOW_LOOPBACK_CALLBACKS === '1', httpsOnly: !local };
 }
+
+/** Google Pay's environment of a stage: PRODUCTION on prod only (real cards), TEST elsewhere. */
+export const googlePayEnvironment = (config: Pick<Config, 'STAGE'>): 'TEST' | 'PRODUCTION' => (config.STAGE === 'prod' ? 'PRODUCTION' : 'TEST');
+
+/** The Google Pay gateway of the stage: its setting, else `example` (Google's test gateway) on the sandbox. */
+export const googlePayGateway = (config: Pick<Config, 'GOOGLE_PAY_GATEWAY' | 'ACQUIRER'>): string | undefined =>
+  config.GOOGLE_PAY_GATEWAY ?? (config.ACQUIRER === 'sandbox' ? 'example' : undefined);

@@ -21,6 +21,8 @@ import type { PaymentStore } from './ports/payments';
 import type { DisputeLog, SettlementTally } from './ports/disputes';
 import type { AccountSecrets, AcquirerAccounts } from './ports/acquirer-accounts';
 import { buildAccountSecrets } from './wiring/accounts';
+import { buildApplePay } from './wiring/apple-pay';
+import type { ApplePay } from './ports/apple-pay';
 import { buildAcquirer } from './wiring/acquirer';
 import { configureCursorKey } from './wiring/cursor-key';
 import { injectedDeps, setDeps } from './wiring/process';
@@ -60,6 +62,8 @@ export interface Deps {
   readonly accountSecrets: AccountSecrets;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
+  /** Apple Pay's merchant identities and domain-association file (Secrets Manager), and the call to Apple's validation URL. */
+  readonly applePay: ApplePay;
   /** Behind CloudFront (ORIGIN_SECRET_ID): the header values every HTTP request must carry (lambdas/middleware/origin-guard.ts). */
   readonly originSecret?: CachedOriginSecret;
   /** The S2S CARD connector's parts its callback and redirect pages use; set when it is the acquirer. */
@@ -80,6 +84,7 @@ export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids =
     ...stores,
     secrets: buildMerchantSecrets(config, clock, secretsClient, db),
     accountSecrets,
+    applePay: buildApplePay(config, clock, secretsClient),
     ...buildAcquirer(base, secretsClient, undefined, accountSecrets),
     ...(config.ORIGIN_SECRET_ID ? { originSecret: secretsManagerOriginSecret(secretsClient, config.ORIGIN_SECRET_ID, clock, config.SECRET_CACHE_TTL_SECONDS * 1000) } : {}),
     ...overrides,

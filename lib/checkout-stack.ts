@@ -22,11 +22,11 @@ import type { AcquirerChoice } from './acquirer';
 import { StaticEgress } from './constructs/static-egress';
 import { EDGE_REGION, originSecretName } from './edge-stack';
 import { Tracing } from './constructs/tracing';
-import { providerEnvironment, resolveStageSettings, type DomainSettings, type StageFile, type StageSettings } from './stage-settings';
+import { providerEnvironment, resolveStageSettings, walletEnvironment, type DomainSettings, type StageFile, type StageSettings } from './stage-settings';
 import { STAGE_FILES } from './stages';
 import { ACQUIRER_TIMEOUTS, acquirerTimeoutEnvironment, routeTimeoutSeconds, type AcquirerTimeouts } from './time-budget';
 import type { FunctionAcquirer } from './constructs/checkout-function';
-import { accountSecretPrefix, merchantSecretPrefix, stackName, type Stage } from './naming';
+import { accountSecretPrefix, applePaySecretPrefix, merchantSecretPrefix, stackName, type Stage } from './naming';
 import { deployedRoutes, FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES, type RouteDefinition } from './routes';
 import { CHECKOUT_PAGE_ROUTES } from './route-table/pages';
 import { mapsStackTraces, ORIGIN_SECRET_INJECT } from './bundling';
@@ -149,6 +149,8 @@ export class CheckoutStack extends Stack {
   readonly merchantSecrets: MerchantSecrets;
   /** The acquirer accounts' passwords (docs/acquirer-accounts.md), one secret each under its prefix. */
   readonly accountSecrets: MerchantSecrets;
+  /** Apple Pay's certificates and domain-association file (docs/wallets.md). */
+  readonly applePaySecrets: MerchantSecrets;
   readonly api: CheckoutApi;
   readonly operators: OperatorPool;
   readonly jobs: ScheduledJobs;
@@ -222,6 +224,10 @@ export class CheckoutStack extends Stack {
       prefix: accountSecretPrefix(stage),
       holds: 'Acquirer account passwords are created at run time (merchant CLI, admin portal), one per account',
     });
+    this.applePaySecrets = new MerchantSecrets(this, 'ApplePaySecrets', {
+      prefix: applePaySecretPrefix(stage),
+      holds: 'Apple Pay merchant identity certificates and the domain-association file are put by the platform team (docs/wallets.md), one per merchant identifier',
+    });
     this.api = new CheckoutApi(this, 'Api', {
       apiName: stackName(stage),
       logRetention: settings.logRetention,
@@ -284,6 +290,7 @@ export class CheckoutStack extends Stack {
       table: this.table,
       merchantSecrets: this.merchantSecrets,
       accountSecrets: this.accountSecrets,
+      applePaySecrets: this.applePaySecrets,
       acquirer: functionAcquirer,
       cursorSecret: this.cursorSecret,
       // Every function gets the same configuration: routes (pay, capture) and jobs (reconcile)
@@ -319,7 +326,7 @@ export class CheckoutStack extends Stack {
 
     const functions = new Map<string, CheckoutFunction>();
     // The checkout page's footer names the stage's provider; only its functions are told.
-    const pageEnvironment = providerEnvironment(settings.provider);
+    const pageEnvironment = { ...providerEnvironment(settings.provider), ...walletEnvironment(settings.wallets, applePaySecretPrefix(stage)) };
     const checkoutPageIds = new Set(CHECKOUT_PAGE_ROUTES.map((r) => r.id));
     for (const route of deployedRoutes(routes, this.acquirer.name)) {
       if (functions.has(route.id)) throw new Error(`Duplicate route id: ${route.id}`);

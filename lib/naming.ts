@@ -9,3 +9,5 @@ export const stackName = (stage: string) => `Checkout-${stage}`;
 export const merchantSecretPrefix = (stage: string) => `checkout/${stage}/merchants/`;
 /** The acquirer accounts' passwords (docs/acquirer-accounts.md): a family of its own, beside the merchants'. */
 export const accountSecretPrefix = (stage: string) => `checkout/${stage}/acquirer-accounts/`;
+/** Apple Pay's merchant identity certificates (one per merchant identifier) and the domain-association file. */
+export const applePaySecretPrefix = (stage: string) => `checkout/${stage}/apple-pay/`;

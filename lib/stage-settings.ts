@@ -54,6 +54,35 @@ function checkedProvider(provider: ProviderSettings, where: string): ProviderSet
 }
 
 /**
+ * Apple Pay and Google Pay on the stage's page (docs/wallets.md, "Registering the platform"): Apple
+ * Pay runs once the platform team has put the merchant identity certificates (and the domain's
+ * association file) under `checkout/<stage>/apple-pay/`; `merchantId` is the stage's own Apple Pay
+ * merchant identifier, for merchants without one. Google Pay needs the gateway the stage's acquirer
+ * is known by to Google (the sandbox's default is Google's test gateway `example`). `country` is
+ * the acquirer's (both wallets ask for it). TEST on every stage but prod, PRODUCTION there.
+ */
+export interface WalletStageSettings {
+  readonly applePay?: { readonly merchantId?: string };
+  readonly googlePay?: { readonly gateway: string };
+  readonly country?: string;
+}
+
+/** The checkout page functions' environment for the stage's wallets (lambdas/config.ts APPLE_PAY_*, GOOGLE_PAY_GATEWAY, WALLET_COUNTRY). */
+export function walletEnvironment(wallets: WalletStageSettings | undefined, applePaySecretPrefix: string): Record<string, string> {
+  if (!wallets) return {};
+  if (wallets.applePay?.merchantId !== undefined && !/^merchant\.[A-Za-z0-9][A-Za-z0-9.-]{0,120}$/.test(wallets.applePay.merchantId)) {
+    throw new Error(`wallets.applePay.merchantId must be an Apple Pay merchant identifier (merchant.…), got ${JSON.stringify(wallets.applePay.merchantId)}`);
+  }
+  if (wallets.googlePay && !/^[a-z0-9_-]{1,60}$/.test(wallets.googlePay.gateway)) throw new Error(`wallets.googlePay.gateway must be the gateway's Google Pay id, got ${JSON.stringify(wallets.googlePay.gateway)}`);
+  if (wallets.country !== undefined && !/^[A-Z]{2}$/.test(wallets.country)) throw new Error(`wallets.country must be an ISO 3166-1 alpha-2 code, got ${JSON.stringify(wallets.country)}`);
+  return {
+    ...(wallets.applePay ? { APPLE_PAY_SECRET_PREFIX: applePaySecretPrefix, ...(wallets.applePay.merchantId ? { APPLE_PAY_MERCHANT_ID: wallets.applePay.merchantId } : {}) } : {}),
+    ...(wallets.googlePay ? { GOOGLE_PAY_GATEWAY: wallets.googlePay.gateway } : {}),
+    ...(wallets.country ? { WALLET_COUNTRY: wallets.country } : {}),
+  };
+}
+
+/**
  * The stage's e-mail receipts (ADR 0037): the address they come from, and what SES verifies for it:
  * the whole domain (DKIM records the platform team publishes; any address of it may send) or the
  * one address (SES mails it a link). docs/operations.md, "E-mail receipts".
@@ -114,6 +143,8 @@ export interface StageFile {
   readonly provider?: ProviderSettings;
   /** E-mail receipts from this sender (ADR 0037); without it the stage sends none, whatever a merchant's setting says. */
   readonly receipts?: ReceiptSettings;
+  /** Apple Pay and Google Pay (WalletStageSettings); without it no Apple Pay, and Google Pay only on the sandbox's test gateway. */
+  readonly wallets?: WalletStageSettings;
   /** Overrides of lib/time-budget.ts ACQUIRER_TIMEOUTS; route timeouts follow. */
   readonly acquirerTimeouts?: AcquirerTimeouts;
   /**

@@ -25,6 +25,10 @@ export const LOCAL_TABLE_NAME = 'checkout-local';
 export const LOCAL_SECRET_PREFIX = 'checkout/local/merchants/';
 /** The acquirer accounts' passwords in the local secret store. */
 export const LOCAL_ACCOUNT_SECRET_PREFIX = 'checkout/local/acquirer-accounts/';
+/** Apple Pay's certificates and domain-association file in the local secret store (docs/wallets.md). */
+export const LOCAL_APPLE_PAY_SECRET_PREFIX = 'checkout/local/apple-pay/';
+/** The local stage's own Apple Pay merchant identifier (a placeholder: the local runner has no certificate from Apple). */
+export const LOCAL_APPLE_PAY_MERCHANT_ID = 'merchant.local.checkout';
 
 export interface LocalBackend {
   readonly dynamodbEndpoint: string;
@@ -147,6 +151,8 @@ export function backendEnvironment(backend: LocalBackend, extra: Record<string, 
     TABLE_NAME: backend.tableName,
     MERCHANT_SECRET_PREFIX: LOCAL_SECRET_PREFIX,
     ACQUIRER_ACCOUNT_SECRET_PREFIX: LOCAL_ACCOUNT_SECRET_PREFIX,
+    APPLE_PAY_SECRET_PREFIX: LOCAL_APPLE_PAY_SECRET_PREFIX,
+    APPLE_PAY_MERCHANT_ID: LOCAL_APPLE_PAY_MERCHANT_ID,
     STAGE: 'local',
     TABLE_SHARDS: 'local',
     DYNAMODB_ENDPOINT: backend.dynamodbEndpoint,

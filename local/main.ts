@@ -209,8 +209,13 @@ async function findOrCreateDemoMerchant(deps: ReturnType<typeof buildDeps>, data
     await showMerchant(deps, saved.merchant_key);
     return { ...saved, generated: true };
   }
-  // Receipts on, so a first payment shows one (npm start prints where; /local/mail lists them).
-  const created = await createMerchant(deps, { name: 'Demo Shop', settings: { emailReceipts: true } });
+  // Receipts on, so a first payment shows one (npm start prints where; /local/mail lists them). Both
+  // wallets on, so their buttons show where the browser has them (Google Pay's TEST environment and
+  // its `example` gateway; docs/wallets.md, "Locally").
+  const created = await createMerchant(deps, {
+    name: 'Demo Shop',
+    settings: { emailReceipts: true, wallets: ['applepay', 'googlepay'], googlePayGatewayMerchantId: 'exampleGatewayMerchantId' },
+  });
   const demo = { ...created, generated: true };
   writeFileSync(file, JSON.stringify(demo, null, 2), { mode: 0o600 });
   return demo;

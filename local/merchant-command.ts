@@ -97,6 +97,13 @@ Settings (a value "off" clears an optional setting):
                                   stage's own.
   --email-receipts on|off         E-mail the customer a receipt of each paid checkout that has
                                   their e-mail (default off; the stage must send receipts).
+  --wallets applepay,googlepay|off
+                                  Apple Pay and Google Pay buttons on the checkout page (docs/wallets.md).
+  --apple-pay-merchant-id ID|off  The merchant's Apple Pay merchant identifier (merchant.com.…);
+                                  off: the stage's own. Its certificate goes to Secrets Manager.
+  --google-pay-merchant-id ID|off The merchant id of Google's Pay & Wallet Console (PRODUCTION).
+  --google-pay-gateway-merchant-id ID|off
+                                  The merchant's acquirer account's id at its Google Pay gateway.
 
 Target:
   (default)                       The local store in DATA_DIR (default .data): the running
@@ -129,6 +136,10 @@ const OPTIONS = {
   'frame-ancestors': { type: 'string' },
   'acquirer-account': { type: 'string' },
   'email-receipts': { type: 'string' },
+  wallets: { type: 'string' },
+  'apple-pay-merchant-id': { type: 'string' },
+  'google-pay-merchant-id': { type: 'string' },
+  'google-pay-gateway-merchant-id': { type: 'string' },
   ...ACCOUNT_OPTIONS,
   day: { type: 'string' },
   from: { type: 'string' },

@@ -12,6 +12,8 @@ import { declineKind } from './decline-kind';
 import { en, type Texts } from './texts/en';
 import type { PageProvider } from './provider';
 import { linkExpiry } from './link-expiry';
+import { walletConfig, walletMarkup, walletScript, walletStyles, type PageWallets } from './wallets';
+import type { Wallet } from '../domain/wallet';
 
 export type { Texts };
 
@@ -29,6 +31,8 @@ export interface RenderContext {
   readonly provider?: PageProvider;
   /** The service's clock at the request: the form tells how long its link stays open from it. */
   readonly now?: Date;
+  /** The wallets this form offers (respond.ts walletsOfView) and what the stage runs them with; none when absent. */
+  readonly wallets?: { readonly offered: readonly Wallet[]; readonly stage: PageWallets };
 }
 
 /** Languages written right to left (of those Intl may be asked for). */
@@ -156,7 +160,7 @@ export function renderForm(view: Extract<LinkView, { kind: 'form' }>, ctx: Rende
   const firstProblem = ['number', 'expiry', 'cvv', 'holder', 'email', 'country'].find((k) => k in problems);
   const alert = view.declineReason
     ? `<div class="alert" id="error-summary" role="alert" tabindex="-1" data-autofocus><p>${esc(t.declines[declineKind(view.declineReason)])}</p><p>${esc(t.attemptsLeft(view.attemptsLeft))}</p></div>`
-    : `<div class="alert" id="error-summary" role="alert" tabindex="-1"${hasProblems ? '' : ' hidden'}>${hasProblems ? esc(t.errors.summary) : ''}</div>`;
+    : `<div class="alert" id="error-summary" role="alert" tabindex="-1"${hasProblems ? '' : ' hidden'}>${hasProblems ? esc(problems.wallet ? t.errors.wallet : t.errors.summary) : ''}</div>`;
   const methods = view.methods.length > 1
     ? `<fieldset><legend>${esc(t.methodLegend)}</legend>${view.methods
         .map((m, i) => `<label class="choice"><input type="radio" name="method" value="${esc(m)}"${i === 0 ? ' checked' : ''}> ${esc(t.methods[m] ?? m)}</label>`)
@@ -193,6 +197,7 @@ ${countries}
     ? `<form id="close-form" method="post" action="${esc(ctx.action ?? '')}"${targetAttr(payment.checkout.urlTarget)}><input type="hidden" name="close" value="1"><button type="submit" class="secondary">${esc(t.closeButton)}</button></form>`
     : '';
   const expiry = linkExpiry(payment.checkout.expiresAt, ctx.now, t);
+  const wallets = ctx.wallets?.offered ?? [];
   const body = `<header aria-labelledby="title">
 ${merchantHeader(merchant)}
 <p class="amount" aria-label="${esc(t.amountLabel)}: ${esc(amount)}">${esc(amount)}</p>
@@ -200,6 +205,7 @@ ${description(payment.order.description, t)}
 </header>
 ${ctx.sandbox ? `<p class="sandbox">${esc(t.sandboxNotice)}</p>` : ''}
 ${alert}
+${wallets.length ? walletMarkup(wallets, t, ctx.action ?? '', walletConfig(view, wallets, ctx.wallets!.stage, ctx.action ?? '')) : ''}
 <form id="pay-form" method="post" action="${esc(ctx.action ?? '')}" novalidate>
 ${methods}
 ${savedCards}
@@ -221,8 +227,12 @@ ${expiry.warning}
 ${expiry.validUntil}
 ${close}
 <script type="application/json" id="texts">${jsonForScript({ ...t.errors, brand: t.brandDetected('%s'), processing: t.processingButton })}</script>`;
-  return layout(ctx, merchant, `${t.title(merchant.name)}: ${amount}`, body, clientScript() + expiry.script);
+  // The wallets' script runs after the card form's: the form is ready whatever the wallets do.
+  return layout(ctx, merchant, `${t.title(merchant.name)}: ${amount}`, body, clientScript() + expiry.script + (wallets.length ? walletScript() : ''), wallets.length ? `<style nonce="${ctx.nonce}">${walletStyles}</style>\n` : '');
 }
+
+/** The wallets' own names (not translated). */
+const WALLET_NAMES: Readonly<Record<Wallet, string>> = { applepay: 'Apple Pay', googlepay: 'Google Pay' };
 
 /** When a payment was made, in the page's language; UTC, named (the server does not know the customer's zone). */
 function paidOn(iso: string, locale: string): string {
@@ -239,6 +249,7 @@ function receipt(payment: LinkPayment, merchant: Merchant, t: Texts): string {
     [r.order, payment.order.number, 'ltr'],
     [r.reference, payment.paymentId, 'ltr'],
     ...(payment.card ? [[r.card, `${payment.card.brand === 'unknown' ? '' : `${payment.card.brand.toUpperCase()} `}${r.cardEnding(payment.card.mask.slice(-4))}`] as [string, string]] : []),
+    ...(!payment.card && payment.wallet ? [[r.card, `${WALLET_NAMES[payment.wallet.wallet]} · ${payment.wallet.brand === 'unknown' ? '' : `${payment.wallet.brand.toUpperCase()} `}${r.cardEnding(payment.wallet.last4)}`] as [string, string]] : []),
   ];
   return `<section class="receipt" aria-labelledby="receipt-title"><h2 id="receipt-title">${esc(r.title)}</h2><dl>${rows
     .map(([term, value, dir]) => `<dt>${esc(term)}</dt><dd${dir ? ` dir="${dir}"` : ''}>${esc(value)}</dd>`)

@@ -8,6 +8,7 @@ import { contentSecurityPolicy, htmlResponse, newNonce } from './headers';
 import { pageTexts } from './texts';
 import { pollPlan } from './polling';
 import type { PageProvider } from './provider';
+import { walletSources, walletsOfView, type PageWallets } from './wallets';
 
 export { contentSecurityPolicy, htmlResponse, newNonce };
 
@@ -34,7 +35,7 @@ async function leaveUrlOf(kind: CheckoutResult['kind'], secrets: MerchantSecrets
 /** Turns what the checkout use case decided into the HTTP answer. */
 export async function respond(
   result: CheckoutResult,
-  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean; acceptLanguage?: string; now: Date; provider?: PageProvider },
+  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean; acceptLanguage?: string; now: Date; provider?: PageProvider; wallets?: PageWallets },
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const nonce = newNonce();
   // The session's language, else the browser's, else English (texts/index.ts).
@@ -51,6 +52,7 @@ export async function respond(
   const payment = 'payment' in result ? result.payment : undefined;
   const merchant = 'merchant' in result ? result.merchant : undefined;
   const processing = result.kind === 'processing' ? { statusUrl: `${ctx.action}/status`, checkUrl: `${ctx.action}/complete`, plan: pollPlan(result.payment, ctx.now) } : undefined;
+  const wallets = result.kind === 'form' && ctx.wallets ? walletsOfView(result, ctx.wallets) : [];
   const render: RenderContext = {
     nonce,
     texts,
@@ -60,8 +62,10 @@ export async function respond(
     now: ctx.now,
     closeUrl: payment && merchant ? await leaveUrlOf(result.kind, ctx.secrets, payment, merchant) : undefined,
     ...(processing ? { processing } : {}),
+    ...(wallets.length ? { wallets: { offered: wallets, stage: ctx.wallets! } } : {}),
   };
   const html = result.kind === 'form' ? renderForm(result, render) : renderState(result, render);
   const status = result.kind === 'form' && result.problems ? 400 : (STATUS_OF[result.kind] ?? 200);
-  return htmlResponse(status, html, contentSecurityPolicy(nonce, payment, merchant, { polls: Boolean(processing) }), Boolean(merchant?.frameAncestors?.length));
+  const csp = contentSecurityPolicy(nonce, payment, merchant, { polls: Boolean(processing), ...(wallets.length ? { wallets: walletSources(wallets) } : {}) });
+  return htmlResponse(status, html, csp, Boolean(merchant?.frameAncestors?.length), wallets.length > 0);
 }

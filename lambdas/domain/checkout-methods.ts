@@ -38,12 +38,11 @@ export function methodsOffered(
 }
 
 /**
- * Whether the hosted page shows the wallets' buttons. Until it does, a session's `methods` may not
- * name `applepay` or `googlepay`: a session offering only a wallet would show a page with nothing to
- * pay with. The server side of wallet payments is in place (docs/wallets.md); the page's buttons
- * turn this on.
+ * Whether the hosted page shows the wallets' buttons (it does: lambdas/checkout-page/wallets.ts). Off,
+ * a session's `methods` could not name `applepay` or `googlepay`; the switch stays for a stage that
+ * must take them off the page again (docs/wallets.md).
  */
-export const WALLETS_ON_PAGE = false;
+export const WALLETS_ON_PAGE = true;
 
 /** The values a session's `methods` may hold: the page's methods, and the wallets once the page shows them. */
 export const sessionMethodValues = (walletsOnPage: boolean = WALLETS_ON_PAGE): readonly string[] =>

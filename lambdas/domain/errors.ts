@@ -147,6 +147,14 @@ export const ERRORS = {
     message: 'Payment link not found.',
     when: 'Checkout page status (`GET /auth/{token}/status`, what the processing page polls): the token is malformed or names no payment link.',
   },
+  APPLE_PAY_VALIDATION_REFUSED: {
+    code: 208051,
+    httpStatus: 400,
+    message: 'Apple Pay merchant validation refused.',
+    when:
+      'Checkout page, Apple Pay merchant validation (`POST /auth/{token}/applepay/validate`, what the page\'s Apple Pay sheet calls): `validation_url` is not an https URL on one of ' +
+      'Apple\'s documented Apple Pay gateway hosts (docs/wallets.md), or the link does not offer Apple Pay. Nothing is sent anywhere.',
+  },
   UNAUTHORIZED: {
     code: 401000,
     httpStatus: 401,
@@ -222,6 +230,12 @@ export const ERRORS = {
     httpStatus: 500,
     message: 'Internal error. The request may be retried.',
     when: 'An unexpected failure on our side; never caused by the request content. Details are only in our logs.',
+  },
+  APPLE_PAY_VALIDATION_FAILED: {
+    code: 502000,
+    httpStatus: 502,
+    message: 'Apple Pay merchant validation failed. Pay by card, or try again.',
+    when: 'Checkout page, Apple Pay merchant validation: Apple did not answer with a merchant session, or the merchant identity certificate is missing (docs/wallets.md). The page keeps the card form.',
   },
   UNAVAILABLE: {
     code: 503000,

@@ -3,9 +3,10 @@ import { routeDeps } from '../wiring/acquirer';
 import { publicBaseUrl } from '../middleware/base-url';
 import { clientAddress } from '../middleware/client-address';
 import { respond } from '../checkout-page/respond';
-import { closeLink, openLink, pay } from '../use-cases/checkout';
+import { closeLink, openLink, pay, payWithWallet } from '../use-cases/checkout';
 import type { BrowserInfo } from '../ports/acquirer';
 import { pageProviderOf } from '../checkout-page/provider';
+import { pageWalletsOf } from '../checkout-page/wallets';
 
 const int = (v: string | null, min: number, max: number): number | undefined => {
   const n = Number(v);
@@ -30,11 +31,19 @@ function browserInfo(form: URLSearchParams, headers: Record<string, string | und
 /** POST /auth/{token}: the customer pays, or closes the page (`close=1`). */
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
-  const ctx = { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now(), provider: pageProviderOf(deps.config) };
+  const ctx = { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now(), provider: pageProviderOf(deps.config), wallets: pageWalletsOf(deps.config) };
   const form = formFields(event);
   // A body we cannot read is answered with the page as it stands: the card data is never echoed.
   if (!form) return respond(await openLink(deps, token), ctx);
   if (form.get('close') === '1') return respond(await closeLink(deps, token), ctx);
+  const payContext = { baseUrl: publicBaseUrl(event, deps.config.PUBLIC_BASE_URL), browser: browserInfo(form, event.headers ?? {}, clientAddress(event, deps.config)) };
+  // A wallet's token (the page's wallet buttons, checkout-page/wallets.ts): the same link, the same result flow.
+  const wallet = form.get('wallet');
+  if (wallet !== null) {
+    const optional = (name: string) => form.get(name) || undefined;
+    const walletForm = { wallet, paymentToken: form.get('payment_token') ?? '', network: form.get('network') ?? '', last4: form.get('last4') ?? '', authMethod: optional('auth_method'), email: optional('email'), country: optional('country') };
+    return respond(await payWithWallet(deps, token, walletForm, payContext), ctx);
+  }
   const result = await pay(
     deps,
     token,
@@ -48,7 +57,7 @@ export const handler = pageEndpoint(async (event, deps) => {
       email: form.get('email') ?? undefined,
       country: form.get('country') ?? undefined,
     },
-    { baseUrl: publicBaseUrl(event, deps.config.PUBLIC_BASE_URL), browser: browserInfo(form, event.headers ?? {}, clientAddress(event, deps.config)) },
+    payContext,
   );
   return respond(result, ctx);
 }, routeDeps);

@@ -1,4 +1,5 @@
 import type { PreRoutingRule } from '../domain/checkout-methods';
+import type { Wallet } from '../domain/wallet';
 
 /** Merchant settings live in the table; passwords live in the secret store. */
 export interface MerchantSettings {
@@ -21,6 +22,17 @@ export interface MerchantSettings {
   readonly acquirerAccount?: string;
   /** E-mail the customer a receipt of each paid checkout that has their e-mail (ADR 0037); off when absent. */
   readonly emailReceipts?: boolean;
+  /** The wallets the page may show this merchant's customers (docs/wallets.md); none when absent. */
+  readonly wallets?: readonly Wallet[];
+  /**
+   * The merchant's Apple Pay merchant identifier (`merchant.com.example`), registered with Apple by
+   * the platform team; its merchant identity certificate and key are in Secrets Manager, never here.
+   */
+  readonly applePayMerchantId?: string;
+  /** The merchant's id in Google's Pay & Wallet Console (needed by PRODUCTION, not by TEST). */
+  readonly googlePayMerchantId?: string;
+  /** The id of the merchant's acquirer account at its Google Pay gateway (tokenization's `gatewayMerchantId`). */
+  readonly googlePayGatewayMerchantId?: string;
 }
 
 export interface Merchant extends MerchantSettings {

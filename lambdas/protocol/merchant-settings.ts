@@ -59,10 +59,15 @@ const FIELDS: readonly Field[] = [
   // Cleared: the stage's own account (the use case checks that a named account exists).
   { key: 'acquirerAccount', json: 'acquirer_account', option: 'acquirer-account', clearable: true, isJson: isString, fromOption: asIs },
   { key: 'emailReceipts', json: 'email_receipts', option: 'email-receipts', clearable: false, isJson: isBoolean, fromOption: onOff('email-receipts') },
+  // Apple Pay and Google Pay on the page (docs/wallets.md); cleared: no wallet.
+  { key: 'wallets', json: 'wallets', option: 'wallets', clearable: true, isJson: isStrings, fromOption: list },
+  { key: 'applePayMerchantId', json: 'apple_pay_merchant_id', option: 'apple-pay-merchant-id', clearable: true, isJson: isString, fromOption: asIs },
+  { key: 'googlePayMerchantId', json: 'google_pay_merchant_id', option: 'google-pay-merchant-id', clearable: true, isJson: isString, fromOption: asIs },
+  { key: 'googlePayGatewayMerchantId', json: 'google_pay_gateway_merchant_id', option: 'google-pay-gateway-merchant-id', clearable: true, isJson: isString, fromOption: asIs },
 ];
 
 /** The CLI's setting options, in the order its usage lists them (the brand's two are one setting). */
-export const SETTING_OPTIONS = ['name', 'dms', 'auto-capture-delay', 'return-params', 'notification-url', 'methods', 'max-declines', 'brand-color', 'logo-url', 'frame-ancestors', 'acquirer-account', 'email-receipts'] as const;
+export const SETTING_OPTIONS = ['name', 'dms', 'auto-capture-delay', 'return-params', 'notification-url', 'methods', 'max-declines', 'brand-color', 'logo-url', 'frame-ancestors', 'acquirer-account', 'email-receipts', 'wallets', 'apple-pay-merchant-id', 'google-pay-merchant-id', 'google-pay-gateway-merchant-id'] as const;
 export type SettingOption = (typeof SETTING_OPTIONS)[number];
 
 const INVALID = 'This value is not valid.';
@@ -160,6 +165,7 @@ export function settingsFromOptions(values: Readonly<Partial<Record<SettingOptio
  */
 const SETTINGS_KEYS = Object.keys({
   name: 1, dms: 1, autoCaptureDelayMinutes: 1, returnParams: 1, notificationUrl: 1, methods: 1, maxDeclines: 1, branding: 1, frameAncestors: 1, preRouting: 1, acquirerAccount: 1, emailReceipts: 1,
+  wallets: 1, applePayMerchantId: 1, googlePayMerchantId: 1, googlePayGatewayMerchantId: 1,
 } satisfies Record<keyof MerchantSettings, 1>) as (keyof MerchantSettings)[];
 
 export const settingsOf = (m: Merchant): Record<string, unknown> => Object.fromEntries(SETTINGS_KEYS.filter((k) => m[k] !== undefined).map((k) => [k, m[k]]));

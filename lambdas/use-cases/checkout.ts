@@ -1,7 +1,8 @@
 import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
 import { telemetry } from '../observability/telemetry';
 import { logger } from '../observability/logger';
-import { methodsOffered, missingCustomerFields, walletsOffered, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
+import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
+import { walletsOn } from '../domain/wallet-settings';
 import { containsCardNumber, expired, summarize, validateCard, type CardField, type CardInput, type CardSummary, type ValidCard } from '../domain/card';
 import { readWalletInput, walletRefusal, walletSummary, type WalletInput, type WalletSummary } from '../domain/wallet';
 import { isCountryCode, isEmail } from '../domain/contact';
@@ -297,7 +298,8 @@ async function payWithWalletInner(deps: CheckoutDeps, token: string, form: Walle
   const { payment, merchant } = found;
   const problems: FieldProblems = {};
   const read = readWalletInput(form);
-  const offered = read.ok && walletsOffered(payment.checkout.methods, merchant.preRouting, payment.order).includes(read.payment.wallet);
+  // Offered by the session and on for the merchant (the page's buttons are these, less what the stage cannot run).
+  const offered = read.ok && walletsOn(payment.checkout, merchant, payment.order).includes(read.payment.wallet);
   const refusal = walletRefusal(payment.checkout, merchant);
   if (!read.ok || !offered || refusal) problems.wallet = refusal ?? 'wallet';
   const contact = validateContact(view, form, problems);

@@ -1,4 +1,5 @@
 import { MIN_BUTTON_CONTRAST, contrastWithWhite } from '../domain/branding';
+import { walletSettingsProblems } from '../domain/wallet-settings';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../ports/clock';
 import { DEFAULT_SETTINGS, type Merchant, type MerchantDirectory, type MerchantSecrets, type MerchantSettings } from '../ports/merchants';
@@ -103,6 +104,7 @@ export function settingsProblems(patch: Partial<MerchantSettings>, destinations:
   if (patch.acquirerAccount !== undefined && (!ACCOUNT_ID.test(patch.acquirerAccount) || patch.acquirerAccount === STAGE_ACCOUNT)) {
     problems.push(`acquirer account must be an account's id (lower-case letters, digits and dashes), or off for the stage's own`);
   }
+  problems.push(...walletSettingsProblems(patch));
   if (patch.frameAncestors !== undefined) {
     const bad = patch.frameAncestors.filter((o) => !FRAME_ORIGIN.test(o));
     if (!patch.frameAncestors.length || patch.frameAncestors.length > frameAncestorsMax || bad.length) {

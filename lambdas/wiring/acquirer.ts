@@ -86,6 +86,6 @@ export const acquirerDeps = part<StoreKeys | 'secretsClient' | AcquirerKeys>(() 
 });
 
 /** Everything a merchant request or a checkout page may use: the stores, the merchants' secrets and the acquirer. */
-export type RouteDeps = Omit<Deps, 'originSecret' | 'accountSecrets'>;
+export type RouteDeps = Omit<Deps, 'originSecret' | 'accountSecrets' | 'applePay'>;
 
-export const routeDeps = part<Exclude<keyof Deps, 'originSecret' | 'accountSecrets'>>(() => ({ ...merchantSecretDeps(), ...acquirerDeps() }));
+export const routeDeps = part<Exclude<keyof Deps, 'originSecret' | 'accountSecrets' | 'applePay'>>(() => ({ ...merchantSecretDeps(), ...acquirerDeps() }));

@@ -31,6 +31,8 @@ export interface FunctionAccess {
   readonly cursorSecret?: true;
   /** Creates and rotates the acquirer accounts' passwords (lib/routes.ts). */
   readonly accountSecrets?: 'write';
+  /** Reads Apple Pay's certificates and domain-association file (lib/routes.ts). */
+  readonly applePaySecrets?: true;
 }
 
 /** The stage's acquirer as the functions see it. */
@@ -52,6 +54,8 @@ export interface FunctionSettings {
   readonly merchantSecrets: MerchantSecrets;
   /** The acquirer accounts' passwords: read by every function that calls the S2S CARD gateway, written by the account administration. */
   readonly accountSecrets: MerchantSecrets;
+  /** Apple Pay's certificates and domain-association file: read by the functions that declare `applePaySecrets` only. */
+  readonly applePaySecrets?: MerchantSecrets;
   readonly acquirer: FunctionAcquirer;
   /**
    * The key the portal's page cursors are sealed with (a generated secret): its ARN is given as
@@ -208,6 +212,7 @@ export class CheckoutFunction extends Construct {
     if (access.accountSecrets === 'write') settings.accountSecrets.grantWrite(this.role);
     else if (callsAcquirer(access.table) && acquirer.name === 's2s-card') settings.accountSecrets.grantRead(this.role);
     if (access.cursorSecret && settings.cursorSecret) settings.cursorSecret.grantRead(this.role);
+    if (access.applePaySecrets && settings.applePaySecrets) settings.applePaySecrets.grantRead(this.role);
     if (egress) {
       // Lambda's own ENI management in the VPC (CreateNetworkInterface and friends work on `*` only).
       this.role.addToPrincipalPolicy(

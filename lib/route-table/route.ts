@@ -28,6 +28,8 @@ export interface RouteAccess {
    * function that calls the S2S CARD gateway reads them without saying so.
    */
   readonly accountSecrets?: 'write';
+  /** Reads Apple Pay's secrets (merchant identity certificates, the domain-association file: APPLE_PAY_SECRET_PREFIX). */
+  readonly applePaySecrets?: true;
 }
 
 export interface RouteFields extends RoutePath {

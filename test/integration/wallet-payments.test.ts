@@ -16,10 +16,14 @@ import { serviceForFile } from '../support/suites';
  * The wallet path of the hosted page's pay use case (docs/wallets.md) against the DynamoDB engine
  * and the sandbox acquirer: the same claim, stable key and guarded answer as a card, so racing
  * submissions charge once; the token is kept nowhere; status and callbacks name the wallet.
- * The page's buttons and their route are not built yet: the use case is called as the route will.
+ * The use case is called as the page's route calls it (test/e2e/checkout-wallets.test.ts drives the page).
  */
-const { service, merchants: [shop, dmsShop] } = serviceForFile({
-  merchants: [{ name: 'Wallet Shop' }, { name: 'Later Capture Shop', settings: { dms: true } }],
+const { service, merchants: [shop, dmsShop, noWalletShop] } = serviceForFile({
+  merchants: [
+    { name: 'Wallet Shop', settings: { wallets: ['applepay', 'googlepay'] } },
+    { name: 'Later Capture Shop', settings: { dms: true, wallets: ['applepay', 'googlepay'] } },
+    { name: 'No Wallet Shop' },
+  ],
 });
 
 const deps = () => service.deps as unknown as CheckoutDeps;
@@ -98,6 +102,7 @@ describe('paying a session with a wallet', () => {
     ['a wallet the session does not offer', { methods: ['card', 'applepay'] }, shop],
     ['a session that keeps the card (recurring_init)', { methods: undefined, recurring_init: true }, shop],
     ['a merchant that captures later (DMS)', {}, dmsShop],
+    ['a merchant whose wallets are off (its settings)', {}, noWalletShop],
   ] as const)('is refused, nothing is claimed or sent, for %s', async (_name, overrides, merchant) => {
     const { token, paymentId } = await session(merchant, overrides);
     const result = await payWithWallet(deps(), token, googlePay('01/38'), ctx());

@@ -2,7 +2,7 @@ import vectors from '../fixtures/s2s-card-vectors.json';
 import { decideAuthorization } from '../../lambdas/adapters/sandbox-acquirer/bank';
 import { readSandboxWalletToken, sandboxWalletToken } from '../../lambdas/adapters/sandbox-acquirer/wallet-token';
 import { authorizationFields } from '../../lambdas/adapters/s2s-card/transformers';
-import { sessionMethodValues, walletsOffered } from '../../lambdas/domain/checkout-methods';
+import { WALLETS_ON_PAGE, sessionMethodValues, walletsOffered } from '../../lambdas/domain/checkout-methods';
 import { WALLET_RULES, readWalletInput, walletRefusal, type WalletInput } from '../../lambdas/domain/wallet';
 import type { Payment } from '../../lambdas/domain/payment';
 import { redact, redactText } from '../../lambdas/observability/redact';
@@ -75,8 +75,13 @@ describe('a session naming wallets', () => {
     return [];
   };
 
-  test('is refused as any unknown method while the page does not show them', () => {
-    expect(messages(() => validateCreateSession(body({ methods: ['card', 'googlepay'] })))).toEqual(['methods: The value you selected is not a valid choice.']);
+  test('is refused as any unknown method where the page does not show them (the gate off)', () => {
+    expect(messages(() => validateCreateSession(body({ methods: ['card', 'googlepay'] }), { walletsOnPage: false }))).toEqual(['methods: The value you selected is not a valid choice.']);
+  });
+
+  test('is accepted by default: the page shows the wallets\' buttons (WALLETS_ON_PAGE)', () => {
+    expect(WALLETS_ON_PAGE).toBe(true);
+    expect(validateCreateSession(body({ methods: ['card', 'googlepay'] })).methods).toEqual(['card', 'googlepay']);
   });
 
   test('is accepted once it does, except with recurring_init or req_token: a wallet stores no card', () => {

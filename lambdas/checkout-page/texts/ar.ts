@@ -29,6 +29,12 @@ export const ar: Texts = {
   country: 'بلد الفوترة',
   countryPlaceholder: 'اختر بلدك',
   brandDetected: (brand) => `نوع البطاقة: ${brand}`,
+  wallets: {
+    legend: 'الدفع السريع',
+    applepay: 'الدفع باستخدام Apple Pay',
+    googlepay: 'الدفع باستخدام Google Pay',
+    orCard: 'أو ادفع بالبطاقة',
+  },
   errors: {
     number: 'رقم البطاقة غير صالح',
     expiry: 'تاريخ انتهاء صلاحية البطاقة منقضٍ أو غير صالح.',
@@ -40,6 +46,7 @@ export const ar: Texts = {
     method: 'اختر طريقة دفع',
     savedCard: 'انتهت صلاحية هذه البطاقة المحفوظة. اختر بطاقة أخرى.',
     summary: 'يرجى تصحيح الحقول المحددة.',
+    wallet: 'لا يمكن دفع هذا الطلب بهذه المحفظة. ادفع بالبطاقة.',
   },
   declines: {
     authentication: 'لم يتمكن مصرفك من التأكد من هويتك. حاول مرة أخرى أو استخدم بطاقة أخرى.',

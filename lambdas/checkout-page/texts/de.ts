@@ -29,6 +29,12 @@ export const de: Texts = {
   country: 'Rechnungsland',
   countryPlaceholder: 'Land auswählen',
   brandDetected: (brand) => `Kartentyp: ${brand}`,
+  wallets: {
+    legend: 'Express-Zahlung',
+    applepay: 'Mit Apple Pay bezahlen',
+    googlepay: 'Mit Google Pay bezahlen',
+    orCard: 'Oder mit Karte bezahlen',
+  },
   errors: {
     number: 'Ungültige Kartennummer',
     expiry: 'Das Ablaufdatum der Karte ist überschritten oder ungültig.',
@@ -40,6 +46,7 @@ export const de: Texts = {
     method: 'Wählen Sie eine Zahlungsart',
     savedCard: 'Diese gespeicherte Karte ist abgelaufen. Wählen Sie eine andere Karte.',
     summary: 'Bitte korrigieren Sie die markierten Felder.',
+    wallet: 'Mit dieser Wallet kann diese Bestellung nicht bezahlt werden. Bitte mit Karte bezahlen.',
   },
   declines: {
     authentication: 'Ihre Bank konnte nicht bestätigen, dass Sie es sind. Versuchen Sie es erneut oder verwenden Sie eine andere Karte.',

@@ -34,6 +34,13 @@ export const en = {
   country: 'Billing country',
   countryPlaceholder: 'Select your country',
   brandDetected: (brand: string) => `Card type: ${brand}`,
+  /** The wallets' buttons above the card form (shown only where the wallet says it can pay). */
+  wallets: {
+    legend: 'Express checkout',
+    applepay: 'Pay with Apple Pay',
+    googlepay: 'Pay with Google Pay',
+    orCard: 'Or pay by card',
+  },
   errors: {
     number: CARD_MESSAGES.number,
     expiry: CARD_MESSAGES.expiry,
@@ -45,6 +52,7 @@ export const en = {
     method: 'Choose a payment method',
     savedCard: 'This saved card has expired. Choose another card.',
     summary: 'Please correct the highlighted fields.',
+    wallet: 'This wallet cannot pay this order. Pay by card instead.',
   } as Record<string, string>,
   /** What the customer can do about a decline (checkout-page/decline-kind.ts), not the acquirer's words. */
   declines: {

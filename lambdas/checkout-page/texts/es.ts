@@ -29,6 +29,12 @@ export const es: Texts = {
   country: 'País de facturación',
   countryPlaceholder: 'Seleccione su país',
   brandDetected: (brand) => `Tipo de tarjeta: ${brand}`,
+  wallets: {
+    legend: 'Pago rápido',
+    applepay: 'Pagar con Apple Pay',
+    googlepay: 'Pagar con Google Pay',
+    orCard: 'O paga con tarjeta',
+  },
   errors: {
     number: 'Número de tarjeta no válido',
     expiry: 'La fecha de caducidad de la tarjeta ha pasado o no es válida.',
@@ -40,6 +46,7 @@ export const es: Texts = {
     method: 'Elija un método de pago',
     savedCard: 'Esta tarjeta guardada ha caducado. Elija otra tarjeta.',
     summary: 'Corrija los campos marcados.',
+    wallet: 'Este monedero no puede pagar este pedido. Paga con tarjeta.',
   },
   declines: {
     authentication: 'Tu banco no pudo confirmar que eras tú. Inténtalo de nuevo o usa otra tarjeta.',

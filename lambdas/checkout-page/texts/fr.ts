@@ -29,6 +29,12 @@ export const fr: Texts = {
   country: 'Pays de facturation',
   countryPlaceholder: 'Choisissez votre pays',
   brandDetected: (brand) => `Type de carte : ${brand}`,
+  wallets: {
+    legend: 'Paiement express',
+    applepay: 'Payer avec Apple Pay',
+    googlepay: 'Payer avec Google Pay',
+    orCard: 'Ou payez par carte',
+  },
   errors: {
     number: 'Numéro de carte invalide',
     expiry: 'La date d’expiration de la carte est dépassée ou invalide.',
@@ -40,6 +46,7 @@ export const fr: Texts = {
     method: 'Choisissez un moyen de paiement',
     savedCard: 'Cette carte enregistrée a expiré. Choisissez une autre carte.',
     summary: 'Corrigez les champs signalés.',
+    wallet: 'Ce portefeuille ne peut pas payer cette commande. Payez par carte.',
   },
   declines: {
     authentication: 'Votre banque n’a pas pu confirmer votre identité. Réessayez ou utilisez une autre carte.',

@@ -29,6 +29,12 @@ export const tr: Texts = {
   country: 'Fatura ülkesi',
   countryPlaceholder: 'Ülkenizi seçin',
   brandDetected: (brand) => `Kart türü: ${brand}`,
+  wallets: {
+    legend: 'Hızlı ödeme',
+    applepay: 'Apple Pay ile öde',
+    googlepay: 'Google Pay ile öde',
+    orCard: 'Veya kartla ödeyin',
+  },
   errors: {
     number: 'Geçersiz kart numarası',
     expiry: 'Kartın son kullanma tarihi geçmiş veya geçersiz.',
@@ -40,6 +46,7 @@ export const tr: Texts = {
     method: 'Bir ödeme yöntemi seçin',
     savedCard: 'Bu kayıtlı kartın süresi dolmuş. Başka bir kart seçin.',
     summary: 'Lütfen işaretli alanları düzeltin.',
+    wallet: 'Bu cüzdanla bu sipariş ödenemiyor. Kartla ödeyin.',
   },
   declines: {
     authentication: 'Bankanız sizin olduğunuzu doğrulayamadı. Yeniden deneyin veya başka bir kart kullanın.',

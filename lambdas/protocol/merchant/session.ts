@@ -95,6 +95,7 @@ const sessionSchema = (walletsOnPage: boolean) => z.object({
 
 export const createSessionSchema = sessionSchema(WALLETS_ON_PAGE);
 const schemaWithWallets = sessionSchema(true);
+const schemaWithoutWallets = sessionSchema(false);
 
 export type CreateSessionRequest = z.infer<typeof createSessionSchema>;
 
@@ -205,7 +206,7 @@ export function crossFieldErrors(r: CreateSessionRequest): FieldError[] {
 /** Schema first, then the rules across fields; the hash is checked only on a valid body. */
 export function validateCreateSession(body: unknown, options: { readonly walletsOnPage?: boolean } = {}): CreateSessionRequest {
   const normalized = normalizeLooseForms(body);
-  const parsed = ((options.walletsOnPage ?? WALLETS_ON_PAGE) ? schemaWithWallets : createSessionSchema).safeParse(normalized);
+  const parsed = ((options.walletsOnPage ?? WALLETS_ON_PAGE) ? schemaWithWallets : schemaWithoutWallets).safeParse(normalized);
   if (!parsed.success) {
     // The amount rule depends on the currency, so it is checked even when other fields failed.
     const order = (normalized as { order?: { amount?: unknown; currency?: unknown } } | null)?.order;

@@ -1,0 +1,62 @@
+import { request } from 'node:https';
+import type { MerchantIdentity, MerchantValidationRequest } from '../../domain/apple-pay';
+import type { ApplePayValidation } from '../../ports/apple-pay';
+
+/** Apple answers in about a second; the page's sheet waits on this, so not much longer. */
+const VALIDATION_TIMEOUT_MS = 10_000;
+/** A merchant session is about 2 KB. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export class ApplePayValidationError extends Error {}
+
+/**
+ * POSTs the validation request to Apple's URL over mutual TLS: the merchant identity certificate
+ * and key are the client's. `reach` (local runner and tests only, APPLE_PAY_GATEWAY_ADDRESS) connects
+ * to a stand-in at another address, still by Apple's host name and checked against `ca`.
+ */
+export class HttpsApplePayValidation implements ApplePayValidation {
+  constructor(private readonly reach: { readonly address?: { readonly host: string; readonly port: number }; readonly ca?: string } = {}) {}
+
+  validate(url: URL, identity: MerchantIdentity, body: MerchantValidationRequest): Promise<unknown> {
+    const payload = JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          method: 'POST',
+          protocol: 'https:',
+          host: this.reach.address?.host ?? url.hostname,
+          port: this.reach.address?.port ?? 443,
+          servername: url.hostname,
+          path: url.pathname + url.search,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), host: url.hostname },
+          cert: identity.certificate,
+          key: identity.privateKey,
+          ...(this.reach.ca ? { ca: this.reach.ca } : {}),
+          timeout: VALIDATION_TIMEOUT_MS,
+          agent: false,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            if (size > MAX_ANSWER_BYTES) req.destroy(new ApplePayValidationError('Apple\'s answer is too long'));
+            else chunks.push(c);
+          });
+          res.on('end', () => {
+            if (res.statusCode !== 200) return reject(new ApplePayValidationError(`Apple answered ${res.statusCode}`));
+            try {
+              resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+            } catch {
+              reject(new ApplePayValidationError('Apple\'s answer is not JSON'));
+            }
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new ApplePayValidationError('Apple did not answer in time')));
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+}

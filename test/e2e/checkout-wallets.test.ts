@@ -1,0 +1,154 @@
+import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
+import type { Page } from 'playwright-core';
+import { LOCAL_APPLE_PAY_MERCHANT_ID, LOCAL_APPLE_PAY_SECRET_PREFIX } from '../../local/backend';
+import { sandboxWalletToken } from '../../lambdas/adapters/sandbox-acquirer/wallet-token';
+import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
+import { seriousA11yViolations } from '../support/browser';
+import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver';
+import { checkoutHarness } from '../support/checkout-harness';
+import { startFakeAppleGateway, type FakeAppleGateway } from '../support/apple-pay-gateway';
+import { blockWalletScripts, installWalletDoubles } from '../support/wallet-doubles';
+
+/**
+ * Apple Pay and Google Pay on the hosted page (docs/wallets.md), on a phone (390 × 844), with the
+ * wallets' JavaScript interfaces stood in for by test doubles and their script URLs answered here
+ * (no network): a customer pays with each wallet and the merchant's server gets the callback; a
+ * browser whose wallet cannot pay sees only the card form; with the wallets' scripts blocked or
+ * never answering the card form is ready as soon as without wallets; the page stays axe-clean.
+ * Apple's merchant validation goes through the service to a stand-in of Apple's host over mutual TLS.
+ */
+const env: Record<string, string> = {};
+let gateway: FakeAppleGateway;
+let receiver: CallbackReceiver;
+beforeAll(async () => {
+  [gateway, receiver] = await Promise.all([startFakeAppleGateway(), startCallbackReceiver()]);
+  // Read by the service the harness starts next (its beforeAll runs after this one).
+  Object.assign(env, { APPLE_PAY_GATEWAY_ADDRESS: gateway.address, APPLE_PAY_GATEWAY_CA: gateway.caFile });
+});
+afterAll(() => Promise.all([gateway?.close(), receiver?.close()]));
+
+const WALLETS_ON = { wallets: ['applepay', 'googlepay'] as ('applepay' | 'googlepay')[], googlePayGatewayMerchantId: 'exampleGatewayMerchantId' };
+const h = checkoutHarness({ shop: { name: 'Wallet Shop', settings: WALLETS_ON }, service: { env } });
+const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
+
+beforeAll(async () => {
+  // The merchant identity certificate, as the platform team puts it in Secrets Manager.
+  const identity = gateway.identity(LOCAL_APPLE_PAY_MERCHANT_ID);
+  await h.service.deps.secretsClient.send(new CreateSecretCommand({ Name: `${LOCAL_APPLE_PAY_SECRET_PREFIX}${LOCAL_APPLE_PAY_MERCHANT_ID}`, SecretString: JSON.stringify(identity) }));
+  await h.service.deps.merchants.save({ ...(await h.service.deps.merchants.find(h.shop.merchant_key))!, notificationUrl: receiver.url });
+});
+
+const token = (wallet: string, expiry = '01/38', authMethod?: 'PAN_ONLY' | 'CRYPTOGRAM_3DS') => sandboxWalletToken({ wallet, network: 'VISA', last4: '1111', expiry, ...(authMethod ? { authMethod } : {}) });
+
+async function callbackOf(paymentId: string) {
+  await runCallbackJob(h.service.deps);
+  await receiver.waitFor(1);
+  return receiver.received.find((c) => c.fields.id === paymentId);
+}
+
+/** Milliseconds from navigation until the card number takes typing and the page's script formats it. */
+async function cardFormReadyMs(page: Page, url: string): Promise<number> {
+  const started = Date.now();
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.locator('#card_number').fill('4111111111111111');
+  await page.waitForFunction(() => (document.getElementById('card_number') as HTMLInputElement).value === '4111 1111 1111 1111');
+  return Date.now() - started;
+}
+
+describe('a customer on a phone pays with a wallet, and the merchant gets the callback', () => {
+  it('Google Pay: the button shows once isReadyToPay says yes; the token is paid in the sandbox', async () => {
+    const page = await h.open(PHONE);
+    const calls = await installWalletDoubles(page, { googlePay: { ready: true, token: token('googlepay', '01/38', 'CRYPTOGRAM_3DS'), cardHolderAuthenticated: true } });
+    const link = await h.checkout({ methods: ['card', 'googlepay', 'applepay'] });
+    const answer = await page.goto(link.url);
+    const csp = answer!.headers()['content-security-policy']!;
+    // The wallets' origins beside the nonce (scripts still need it: the page adds them with it).
+    expect(csp).toMatch(/script-src 'nonce-[^']+' https:\/\/pay\.google\.com https:\/\/applepay\.cdn-apple\.com;/);
+    expect(csp).toContain('frame-src https://pay.google.com');
+    expect(answer!.headers()['permissions-policy']).toContain('payment=(self)');
+    expect(await page.locator('#applepay-button').isHidden()).toBe(true);
+    await page.locator('#googlepay-button').click();
+    await h.landOn(page, '/success');
+    expect(calls.googlePay.environment).toBe('TEST');
+    expect(calls.googlePay.request).toMatchObject({
+      allowedPaymentMethods: [{ type: 'CARD', tokenizationSpecification: { type: 'PAYMENT_GATEWAY', parameters: { gateway: 'example', gatewayMerchantId: 'exampleGatewayMerchantId' } } }],
+      merchantInfo: { merchantName: 'Wallet Shop' },
+      transactionInfo: { totalPriceStatus: 'FINAL', totalPrice: '25.00', currencyCode: 'USD' },
+    });
+    const callback = await callbackOf(link.paymentId);
+    expect(callback!.fields).toMatchObject({ type: 'sale', status: 'success', digital_wallet: 'googlepay', pan_type: 'dpan' });
+    expect(callback!.fields.card).toBeUndefined();
+    expect(verifiesWith(callback!, h.shop.password)).toBe(true);
+  });
+
+  it('Apple Pay: canMakePayments says yes; merchant validation goes to Apple\'s host with the merchant identity certificate; the token is paid', async () => {
+    const page = await h.open(PHONE);
+    const calls = await installWalletDoubles(page, { applePay: { canMakePayments: true, token: token('applepay') }, googlePay: { ready: false } });
+    const link = await h.checkout();
+    await page.goto(link.url);
+    expect(await page.locator('#googlepay-button').isHidden()).toBe(true);
+    const before = gateway.seen.length;
+    await page.locator('#applepay-button').click();
+    await h.landOn(page, '/success');
+    const seen = gateway.seen.slice(before);
+    expect(seen).toEqual([
+      {
+        path: '/paymentservices/startSession',
+        host: 'apple-pay-gateway-cert.apple.com',
+        clientCertificate: LOCAL_APPLE_PAY_MERCHANT_ID,
+        body: { merchantIdentifier: LOCAL_APPLE_PAY_MERCHANT_ID, displayName: 'Wallet Shop', initiative: 'web', initiativeContext: '127.0.0.1' },
+      },
+    ]);
+    // The sheet got Apple's merchant session as Apple gave it, and was completed.
+    expect(calls.applePay).toMatchObject({ version: 3, request: { currencyCode: 'USD', total: { label: 'Wallet Shop', amount: '25.00' } }, merchantSession: { merchantSessionIdentifier: expect.any(String) }, completed: 0 });
+    const callback = await callbackOf(link.paymentId);
+    expect(callback!.fields).toMatchObject({ type: 'sale', status: 'success', digital_wallet: 'applepay', pan_type: 'dpan' });
+  });
+});
+
+describe('without a wallet', () => {
+  it('where neither wallet can pay, only the card form shows', async () => {
+    const page = await h.open(PHONE);
+    await installWalletDoubles(page, { applePay: { canMakePayments: false }, googlePay: { ready: false } });
+    await page.goto((await h.checkout()).url);
+    await page.waitForFunction(() => (window as unknown as { __walletCalls: { googlePay: { readyRequest?: unknown } } }).__walletCalls.googlePay.readyRequest !== undefined);
+    expect(await page.locator('#applepay-button').isHidden()).toBe(true);
+    expect(await page.locator('#wallets').isHidden()).toBe(true);
+    expect(await page.locator('#pay-form').isVisible()).toBe(true);
+  });
+
+  it('a session that names no wallet has no wallet script, buttons or CSP origins at all', async () => {
+    const page = await h.open(PHONE);
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    const answer = await page.goto((await h.checkout({ methods: ['card'] })).url);
+    expect(answer!.headers()['content-security-policy']).not.toMatch(/google|apple/);
+    expect(answer!.headers()['permissions-policy']).toContain('payment=()');
+    expect(await page.locator('#wallets').count()).toBe(0);
+    expect(requested.filter((u) => /google|apple/.test(u))).toEqual([]);
+  });
+
+  it.each(['abort', 'hang'] as const)('with the wallets\' scripts blocked (%s) the card form is ready as soon as without wallets', async (how) => {
+    const plain = await h.open(PHONE);
+    const blocked = await h.open(PHONE);
+    await blockWalletScripts(blocked, how);
+    const [withoutWallets, withWallets] = [await h.checkout({ methods: ['card'] }), await h.checkout()];
+    // Warm: the first page of a context pays for the browser's own start.
+    await cardFormReadyMs(plain, withoutWallets.url);
+    await cardFormReadyMs(blocked, withoutWallets.url);
+    const base = await cardFormReadyMs(plain, (await h.checkout({ methods: ['card'] })).url);
+    const measured = await cardFormReadyMs(blocked, withWallets.url);
+    // The same, within noise: the wallet scripts start after the load event and block nothing.
+    expect(measured).toBeLessThan(base + 250);
+    expect(await blocked.locator('#wallets').isHidden()).toBe(true);
+  });
+});
+
+it('the page with both wallet buttons is axe-clean on a phone', async () => {
+  const page = await h.audited(PHONE);
+  await installWalletDoubles(page, { applePay: { canMakePayments: true }, googlePay: { ready: true } });
+  await page.goto((await h.checkout()).url);
+  await page.locator('#googlepay-button').waitFor();
+  await page.locator('#applepay-button').waitFor();
+  expect(await seriousA11yViolations(page)).toEqual([]);
+});
