@@ -17,6 +17,6 @@ export const prod: StageFile = {
   reserveJobConcurrency: true,
   // At 100 checkouts/s, 1 % beyond the reservoir keeps traces at about 2 a second (lib/constructs/tracing.ts).
   traceFixedRate: 0.01,
-  // E-mail receipts (ADR 0037): the verified sender (docs/operations.md, "E-mail receipts"); write yours before the first deploy.
-  receipts: { sender: 'receipts@pay.example.com', verify: 'domain' },
+  // E-mail receipts (ADR 0037): none until the platform team writes the sender it verifies in SES, e.g.
+  // receipts: { sender: 'receipts@pay.<your domain>', verify: 'domain' } (docs/operations.md, "E-mail receipts").
 };

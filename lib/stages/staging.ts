@@ -16,6 +16,6 @@ export const staging: StageFile = {
   natGateways: 1,
   reserveJobConcurrency: true,
   traceFixedRate: 0.05,
-  // E-mail receipts (ADR 0037): write the sender your platform team verifies in SES (docs/operations.md, "E-mail receipts").
-  receipts: { sender: 'receipts@staging.pay.example.com', verify: 'domain' },
+  // E-mail receipts (ADR 0037): none until the platform team writes the sender it verifies in SES, e.g.
+  // receipts: { sender: 'receipts@pay.<your domain>', verify: 'domain' } (docs/operations.md, "E-mail receipts").
 };

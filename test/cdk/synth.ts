@@ -122,6 +122,13 @@ export const stageRoutes = (stage: Stage): RouteDefinition[] => deployedRoutes(R
 /** staging and prod run on the S2S CARD connector, whose URL lib/stages leaves to the command line: the tests give it, as a deploy would. */
 export const PROD_ACQUIRER_CONTEXT = { acquirer: 's2s-card', s2sCardUrl: 'https://gateway.example.com/post' } as const;
 
+/**
+ * lib/stages names no e-mail receipts sender (the platform team writes the one it verified in SES):
+ * the tests synthesize every stage with one, as a stage that sends receipts is deployed;
+ * test/cdk/receipts.test.ts also synthesizes one without.
+ */
+export const RECEIPTS_CONTEXT = { receiptSender: 'receipts@pay.example.com' } as const;
+
 export function synthesize(
   stage: Stage,
   options: {
@@ -134,7 +141,7 @@ export function synthesize(
 ): Synthesized {
   const routes = options.routes ?? ROUTES;
   const jobs = options.jobs ?? JOBS;
-  const context = { ...(stage === 'dev' ? {} : PROD_ACQUIRER_CONTEXT), ...options.context };
+  const context = { ...RECEIPTS_CONTEXT, ...(stage === 'dev' ? {} : PROD_ACQUIRER_CONTEXT), ...options.context };
   const key = JSON.stringify([stage, routes, jobs, context, options.inThisFile === true]);
   const cached = cache.get(key);
   if (cached) return cached;
