@@ -153,6 +153,8 @@ const configSchema = z.object({
   RECEIPT_CONFIGURATION_SET: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))),
   /** The local runner's stand-in for SES: receipts are written to this folder (DATA_DIR/mail). */
   RECEIPT_MAIL_DIR: z.optional(z.string().check(z.minLength(1))),
+  /** The operators' Cognito user pool, whose sign-ins the ImportSignIns job copies into the audit log (ADR 0019). */
+  OPERATOR_POOL_ID: z.optional(z.string().check(z.regex(/^[\w-]+_[0-9a-zA-Z]+$/))),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -12,7 +12,7 @@ import { MerchantSecrets } from './constructs/merchant-secrets';
 import { Monitoring, type ChargebackRateRule } from './constructs/monitoring';
 import { OperatorPool } from './constructs/operator-pool';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
-import { AUDIT_ANCHOR_JOB_ID, CALLBACK_DISPATCHER, JOBS, RECEIPT_JOB_ID, type JobDefinition } from './jobs';
+import { AUDIT_ANCHOR_JOB_ID, CALLBACK_DISPATCHER, JOBS, RECEIPT_JOB_ID, SIGN_IN_IMPORT_JOB_ID, type JobDefinition } from './jobs';
 import type { TableAccess } from './table-access';
 import { ReceiptMail } from './constructs/receipt-mail';
 import { AuditAnchor, auditAnchorRetentionDaysFromContext } from './constructs/audit-anchor';
@@ -364,6 +364,8 @@ export class CheckoutStack extends Stack {
     this.jobFunctions = this.jobs.functions;
     const anchorExporter = this.jobFunctions.get(AUDIT_ANCHOR_JOB_ID);
     if (anchorExporter) this.auditAnchor = new AuditAnchor(this, 'AuditAnchor', { retentionDays: auditAnchorRetentionDaysFromContext(this.node, stage), exporter: anchorExporter });
+    const signInImporter = this.jobFunctions.get(SIGN_IN_IMPORT_JOB_ID);
+    if (signInImporter) this.operators.grantSignInEvents(signInImporter.function);
     this.alarmTopic = new AlarmTopic(this, 'Alarms', { removalPolicy });
     const relay = this.jobFunctions.get(CALLBACK_RELAY_JOB_ID);
     if (relay) {

@@ -21,6 +21,17 @@ export interface JobDefinition {
    * with each run's own concurrency, what the job keeps up with (docs/architecture.md). Default 1.
    */
   readonly workers?: number;
+  /**
+   * Runs on AWS only: what it does has no counterpart on the local runner (there it happens in the
+   * request itself). The runner neither schedules nor lists it.
+   */
+  readonly cloudOnly?: boolean;
+  /**
+   * Never two runs at once where the stage reserves its jobs' concurrency (staging, prod): its
+   * function's reserved concurrency is 1, and a run waits for the one before. dev reserves nothing
+   * (a new account's quota could not), so two runs there may overlap after a failed run's retry.
+   */
+  readonly singleFlight?: boolean;
 }
 
 /**
@@ -34,6 +45,8 @@ export const JOB_WORKERS = 32;
 export const AUDIT_ANCHOR_JOB_ID = 'ExportAuditAnchors';
 /** The job that sends e-mail receipts; only on a stage that sends them (lib/constructs/receipt-mail.ts gives it SES). */
 export const RECEIPT_JOB_ID = 'SendReceipts';
+/** The job that copies the operators' sign-ins on Cognito's pages into the audit log; the stack gives it the user pool. */
+export const SIGN_IN_IMPORT_JOB_ID = 'ImportSignIns';
 
 export const JOBS: readonly JobDefinition[] = [
   {
@@ -100,7 +113,23 @@ export const JOBS: readonly JobDefinition[] = [
     description: 'Sends the due e-mail receipts of paid checkouts through SES',
     localEverySeconds: 2,
   },
+  {
+    id: SIGN_IN_IMPORT_JOB_ID,
+    entry: 'lambdas/handlers/sign-in-import-job.ts',
+    // Every 5 minutes: a sign-in on Cognito's pages is in the audit log within minutes (ADR 0019).
+    everyMinutes: 5,
+    access: { table: tableAccess(ACCESS.auditAppend), merchantSecrets: false },
+    timeoutSeconds: 60,
+    description: 'Copies the operators\' sign-ins on Cognito\'s pages, successful and refused, into the audit log',
+    // The local runner records its own sign-ins as they happen (lambdas/use-cases/operator-sign-in.ts).
+    cloudOnly: true,
+    // Two runs at once could both append a sign-in the log does not have yet.
+    singleFlight: true,
+  },
 ];
+
+/** The jobs the local runner runs: all but those with no local counterpart (`cloudOnly`). */
+export const LOCAL_JOBS: readonly JobDefinition[] = JOBS.filter((j) => !j.cloudOnly);
 
 /**
  * The function the table's stream triggers (lib/constructs/callback-delivery.ts): it delivers the

@@ -1,4 +1,4 @@
-import { JOBS } from '../lib/jobs';
+import { LOCAL_JOBS } from '../lib/jobs';
 import { routeKey, type RouteDefinition } from '../lib/routes';
 import { LOCAL_PAGE_PATHS } from './local-pages';
 
@@ -28,7 +28,7 @@ export function bannerLines(b: {
   return [
     `Checkout is running at ${b.base} (data in ${b.dataDir})`,
     b.acquirer,
-    `Scheduled jobs: ${JOBS.map((j) => `${j.id} every ${j.localEverySeconds !== undefined ? `${j.localEverySeconds} s` : `${j.everyMinutes} min`}`).join(', ')}`,
+    `Scheduled jobs: ${LOCAL_JOBS.map((j) => `${j.id} every ${j.localEverySeconds !== undefined ? `${j.localEverySeconds} s` : `${j.everyMinutes} min`}`).join(', ')}`,
     ...(b.showRoutes ? [`Routes: ${b.routes.map(routeKey).join(', ')}`] : []),
     `Demo merchant: ${JSON.stringify({ merchant_key: b.demo.merchant_key, password: b.demo.password, webhook_secret: b.demo.webhookSecret, generated: b.demo.generated })}${b.demo.generated ? ' (generated; set DEMO_MERCHANT_KEY and DEMO_MERCHANT_PASSWORD to choose)' : ''}`,
     `Admin portal: ${b.base}/admin (operator ${JSON.stringify({ username: b.operator.username, password: b.operator.password, role: b.operator.role })}${b.operator.generated ? '; set ADMIN_USER and ADMIN_PASSWORD to choose' : ''})`,

@@ -13,9 +13,9 @@ import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
 import { announceBackend, auditAnchorDirectory, dataDirectory } from './local-store';
 import { startScheduler } from './scheduler';
+import { LOCAL_JOBS } from '../lib/jobs';
 import { functionTimeoutScaleOf } from './lambda-context';
 import { localClock } from './clock';
-import { JOBS } from '../lib/jobs';
 import { acquirerTimeoutEnvironment, acquirerTimeoutsOf } from '../lib/time-budget';
 import { LOCAL_PAGE_PATHS, localPages } from './local-pages';
 import { LOCAL_MAIL_PATH, mailDirectory, mailPages } from './mail-pages';
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   selfUrl = `http://${selfHost}:${typeof listening === 'object' && listening ? listening.port : port}`;
   const withdrawRunner = announceRunner(dataDir, selfUrl);
 
-  const scheduler = startScheduler(JOBS, 1, timeoutScale);
+  const scheduler = startScheduler(LOCAL_JOBS, 1, timeoutScale);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

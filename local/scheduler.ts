@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { JOBS, type JobDefinition } from '../lib/jobs';
+import { LOCAL_JOBS, type JobDefinition } from '../lib/jobs';
 import { importEntry } from './entries';
 import { inInvocation, lambdaContext } from './lambda-context';
 
@@ -24,7 +24,7 @@ function scheduledEvent(job: JobDefinition): ScheduledEvent {
  * Fires the stack's scheduled jobs on their schedule, like EventBridge would: a run is skipped while
  * the previous one of the same job is still going.
  */
-export function startScheduler(jobs: readonly JobDefinition[] = JOBS, scale = 1, timeoutScale = 1): { runNow(id: string): Promise<unknown>; stop(): void } {
+export function startScheduler(jobs: readonly JobDefinition[] = LOCAL_JOBS, scale = 1, timeoutScale = 1): { runNow(id: string): Promise<unknown>; stop(): void } {
   const running = new Set<string>();
   const handlers = new Map<string, JobHandler>();
   const run = async (job: JobDefinition) => {

@@ -69,6 +69,31 @@ export interface SearchLeases {
   take(operator: string, until: Date, now: Date): Promise<{ readonly taken: true; release(): Promise<void> } | { readonly taken: false; readonly retryAfterSeconds: number }>;
 }
 
+/**
+ * A sign-in on the cloud's sign-in pages as the identity provider recorded it (Cognito's user auth
+ * events, kept by its threat protection): the functions never see those pages, so the audit log
+ * learns of them from here (lambdas/use-cases/import-sign-ins.ts).
+ */
+export interface ProviderSignIn {
+  /** The provider's own id of the event: the audit entry's id is made of it, so it is imported once. */
+  readonly eventId: string;
+  readonly username: string;
+  readonly at: Date;
+  /** in-progress: the password was right and the second factor not answered (yet). */
+  readonly outcome: 'passed' | 'failed' | 'in-progress';
+  /** Which steps failed, when it failed: the password, the authenticator app's code. */
+  readonly failedSteps: readonly ('password' | 'mfa')[];
+  /** Threat protection's decision and level, when it took one (`block`: refused whatever the password). */
+  readonly risk?: { readonly decision?: string; readonly level?: string; readonly compromisedCredentials?: boolean };
+  readonly ip?: string;
+  readonly place?: string;
+}
+
+export interface ProviderSignIns {
+  /** Every operator's sign-ins since `from`, in any order. */
+  since(from: Date): Promise<readonly ProviderSignIn[]>;
+}
+
 /** Append-only: there is no way to change or remove an entry. */
 export interface AuditLog {
   append(entry: AuditEntry): Promise<void>;

@@ -1,6 +1,8 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import * as cognito from 'aws-cdk-lib/aws-cognito';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { OPERATOR_ROLES, type OperatorRole } from '../operator-roles';
 
@@ -140,5 +142,14 @@ export class OperatorPool extends Construct {
   /** What the admin portal page needs to send operators to the sign-in pages (lambdas/config.ts). */
   get portalEnvironment(): Record<string, string> {
     return { OPERATOR_SIGN_IN_URL: this.signInPagesUrl, OPERATOR_CLIENT_ID: this.client.userPoolClientId };
+  }
+
+  /**
+   * Lets a function read the operators' sign-in events (the ImportSignIns job, ADR 0019): the pool's
+   * users and each one's auth events, on this pool only, and tells it the pool.
+   */
+  grantSignInEvents(fn: lambda.Function): void {
+    fn.addEnvironment('OPERATOR_POOL_ID', this.userPool.userPoolId);
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['cognito-idp:ListUsers', 'cognito-idp:AdminListUserAuthEvents'], resources: [this.userPool.userPoolArn] }));
   }
 }

@@ -97,7 +97,7 @@ export class ScheduledJobs extends Construct {
         entry: job.entry,
         access: job.access,
         timeoutSeconds: job.timeoutSeconds,
-        ...(props.reserveConcurrency ? { reservedConcurrency: job.workers ?? 1 } : {}),
+        ...(props.reserveConcurrency ? { reservedConcurrency: job.singleFlight ? 1 : (job.workers ?? 1) } : {}),
         asyncInvoke: {
           retryAttempts: JOB_RUN_RETRIES,
           maxEventAge: staleAfter(job),

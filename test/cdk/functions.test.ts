@@ -1,8 +1,8 @@
 import { ADMIN_PORTAL_ROUTE_ID, authorizationValidityDaysFromContext } from '../../lib/checkout-stack';
 import type { CheckoutFunction, FunctionAccess } from '../../lib/constructs/checkout-function';
-import { AUDIT_ANCHOR_JOB_ID, JOBS, RECEIPT_JOB_ID } from '../../lib/jobs';
+import { AUDIT_ANCHOR_JOB_ID, JOBS, RECEIPT_JOB_ID, SIGN_IN_IMPORT_JOB_ID } from '../../lib/jobs';
 import { FALLBACK_ROUTE } from '../../lib/routes';
-import { accountSecretPrefix, merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
+import { accountSecretPrefix, applePaySecretPrefix, merchantSecretPrefix, STAGES, type Stage } from '../../lib/naming';
 import { accessForAcquirer, callsAcquirer, tablePolicy, writesTable, type PolicyStatementJson } from '../../lib/table-access';
 import { ITEM_KINDS } from '../../lib/table-schema';
 import { ACQUIRER_TIMEOUTS, ACQUIRER_WORK, acquirerRouteTimeoutSeconds } from '../../lib/time-budget';
@@ -89,6 +89,8 @@ function expectedPermissions(stage: Stage, access: FunctionAccess, ids: Function
       : []),
     // The acquirer accounts' passwords: written by the account administration, read by whatever calls the S2S CARD gateway.
     ...accountSecretActions(stage, access).map((action) => `Allow secretsmanager:${action} arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${accountSecretPrefix(stage)}*`),
+    // Apple Pay's merchant identity certificates: read by the route that asks Apple for merchant sessions.
+    ...(access.applePaySecrets ? [`Allow secretsmanager:GetSecretValue arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${applePaySecretPrefix(stage)}*`] : []),
     ...extra.map((p) => `Allow ${p}`),
   ].sort();
 }
@@ -217,11 +219,14 @@ describe.each(STAGES)('functions (%s)', (stage) => {
         ...(job.id === AUDIT_ANCHOR_JOB_ID ? [`s3:PutObject \${${logicalId(s.stack.auditAnchor!.bucket)}.Arn}/audit-anchors/*`] : []),
         // The receipt job alone sends mail, from the sender, on its identity and configuration set (test/cdk/receipts.test.ts).
         ...(job.id === RECEIPT_JOB_ID ? sesSendPermissions(s) : []),
+        // The sign-in import alone reads the operators' pool: its users and their sign-in events (test/cdk/sign-in-import.test.ts).
+        ...(job.id === SIGN_IN_IMPORT_JOB_ID ? ['AdminListUserAuthEvents', 'ListUsers'].map((action) => `cognito-idp:${action} \${${logicalId(s.stack.operators.userPool)}.Arn}`) : []),
       ],
       extraEnvironment: (s: Synthesized): Record<string, unknown> => ({
         ...(job.id === AUDIT_ANCHOR_JOB_ID ? { AUDIT_ANCHOR_BUCKET: { Ref: logicalId(s.stack.auditAnchor!.bucket) } } : {}),
         ...receiptEnvironment(s, job.access),
         ...(job.id === RECEIPT_JOB_ID ? { RECEIPT_CONFIGURATION_SET: { Ref: logicalId(s.stack.receiptMail!.configurationSet) } } : {}),
+        ...(job.id === SIGN_IN_IMPORT_JOB_ID ? { OPERATOR_POOL_ID: { Ref: logicalId(s.stack.operators.userPool) } } : {}),
       }),
     })),
   ];
@@ -278,7 +283,10 @@ describe.each(STAGES)('functions (%s)', (stage) => {
       // Only the merchant administration may create or change a merchant's secret, only the account administration an account's.
       expect(grantedPermissions(synthesized, ids.role).some((p) => /^Allow secretsmanager:(CreateSecret|PutSecretValue) /.test(p) && p.includes(merchantSecretPrefix(stage)))).toBe(f.declared.access.merchantSecrets === 'write');
       expect(grantedPermissions(synthesized, ids.role).filter((p) => p.includes(accountSecretPrefix(stage))).map((p) => p.split(' ')[1]!.replace('secretsmanager:', ''))).toEqual(accountSecretActions(stage, f.declared.access));
-      const other = (p: string) => p.startsWith('Allow secretsmanager:') && !p.includes(merchantSecretPrefix(stage)) && !p.includes(accountSecretPrefix(stage));
+      expect(grantedPermissions(synthesized, ids.role).filter((p) => p.includes(applePaySecretPrefix(stage)))).toEqual(
+        (f.declared.access as FunctionAccess).applePaySecrets ? [`Allow secretsmanager:GetSecretValue arn:\${AWS::Partition}:secretsmanager:\${AWS::Region}:\${AWS::AccountId}:secret:${applePaySecretPrefix(stage)}*`] : [],
+      );
+      const other = (p: string) => p.startsWith('Allow secretsmanager:') && !p.includes(merchantSecretPrefix(stage)) && !p.includes(accountSecretPrefix(stage)) && !p.includes(applePaySecretPrefix(stage));
       expect(grantedPermissions(synthesized, ids.role).some((p) => other(p) && !p.includes(cursorSecretIdOf(synthesized)))).toBe(usesGateway(stage, f.declared.access));
       expect(grantedPermissions(synthesized, ids.role).some((p) => other(p) && p.includes(cursorSecretIdOf(synthesized)))).toBe((f.declared.access as FunctionAccess).cursorSecret === true);
     });

@@ -216,7 +216,8 @@ describe('capacity and cost at volume', () => {
     let reserved = 0;
     for (const job of JOBS) {
       const fn = template.toJSON().Resources[logicalId(stack.jobFunctions.get(job.id)!.function)];
-      expect(fn.Properties.ReservedConcurrentExecutions).toBe(job.workers ?? 1);
+      // A single-flight job (never two runs at once) reserves one.
+      expect(fn.Properties.ReservedConcurrentExecutions).toBe(job.singleFlight ? 1 : (job.workers ?? 1));
       reserved += fn.Properties.ReservedConcurrentExecutions as number;
     }
     // Lambda keeps 100 of an account's 1,000 unreserved: the jobs leave the API most of the rest.

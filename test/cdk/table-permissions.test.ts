@@ -19,6 +19,8 @@ import { flatten, logicalId, resourcesOfType, stageRoutes, synthesize, type Synt
  *   dispatcher, a payment's (the details of a link DynamoDB's TTL removed).
  */
 const AUDIT_WRITERS = ['AdminAccountCreate', 'AdminAccountUpdate', 'AdminCallbackResend', 'AdminCaptureBulk', 'AdminDeadCallbacksResend', 'AdminMerchantCreate', 'AdminMerchantPassword', 'AdminMerchantUpdate', 'AdminMerchantWebhookSecret', 'AdminPaymentAction', 'AdminSignOut'];
+/** Besides them, the job that records the operators' sign-ins on Cognito's pages (ADR 0019). */
+const AUDIT_WRITER_JOBS = ['ImportSignIns'];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:Scan'];
 
@@ -53,13 +55,13 @@ describe.each(STAGES)('table permissions (%s)', (stage) => {
   const onItem = (statements: PolicyStatementJson[], action: string, kind: ItemKind): Decision =>
     evaluate(statements, { action, resource: tableArn(), context: { 'dynamodb:LeadingKeys': [`${ITEM_KINDS[kind]}2030-01-01`] } });
 
-  test('only the operator routes that record an action may add an audit entry (or mark its id)', () => {
+  test('only the operator routes that record an action, and the sign-in import, may add an audit entry (or mark its id)', () => {
     for (const kind of ['AUDIT', 'AUDITID'] as const) {
       const writers = functions()
         .filter(([, st]) => onItem(st, 'dynamodb:PutItem', kind) === 'allowed')
         .map(([name]) => name)
         .sort();
-      expect(writers).toEqual(AUDIT_WRITERS);
+      expect(writers).toEqual([...AUDIT_WRITERS, ...AUDIT_WRITER_JOBS].sort());
     }
     for (const name of AUDIT_WRITERS) expect(ROUTES.find((r) => r.id === name)?.auth).toBe('operator');
   });
