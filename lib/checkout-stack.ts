@@ -22,7 +22,7 @@ import type { AcquirerChoice } from './acquirer';
 import { StaticEgress } from './constructs/static-egress';
 import { EDGE_REGION, originSecretName } from './edge-stack';
 import { Tracing } from './constructs/tracing';
-import { providerEnvironment, resolveStageSettings, walletEnvironment, type DomainSettings, type StageFile, type StageSettings } from './stage-settings';
+import { appleDomainAssociationDefine, providerEnvironment, resolveStageSettings, walletEnvironment, type DomainSettings, type StageFile, type StageSettings } from './stage-settings';
 import { STAGE_FILES } from './stages';
 import { ACQUIRER_TIMEOUTS, acquirerTimeoutEnvironment, routeTimeoutSeconds, type AcquirerTimeouts } from './time-budget';
 import type { FunctionAcquirer } from './constructs/checkout-function';
@@ -353,6 +353,8 @@ export class CheckoutStack extends Stack {
       access: FALLBACK_ROUTE.access,
       memoryMb: FALLBACK_ROUTE.memoryMb,
       timeoutSeconds: FALLBACK_ROUTE.timeoutSeconds,
+      // It serves the stage's Apple Pay domain-association file (lambdas/handlers/not-found.ts).
+      defines: appleDomainAssociationDefine(settings.wallets),
     });
     this.api.addFallbackRoute(FALLBACK_ROUTE, this.fallbackFunction.function);
     if (customDomain?.edge) this.originSecret = this.guardOrigin(stage, [...functions.values(), this.fallbackFunction]);
@@ -362,10 +364,10 @@ export class CheckoutStack extends Stack {
     this.jobs = new ScheduledJobs(this, 'Jobs', { jobs: stageJobs, settings: functionSettings, removalPolicy, reserveConcurrency: settings.reserveJobConcurrency });
     this.tracing = new Tracing(this, 'Tracing', { name: stackName(stage), fixedRate: settings.traceFixedRate });
     this.jobFunctions = this.jobs.functions;
-    const anchorExporter = this.jobFunctions.get(AUDIT_ANCHOR_JOB_ID);
-    if (anchorExporter) this.auditAnchor = new AuditAnchor(this, 'AuditAnchor', { retentionDays: auditAnchorRetentionDaysFromContext(this.node, stage), exporter: anchorExporter });
     const signInImporter = this.jobFunctions.get(SIGN_IN_IMPORT_JOB_ID);
     if (signInImporter) this.operators.grantSignInEvents(signInImporter.function);
+    const anchorExporter = this.jobFunctions.get(AUDIT_ANCHOR_JOB_ID);
+    if (anchorExporter) this.auditAnchor = new AuditAnchor(this, 'AuditAnchor', { retentionDays: auditAnchorRetentionDaysFromContext(this.node, stage), exporter: anchorExporter });
     this.alarmTopic = new AlarmTopic(this, 'Alarms', { removalPolicy });
     const relay = this.jobFunctions.get(CALLBACK_RELAY_JOB_ID);
     if (relay) {

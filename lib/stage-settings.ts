@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { acquirerFromContext, ACQUIRER_CONTEXT, S2S_CARD_URL_CONTEXT, type AcquirerChoice, type AcquirerName } from './acquirer';
@@ -62,7 +64,11 @@ function checkedProvider(provider: ProviderSettings, where: string): ProviderSet
  * the acquirer's (both wallets ask for it). TEST on every stage but prod, PRODUCTION there.
  */
 export interface WalletStageSettings {
-  readonly applePay?: { readonly merchantId?: string };
+  /**
+   * `domainAssociationFile`: the file Apple gave for the stage's domain (apple-developer-merchantid-
+   * domain-association), relative to the project root; served at /.well-known/… by the fallback function.
+   */
+  readonly applePay?: { readonly merchantId?: string; readonly domainAssociationFile?: string };
   readonly googlePay?: { readonly gateway: string };
   readonly country?: string;
 }
@@ -80,6 +86,15 @@ export function walletEnvironment(wallets: WalletStageSettings | undefined, appl
     ...(wallets.googlePay ? { GOOGLE_PAY_GATEWAY: wallets.googlePay.gateway } : {}),
     ...(wallets.country ? { WALLET_COUNTRY: wallets.country } : {}),
   };
+}
+
+/** The stage's Apple Pay domain-association file, compiled into the fallback function's bundle (it is public; too large for the environment). */
+export function appleDomainAssociationDefine(wallets: WalletStageSettings | undefined): Record<string, string> {
+  const file = wallets?.applePay?.domainAssociationFile;
+  if (!file) return {};
+  const text = readFileSync(resolve(__dirname, '..', file), 'utf8').trim();
+  if (!text || text.length > 64 * 1024) throw new Error(`wallets.applePay.domainAssociationFile ${file} must be Apple's file (1 byte to 64 KB)`);
+  return { 'process.env.APPLE_PAY_DOMAIN_ASSOCIATION': JSON.stringify(text) };
 }
 
 /**

@@ -73,7 +73,8 @@ export function walletConfig(view: FormView, wallets: readonly Wallet[], stage: 
   if (wallets.includes('applepay')) {
     out.applepay = {
       script: WALLET_SCRIPTS.applepay,
-      validateUrl: `${action}/applepay/validate`,
+      // The merchant validation is asked of the link itself (POST with `applepay_validation_url`).
+      validateUrl: action,
       request: {
         countryCode: stage.country,
         currencyCode: payment.order.currency,
@@ -161,7 +162,7 @@ if(c.applepay){load(c.applepay.script,function(){
  try{if(!A||!A.canMakePayments())return}catch(e){return}
  show('applepay',function(){
   var s=new A(3,c.applepay.request);
-  s.onvalidatemerchant=function(e){fetch(c.applepay.validateUrl,{method:'POST',credentials:'same-origin',headers:{'content-type':'application/json'},body:JSON.stringify({validation_url:e.validationURL})})
+  s.onvalidatemerchant=function(e){fetch(c.applepay.validateUrl,{method:'POST',credentials:'same-origin',headers:{'content-type':'application/x-www-form-urlencoded',accept:'application/json'},body:'applepay_validation_url='+encodeURIComponent(e.validationURL)})
    .then(function(r){if(!r.ok)throw new Error('validation');return r.json()}).then(function(m){s.completeMerchantValidation(m)},function(){s.abort()})};
   s.onpaymentauthorized=function(e){var p=e.payment,t=p.token,m=t.paymentMethod||{};
    s.completePayment(A.STATUS_SUCCESS);

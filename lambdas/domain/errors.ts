@@ -152,7 +152,7 @@ export const ERRORS = {
     httpStatus: 400,
     message: 'Apple Pay merchant validation refused.',
     when:
-      'Checkout page, Apple Pay merchant validation (`POST /auth/{token}/applepay/validate`, what the page\'s Apple Pay sheet calls): `validation_url` is not an https URL on one of ' +
+      'Checkout page, Apple Pay merchant validation (`POST /auth/{token}` with `applepay_validation_url`, what the page\'s Apple Pay sheet sends): the URL is not an https URL on one of ' +
       'Apple\'s documented Apple Pay gateway hosts (docs/wallets.md), or the link does not offer Apple Pay. Nothing is sent anywhere.',
   },
   UNAUTHORIZED: {

@@ -40,6 +40,8 @@ export function receiptFactsOf(payment: Payment, shop: string, tx: Pick<Transact
     orderNumber: payment.order.number,
     paymentId: payment.paymentId,
     ...(payment.card ? { card: { brand: payment.card.brand, last4: payment.card.mask.slice(-4) } } : {}),
+    // A wallet payment (docs/wallets.md): the card's brand and the last four digits the wallet showed.
+    ...(!payment.card && payment.wallet ? { card: { brand: payment.wallet.brand, last4: payment.wallet.last4 } } : {}),
   };
 }
 

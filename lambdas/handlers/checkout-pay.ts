@@ -1,5 +1,9 @@
 import { formFields, pageEndpoint } from '../middleware/page-endpoint';
 import { routeDeps } from '../wiring/acquirer';
+import { applePayDeps } from '../wiring/apple-pay';
+import { ApiError } from '../domain/errors';
+import { jsonResponse } from '../middleware/error-envelope';
+import { validateApplePayMerchant } from '../use-cases/apple-pay';
 import { publicBaseUrl } from '../middleware/base-url';
 import { clientAddress } from '../middleware/client-address';
 import { respond } from '../checkout-page/respond';
@@ -7,6 +11,7 @@ import { closeLink, openLink, pay, payWithWallet } from '../use-cases/checkout';
 import type { BrowserInfo } from '../ports/acquirer';
 import { pageProviderOf } from '../checkout-page/provider';
 import { pageWalletsOf } from '../checkout-page/wallets';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 const int = (v: string | null, min: number, max: number): number | undefined => {
   const n = Number(v);
@@ -28,7 +33,19 @@ function browserInfo(form: URLSearchParams, headers: Record<string, string | und
   };
 }
 
-/** POST /auth/{token}: the customer pays, or closes the page (`close=1`). */
+async function applePayMerchantSession(validate: () => Promise<unknown>): Promise<APIGatewayProxyStructuredResultV2> {
+  try {
+    return jsonResponse(200, await validate());
+  } catch (e) {
+    if (e instanceof ApiError) return jsonResponse(e.httpStatus, e.toEnvelope());
+    throw e;
+  }
+}
+
+/**
+ * POST /auth/{token}: the customer pays (the card form, or a wallet's token: `wallet`), closes the
+ * page (`close=1`), or the Apple Pay sheet asks for its merchant session (`applepay_validation_url`).
+ */
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
   const ctx = { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now(), provider: pageProviderOf(deps.config), wallets: pageWalletsOf(deps.config) };
@@ -36,6 +53,11 @@ export const handler = pageEndpoint(async (event, deps) => {
   // A body we cannot read is answered with the page as it stands: the card data is never echoed.
   if (!form) return respond(await openLink(deps, token), ctx);
   if (form.get('close') === '1') return respond(await closeLink(deps, token), ctx);
+  // The page's Apple Pay sheet asks for its merchant session (JSON in the error envelope's shape on refusal).
+  const validationUrl = form.get('applepay_validation_url');
+  if (validationUrl !== null) {
+    return applePayMerchantSession(() => validateApplePayMerchant(deps, token, validationUrl, { host: new URL(publicBaseUrl(event, deps.config.PUBLIC_BASE_URL)).hostname, stage: ctx.wallets }));
+  }
   const payContext = { baseUrl: publicBaseUrl(event, deps.config.PUBLIC_BASE_URL), browser: browserInfo(form, event.headers ?? {}, clientAddress(event, deps.config)) };
   // A wallet's token (the page's wallet buttons, checkout-page/wallets.ts): the same link, the same result flow.
   const wallet = form.get('wallet');
@@ -60,4 +82,4 @@ export const handler = pageEndpoint(async (event, deps) => {
     payContext,
   );
   return respond(result, ctx);
-}, routeDeps);
+}, () => ({ ...routeDeps(), ...applePayDeps() }));

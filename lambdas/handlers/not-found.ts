@@ -57,9 +57,25 @@ function stageRoutes(): RouteDefinition[] {
 
 /**
  * API Gateway's `$default` route (lib/routes.ts FALLBACK_ROUTE): every request no route takes, in
- * the error envelope. It reads no table and no secret; the route table is all it knows.
+ * the error envelope. It reads no table and no secret; the route table is all it knows (and the
+ * stage's Apple Pay domain-association file, above).
  */
-const core = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => answerUnmatched(stageRoutes(), event);
+const core = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => appleDomainAssociation(event) ?? answerUnmatched(stageRoutes(), event);
+
+export const APPLE_DOMAIN_ASSOCIATION_PATH = '/.well-known/apple-developer-merchantid-domain-association';
+
+/**
+ * The file Apple fetches to verify the stage's domain for Apple Pay (docs/wallets.md), when the
+ * stage has one: its content is the stage's configuration, compiled into this function's bundle
+ * (lib/stage-settings.ts `wallets.applePay.domainAssociationFile`; the local runner's environment).
+ * Served here, without a route of its own: no table, no secret, and no function more in the stack.
+ */
+function appleDomainAssociation(event: APIGatewayProxyEventV2): APIGatewayProxyStructuredResultV2 | undefined {
+  const file = process.env.APPLE_PAY_DOMAIN_ASSOCIATION;
+  const method = event.requestContext?.http?.method ?? 'GET';
+  if (!file || (event.rawPath || event.requestContext?.http?.path) !== APPLE_DOMAIN_ASSOCIATION_PATH || (method !== 'GET' && method !== 'HEAD')) return undefined;
+  return { statusCode: 200, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' }, body: method === 'HEAD' ? '' : file };
+}
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
   .use(requestObservability())
   .use(errorEnvelope()) as unknown as LambdaHandler;

@@ -2,14 +2,12 @@ import type { MerchantIdentity, MerchantValidationRequest } from '../domain/appl
 
 /**
  * Apple Pay's server side (docs/wallets.md): the merchant identities (certificate and key per
- * Apple Pay merchant identifier, in Secrets Manager) and the stage's domain-association file, and
- * the call to Apple's validation URL with one of them (mutual TLS).
+ * Apple Pay merchant identifier, in Secrets Manager), and the call to Apple's validation URL with
+ * one of them (mutual TLS).
  */
 export interface ApplePaySecrets {
   /** The identity of an Apple Pay merchant identifier, or undefined when none is stored. */
   identityOf(merchantIdentifier: string): Promise<MerchantIdentity | undefined>;
-  /** The domain-association file Apple gave for the stage's domain, or undefined when none is stored. */
-  domainAssociation(): Promise<string | undefined>;
 }
 
 export interface ApplePayValidation {

@@ -18,7 +18,7 @@ export interface ApplePayDeps {
 }
 
 /**
- * POST /auth/{token}/applepay/validate: Apple Pay merchant validation for a link whose page offers
+ * POST /auth/{token} with `applepay_validation_url`: Apple Pay merchant validation for a link whose page offers
  * Apple Pay. The validation URL comes from the browser: only one on Apple's documented hosts is
  * called (domain/apple-pay.ts), with the merchant identity certificate of the merchant's Apple Pay
  * merchant identifier (its own, else the stage's) over mutual TLS. Apple's merchant session goes
@@ -52,6 +52,3 @@ export async function validateApplePayMerchant(
     throw new ApiError('APPLE_PAY_VALIDATION_FAILED');
   }
 }
-
-/** GET /.well-known/apple-developer-merchantid-domain-association: the stage's file, or undefined. */
-export const domainAssociation = (deps: Pick<ApplePayDeps, 'applePay'>): Promise<string | undefined> => deps.applePay.secrets.domainAssociation();

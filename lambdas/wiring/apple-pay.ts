@@ -7,7 +7,7 @@ import type { ApplePay } from '../ports/apple-pay';
 import type { Clock } from '../ports/clock';
 import { part } from './process';
 import { secretsClientDeps } from './secrets';
-import { storeDeps, type StoreKeys } from './stores';
+import { baseDeps } from './stores';
 
 /** Apple Pay's secrets (APPLE_PAY_SECRET_PREFIX) and the validation call, reaching a stand-in where APPLE_PAY_GATEWAY_ADDRESS says (local, tests). */
 export function buildApplePay(config: Config, clock: Clock, client: Deps['secretsClient']): ApplePay {
@@ -21,9 +21,8 @@ export function buildApplePay(config: Config, clock: Clock, client: Deps['secret
   };
 }
 
-/** The stores and Apple Pay: the merchant validation route and the domain-association file. */
-export const applePayDeps = part<StoreKeys | 'secretsClient' | 'applePay'>(() => {
-  const stores = storeDeps();
-  const { secretsClient } = secretsClientDeps();
-  return { ...stores, secretsClient, applePay: buildApplePay(stores.config, stores.clock, secretsClient) };
+/** Apple Pay beside the route's other parts (the pay route: merchant validation). */
+export const applePayDeps = part<'applePay'>(() => {
+  const { config, clock } = baseDeps();
+  return { applePay: buildApplePay(config, clock, secretsClientDeps().secretsClient) };
 });

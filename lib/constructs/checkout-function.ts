@@ -81,6 +81,8 @@ export interface CheckoutFunctionProps {
   readonly timeoutSeconds?: number;
   /** Configuration only this function needs, on top of `settings.environment`. */
   readonly extraEnvironment?: Readonly<Record<string, string>>;
+  /** Values compiled into the bundle (esbuild `define`): configuration too large for the environment's 4 KB. */
+  readonly defines?: Readonly<Record<string, string>>;
   /** Modules bundled in and run before the entry (esbuild `inject`), relative to the project root. */
   readonly inject?: readonly string[];
   /** Concurrency set aside for this function, and its ceiling (the scheduled jobs: lib/constructs/scheduled-jobs.ts). */
@@ -188,7 +190,7 @@ export class CheckoutFunction extends Construct {
       bundling: {
         ...bundlingOptions(this.sourceMap === 'in-asset' ? undefined : this.sourceMap.directory),
         // The stage's acquirer only: the other one's code is left out of every function (lambdas/wiring/acquirer.ts).
-        define: { ...(Stack.of(this).bundlingRequired ? bundleDefines() : {}), ...acquirerDefine(acquirer.name) },
+        define: { ...(Stack.of(this).bundlingRequired ? bundleDefines() : {}), ...acquirerDefine(acquirer.name), ...props.defines },
         ...(props.inject?.length ? { inject: props.inject.map((module) => path.join(PROJECT_ROOT, module)) } : {}),
       },
       environment: {

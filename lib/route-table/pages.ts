@@ -8,7 +8,9 @@ export const CHECKOUT_PAGE_ROUTES: readonly RouteDefinition[] = [
     'CheckoutPay',
     'POST /auth/{token}',
     'checkout-pay',
-    { table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerAuthorizations, ACCESS.tokenIssue, ACCESS.savedCardRead), merchantSecrets: true },
+    // Apple Pay's certificates: the page's Apple Pay sheet asks this route for its merchant session
+    // (a form field of its own; docs/wallets.md). No function of its own: the stack's resource budget.
+    { table: tableAccess(ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerAuthorizations, ACCESS.tokenIssue, ACCESS.savedCardRead), merchantSecrets: true, applePaySecrets: true },
     { acquirerWork: 'authorization' },
   ),
   pageRoute(
@@ -20,14 +22,6 @@ export const CHECKOUT_PAGE_ROUTES: readonly RouteDefinition[] = [
   ),
   // What the processing page polls while an attempt's outcome is open: the payment's record only.
   pageRoute('CheckoutStatus', 'GET /auth/{token}/status', 'checkout-status', { table: tableAccess(ACCESS.paymentRead) }),
-  // The page's Apple Pay sheet asks for a merchant session: Apple's validation URL, called with the
-  // merchant identity certificate (docs/wallets.md); Apple's own hosts only.
-  pageRoute('CheckoutApplePayValidate', 'POST /auth/{token}/applepay/validate', 'checkout-applepay-validate', {
-    table: tableAccess(ACCESS.paymentRead, ACCESS.merchantSettingsRead),
-    applePaySecrets: true,
-  }),
-  // Apple fetches it to verify the stage's domain for Apple Pay (the platform team's file, in Secrets Manager).
-  pageRoute('ApplePayDomainAssociation', 'GET /.well-known/apple-developer-merchantid-domain-association', 'apple-pay-domain-association', { table: tableAccess(), applePaySecrets: true }),
 ];
 
 export const ACQUIRER_ROUTES: readonly RouteDefinition[] = [

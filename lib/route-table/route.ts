@@ -136,8 +136,8 @@ export const operatorRoute = (role: OperatorRole, id: string, key: Key, handler:
 });
 
 /**
- * The secrets a route's function reads, by its entry: merchants' passwords, the cursor key, the
- * acquirer's credentials (a route that calls the acquirer may run the S2S CARD connector, which
+ * The secrets a route's function reads, by its entry: merchants' passwords, the cursor key, Apple
+ * Pay's certificates, the acquirer's credentials (a route that calls the acquirer may run the S2S CARD connector, which
  * reads them; the sandbox keeps none). A route with none bundles no Secrets Manager client
  * (test/unit/route-bundles.test.ts); behind CloudFront every route also reads the origin secret.
  */
@@ -147,6 +147,7 @@ export function secretsRead(route: Pick<RouteFields, 'access' | 'acquirer'>): st
     ...(access.merchantSecrets ? ['merchant secrets'] : []),
     ...(access.cursorSecret ? ['cursor key'] : []),
     ...(access.accountSecrets ? ['acquirer account passwords'] : []),
+    ...(access.applePaySecrets ? ['Apple Pay certificates'] : []),
     ...(access.acquirerCredentials || (callsAcquirer(access.table) && route.acquirer !== 'sandbox') ? ['acquirer credentials'] : []),
   ];
 }

@@ -3,6 +3,7 @@ import { flowTotals, type AwsCall, type OperationCalls } from './aws-calls';
 import type { BundleCheckResult } from './bundle-check';
 import type { Bundle, PackageBytes } from './bundles';
 import type { Bytes, PageWeight, RenderTimings, Timing } from './checkout-page';
+import type { WalletPageTimings } from './wallet-page';
 import type { ImportTiming } from './cold-import';
 import type { LoadPlan, LoadResult } from './load-generator';
 import type { Machine } from './machine';
@@ -35,6 +36,9 @@ export interface BenchResults {
   readonly throughput: readonly ThroughputRow[];
   readonly render: RenderTimings;
   readonly renderPlan: { readonly samples: number; readonly warmup: number };
+  /** The card form with the wallets on and their scripts blocked, against no wallets (test/bench/wallet-page.ts). */
+  readonly walletPage?: WalletPageTimings;
+  readonly walletPagePlan?: { readonly samples: number; readonly warmup: number };
   readonly pageWeights: readonly PageWeight[];
   readonly money: MoneyResults;
   readonly latency: readonly LatencyRow[];
@@ -356,6 +360,27 @@ function renderSection(r: BenchResults): string[] {
     timingRow('handler (event → response)', r.render.handler),
     timingRow('HTML only (`respond()`)', r.render.htmlOnly),
     timingRow('HTTP round trip (local runner)', r.render.http),
+    ...walletPageLines(r),
+  ];
+}
+
+/** Issue 27: the card form's readiness with the wallets' scripts blocked, beside a page without wallets. */
+export function walletPageLines(r: Pick<BenchResults, 'walletPage' | 'walletPagePlan'>): string[] {
+  if (!r.walletPage || !r.walletPagePlan) return [];
+  const w = r.walletPage;
+  return [
+    '',
+    '### The card form with the wallets\' scripts blocked',
+    '',
+    `In Chromium (headless, 390 × 844), ${r.walletPagePlan.samples} fresh links of each kind after ${r.walletPagePlan.warmup} unrecorded rounds, taking turns:`,
+    'from navigation until the card number takes typing and the page\'s script has formatted it. Blocked: the wallets\'',
+    'script requests refused at once; hanging: never answered (test/bench/wallet-page.ts).',
+    '',
+    '| Page | Samples | Median (ms) | p99 (ms) | min (ms) | max (ms) |',
+    '|---|---:|---:|---:|---:|---:|',
+    timingRow('no wallets', w.withoutWallets),
+    timingRow('wallets on, scripts blocked', w.walletScriptsBlocked),
+    timingRow('wallets on, scripts never answering', w.walletScriptsHanging),
   ];
 }
 

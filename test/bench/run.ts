@@ -1,3 +1,4 @@
+import { WALLET_PAGE_PLAN, measureWalletPageOf } from './wallet-page';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { FALLBACK_ROUTE, FALLBACK_ROUTE_KEY, ROUTES } from '../../lib/routes';
 import { backendEnvironment } from '../../local/backend';
@@ -272,6 +273,8 @@ async function main(): Promise<void> {
     const pageMerchant = await newMerchant();
     const render = await attempt('checkout page render time', () => measureRender(service, pageMerchant, checkoutPage), { handler: noTiming, htmlOnly: noTiming, http: noTiming });
     const pageWeights = await attempt('page weights', () => measurePageWeights(service, pageMerchant), []);
+    phase(`checkout page with the wallets' scripts blocked: ${WALLET_PAGE_PLAN.samples} loads of each kind in Chromium…`);
+    const walletPage = await attempt('card form with the wallets\' scripts blocked', () => measureWalletPageOf(service), undefined);
 
     phase('invoking the bundled handlers…');
     const invocable = await attempt('bundles for the local backend\'s acquirer', () => sandboxBundles(projectPath('.bench', 'bundles-sandbox')), []);
@@ -303,6 +306,7 @@ async function main(): Promise<void> {
       load: LOAD,
       throughput,
       render,
+      ...(walletPage ? { walletPage, walletPagePlan: WALLET_PAGE_PLAN } : {}),
       renderPlan: RENDER_PLAN,
       pageWeights,
       money: money ?? { model: { runs: 0, operations: 0, faults: 0, divergences: 0, seconds: 0, seed: 0 } },

@@ -11,6 +11,9 @@ import { validSessionBody } from '../support/fixtures';
 import { statusOf } from '../support/merchant-site';
 import { storedPaymentItems } from '../support/payments';
 import { serviceForFile } from '../support/suites';
+import { paymentDetail } from '../../lambdas/use-cases/admin/payment-reads';
+import { searchPayments } from '../../lambdas/use-cases/admin/search';
+import { paymentDetailView } from '../../lambdas/protocol/admin/payment-view';
 
 /**
  * The wallet path of the hosted page's pay use case (docs/wallets.md) against the DynamoDB engine
@@ -111,5 +114,17 @@ describe('paying a session with a wallet', () => {
     if ('recurring_init' in overrides) expect(result).toMatchObject({ problems: { wallet: WALLET_RULES.storesNoCard } });
     expect((await storedPayment(paymentId)).attempt).toBeUndefined();
     expect(await sandboxLedger(service.deps.db, service.backend.tableName, paymentId)).toHaveLength(0);
+  });
+});
+
+describe('the portal', () => {
+  it('shows the wallet on the payment\'s detail, and a search by last four finds wallet payments', async () => {
+    const { token, paymentId } = await session(shop);
+    await payWithWallet(deps(), token, { ...googlePay('01/38', 'PAN_ONLY'), last4: '4242', paymentToken: sandboxWalletToken({ wallet: 'googlepay', network: 'VISA', last4: '4242', expiry: '01/38', authMethod: 'PAN_ONLY' }) }, ctx());
+    const detail = paymentDetailView(await paymentDetail(service.deps, paymentId));
+    expect(detail.payment).toMatchObject({ wallet: { wallet: 'googlepay', pan_type: 'fpan', brand: 'visa', last4: '4242' } });
+    expect(detail.payment.card).toBeUndefined();
+    const found = await searchPayments(service.deps, { last4: '4242', merchant: shop.merchant_key });
+    expect(found.found.map((f) => f.payment.paymentId)).toEqual([paymentId]);
   });
 });

@@ -125,9 +125,5 @@ export async function installWalletDoubles(page: Page, options: WalletDoubleOpti
   return recorded;
 }
 
-/** The wallets' scripts never reach the page: refused (`abort`), or never answered (`hang`, a network that drops them). */
-export async function blockWalletScripts(page: Page, how: 'abort' | 'hang'): Promise<void> {
-  for (const url of Object.values(WALLET_SCRIPTS)) {
-    await page.route(url, (route) => (how === 'abort' ? route.abort('blockedbyclient') : new Promise<void>(() => undefined)));
-  }
-}
+/** The wallets' scripts never reach the page (the bench's, test/bench/wallet-page.ts). */
+export { blockWalletScripts } from '../bench/wallet-page';

@@ -10,6 +10,11 @@ import { validateCreateSession } from '../../lambdas/protocol/merchant/session';
 import { toStatusResponse } from '../../lambdas/protocol/merchant/status';
 import type { AuthorizeRequest } from '../../lambdas/ports/acquirer';
 import { ApiError } from '../../lambdas/domain/errors';
+import { walletSettingsProblems, walletsForPage } from '../../lambdas/domain/wallet-settings';
+import { settingsFromForm, settingsFromOptions } from '../../lambdas/protocol/merchant-settings';
+import { contentSecurityPolicy } from '../../lambdas/checkout-page/headers';
+import { walletSources } from '../../lambdas/checkout-page/wallets';
+import { walletPageLines } from '../bench/report';
 import { validSessionBody } from '../support/fixtures';
 import { linkPayment } from '../support/payment-fixtures';
 
@@ -169,5 +174,89 @@ describe('the merchant\'s status of a wallet payment', () => {
     expect(toStatusResponse(wallet, new Date())).toMatchObject({ digital_wallet: 'applepay' });
     expect(toStatusResponse(wallet, new Date())).not.toHaveProperty('pan_type');
     expect(toStatusResponse(card, new Date())).not.toHaveProperty('digital_wallet');
+  });
+});
+
+describe('a merchant\'s wallet settings and the page\'s buttons', () => {
+  const order = { currency: 'EUR', amountMinor: 1000 };
+  const session = { recurringInit: false, reqToken: false };
+  const stage = { applePay: true, applePayMerchantId: 'merchant.local.checkout', googlePay: true };
+  const on = { dms: false, wallets: ['applepay', 'googlepay'] as const, googlePayGatewayMerchantId: 'gw-1' };
+
+  test.each([
+    ['both on, the stage runs both', session, on, stage, ['applepay', 'googlepay']],
+    ['the merchant has them off (no setting)', session, { dms: false }, stage, []],
+    ['the merchant has Google Pay only', session, { ...on, wallets: ['googlepay'] as const }, stage, ['googlepay']],
+    ['the session names Apple Pay only', { ...session, methods: ['card', 'applepay'] }, on, stage, ['applepay']],
+    ['no Google Pay gateway merchant id', session, { ...on, googlePayGatewayMerchantId: undefined }, stage, ['applepay']],
+    ['a stage without Apple Pay', session, on, { ...stage, applePay: false }, ['googlepay']],
+    ['a stage without an Apple Pay merchant id of its own, and the merchant has none', session, on, { ...stage, applePayMerchantId: undefined }, ['googlepay']],
+    ['... but the merchant has one', session, { ...on, applePayMerchantId: 'merchant.com.shop' }, { ...stage, applePayMerchantId: undefined }, ['applepay', 'googlepay']],
+    ['a DMS merchant (walletRefusal)', session, { ...on, dms: true }, stage, []],
+    ['a session that keeps the card (walletRefusal)', { ...session, reqToken: true }, on, stage, []],
+  ])('%s', (_name, s, merchant, st, expected) => {
+    expect(walletsForPage(s, merchant, order, st)).toEqual(expected);
+  });
+
+  test.each([
+    [{ wallets: ['applepay', 'samsungpay'] }, 'wallets must be a list without repeats of: applepay, googlepay (unknown: samsungpay)'],
+    [{ wallets: ['applepay', 'applepay'] }, 'wallets must be a list without repeats of: applepay, googlepay'],
+    [{ applePayMerchantId: 'com.example' }, 'Apple Pay merchant id must be the identifier registered with Apple, such as merchant.com.example.shop'],
+    [{ googlePayGatewayMerchantId: 'has space' }, 'Google Pay gateway merchant id must be 1-100 letters, digits and . _ : -'],
+  ])('settings %j are refused', (patch, problem) => {
+    expect(walletSettingsProblems(patch as never)).toEqual([problem]);
+  });
+
+  test('the CLI and the portal read the same settings', () => {
+    expect(settingsFromOptions({ wallets: 'applepay,googlepay', 'apple-pay-merchant-id': 'merchant.com.shop', 'google-pay-gateway-merchant-id': 'gw-1' })).toEqual({
+      settings: { wallets: ['applepay', 'googlepay'], applePayMerchantId: 'merchant.com.shop', googlePayGatewayMerchantId: 'gw-1' },
+    });
+    expect(settingsFromOptions({ wallets: 'off' })).toEqual({ settings: { wallets: undefined } });
+    expect(settingsFromForm({ wallets: ['googlepay'], google_pay_merchant_id: 'BCR2DN4T123' })).toEqual({ settings: { wallets: ['googlepay'], googlePayMerchantId: 'BCR2DN4T123' } });
+    expect(settingsFromOptions({ wallets: 'paypal' })).toEqual({ problem: 'wallets must be a list without repeats of: applepay, googlepay (unknown: paypal)' });
+  });
+});
+
+describe('the page\'s Content-Security-Policy with wallets', () => {
+  test('without a wallet it is as before: nothing of Apple\'s or Google\'s, no fetches, no frames', () => {
+    const csp = contentSecurityPolicy('N');
+    expect(csp).toBe("default-src 'none'; script-src 'nonce-N'; style-src 'nonce-N'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src 'none'");
+  });
+
+  test('with Google Pay only: Google\'s origins only; with Apple Pay: Apple\'s script origin and our own validation', () => {
+    expect(contentSecurityPolicy('N', undefined, undefined, { wallets: walletSources(['googlepay']) })).toBe(
+      "default-src 'none'; script-src 'nonce-N' https://pay.google.com; style-src 'nonce-N'; img-src 'self' data: https://www.gstatic.com; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src https://pay.google.com https://google.com/pay; frame-src https://pay.google.com",
+    );
+    expect(contentSecurityPolicy('N', undefined, undefined, { wallets: walletSources(['applepay']) })).toBe(
+      "default-src 'none'; script-src 'nonce-N' https://applepay.cdn-apple.com; style-src 'nonce-N'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; connect-src https://applepay.cdn-apple.com 'self'",
+    );
+  });
+});
+
+describe('the Apple Pay domain-association file', () => {
+  const event = (path: string, method = 'GET') => ({ rawPath: path, requestContext: { http: { method, path } } }) as never;
+  afterEach(() => delete process.env.APPLE_PAY_DOMAIN_ASSOCIATION);
+
+  test('is served by the fallback function at Apple\'s path when the stage has one; 404 otherwise', async () => {
+    const { handler, APPLE_DOMAIN_ASSOCIATION_PATH } = await import('../../lambdas/handlers/not-found');
+    const call = (e: unknown) => (handler as unknown as (e: unknown, c: unknown) => Promise<{ statusCode: number; body?: string; headers?: Record<string, string> }>)(e, {});
+    expect((await call(event(APPLE_DOMAIN_ASSOCIATION_PATH))).statusCode).toBe(404);
+    process.env.APPLE_PAY_DOMAIN_ASSOCIATION = '7B2270737049...';
+    expect(await call(event(APPLE_DOMAIN_ASSOCIATION_PATH))).toMatchObject({ statusCode: 200, body: '7B2270737049...', headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    expect((await call(event(`${APPLE_DOMAIN_ASSOCIATION_PATH}x`))).statusCode).toBe(404);
+    expect((await call(event(APPLE_DOMAIN_ASSOCIATION_PATH, 'POST'))).statusCode).toBe(404);
+  });
+});
+
+describe('the bench\'s wallet page row', () => {
+  const t = (medianMs: number) => ({ samples: 30, medianMs, p99Ms: medianMs + 5, minMs: medianMs - 5, maxMs: medianMs + 9 });
+  test('renders the three kinds beside each other, and nothing when the run could not measure them', () => {
+    const lines = walletPageLines({ walletPage: { withoutWallets: t(40), walletScriptsBlocked: t(41), walletScriptsHanging: t(42) }, walletPagePlan: { samples: 30, warmup: 3 } });
+    expect(lines.filter((l) => l.startsWith('| ') && !l.startsWith('| Page'))).toEqual([
+      '| no wallets | 30 | 40.0 | 45.0 | 35.0 | 49.0 |',
+      '| wallets on, scripts blocked | 30 | 41.0 | 46.0 | 36.0 | 50.0 |',
+      '| wallets on, scripts never answering | 30 | 42.0 | 47.0 | 37.0 | 51.0 |',
+    ]);
+    expect(walletPageLines({})).toEqual([]);
   });
 });

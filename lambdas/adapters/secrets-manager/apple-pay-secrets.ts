@@ -4,12 +4,9 @@ import type { MerchantIdentity } from '../../domain/apple-pay';
 import type { ApplePaySecrets } from '../../ports/apple-pay';
 import type { Clock } from '../../ports/clock';
 
-/** The secret of the stage's domain-association file, beside the identities (whose names all start `merchant.`). */
-export const DOMAIN_ASSOCIATION_SECRET = 'domain-association';
-
 /**
  * Apple Pay's secrets under one prefix (`checkout/<stage>/apple-pay/`): one per Apple Pay merchant
- * identifier, `{"certificate","privateKey"}` in PEM, and `domain-association`, `{"file"}`. Read
+ * identifier, `{"certificate","privateKey"}` in PEM. Read
  * through a cache of SECRET_CACHE_TTL_SECONDS; never logged, never in the table.
  */
 export class SecretsManagerApplePaySecrets implements ApplePaySecrets {
@@ -43,10 +40,5 @@ export class SecretsManagerApplePaySecrets implements ApplePaySecrets {
     if (!APPLE_PAY_MERCHANT_ID.test(merchantIdentifier)) return undefined;
     const v = await this.read(merchantIdentifier);
     return typeof v?.certificate === 'string' && typeof v.privateKey === 'string' ? { certificate: v.certificate, privateKey: v.privateKey } : undefined;
-  }
-
-  async domainAssociation(): Promise<string | undefined> {
-    const v = await this.read(DOMAIN_ASSOCIATION_SECRET);
-    return typeof v?.file === 'string' && v.file ? v.file : undefined;
   }
 }

@@ -20,6 +20,8 @@ export function paymentSummary(p: Payment, now: Date) {
     created_at: p.createdAt,
     updated_at: p.updatedAt,
     card: p.card ? { mask: p.card.mask, brand: p.card.brand, expiry: `${String(p.card.expMonth).padStart(2, '0')}/${p.card.expYear}` } : undefined,
+    // A wallet payment (docs/wallets.md) has no card: the wallet, the PAN type and what it showed of the card.
+    wallet: p.wallet ? { wallet: p.wallet.wallet, pan_type: p.wallet.panType, brand: p.wallet.brand, last4: p.wallet.last4 } : undefined,
     customer: p.customer,
     authorization_expires_at: p.authorizationExpiresAt,
     captured_amount: p.capturedMinor !== undefined ? formatMinor(p.capturedMinor, p.order.currency) : undefined,

@@ -174,7 +174,8 @@ export async function readOn(
 /** The criteria checked on the payments an index page names. */
 function wanted(p: Payment, c: { idPart?: string; last4?: string; amount?: RegExpExecArray; email?: string }): boolean {
   if (c.idPart && !p.paymentId.toLowerCase().startsWith(c.idPart)) return false;
-  if (c.last4 && p.card?.mask.slice(-4) !== c.last4) return false;
+  // A wallet payment has no card: the last four digits the wallet showed (docs/wallets.md).
+  if (c.last4 && (p.card ? p.card.mask.slice(-4) : p.wallet?.last4) !== c.last4) return false;
   const email = c.email?.trim().toLowerCase();
   if (email && !(p.customer?.email ?? '').toLowerCase().includes(email)) return false;
   if (c.amount) {

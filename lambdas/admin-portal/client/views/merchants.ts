@@ -26,6 +26,10 @@ interface Settings {
   readonly frameAncestors?: readonly string[];
   readonly preRouting?: readonly { readonly methods: readonly string[]; readonly currency?: string; readonly minAmountMinor?: number; readonly maxAmountMinor?: number }[];
   readonly acquirerAccount?: string;
+  readonly wallets?: readonly string[];
+  readonly applePayMerchantId?: string;
+  readonly googlePayMerchantId?: string;
+  readonly googlePayGatewayMerchantId?: string;
 }
 
 const merchantRow = (m: MerchantRow): HTMLTableRowElement =>
@@ -194,6 +198,12 @@ export function merchantView(merchantKey: string): void {
         frames: el('input', { name: 'frame_ancestors', value: (s.frameAncestors ?? []).join(', ') }),
         rules: el('textarea', { name: 'pre_routing' }, JSON.stringify(preRouting, null, 2)),
         account: el('input', { name: 'acquirer_account', class: 'mono', value: s.acquirerAccount || '', spellcheck: 'false', autocomplete: 'off' }),
+        // Apple Pay and Google Pay on the checkout page (docs/wallets.md).
+        applePay: el('input', { name: 'wallet_applepay', type: 'checkbox', checked: Boolean(s.wallets?.includes('applepay')) }),
+        googlePay: el('input', { name: 'wallet_googlepay', type: 'checkbox', checked: Boolean(s.wallets?.includes('googlepay')) }),
+        applePayId: el('input', { name: 'apple_pay_merchant_id', class: 'mono', value: s.applePayMerchantId || '', spellcheck: 'false', autocomplete: 'off' }),
+        googlePayId: el('input', { name: 'google_pay_merchant_id', class: 'mono', value: s.googlePayMerchantId || '', spellcheck: 'false', autocomplete: 'off' }),
+        gatewayId: el('input', { name: 'google_pay_gateway_merchant_id', class: 'mono', value: s.googlePayGatewayMerchantId || '', spellcheck: 'false', autocomplete: 'off' }),
       };
       // Only an admin changes settings: anyone else sees them in a disabled form, without Save.
       const editable = may('AdminMerchantUpdate');
@@ -227,6 +237,10 @@ export function merchantView(merchantKey: string): void {
               frame_ancestors: orNull(list(f.frames.value)),
               pre_routing: rules?.length ? rules : null,
               acquirer_account: f.account.value.trim() || null,
+              wallets: orNull([...(f.applePay.checked ? ['applepay'] : []), ...(f.googlePay.checked ? ['googlepay'] : [])]),
+              apple_pay_merchant_id: f.applePayId.value.trim() || null,
+              google_pay_merchant_id: f.googlePayId.value.trim() || null,
+              google_pay_gateway_merchant_id: f.gatewayId.value.trim() || null,
             };
             say('Saving…');
             api('AdminMerchantUpdate', { params: { merchantKey }, body })
@@ -249,6 +263,11 @@ export function merchantView(merchantKey: string): void {
         field('Allowed framing origins', f.frames, 'Comma separated, e.g. https://shop.example'),
         field('Pre-routing rules', f.rules, 'JSON list of {"currency", "min_amount_minor", "max_amount_minor", "methods"}'),
         field('Acquirer account', f.account, 'An account\'s id (Acquirer accounts); empty: the stage\'s own'),
+        field('Apple Pay', f.applePay, 'The Apple Pay button on the checkout page'),
+        field('Apple Pay merchant id', f.applePayId, 'merchant.… registered with Apple; empty: the stage\'s own'),
+        field('Google Pay', f.googlePay, 'The Google Pay button on the checkout page'),
+        field('Google Pay merchant id', f.googlePayId, 'From Google\'s Pay & Wallet Console (needed in production)'),
+        field('Google Pay gateway merchant id', f.gatewayId, 'The acquirer account\'s id at its Google Pay gateway'),
         editable ? el('div', null, el('button', { type: 'submit', text: 'Save settings' })) : el('p', { class: 'hint', text: 'Only an admin can change these settings.' }),
       );
       if (!editable) for (const input of Object.values(f)) input.disabled = true;

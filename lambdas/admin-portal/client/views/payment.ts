@@ -158,6 +158,7 @@ export function paymentView(id: string): void {
         ['Description', p.description],
         ['Customer', (p.customer.name || '') + (p.customer.email ? ` <${p.customer.email}>` : '')],
         ['Card', p.card ? `${p.card.brand} ${p.card.mask} ${p.card.expiry}` : ''],
+        ['Wallet', p.wallet ? `${p.wallet.wallet === 'applepay' ? 'Apple Pay' : 'Google Pay'} · ${p.wallet.brand} ····${p.wallet.last4} · PAN type ${p.wallet.pan_type}` : ''],
         ['Created', when(p.created_at)],
         ['Authorization expires', when(p.authorization_expires_at)],
         ['Captured', p.captured_amount],
