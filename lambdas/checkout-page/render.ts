@@ -198,6 +198,8 @@ ${countries}
     : '';
   const expiry = linkExpiry(payment.checkout.expiresAt, ctx.now, t);
   const wallets = ctx.wallets?.offered ?? [];
+  // A session offering wallets only (its methods name no card) has no card form: the wallets are the page.
+  const cardOffered = view.methods.length > 0 || wallets.length === 0;
   const body = `<header aria-labelledby="title">
 ${merchantHeader(merchant)}
 <p class="amount" aria-label="${esc(t.amountLabel)}: ${esc(amount)}">${esc(amount)}</p>
@@ -205,8 +207,8 @@ ${description(payment.order.description, t)}
 </header>
 ${ctx.sandbox ? `<p class="sandbox">${esc(t.sandboxNotice)}</p>` : ''}
 ${alert}
-${wallets.length ? walletMarkup(wallets, t, ctx.action ?? '', walletConfig(view, wallets, ctx.wallets!.stage, ctx.action ?? '')) : ''}
-<form id="pay-form" method="post" action="${esc(ctx.action ?? '')}" novalidate>
+${wallets.length ? walletMarkup(wallets, t, ctx.action ?? '', walletConfig(view, wallets, ctx.wallets!.stage, ctx.action ?? ''), cardOffered) : ''}
+${cardOffered ? `<form id="pay-form" method="post" action="${esc(ctx.action ?? '')}" novalidate>
 ${methods}
 ${savedCards}
 <fieldset id="card-fields"${payment.checkout.savedCards?.length ? ' data-saved="1"' : ''}><legend>${esc(t.cardLegend)}</legend>
@@ -223,7 +225,7 @@ ${contact}
 ${['language', 'screen_width', 'screen_height', 'color_depth', 'tz_offset', 'java'].map((n) => `<input type="hidden" id="browser_${n}" name="browser_${n}" value="">`).join('\n')}
 ${expiry.warning}
 <button type="submit" id="pay-button">${esc(t.payButton(amount))}</button>
-</form>
+</form>` : ''}
 ${expiry.validUntil}
 ${close}
 <script type="application/json" id="texts">${jsonForScript({ ...t.errors, brand: t.brandDetected('%s'), processing: t.processingButton })}</script>`;

@@ -117,12 +117,13 @@ export function walletConfig(view: FormView, wallets: readonly Wallet[], stage: 
 }
 
 /** The buttons (hidden until their wallet says it can pay) and the form their tokens are posted with. */
-export function walletMarkup(wallets: readonly Wallet[], t: Texts, action: string, config: Record<string, unknown>): string {
+export function walletMarkup(wallets: readonly Wallet[], t: Texts, action: string, config: Record<string, unknown>, cardOffered = true): string {
   const buttons = wallets.map((w) => `<button type="button" id="${w}-button" class="wallet ${w}" hidden>${esc(t.wallets[w])}</button>`).join('');
   const fields = ['wallet', 'payment_token', 'network', 'last4', 'auth_method', 'email', 'country', 'browser_language', 'browser_screen_width', 'browser_screen_height', 'browser_color_depth', 'browser_tz_offset', 'browser_java'];
-  return `<section id="wallets" aria-label="${esc(t.wallets.legend)}" hidden>
+  // A session that offers wallets only: the section is the page, and says so until a wallet can pay.
+  return `<section id="wallets" aria-label="${esc(t.wallets.legend)}"${cardOffered ? ' hidden' : ''}>
 ${buttons}
-<p class="or" aria-hidden="true">${esc(t.wallets.orCard)}</p>
+${cardOffered ? `<p class="or" aria-hidden="true">${esc(t.wallets.orCard)}</p>` : `<p id="wallets-none" role="status">${esc(t.wallets.none)}</p>`}
 <form id="wallet-form" method="post" action="${esc(action)}">${fields.map((f) => `<input type="hidden" name="${f}">`).join('')}</form>
 <script type="application/json" id="wallet-config">${jsonForScript(config)}</script>
 </section>`;
@@ -152,8 +153,9 @@ var el=document.getElementById('wallet-config');if(!el)return;
 var c=JSON.parse(el.textContent),box=document.getElementById('wallets'),form=document.getElementById('wallet-form');
 var nonce=(document.currentScript&&document.currentScript.nonce)||'';
 function load(src,done){var s=document.createElement('script');s.src=src;s.async=true;s.nonce=nonce;s.onload=done;s.onerror=done;document.head.appendChild(s)}
-function show(w,pay){var b=document.getElementById(w+'-button');if(!b)return;b.addEventListener('click',pay);b.hidden=false;box.hidden=false}
-function post(v){var pf=document.getElementById('pay-form');Object.keys(v).forEach(function(k){form.elements[k].value=v[k]||''});['language','screen_width','screen_height','color_depth','tz_offset','java'].forEach(function(n){var f=pf&&pf.elements['browser_'+n];form.elements['browser_'+n].value=f?f.value:''});
+function show(w,pay){var b=document.getElementById(w+'-button'),none=document.getElementById('wallets-none');if(!b)return;b.addEventListener('click',pay);b.hidden=false;box.hidden=false;if(none)none.hidden=true}
+function post(v){var pf=document.getElementById('pay-form');Object.keys(v).forEach(function(k){form.elements[k].value=v[k]||''});
+ var b={language:navigator.language||'',screen_width:String(screen.width),screen_height:String(screen.height),color_depth:String(screen.colorDepth),tz_offset:String(new Date().getTimezoneOffset()),java:String(typeof navigator.javaEnabled==='function'&&navigator.javaEnabled())};Object.keys(b).forEach(function(n){form.elements['browser_'+n].value=b[n]});
  ['email','country'].forEach(function(n){if(!v[n]&&pf&&pf.elements[n])form.elements[n].value=pf.elements[n].value});form.submit()}
 function last4(s){var m=/(\\d{4})\\s*$/.exec(s||'');return m?m[1]:''}
 function start(){

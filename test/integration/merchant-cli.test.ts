@@ -107,6 +107,9 @@ describe('the merchant CLI on the local store', () => {
       '--logo-url', 'https://cdn.acme.example/logo.svg',
       '--frame-ancestors', 'https://acme.example, https://*.acme.example',
       '--email-receipts', 'on',
+      '--wallets', 'applepay,googlepay',
+      '--apple-pay-merchant-id', 'merchant.com.acme',
+      '--google-pay-gateway-merchant-id', 'acme-at-gateway',
     );
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(json(run.stdout)).toMatchObject({
@@ -121,6 +124,9 @@ describe('the merchant CLI on the local store', () => {
       branding: { primaryColor: '#0A7B83', logoUrl: 'https://cdn.acme.example/logo.svg' },
       frameAncestors: ['https://acme.example', 'https://*.acme.example'],
       emailReceipts: true,
+      wallets: ['applepay', 'googlepay'],
+      applePayMerchantId: 'merchant.com.acme',
+      googlePayGatewayMerchantId: 'acme-at-gateway',
     });
   });
 

@@ -34,6 +34,7 @@ export const ar: Texts = {
     applepay: 'الدفع باستخدام Apple Pay',
     googlepay: 'الدفع باستخدام Google Pay',
     orCard: 'أو ادفع بالبطاقة',
+    none: 'لا تتوفر أي من طرق الدفع التي يقبلها هذا الطلب في هذا المتصفح أو على هذا الجهاز.',
   },
   errors: {
     number: 'رقم البطاقة غير صالح',

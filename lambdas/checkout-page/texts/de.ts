@@ -34,6 +34,7 @@ export const de: Texts = {
     applepay: 'Mit Apple Pay bezahlen',
     googlepay: 'Mit Google Pay bezahlen',
     orCard: 'Oder mit Karte bezahlen',
+    none: 'Keine der Zahlungsarten, die diese Bestellung annimmt, ist in diesem Browser oder auf diesem Gerät verfügbar.',
   },
   errors: {
     number: 'Ungültige Kartennummer',

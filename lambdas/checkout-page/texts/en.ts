@@ -40,6 +40,7 @@ export const en = {
     applepay: 'Pay with Apple Pay',
     googlepay: 'Pay with Google Pay',
     orCard: 'Or pay by card',
+    none: 'None of the payment methods this order accepts is available in this browser or on this device.',
   },
   errors: {
     number: CARD_MESSAGES.number,

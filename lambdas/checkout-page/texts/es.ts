@@ -34,6 +34,7 @@ export const es: Texts = {
     applepay: 'Pagar con Apple Pay',
     googlepay: 'Pagar con Google Pay',
     orCard: 'O paga con tarjeta',
+    none: 'Ninguno de los métodos de pago que acepta este pedido está disponible en este navegador o dispositivo.',
   },
   errors: {
     number: 'Número de tarjeta no válido',

@@ -34,6 +34,7 @@ export const fr: Texts = {
     applepay: 'Payer avec Apple Pay',
     googlepay: 'Payer avec Google Pay',
     orCard: 'Ou payez par carte',
+    none: 'Aucun des moyens de paiement acceptés pour cette commande n’est disponible sur ce navigateur ou cet appareil.',
   },
   errors: {
     number: 'Numéro de carte invalide',

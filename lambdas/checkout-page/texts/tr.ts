@@ -34,6 +34,7 @@ export const tr: Texts = {
     applepay: 'Apple Pay ile öde',
     googlepay: 'Google Pay ile öde',
     orCard: 'Veya kartla ödeyin',
+    none: 'Bu siparişin kabul ettiği ödeme yöntemlerinin hiçbiri bu tarayıcıda veya cihazda kullanılamıyor.',
   },
   errors: {
     number: 'Geçersiz kart numarası',
