@@ -15,6 +15,10 @@ import { settingsFromForm, settingsFromOptions } from '../../lambdas/protocol/me
 import { contentSecurityPolicy } from '../../lambdas/checkout-page/headers';
 import { walletSources } from '../../lambdas/checkout-page/wallets';
 import { walletPageLines } from '../bench/report';
+import { appleDomainAssociationDefine, walletEnvironment } from '../../lib/stage-settings';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { validSessionBody } from '../support/fixtures';
 import { linkPayment } from '../support/payment-fixtures';
 
@@ -258,5 +262,30 @@ describe('the bench\'s wallet page row', () => {
       '| wallets on, scripts never answering | 30 | 42.0 | 47.0 | 37.0 | 51.0 |',
     ]);
     expect(walletPageLines({})).toEqual([]);
+  });
+});
+
+describe('a stage\'s wallet settings (lib/stage-settings.ts)', () => {
+  test('give the page functions their environment, and nothing without them', () => {
+    expect(walletEnvironment(undefined, 'checkout/prod/apple-pay/')).toEqual({});
+    expect(walletEnvironment({ applePay: { merchantId: 'merchant.com.example.pay' }, googlePay: { gateway: 'acquirer-gw' }, country: 'DE' }, 'checkout/prod/apple-pay/')).toEqual({
+      APPLE_PAY_SECRET_PREFIX: 'checkout/prod/apple-pay/',
+      APPLE_PAY_MERCHANT_ID: 'merchant.com.example.pay',
+      GOOGLE_PAY_GATEWAY: 'acquirer-gw',
+      WALLET_COUNTRY: 'DE',
+    });
+    expect(() => walletEnvironment({ applePay: { merchantId: 'com.example' } }, 'p/')).toThrow(/merchant identifier/);
+    expect(() => walletEnvironment({ country: 'Germany' }, 'p/')).toThrow(/alpha-2/);
+  });
+
+  test('compile the domain-association file into the $default function, checked', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apple-domain-'));
+    const file = join(dir, 'association');
+    writeFileSync(file, '7B227073704964223A2239\n');
+    expect(appleDomainAssociationDefine({ applePay: { domainAssociationFile: file } })).toEqual({ 'process.env.APPLE_PAY_DOMAIN_ASSOCIATION': JSON.stringify('7B227073704964223A2239') });
+    expect(appleDomainAssociationDefine({ applePay: {} })).toEqual({});
+    writeFileSync(file, '');
+    expect(() => appleDomainAssociationDefine({ applePay: { domainAssociationFile: file } })).toThrow(/Apple's file/);
+    rmSync(dir, { recursive: true });
   });
 });
