@@ -13,10 +13,12 @@ import { invalidRequest } from '../support/payments';
  * language; and every language's heaviest page (the form asking e-mail and country) under the
  * page's 30 KB compressed budget.
  */
-const { service, merchants: [shop] } = serviceForFile({ merchants: [{ name: 'Atelier' }] });
+const { service, merchants: [shop, walletShop] } = serviceForFile({
+  merchants: [{ name: 'Atelier' }, { name: 'Wallet Atelier', settings: { wallets: ['applepay', 'googlepay'], googlePayGatewayMerchantId: 'exampleGatewayMerchantId' } }],
+});
 
-async function session(overrides: Json = {}): Promise<{ path: string; paymentId: string }> {
-  const res = await service.signedPost<{ redirect_url: string }>('/api/v1/session', validSessionBody(shop.merchant_key, { order: { number: 'lang-1', amount: '1234.50', currency: 'EUR', description: 'Teapot' }, ...overrides }), shop.password);
+async function session(overrides: Json = {}, merchant = shop): Promise<{ path: string; paymentId: string }> {
+  const res = await service.signedPost<{ redirect_url: string }>('/api/v1/session', validSessionBody(merchant.merchant_key, { order: { number: 'lang-1', amount: '1234.50', currency: 'EUR', description: 'Teapot' }, ...overrides }), merchant.password);
   if (res.status !== 200) throw new Error(`session refused: ${res.status} ${res.text}`);
   return { path: new URL(res.json.redirect_url).pathname, paymentId: paymentIdOf(res.json.redirect_url) };
 }
@@ -96,6 +98,15 @@ describe('page weight in every language (target: under 30 KB compressed)', () =>
     const { path } = await session({ language: lang, customer: { name: 'John Doe' }, billing_address: undefined });
     const html = await page(path);
     expect(html).toContain('id="country"');
+    const bytes = Buffer.from(html, 'utf8');
+    expect(gzipSync(bytes).length).toBeLessThan(BUDGET);
+    expect(brotliCompressSync(bytes).length).toBeLessThan(BUDGET);
+  });
+
+  it.each(Object.keys(PAGE_LANGUAGES))('%s: the same with both wallets on (their buttons, request data and script)', async (lang) => {
+    const { path } = await session({ language: lang, customer: { name: 'John Doe' }, billing_address: undefined }, walletShop);
+    const html = await page(path);
+    expect(html).toContain('id="googlepay-button"');
     const bytes = Buffer.from(html, 'utf8');
     expect(gzipSync(bytes).length).toBeLessThan(BUDGET);
     expect(brotliCompressSync(bytes).length).toBeLessThan(BUDGET);
