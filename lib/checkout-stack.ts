@@ -369,13 +369,14 @@ export class CheckoutStack extends Stack {
     const anchorExporter = this.jobFunctions.get(AUDIT_ANCHOR_JOB_ID);
     if (anchorExporter) this.auditAnchor = new AuditAnchor(this, 'AuditAnchor', { retentionDays: auditAnchorRetentionDaysFromContext(this.node, stage), exporter: anchorExporter });
     this.alarmTopic = new AlarmTopic(this, 'Alarms', { removalPolicy });
+    // The alarms (four per route, two per function, the callbacks' and the receipts') and the
+    // dashboard live in a nested stack of their own: CloudFormation allows 500 resources per stack,
+    // and every route adds eleven.
+    this.observability = new NestedStack(this, 'Observability', { description: `Alarms and dashboard of ${stackName(stage)}` });
     const relay = this.jobFunctions.get(CALLBACK_RELAY_JOB_ID);
     if (relay) {
-      this.callbackDelivery = new CallbackDelivery(this, 'Callbacks', { settings: functionSettings, relay, removalPolicy, alarms: this.alarmTopic });
+      this.callbackDelivery = new CallbackDelivery(this, 'Callbacks', { settings: functionSettings, relay, removalPolicy, alarms: this.alarmTopic, alarmScope: this.observability });
     }
-    // The alarms (four per route, two per function) and the dashboard live in a nested stack of
-    // their own: CloudFormation allows 500 resources per stack, and every route adds eleven.
-    this.observability = new NestedStack(this, 'Observability', { description: `Alarms and dashboard of ${stackName(stage)}` });
     const receiptSender = this.jobFunctions.get(RECEIPT_JOB_ID);
     if (receiptSender && settings.receipts) {
       this.receiptMail = new ReceiptMail(this, 'Receipts', {

@@ -1,7 +1,7 @@
 import type { CardBrand } from './card';
 
 /**
- * Apple Pay and Google Pay payments (docs/wallets.md, ADR 0038). The wallet's payment token is card
+ * Apple Pay and Google Pay payments (docs/wallets.md, ADR 0039). The wallet's payment token is card
  * data: it lives in memory for the length of the request and goes to the acquirer, never to storage,
  * a log line or an error. What is kept is the WalletSummary.
  */

@@ -19,6 +19,8 @@ export interface CallbackDeliveryProps {
   readonly removalPolicy: RemovalPolicy;
   /** Where the alarms go (lib/constructs/alarm-topic.ts). */
   readonly alarms: AlarmTopic;
+  /** Where the alarms are made: the stage's observability nested stack, apart from the main stack's resource budget. */
+  readonly alarmScope: Construct;
 }
 
 /** Stream records a failing batch is retried with before it goes to the dead-letter queue. */
@@ -102,8 +104,9 @@ export class CallbackDelivery extends Construct {
     // Emitted by the delivery code itself (lambdas/observability/telemetry.ts), wherever it runs.
     const deadCallbacks = serviceMetric(props.settings.stage, 'DeadCallbacks', { statistic: 'Sum', period: Duration.minutes(5) });
 
+    const alarmScope = new Construct(props.alarmScope, 'CallbackAlarms');
     const alarm = (alarmId: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1) => {
-      const a = new cloudwatch.Alarm(this, alarmId, {
+      const a = new cloudwatch.Alarm(alarmScope, alarmId, {
         alarmDescription: description,
         metric,
         threshold,

@@ -96,7 +96,8 @@ describe.each(STAGES)('callback delivery (%s)', (stage) => {
   });
 
   test('four alarms (dead callbacks, dead-lettered stream batches, stream lag, relay errors) notify the stage\'s encrypted alarm topic', () => {
-    const alarms = delivery().alarms.map((a) => resource(s.template, logicalId(a)));
+    // In the observability nested stack, apart from the main stack's resource budget.
+    const alarms = delivery().alarms.map((a) => resource(s.monitoring, logicalId(a)));
     const topicId = logicalId(delivery().alarmTopic);
     expect(alarms).toHaveLength(4);
     for (const a of alarms) {

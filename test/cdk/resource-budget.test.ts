@@ -21,8 +21,11 @@ describe.each(STAGES)('the %s templates', (stage) => {
   it(`the monitoring's nested stack stays ${HEADROOM} resources under ${LIMIT}, and holds every alarm of the routes and functions`, () => {
     const s = synthesize(stage);
     expect(count(s.monitoring)).toBeLessThanOrEqual(LIMIT - HEADROOM);
-    // The receipts' alarms are made there too (lib/constructs/receipt-mail.ts).
-    expect(Object.keys(s.monitoring.findResources('AWS::CloudWatch::Alarm')).length).toBe(s.stack.monitoring.alarms.length + (s.stack.receiptMail?.alarms.length ?? 0));
+    // The callbacks' and the receipts' alarms are made there too (lib/constructs/callback-delivery.ts, receipt-mail.ts).
+    expect(Object.keys(s.monitoring.findResources('AWS::CloudWatch::Alarm')).length).toBe(
+      s.stack.monitoring.alarms.length + (s.stack.callbackDelivery?.alarms.length ?? 0) + (s.stack.receiptMail?.alarms.length ?? 0),
+    );
+    expect(Object.keys(s.template.findResources('AWS::CloudWatch::Alarm'))).toEqual([]);
     expect(Object.keys(s.template.findResources('AWS::CloudFormation::Stack'))).toHaveLength(1);
   });
 });
