@@ -907,6 +907,9 @@ describe('merchant settings', () => {
     await page.getByLabel('Brand colour').fill('');
 
     await delay.fill('15');
+    // E-mail receipts (ADR 0037) switch on in the same save.
+    expect(await page.getByLabel('E-mail receipts').isChecked()).toBe(false);
+    await page.getByLabel('E-mail receipts').check();
     await page.getByRole('button', { name: 'Save settings' }).click();
     await statusLine(page).filter({ hasText: 'Settings saved.' }).waitFor();
     const changes = page.getByRole('table', { name: 'Settings changes' });
@@ -916,7 +919,8 @@ describe('merchant settings', () => {
     await heading(page, 'Merchant Plain Shop').waitFor();
     expect(await page.getByLabel('Two-stage payments (DMS)').isChecked()).toBe(true);
     expect(await page.getByLabel('Automatic capture delay').inputValue()).toBe('15');
-    expect(await service.deps.merchants.find(plainShop.merchant_key)).toMatchObject({ dms: true, autoCaptureDelayMinutes: 15 });
+    expect(await page.getByLabel('E-mail receipts').isChecked()).toBe(true);
+    expect(await service.deps.merchants.find(plainShop.merchant_key)).toMatchObject({ dms: true, autoCaptureDelayMinutes: 15, emailReceipts: true });
     const next = await paidPayment(service, plainShop);
     expect(next.status.status).toBe('pending');
     done.push(['merchant.settings', `merchant:${plainShop.merchant_key}`]);

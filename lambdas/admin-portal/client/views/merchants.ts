@@ -30,6 +30,7 @@ interface Settings {
   readonly applePayMerchantId?: string;
   readonly googlePayMerchantId?: string;
   readonly googlePayGatewayMerchantId?: string;
+  readonly emailReceipts?: boolean;
 }
 
 const merchantRow = (m: MerchantRow): HTMLTableRowElement =>
@@ -191,6 +192,8 @@ export function merchantView(merchantKey: string): void {
         delay: el('input', { name: 'auto_capture_delay_minutes', inputmode: 'numeric', value: s.autoCaptureDelayMinutes === undefined ? '' : String(s.autoCaptureDelayMinutes) }),
         returnParams: el('input', { name: 'return_params', type: 'checkbox', checked: Boolean(s.returnParams) }),
         notificationUrl: el('input', { name: 'notification_url', type: 'url', value: s.notificationUrl || '' }),
+        // E-mail receipts to customers who gave their address (ADR 0037): off unless turned on.
+        emailReceipts: el('input', { name: 'email_receipts', type: 'checkbox', checked: Boolean(s.emailReceipts) }),
         methods: el('input', { name: 'methods', value: (s.methods ?? []).join(', ') }),
         maxDeclines: el('input', { name: 'max_declines', inputmode: 'numeric', value: String(s.maxDeclines || 3) }),
         color: el('input', { name: 'primary_color', value: s.branding?.primaryColor || '', placeholder: '#0b5cad' }),
@@ -231,6 +234,7 @@ export function merchantView(merchantKey: string): void {
               return_params: f.returnParams.checked,
               auto_capture_delay_minutes: f.delay.value.trim() === '' ? null : Number(f.delay.value),
               notification_url: f.notificationUrl.value.trim() || null,
+              email_receipts: f.emailReceipts.checked,
               methods: orNull(list(f.methods.value)),
               max_declines: Number(f.maxDeclines.value),
               branding: color || logo ? { primary_color: color || null, logo_url: logo || null } : null,
@@ -256,6 +260,7 @@ export function merchantView(merchantKey: string): void {
         field('Automatic capture delay', f.delay, 'Minutes after authorization; empty = manual capture only'),
         field('Return parameters', f.returnParams, 'Append payment_id, trans_id, order_id, hash to the return URLs'),
         field('Notification URL', f.notificationUrl),
+        field('E-mail receipts', f.emailReceipts, 'Send the customer a receipt when a checkout is paid; only on a stage that sends mail'),
         field('Payment methods', f.methods, 'Comma separated, e.g. card'),
         field('Declines before cancel', f.maxDeclines),
         field('Brand colour', f.color, '#RRGGBB'),
