@@ -9,11 +9,14 @@ import { handler as captureJob } from '../../lambdas/handlers/capture-job';
 import { handler as reconcileJob } from '../../lambdas/handlers/reconcile-job';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { updateMerchantSettings } from '../../lambdas/use-cases/manage-merchants';
-import { AUDIT_ANCHOR_JOB_ID, JOBS } from '../../lib/jobs';
+import { AUDIT_ANCHOR_JOB_ID, JOBS, SIGN_IN_IMPORT_JOB_ID } from '../../lib/jobs';
 import { handler as anchorJob } from '../../lambdas/handlers/audit-anchor-job';
 import { handler as chargebackRatesJob } from '../../lambdas/handlers/chargeback-rates-job';
 import { handler as receiptJob } from '../../lambdas/handlers/receipt-job';
 import { handler as receiptFeedback } from '../../lambdas/handlers/receipt-feedback';
+import { handler as signInImportJob } from '../../lambdas/handlers/sign-in-import-job';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +46,7 @@ const merchants = receivingMerchants(() => service, 'Table Access Shop');
 const anchorDir = mkdtempSync(join(tmpdir(), 'checkout-table-access-anchors-'));
 
 beforeAll(async () => {
-  service = await startTestService({ clock, env: { CALLBACK_TIMEOUT_MS: '300', CALLBACK_FIRST_RETRY_MS: '100', AUDIT_ANCHOR_DIR: anchorDir, RECEIPT_MAIL_DIR: join(anchorDir, 'mail') } });
+  service = await startTestService({ clock, env: { CALLBACK_TIMEOUT_MS: '300', CALLBACK_FIRST_RETRY_MS: '100', AUDIT_ANCHOR_DIR: anchorDir, RECEIPT_MAIL_DIR: join(anchorDir, 'mail'), OPERATOR_POOL_ID: 'eu-west-1_TableAccess' } });
 });
 afterAll(async () => {
   await merchants.close();
@@ -236,6 +239,26 @@ test('a receipt: queued by the relay, sent by the receipt job, its address suppr
   expect(calls('SendReceipts')).toEqual(['SendReceipts GetItem SUPPRESSION#', 'SendReceipts Query index work', 'SendReceipts UpdateItem RECEIPT#']);
   expect(calls(RECEIPT_FEEDBACK_ID)).toEqual([`${RECEIPT_FEEDBACK_ID} UpdateItem SUPPRESSION#`]);
   expect(paid.status.status).toBe('settled');
+});
+
+test('the sign-in import appends to the audit log and reads nothing else of the table', async () => {
+  // A stand-in for Cognito's API: one operator, one sign-in (the job runs on AWS only).
+  const cognito = createServer((req, res) => {
+    const target = String(req.headers['x-amz-target'] ?? '');
+    req.resume().on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(target.endsWith('ListUsers') ? { Users: [{ Username: 'olga' }] } : { AuthEvents: [{ EventId: `ev-${clock.now().getTime()}`, EventType: 'SignIn', EventResponse: 'Pass', CreationDate: clock.now().getTime() / 1000 - 60 }] }));
+    });
+  });
+  await new Promise<void>((done) => cognito.listen(0, '127.0.0.1', () => done()));
+  process.env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER = `http://127.0.0.1:${(cognito.address() as AddressInfo).port}`;
+  try {
+    expect(await runAs(SIGN_IN_IMPORT_JOB_ID, signInImportJob)).toMatchObject({ imported: 1 });
+  } finally {
+    delete process.env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER;
+    await new Promise<void>((done) => cognito.close(() => done()));
+  }
+  expect([...new Set(calls(SIGN_IN_IMPORT_JOB_ID))].sort()).toEqual([`${SIGN_IN_IMPORT_JOB_ID} GetItem AUDITID#`, `${SIGN_IN_IMPORT_JOB_ID} PutItem AUDIT#`, `${SIGN_IN_IMPORT_JOB_ID} PutItem AUDITID#`, `${SIGN_IN_IMPORT_JOB_ID} Query AUDIT#`]);
 });
 
 test('every job and the dispatcher stayed within its grant', () => {
