@@ -118,7 +118,7 @@ describe('the DynamoDB condition is the pure guard', () => {
         // Refused: the answer is the payment as stored; applied: as applyChange makes it.
         expect(result.payment).toEqual(result.applied ? applyChange(stored!, { set: { updatedAt: at(1).toISOString() } }) : stored);
       }),
-      { numRuns: soakCount({ fast: 200, soak: 1000, override: 'GUARD_PROPERTY_RUNS' }) },
+      { numRuns: soakCount({ fast: 100, soak: 1000, override: 'GUARD_PROPERTY_RUNS' }) },
     );
     // Both answers seen often: a property that only ever saw refusals would prove little.
     expect(Math.min(outcomes.true, outcomes.false)).toBeGreaterThan(20);
@@ -155,7 +155,7 @@ describe('the DynamoDB condition is the pure guard', () => {
         expect(result.payment).toEqual(applyChange(stored!, change));
         expect(await store.findPayment(payment.paymentId)).toEqual(result.payment);
       }),
-      { numRuns: soakCount({ fast: 100, soak: 500, override: 'GUARD_PROPERTY_RUNS' }) },
+      { numRuns: soakCount({ fast: 50, soak: 500, override: 'GUARD_PROPERTY_RUNS' }) },
     );
   }, 120_000);
 });

@@ -21,7 +21,7 @@ export interface FileCrashRun {
 export function crashRunForFile(options: Omit<CrashRunOptions, 'kills' | 'seed' | 'log'> & { readonly name: string; summary(result: CrashRunResult, seed: number): string }): FileCrashRun {
   const { name, summary, ...scenario } = options;
   const seed = Number(process.env.CRASH_RUN_SEED ?? Date.now() % 2 ** 31);
-  const kills = soakCount({ fast: 3, soak: 6, override: 'CRASH_RUN_KILLS' });
+  const kills = soakCount({ fast: 2, soak: 6, override: 'CRASH_RUN_KILLS' });
   let result: CrashRunResult | undefined;
   jest.setTimeout(CRASH_RUN_TIMEOUT_MS);
   beforeAll(async () => {

@@ -236,7 +236,7 @@ export const modelCheckOptions = (runs: number) => ({
  */
 export function modelRuns(env: NodeJS.ProcessEnv = process.env): { memory: number; dynamodb: number } {
   if (env.MONEY_MODEL_RUNS || soaking(env)) return { memory: 0, dynamodb: soakCount({ fast: 200, soak: 200, override: 'MONEY_MODEL_RUNS' }, env) };
-  return { memory: Number(env.MONEY_MODEL_MEMORY_RUNS ?? 100), dynamodb: Number(env.MONEY_MODEL_DYNAMODB_RUNS ?? 20) };
+  return { memory: Number(env.MONEY_MODEL_MEMORY_RUNS ?? 50), dynamodb: Number(env.MONEY_MODEL_DYNAMODB_RUNS ?? 10) };
 }
 
 export interface MoneyModel {
