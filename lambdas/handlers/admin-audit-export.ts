@@ -1,5 +1,5 @@
-import { JSON_HEADERS } from '../middleware/error-envelope';
 import { operatorEndpoint } from '../middleware/operator-endpoint';
+import { csvResponse } from '../protocol/admin/csv-response';
 import { cursorDeps } from '../wiring/cursor-key';
 import { auditCsvPart } from '../protocol/admin/audit-csv';
 import { auditSearchOf } from '../protocol/admin/queries';
@@ -18,16 +18,6 @@ export const handler = operatorEndpoint(
   },
   {
     deps: cursorDeps,
-    respond: (part) => ({
-      statusCode: 200,
-      headers: {
-        ...JSON_HEADERS,
-        'content-type': 'text/csv; charset=utf-8',
-        'content-disposition': 'attachment; filename="audit.csv"',
-        'x-export-rows': String(part.rows),
-        ...(part.cursor ? { 'x-next-cursor': part.cursor } : {}),
-      },
-      body: part.csv,
-    }),
+    respond: (part) => csvResponse('audit.csv', part),
   },
 );

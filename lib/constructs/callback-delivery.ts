@@ -1,6 +1,5 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -10,7 +9,7 @@ import { Construct } from 'constructs';
 import { CALLBACK_DISPATCHER } from '../jobs';
 import type { AlarmTopic } from './alarm-topic';
 import { CheckoutFunction, type FunctionSettings } from './checkout-function';
-import { runbook, serviceMetric } from './monitoring-metrics';
+import { alarmMaker, runbook, serviceMetric } from './monitoring-metrics';
 
 export interface CallbackDeliveryProps {
   readonly settings: FunctionSettings;
@@ -105,18 +104,7 @@ export class CallbackDelivery extends Construct {
     const deadCallbacks = serviceMetric(props.settings.stage, 'DeadCallbacks', { statistic: 'Sum', period: Duration.minutes(5) });
 
     const alarmScope = new Construct(props.alarmScope, 'CallbackAlarms');
-    const alarm = (alarmId: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1) => {
-      const a = new cloudwatch.Alarm(alarmScope, alarmId, {
-        alarmDescription: description,
-        metric,
-        threshold,
-        evaluationPeriods,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-      a.addAlarmAction(new actions.SnsAction(this.alarmTopic));
-      return a;
-    };
+    const alarm = alarmMaker(alarmScope, this.alarmTopic);
     this.alarms = [
       alarm('DeadCallbacksAlarm', `Callbacks were given up on after 24 hours of retries. ${runbook('DeadCallbacks')}`, deadCallbacks, 1),
       alarm(

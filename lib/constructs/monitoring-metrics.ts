@@ -1,5 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
 import { MERCHANT_DIMENSION, METRIC_NAMESPACE, SERVICE_NAME, type MetricName } from '../../lambdas/observability/metric-names';
 import type { Stage } from '../naming';
 
@@ -45,4 +48,23 @@ export function serviceMetric(stage: Stage, name: MetricName, options: { statist
     period: options.period ?? Duration.minutes(5),
     ...(options.label ? { label: options.label } : {}),
   });
+}
+
+/**
+ * The alarms a construct makes beside its resources (the callbacks', the receipts'): each one
+ * at or over its threshold, in `scope` (the observability nested stack), notifying `topic`.
+ */
+export function alarmMaker(scope: Construct, topic: sns.ITopic) {
+  return (alarmId: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods = 1, treatMissingData = cloudwatch.TreatMissingData.NOT_BREACHING): cloudwatch.Alarm => {
+    const alarm = new cloudwatch.Alarm(scope, alarmId, {
+      alarmDescription: description,
+      metric,
+      threshold,
+      evaluationPeriods,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData,
+    });
+    alarm.addAlarmAction(new actions.SnsAction(topic));
+    return alarm;
+  };
 }

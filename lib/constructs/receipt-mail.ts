@@ -1,6 +1,5 @@
 import { CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -11,7 +10,7 @@ import { RECEIPT_FEEDBACK } from '../jobs';
 import type { ReceiptSettings } from '../stage-settings';
 import type { AlarmTopic } from './alarm-topic';
 import { CheckoutFunction, type FunctionSettings } from './checkout-function';
-import { runbook, serviceMetric } from './monitoring-metrics';
+import { alarmMaker, runbook, serviceMetric } from './monitoring-metrics';
 
 export interface ReceiptMailProps {
   readonly settings: FunctionSettings;
@@ -103,18 +102,7 @@ export class ReceiptMail extends Construct {
     props.sender.function.addEnvironment('RECEIPT_CONFIGURATION_SET', this.configurationSet.configurationSetName);
 
     const alarmScope = new Construct(props.alarmScope, 'ReceiptAlarms');
-    const alarm = (alarmId: string, description: string, metric: cloudwatch.IMetric, threshold: number, evaluationPeriods: number, treatMissingData = cloudwatch.TreatMissingData.NOT_BREACHING) => {
-      const a = new cloudwatch.Alarm(alarmScope, alarmId, {
-        alarmDescription: description,
-        metric,
-        threshold,
-        evaluationPeriods,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData,
-      });
-      a.addAlarmAction(new actions.SnsAction(props.alarms.topic));
-      return a;
-    };
+    const alarm = alarmMaker(alarmScope, props.alarms.topic);
     const stage = props.settings.stage;
     const reputation = (metricName: string) => new cloudwatch.Metric({ namespace: 'AWS/SES', metricName, statistic: 'Maximum', period: Duration.hours(1) });
     this.alarms = [
