@@ -23,6 +23,12 @@ async function openDynamo(): Promise<{ store: DynamoPaymentStore; backend: Local
 paymentStoreContract('the DynamoDB store', openDynamo);
 
 const at = (minutes: number) => new Date(T0.getTime() + minutes * 60_000);
+
+/** The guard properties' runs: the fast default, SOAK=1's long count, or GUARD_PROPERTY_RUNS. */
+const GUARD_RUNS = soakCount({ fast: 100, soak: 1000, override: 'GUARD_PROPERTY_RUNS' });
+const GUARD_RUNS_BY_STATE = soakCount({ fast: 50, soak: 500, override: 'GUARD_PROPERTY_RUNS' });
+/** A run is a few writes to the local engine: 2 minutes, or 0.4 s a run on a machine busy with the soak's other files. */
+const propertyTimeoutMs = (runs: number): number => Math.max(120_000, runs * 400);
 const TRANS = ['t1', 't2', 't3'] as const;
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 
@@ -118,11 +124,11 @@ describe('the DynamoDB condition is the pure guard', () => {
         // Refused: the answer is the payment as stored; applied: as applyChange makes it.
         expect(result.payment).toEqual(result.applied ? applyChange(stored!, { set: { updatedAt: at(1).toISOString() } }) : stored);
       }),
-      { numRuns: soakCount({ fast: 100, soak: 1000, override: 'GUARD_PROPERTY_RUNS' }) },
+      { numRuns: GUARD_RUNS },
     );
     // Both answers seen often: a property that only ever saw refusals would prove little.
     expect(Math.min(outcomes.true, outcomes.false)).toBeGreaterThan(20);
-  }, 120_000);
+  }, propertyTimeoutMs(GUARD_RUNS));
 
   it('what a change writes is what applyChange makes of the payment', async () => {
     const { store } = opened;
@@ -155,7 +161,7 @@ describe('the DynamoDB condition is the pure guard', () => {
         expect(result.payment).toEqual(applyChange(stored!, change));
         expect(await store.findPayment(payment.paymentId)).toEqual(result.payment);
       }),
-      { numRuns: soakCount({ fast: 50, soak: 500, override: 'GUARD_PROPERTY_RUNS' }) },
+      { numRuns: GUARD_RUNS_BY_STATE },
     );
-  }, 120_000);
+  }, propertyTimeoutMs(GUARD_RUNS_BY_STATE));
 });

@@ -57,7 +57,9 @@ it('a slow merchant does not hold up a fast one: the fast callbacks arrive as th
   const slowMs = Math.max(...arrivals(slow, slowPaid.map((p) => p.paymentId), started));
   // The slow merchant needs 8 / CALLBACKS_PER_LANE rounds of SLOW_MS (the last round starts after the others); the fast ones none of them.
   expect(slowMs).toBeGreaterThanOrEqual((8 / CALLBACKS_PER_LANE - 1) * SLOW_MS - 100);
-  expect(fastMs).toBeLessThan(aloneMs + 1000);
+  // Within 2 s of their time alone (the machine's load moves both; the relay also serves the slow lane),
+  // and before any slow answer could have come back: never behind a slow merchant's answer.
+  expect(fastMs).toBeLessThan(aloneMs + 2000);
   expect(fastMs).toBeLessThan(SLOW_MS);
   // Paid while the slow deliveries were in progress: picked up at the relay's next look, not after them.
   expect(lateMs).toBeLessThan(RELAY_POLL_MS + 1500);
