@@ -174,6 +174,16 @@ function notPayable(found: { payment: LinkPayment; merchant: Merchant }, view: E
     : view;
 }
 
+/** The link a pay form posts to, when it can take a payment now; otherwise what to answer instead. */
+async function payableLink(deps: CheckoutDeps, token: string): Promise<{ found: { payment: LinkPayment; merchant: Merchant }; view: FormView; now: Date } | { answer: CheckoutResult }> {
+  const found = await load(deps, token);
+  if (!found) return { answer: { kind: 'not-found' } };
+  const now = deps.clock.now();
+  const view = viewOf(found.payment, found.merchant, now);
+  if (view.kind !== 'form') return { answer: notPayable(found, view) };
+  return { found, view, now };
+}
+
 /** One attempt as both forms make it: what it pays with, for the payment's record and for the acquirer. */
 interface AttemptInput {
   readonly paidWith: { readonly card: CardSummary } | { readonly wallet: WalletSummary };
@@ -245,11 +255,9 @@ async function claimAndAuthorize(
  * acquirer's answer is recorded with a second conditional write.
  */
 async function payInner(deps: CheckoutDeps, token: string, form: PayForm, ctx: PayContext): Promise<CheckoutResult> {
-  const found = await load(deps, token);
-  if (!found) return { kind: 'not-found' };
-  const now = deps.clock.now();
-  const view = viewOf(found.payment, found.merchant, now);
-  if (view.kind !== 'form') return notPayable(found, view);
+  const link = await payableLink(deps, token);
+  if ('answer' in link) return link.answer;
+  const { found, view, now } = link;
   const valid = validateForm(view, form, now);
   if (!valid.ok) {
     // What the customer typed is filled in again, except anything shaped like a card number.
@@ -290,11 +298,9 @@ export interface WalletForm extends WalletInput {
  * fallback. The token goes to the acquirer and nowhere else.
  */
 async function payWithWalletInner(deps: CheckoutDeps, token: string, form: WalletForm, ctx: PayContext): Promise<CheckoutResult> {
-  const found = await load(deps, token);
-  if (!found) return { kind: 'not-found' };
-  const now = deps.clock.now();
-  const view = viewOf(found.payment, found.merchant, now);
-  if (view.kind !== 'form') return notPayable(found, view);
+  const link = await payableLink(deps, token);
+  if ('answer' in link) return link.answer;
+  const { found, view, now } = link;
   const { payment, merchant } = found;
   const problems: FieldProblems = {};
   const read = readWalletInput(form);

@@ -20,7 +20,8 @@ export interface Timing {
   readonly maxMs: number;
 }
 
-const timing = (samples: readonly number[]): Timing => ({
+/** The figures of a set of samples, as the page's rows report them. */
+export const timing = (samples: readonly number[]): Timing => ({
   samples: samples.length,
   medianMs: median(samples),
   p99Ms: percentile(samples, 99),

@@ -1,7 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { WALLET_SCRIPTS } from '../../lambdas/checkout-page/wallets';
-import type { Timing } from './checkout-page';
-import { median, minimum, percentile } from './stats';
+import { timing, type Timing } from './checkout-page';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { createCheckout } from '../support/merchant-site';
 import type { TestService } from '../support/service';
@@ -21,14 +20,6 @@ export interface WalletPageTimings {
   readonly walletScriptsBlocked: Timing;
   readonly walletScriptsHanging: Timing;
 }
-
-const timing = (samples: readonly number[]): Timing => ({
-  samples: samples.length,
-  medianMs: median(samples),
-  p99Ms: percentile(samples, 99),
-  minMs: minimum(samples),
-  maxMs: Math.max(...samples),
-});
 
 /** Milliseconds from navigation until the card number takes typing and the page's script formats it. */
 export async function cardFormReadyMs(page: Page, url: string): Promise<number> {
