@@ -162,12 +162,12 @@ describe('without a wallet', () => {
     expect(requested.filter((u) => /google|apple/.test(u))).toEqual([]);
   });
 
-  it('with the wallets\' scripts blocked or never answering the card form is ready as soon as without wallets (the bench\'s measurement, a few rounds)', async () => {
+  it('with the wallets\' scripts blocked or never answering the card form still takes a card (how soon is the bench\'s row, not a test\'s)', async () => {
     const links = { plain: async () => (await h.checkout({ methods: ['card'] })).url, wallets: async () => (await h.checkout()).url };
-    const t = await measureWalletPage(h.browser, links, { samples: 3, warmup: 1 });
-    // The same, within noise: the wallet scripts start after the load event and block nothing.
-    expect(t.walletScriptsBlocked.medianMs).toBeLessThan(t.withoutWallets.medianMs + 250);
-    expect(t.walletScriptsHanging.medianMs).toBeLessThan(t.withoutWallets.medianMs + 250);
+    // Each sample is the time until the card number takes typing and the page's script formats it: a
+    // page whose form never became usable would not finish its sample.
+    const t = await measureWalletPage(h.browser, links, { samples: 1, warmup: 0 });
+    for (const row of [t.withoutWallets, t.walletScriptsBlocked, t.walletScriptsHanging]) expect(row).toMatchObject({ samples: 1, medianMs: expect.any(Number) });
   });
 
   it('with the wallets\' scripts blocked no button shows', async () => {
