@@ -254,6 +254,8 @@ test('the sign-in import appends to the audit log and reads nothing else of the 
   process.env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER = `http://127.0.0.1:${(cognito.address() as AddressInfo).port}`;
   try {
     expect(await runAs(SIGN_IN_IMPORT_JOB_ID, signInImportJob)).toMatchObject({ imported: 1 });
+    // A second run sees the same sign-in: its id is known (read, not appended again).
+    expect(await runAs(SIGN_IN_IMPORT_JOB_ID, signInImportJob)).toMatchObject({ imported: 0, known: 1 });
   } finally {
     delete process.env.AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER;
     await new Promise<void>((done) => cognito.close(() => done()));

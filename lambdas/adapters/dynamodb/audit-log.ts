@@ -6,6 +6,7 @@ import { isConditionFailure, lookupItems, partitionItems } from './client';
 import { GENESIS, LINK_LOOKBACK_DAYS, entryHash } from '../../domain/audit-chain';
 import { retry, type RetryPolicy } from '../../domain/retry-policy';
 import { realSleep } from '../../ports/clock';
+import { randomUUID } from 'node:crypto';
 
 const DAY_MS = 24 * 3600_000;
 /** Entries sort by their place in the day's chain: SEQ#0000000001, … */
@@ -16,8 +17,19 @@ const seqKey = (seq: number) => `${SEQ_PREFIX}${String(seq).padStart(10, '0')}`;
  * pauses below 20, 40, … 320 ms (the one retry policy, domain/retry-policy.ts): ~15 s at the very most.
  */
 const APPEND_RETRY: RetryPolicy = { tries: 50, firstDelayMs: 20, maxDelayMs: 320, jitter: 'full' };
-/** Marks an entry id as written (beside the day's chain, not in it). */
+/**
+ * An entry id's record beside the day's chains (not in one): claimed before the entry is appended,
+ * then marked with the day and place it took. Only ever put with a condition: the table's grants
+ * allow no update of it (lib/table-access.ts).
+ */
 const auditIdKey = (id: string) => ({ pk: `AUDITID#${id}`, sk: 'AUDITID' });
+/**
+ * How long a claim of an id holds before another writer may take it over: far beyond one append
+ * (APPEND_RETRY gives up within ~15 s), so only a writer that died mid-append leaves one to expire.
+ * A writer stops trying to append once less than CLAIM_MARGIN_MS of its claim is left.
+ */
+export const AUDIT_CLAIM_MS = 120_000;
+const CLAIM_MARGIN_MS = 30_000;
 /** Days whose previous head one instance remembers (today's, and yesterday's around midnight). */
 const REMEMBERED_DAYS = 4;
 /** Earlier days read at once while looking for the previous day with entries. */
@@ -34,6 +46,9 @@ export class DynamoAuditLog implements AuditLog {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
+    /** The clock of the id claims (tests move it past a claim's end). */
+    private readonly now: () => number = Date.now,
+    private readonly newToken: () => string = randomUUID,
   ) {}
 
   /**
@@ -41,14 +56,19 @@ export class DynamoAuditLog implements AuditLog {
    * that slot n+1 is free. A writer that lost the slot to another reads again and links to that
    * one, so concurrent appends serialize into one chain and never overwrite an entry. A day's first
    * entry links to the previous day's head (domain/audit-chain.ts), so the days form one chain.
+   *
+   * An entry id is appended once. The id is claimed first (a conditional put), the entry appended,
+   * then the id marked with its day and place: a second append of the id (a retry, a forged copy,
+   * two importers at once) is refused with ConditionalCheckFailedException. A writer that died
+   * between the claim and the mark leaves a claim that expires; the next append of the id looks for
+   * it in the claimed day's chain and marks it, or takes the claim over and appends it.
    */
   async append(entry: AuditEntry): Promise<void> {
     const day = entry.at.slice(0, 10);
     const { seq: _s, prevHash: _p, hash: _h, ...content } = entry;
-    // An entry id is written once: a second append of it (a forged copy, a retry) is refused.
-    const seen = await this.db.send(new GetCommand({ TableName: this.tableName, Key: auditIdKey(entry.id), ConsistentRead: true }));
-    if (seen.Item) throw Object.assign(new Error(`audit entry ${entry.id} exists`), { name: 'ConditionalCheckFailedException' });
+    const claim = await this.claim(entry.id, day);
     let previousDay: DayLink | null | undefined;
+    let place: { seq: number } | undefined;
     // A slot lost to another writer (its condition failed) is tried again after a pause; any other error is the answer.
     const appended = await retry(APPEND_RETRY, { sleep: realSleep, random: Math.random, retryable: isConditionFailure }, async () => {
       const last = await this.head(day);
@@ -58,6 +78,8 @@ export class DynamoAuditLog implements AuditLog {
       const link = last ? { prevHash: last.hash ?? GENESIS } : previousDay ? previousDay : { prevHash: GENESIS };
       const chained = { ...content, seq, ...link };
       const hash = entryHash(chained);
+      // Past the claim's end another writer may have taken the id over: appending now could write it twice.
+      if (this.now() > claim.until - CLAIM_MARGIN_MS) throw new Error(`audit: the claim of entry ${entry.id} ran out before it was appended`);
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
@@ -65,14 +87,95 @@ export class DynamoAuditLog implements AuditLog {
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
-      await this.db
-        .send(new PutCommand({ TableName: this.tableName, Item: { ...auditIdKey(entry.id), kind: 'audit-id', day, seq }, ConditionExpression: 'attribute_not_exists(pk)' }))
-        .catch((e: unknown) => {
-          if (!isConditionFailure(e)) throw e;
-        });
+      place = { seq };
       return true;
     });
-    if (appended.exhausted) throw new Error(`audit: could not append to the chain of ${day}`);
+    if (appended.exhausted || !place) throw new Error(`audit: could not append to the chain of ${day}`);
+    await this.mark(entry.id, day, place.seq, claim.token);
+  }
+
+  /**
+   * Claims an entry id for this append: a fresh id is claimed by one conditional put; an id appended
+   * or being appended is refused; a claim left by a writer that died is settled (below).
+   */
+  private async claim(id: string, day: string): Promise<{ token: string; until: number }> {
+    const token = this.newToken();
+    const until = this.now() + AUDIT_CLAIM_MS;
+    const claimed = { ...auditIdKey(id), kind: 'audit-id', day, claimToken: token, claimedUntil: until };
+    try {
+      await this.db.send(new PutCommand({ TableName: this.tableName, Item: claimed, ConditionExpression: 'attribute_not_exists(pk)' }));
+      return { token, until };
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+    }
+    const seen = (await this.db.send(new GetCommand({ TableName: this.tableName, Key: auditIdKey(id), ConsistentRead: true }))).Item;
+    const exists = () => Object.assign(new Error(`audit entry ${id} exists`), { name: 'ConditionalCheckFailedException' });
+    // Appended; or being appended by a live writer (its claim has not run out), which finishes it.
+    if (!seen || seen.seq !== undefined || typeof seen.claimedUntil !== 'number' || seen.claimedUntil > this.now()) throw exists();
+    // The claim ran out: its writer died before it marked the id. Did the entry reach the chain?
+    const claimedDay = String(seen.day);
+    const found = await this.findInChain(claimedDay, id);
+    if (found !== undefined) {
+      await this.mark(id, claimedDay, found, String(seen.claimToken)).catch((e: unknown) => {
+        if (!isConditionFailure(e)) throw e;
+      });
+      throw exists();
+    }
+    // It did not: take the claim over (one writer wins it) and append.
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: claimed,
+          ConditionExpression: 'attribute_not_exists(seq) AND claimToken = :old',
+          ExpressionAttributeValues: { ':old': seen.claimToken },
+        }),
+      );
+    } catch (e) {
+      if (isConditionFailure(e)) throw exists();
+      throw e;
+    }
+    return { token, until };
+  }
+
+  /** Marks an id as appended at `seq` of `day`'s chain, if this writer's claim still holds it. */
+  private async mark(id: string, day: string, seq: number, token: string): Promise<void> {
+    await this.db
+      .send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...auditIdKey(id), kind: 'audit-id', day, seq },
+          ConditionExpression: 'attribute_not_exists(seq) AND claimToken = :token',
+          ExpressionAttributeValues: { ':token': token },
+        }),
+      )
+      .catch((e: unknown) => {
+        // Another writer settled the same claim (it found this entry in the chain): nothing is lost.
+        if (!isConditionFailure(e)) throw e;
+      });
+  }
+
+  /** The place of entry `id` in `day`'s chain (a consistent read of the day), if it is there. */
+  private async findInChain(day: string, id: string): Promise<number | undefined> {
+    let exclusive: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :seq)',
+          FilterExpression: '#id = :id',
+          ProjectionExpression: '#seq',
+          ExpressionAttributeNames: { '#id': 'id', '#seq': 'seq' },
+          ExpressionAttributeValues: { ':pk': key.audit(day, '').pk, ':seq': SEQ_PREFIX, ':id': id },
+          ConsistentRead: true,
+          ExclusiveStartKey: exclusive,
+        }),
+      );
+      const hit = out.Items?.[0];
+      if (hit) return Number(hit.seq);
+      exclusive = out.LastEvaluatedKey;
+    } while (exclusive);
+    return undefined;
   }
 
   /**
