@@ -19,7 +19,7 @@ import { randomIds, type Ids } from './ports/ids';
 import type { MerchantDirectory, MerchantRateLimiter, MerchantSecrets } from './ports/merchants';
 import type { PaymentStore } from './ports/payments';
 import type { DisputeLog, SettlementTally } from './ports/disputes';
-import type { AccountSecrets, AcquirerAccounts } from './ports/acquirer-accounts';
+import type { AccountReader, AccountSecrets, AcquirerAccounts } from './ports/acquirer-accounts';
 import { buildAccountSecrets } from './wiring/accounts';
 import { buildApplePay } from './wiring/apple-pay';
 import type { ApplePay } from './ports/apple-pay';
@@ -60,6 +60,8 @@ export interface Deps {
   /** The merchants' acquirer accounts (docs/acquirer-accounts.md) and their passwords. */
   readonly accounts: AcquirerAccounts;
   readonly accountSecrets: AccountSecrets;
+  /** The accounts as the connector and the checkout page read them: through one cache per instance. */
+  readonly accountReader: AccountReader;
   /** The simulated acquirer's own pages (3-D Secure challenge, bank redirect) use it directly. */
   readonly sandbox: SandboxAcquirer;
   /** Apple Pay's merchant identities and domain-association file (Secrets Manager), and the call to Apple's validation URL. */

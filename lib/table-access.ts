@@ -105,7 +105,10 @@ export const ACCESS = {
   acquirerChargebacks: { items: { ACCOUNT: ['GetItem'], SANDBOX: ['GetItem'], S2SCARD: ['GetItem'], DISPUTE: ['PutItem'] } },
   /** The acquirer accounts by id: keys from the lookup index, then the accounts by key. */
   accountList: { items: { ACCOUNT: ['BatchGetItem'] }, indexes: ['lookup'] },
-  /** A merchant's acquirer account read by key: the connector (which account a payment goes through), a merchant linked to one (it must exist). */
+  /**
+   * A merchant's acquirer account read by key: the connector (which account a payment goes through),
+   * a merchant linked to one (it must exist), the checkout page (a linked merchant's Google Pay parameters).
+   */
   accountRead: { items: { ACCOUNT: ['GetItem'] } },
   /** The operators' disputes view: a month's chargebacks (one partition each) and the merchants' tallies of it, by key. */
   disputesRead: { items: { DISPUTE: ['Query'], TALLY: ['BatchGetItem'] } },

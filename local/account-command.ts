@@ -12,11 +12,15 @@ import { CommandFailure, UsageError } from './cli';
 export const ACCOUNT_USAGE = `Acquirer accounts (a merchant's own account at the S2S CARD gateway; link one with set KEY --acquirer-account ID):
   accounts                        List the accounts (never a password) and the merchants linked to each.
   account-create ID --gateway-url URL --client-key KEY --currencies EUR,USD [--descriptor TEXT]
+                 [--google-pay-gateway ID --google-pay-gateway-merchant-id ID]
                                   Create an account; its password from ACQUIRER_ACCOUNT_PASSWORD.
   account-set ID [--gateway-url URL] [--client-key KEY] [--currencies ...] [--descriptor TEXT|off]
+                 [--google-pay-gateway ID|off] [--google-pay-gateway-merchant-id ID|off]
                  [--rotate-password]
                                   Change an account; --rotate-password sets the password to
                                   ACQUIRER_ACCOUNT_PASSWORD. Prints the account.
+  Google Pay on the page of a merchant linked to an account takes the account's gateway (its id at
+  Google Pay) and gateway merchant id (the account's id at that gateway); without both, no Google Pay.
 `;
 
 export const ACCOUNT_COMMANDS = ['accounts', 'account-create', 'account-set'] as const;
@@ -28,8 +32,14 @@ export const ACCOUNT_OPTIONS = {
   'client-key': { type: 'string' },
   currencies: { type: 'string' },
   descriptor: { type: 'string' },
+  'google-pay-gateway': { type: 'string' },
+  // Also a merchant setting (set KEY): the same id, for a merchant on the stage's own account.
+  'google-pay-gateway-merchant-id': { type: 'string' },
   'rotate-password': { type: 'boolean' },
 } as const;
+
+/** The account options a merchant's settings have too (SETTING_OPTIONS): given to `set`, they are the merchant's. */
+export const OPTIONS_SHARED_WITH_SETTINGS: readonly string[] = ['google-pay-gateway-merchant-id'];
 
 type AccountValues = { readonly [K in keyof typeof ACCOUNT_OPTIONS]?: (typeof ACCOUNT_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
 
@@ -56,6 +66,10 @@ export function parseAccountCommand(name: AccountCommandName, args: readonly str
   if (values['client-key'] !== undefined) fields.client_key = values['client-key'];
   if (values.currencies !== undefined) fields.currencies = values.currencies;
   if (values.descriptor !== undefined) fields.descriptor = values.descriptor === 'off' ? null : values.descriptor;
+  if (values['google-pay-gateway'] !== undefined) fields.google_pay_gateway = values['google-pay-gateway'] === 'off' ? null : values['google-pay-gateway'];
+  if (values['google-pay-gateway-merchant-id'] !== undefined) {
+    fields.google_pay_gateway_merchant_id = values['google-pay-gateway-merchant-id'] === 'off' ? null : values['google-pay-gateway-merchant-id'];
+  }
   const password = env.ACQUIRER_ACCOUNT_PASSWORD;
   if (name === 'account-create') {
     if (values['rotate-password']) throw new UsageError('account-create takes its password from ACQUIRER_ACCOUNT_PASSWORD (no --rotate-password)');
@@ -66,7 +80,9 @@ export function parseAccountCommand(name: AccountCommandName, args: readonly str
     if (!password) throw new UsageError('--rotate-password needs the new password in ACQUIRER_ACCOUNT_PASSWORD');
     fields.password = password;
   }
-  if (!Object.keys(fields).length) throw new UsageError('account-set needs at least one of --gateway-url, --client-key, --currencies, --descriptor, --rotate-password');
+  if (!Object.keys(fields).length) {
+    throw new UsageError('account-set needs at least one of --gateway-url, --client-key, --currencies, --descriptor, --google-pay-gateway, --google-pay-gateway-merchant-id, --rotate-password');
+  }
   return { name, accountId: id, fields };
 }
 

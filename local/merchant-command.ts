@@ -20,7 +20,7 @@ import { migrateIndexKeys } from '../lambdas/adapters/dynamodb/index-migration';
 import { shardCountsOf } from '../lambdas/adapters/dynamodb/keys';
 import { dataDirectory, openLocalStore } from './local-store';
 import { MERCHANT_API_COMMANDS, MERCHANT_API_USAGE, isMerchantApiCommand, runMerchantApiCommand } from './merchant-api-command';
-import { ACCOUNT_COMMANDS, ACCOUNT_OPTIONS, ACCOUNT_USAGE, accountOptionsGiven, executeAccountCommand, isAccountCommand, parseAccountCommand, type AccountCommand } from './account-command';
+import { ACCOUNT_COMMANDS, ACCOUNT_OPTIONS, ACCOUNT_USAGE, OPTIONS_SHARED_WITH_SETTINGS, accountOptionsGiven, executeAccountCommand, isAccountCommand, parseAccountCommand, type AccountCommand } from './account-command';
 
 /**
  * The merchant admin commands behind `npm run merchant` (local/merchant-cli.ts): they create and
@@ -103,7 +103,8 @@ Settings (a value "off" clears an optional setting):
                                   off: the stage's own. Its certificate goes to Secrets Manager.
   --google-pay-merchant-id ID|off The merchant id of Google's Pay & Wallet Console (PRODUCTION).
   --google-pay-gateway-merchant-id ID|off
-                                  The merchant's acquirer account's id at its Google Pay gateway.
+                                  The merchant's id at the stage's Google Pay gateway; a merchant
+                                  linked to an acquirer account uses the account's (account-set).
 
 Target:
   (default)                       The local store in DATA_DIR (default .data): the running
@@ -139,7 +140,7 @@ const OPTIONS = {
   wallets: { type: 'string' },
   'apple-pay-merchant-id': { type: 'string' },
   'google-pay-merchant-id': { type: 'string' },
-  'google-pay-gateway-merchant-id': { type: 'string' },
+  // --google-pay-gateway-merchant-id is in ACCOUNT_OPTIONS too: a merchant's setting with set, an account's field with account-set.
   ...ACCOUNT_OPTIONS,
   day: { type: 'string' },
   from: { type: 'string' },
@@ -261,10 +262,11 @@ export function parseCommand(argv: readonly string[], env: NodeJS.ProcessEnv = p
     if (given.length) throw new UsageError(`${name} takes no settings (${given.map((o) => `--${o}`).join(', ')})`);
   };
   if (isAccountCommand(name)) {
-    noSettings();
+    const settingsOnly = given.filter((o) => !OPTIONS_SHARED_WITH_SETTINGS.includes(o));
+    if (settingsOnly.length) throw new UsageError(`${name} takes no settings (${settingsOnly.map((o) => `--${o}`).join(', ')})`);
     return { name, account: parseAccountCommand(name, args, values, env), settings: {}, json, stage };
   }
-  const accountOptions = accountOptionsGiven(values);
+  const accountOptions = accountOptionsGiven(values).filter((o) => !OPTIONS_SHARED_WITH_SETTINGS.includes(o));
   if (accountOptions.length) throw new UsageError(`${accountOptions.map((o) => `--${o}`).join(', ')}: only account-create and account-set take these`);
   switch (name) {
     case 'create':

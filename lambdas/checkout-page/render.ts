@@ -14,6 +14,7 @@ import type { PageProvider } from './provider';
 import { linkExpiry } from './link-expiry';
 import { walletConfig, walletMarkup, walletScript, walletStyles, type PageWallets } from './wallets';
 import type { Wallet } from '../domain/wallet';
+import type { LinkWallets } from '../use-cases/link-wallets';
 
 export type { Texts };
 
@@ -31,8 +32,8 @@ export interface RenderContext {
   readonly provider?: PageProvider;
   /** The service's clock at the request: the form tells how long its link stays open from it. */
   readonly now?: Date;
-  /** The wallets this form offers (respond.ts walletsOfView) and what the stage runs them with; none when absent. */
-  readonly wallets?: { readonly offered: readonly Wallet[]; readonly stage: PageWallets };
+  /** The wallets this form offers with Google Pay's parameters (respond.ts walletsOfView), and what the stage runs them with; none when absent. */
+  readonly wallets?: { readonly offered: LinkWallets; readonly stage: PageWallets };
 }
 
 /** Languages written right to left (of those Intl may be asked for). */
@@ -197,7 +198,7 @@ ${countries}
     ? `<form id="close-form" method="post" action="${esc(ctx.action ?? '')}"${targetAttr(payment.checkout.urlTarget)}><input type="hidden" name="close" value="1"><button type="submit" class="secondary">${esc(t.closeButton)}</button></form>`
     : '';
   const expiry = linkExpiry(payment.checkout.expiresAt, ctx.now, t);
-  const wallets = ctx.wallets?.offered ?? [];
+  const wallets = ctx.wallets?.offered.offered ?? [];
   // A session offering wallets only (its methods name no card) has no card form: the wallets are the page.
   const cardOffered = view.methods.length > 0 || wallets.length === 0;
   const body = `<header aria-labelledby="title">
@@ -207,7 +208,7 @@ ${description(payment.order.description, t)}
 </header>
 ${ctx.sandbox ? `<p class="sandbox">${esc(t.sandboxNotice)}</p>` : ''}
 ${alert}
-${wallets.length ? walletMarkup(wallets, t, ctx.action ?? '', walletConfig(view, wallets, ctx.wallets!.stage, ctx.action ?? ''), cardOffered) : ''}
+${wallets.length ? walletMarkup(wallets, t, ctx.action ?? '', walletConfig(view, ctx.wallets!.offered, ctx.wallets!.stage, ctx.action ?? ''), cardOffered) : ''}
 ${cardOffered ? `<form id="pay-form" method="post" action="${esc(ctx.action ?? '')}" novalidate>
 ${methods}
 ${savedCards}

@@ -8,7 +8,7 @@ import { contentSecurityPolicy, htmlResponse, newNonce } from './headers';
 import { pageTexts } from './texts';
 import { pollPlan } from './polling';
 import type { PageProvider } from './provider';
-import { walletSources, walletsOfView, type PageWallets } from './wallets';
+import { walletSources, walletsOfView, type PageWalletContext } from './wallets';
 
 export { contentSecurityPolicy, htmlResponse, newNonce };
 
@@ -35,7 +35,7 @@ async function leaveUrlOf(kind: CheckoutResult['kind'], secrets: MerchantSecrets
 /** Turns what the checkout use case decided into the HTTP answer. */
 export async function respond(
   result: CheckoutResult,
-  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean; acceptLanguage?: string; now: Date; provider?: PageProvider; wallets?: PageWallets },
+  ctx: { secrets: MerchantSecrets; action: string; sandbox: boolean; acceptLanguage?: string; now: Date; provider?: PageProvider; wallets?: PageWalletContext },
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const nonce = newNonce();
   // The session's language, else the browser's, else English (texts/index.ts).
@@ -52,7 +52,8 @@ export async function respond(
   const payment = 'payment' in result ? result.payment : undefined;
   const merchant = 'merchant' in result ? result.merchant : undefined;
   const processing = result.kind === 'processing' ? { statusUrl: `${ctx.action}/status`, checkUrl: `${ctx.action}/complete`, plan: pollPlan(result.payment, ctx.now) } : undefined;
-  const wallets = result.kind === 'form' && ctx.wallets ? walletsOfView(result, ctx.wallets) : [];
+  const offered = result.kind === 'form' && ctx.wallets ? await walletsOfView(result, ctx.wallets) : undefined;
+  const wallets = offered?.offered ?? [];
   const render: RenderContext = {
     nonce,
     texts,
@@ -62,7 +63,7 @@ export async function respond(
     now: ctx.now,
     closeUrl: payment && merchant ? await leaveUrlOf(result.kind, ctx.secrets, payment, merchant) : undefined,
     ...(processing ? { processing } : {}),
-    ...(wallets.length ? { wallets: { offered: wallets, stage: ctx.wallets! } } : {}),
+    ...(offered && wallets.length ? { wallets: { offered, stage: ctx.wallets!.stage } } : {}),
   };
   const html = result.kind === 'form' ? renderForm(result, render) : renderState(result, render);
   const status = result.kind === 'form' && result.problems ? 400 : (STATUS_OF[result.kind] ?? 200);

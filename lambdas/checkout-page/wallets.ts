@@ -1,8 +1,10 @@
 import { googlePayEnvironment, googlePayGateway, type Config } from '../config';
 import { formatMinor } from '../domain/money';
-import { walletsForPage, type StageWallets } from '../domain/wallet-settings';
+import type { StageWallets } from '../domain/wallet-settings';
 import type { Wallet } from '../domain/wallet';
+import type { AccountReader } from '../ports/acquirer-accounts';
 import type { LinkView } from '../use-cases/checkout';
+import { linkWallets, type LinkWallets } from '../use-cases/link-wallets';
 import { esc, jsonForScript } from './html';
 import type { Texts } from './texts/en';
 
@@ -15,10 +17,8 @@ import type { Texts } from './texts/en';
  * Without JavaScript, or with a wallet's script blocked or slow, the card form is the page.
  */
 
-/** What the stage can run, from its configuration: its Apple Pay identity and secrets, its Google Pay gateway. */
+/** What the stage can run, from its configuration: its Apple Pay identity and secrets, its own account's Google Pay gateway, Google Pay's environment. */
 export interface PageWallets extends StageWallets {
-  readonly applePayMerchantId?: string;
-  readonly googlePayGateway?: string;
   readonly googlePayEnvironment: 'TEST' | 'PRODUCTION';
   /** The acquirer's country (ISO 3166-1 alpha-2), which both wallets ask for. */
   readonly country: string;
@@ -28,7 +28,6 @@ export function pageWalletsOf(config: Pick<Config, 'APPLE_PAY_SECRET_PREFIX' | '
   const gateway = googlePayGateway(config);
   return {
     applePay: Boolean(config.APPLE_PAY_SECRET_PREFIX),
-    googlePay: Boolean(gateway),
     ...(config.APPLE_PAY_MERCHANT_ID ? { applePayMerchantId: config.APPLE_PAY_MERCHANT_ID } : {}),
     ...(gateway ? { googlePayGateway: gateway } : {}),
     googlePayEnvironment: googlePayEnvironment(config),
@@ -54,18 +53,25 @@ const APPLE_NETWORKS = ['amex', 'discover', 'jcb', 'masterCard', 'visa'];
 
 type FormView = Extract<LinkView, { kind: 'form' }>;
 
-/** The wallets this form's page offers (before the browser says which it can pay with). */
-export const walletsOfView = (view: FormView, stage: PageWallets | undefined): Wallet[] =>
-  stage ? walletsForPage(view.payment.checkout, view.merchant, view.payment.order, stage) : [];
+/** What a page's wallets are worked out with: the stage's, and the merchants' own accounts (their Google Pay parameters). */
+export interface PageWalletContext {
+  readonly stage: PageWallets;
+  readonly accounts: AccountReader;
+}
+
+/** The wallets this form's page offers (before the browser says which it can pay with), and Google Pay's tokenization parameters. */
+export const walletsOfView = (view: FormView, wallets: PageWalletContext | undefined): Promise<LinkWallets> =>
+  wallets ? linkWallets({ accountReader: wallets.accounts }, wallets.stage, view.payment, view.merchant) : Promise.resolve({ offered: [] });
 
 /**
  * The page's wallet configuration, built on the server: Apple Pay's payment request and where its
- * merchant validation goes; Google Pay's environment and payment data request with the gateway's
- * tokenization parameters (the merchant's acquirer account's id at the gateway). It asks the
- * wallet for the e-mail and billing country when the form would.
+ * merchant validation goes; Google Pay's environment and payment data request with the
+ * tokenization parameters of the merchant's acquirer account (link-wallets.ts). It asks the wallet
+ * for the e-mail and billing country when the form would.
  */
-export function walletConfig(view: FormView, wallets: readonly Wallet[], stage: PageWallets, action: string): Record<string, unknown> {
+export function walletConfig(view: FormView, offered: LinkWallets, stage: PageWallets, action: string): Record<string, unknown> {
   const { payment, merchant } = view;
+  const wallets = offered.offered;
   const amount = formatMinor(payment.order.amountMinor, payment.order.currency);
   const askEmail = view.ask.includes('email');
   const askCountry = view.ask.includes('country');
@@ -86,7 +92,7 @@ export function walletConfig(view: FormView, wallets: readonly Wallet[], stage: 
       },
     };
   }
-  if (wallets.includes('googlepay')) {
+  if (wallets.includes('googlepay') && offered.googlePay) {
     const card = {
       type: 'CARD',
       parameters: {
@@ -105,7 +111,7 @@ export function walletConfig(view: FormView, wallets: readonly Wallet[], stage: 
         apiVersion: 2,
         apiVersionMinor: 0,
         allowedPaymentMethods: [
-          { ...card, tokenizationSpecification: { type: 'PAYMENT_GATEWAY', parameters: { gateway: stage.googlePayGateway, gatewayMerchantId: merchant.googlePayGatewayMerchantId } } },
+          { ...card, tokenizationSpecification: { type: 'PAYMENT_GATEWAY', parameters: { gateway: offered.googlePay.gateway, gatewayMerchantId: offered.googlePay.gatewayMerchantId } } },
         ],
         merchantInfo: { merchantName: merchant.name, ...(merchant.googlePayMerchantId ? { merchantId: merchant.googlePayMerchantId } : {}) },
         transactionInfo: { totalPriceStatus: 'FINAL', totalPrice: amount, currencyCode: payment.order.currency, countryCode: stage.country },

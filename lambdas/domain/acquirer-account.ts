@@ -22,6 +22,14 @@ export interface AcquirerAccount {
   readonly updatedAt: string;
   /** When its password was last set (created or rotated). */
   readonly passwordSetAt: string;
+  /**
+   * Google Pay's tokenization parameters of the account (docs/wallets.md): the id its gateway is
+   * known by to Google Pay (`gateway`) and the account's id at that gateway (`gatewayMerchantId`).
+   * The page of a merchant linked to the account asks Google Pay for a token with these; without
+   * both it shows no Google Pay button.
+   */
+  readonly googlePayGateway?: string;
+  readonly googlePayGatewayMerchantId?: string;
 }
 
 /** The account a merchant linked to none pays through: the stage's own (its configuration and secret). */
@@ -30,6 +38,10 @@ export const STAGE_ACCOUNT = 'stage';
 export const ACCOUNT_ID = /^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/;
 /** A descriptor as card schemes print it: letters, digits, spaces and . * - , at most 25 characters. */
 export const DESCRIPTOR = /^[A-Za-z0-9 .*\-]{1,25}$/;
+/** A gateway's id at Google Pay, as Google lists it (`example`, `adyen`, `checkoutltd`). */
+export const GOOGLE_PAY_GATEWAY = /^[a-z0-9_-]{1,60}$/;
+/** An id at a Google Pay gateway (`gatewayMerchantId`): the gateway's own, kept to a safe alphabet. */
+export const GOOGLE_PAY_GATEWAY_MERCHANT_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 export interface AccountInput {
   readonly gatewayUrl?: string;
@@ -37,7 +49,12 @@ export interface AccountInput {
   readonly password?: string;
   readonly descriptor?: string | null;
   readonly currencies?: readonly string[];
+  readonly googlePayGateway?: string | null;
+  readonly googlePayGatewayMerchantId?: string | null;
 }
+
+/** The optional fields an admin clears with null (or ""). */
+export const CLEARABLE_ACCOUNT_FIELDS = ['descriptor', 'googlePayGateway', 'googlePayGatewayMerchantId'] as const;
 
 export interface AccountProblem {
   readonly path: string;
@@ -64,7 +81,14 @@ export function accountProblems(input: AccountInput & { readonly accountId?: str
   }
   if ((creating || input.clientKey !== undefined) && !/^[\x21-\x7e]{1,128}$/.test(input.clientKey ?? '')) problems.push({ path: 'client_key', message: 'Give the account\'s client key (1 to 128 printable characters, no spaces).' });
   if ((creating || input.password !== undefined) && !/^[\x20-\x7e]{8,256}$/.test(input.password ?? '')) problems.push({ path: 'password', message: 'Give the account\'s password (8 to 256 printable characters).' });
-  if (input.descriptor !== undefined && input.descriptor !== null && input.descriptor !== '' && !DESCRIPTOR.test(input.descriptor)) problems.push({ path: 'descriptor', message: 'Use at most 25 letters, digits, spaces and . * -' });
+  const given = (value: string | null | undefined): value is string => value !== undefined && value !== null && value !== '';
+  if (given(input.descriptor) && !DESCRIPTOR.test(input.descriptor)) problems.push({ path: 'descriptor', message: 'Use at most 25 letters, digits, spaces and . * -' });
+  if (given(input.googlePayGateway) && !GOOGLE_PAY_GATEWAY.test(input.googlePayGateway)) {
+    problems.push({ path: 'google_pay_gateway', message: 'Give the gateway\'s id at Google Pay (1 to 60 lower-case letters, digits, _ and -).' });
+  }
+  if (given(input.googlePayGatewayMerchantId) && !GOOGLE_PAY_GATEWAY_MERCHANT_ID.test(input.googlePayGatewayMerchantId)) {
+    problems.push({ path: 'google_pay_gateway_merchant_id', message: 'Give the account\'s id at its Google Pay gateway (1 to 100 letters, digits and . _ : -).' });
+  }
   if (creating || input.currencies !== undefined) {
     const list = input.currencies ?? [];
     if (!list.length || list.some((c) => !isKnownCurrency(c)) || new Set(list).size !== list.length) problems.push({ path: 'currencies', message: 'List the ISO 4217 currency codes the account takes (e.g. EUR, USD), each once.' });

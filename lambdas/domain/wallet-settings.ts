@@ -1,3 +1,4 @@
+import { GOOGLE_PAY_GATEWAY_MERCHANT_ID, STAGE_ACCOUNT, type AcquirerAccount } from './acquirer-account';
 import { walletsOffered, type PreRoutingRule } from './checkout-methods';
 import { WALLETS, isWallet, walletRefusal, type Wallet } from './wallet';
 
@@ -15,9 +16,8 @@ export interface WalletSettings {
 
 /** Apple's merchant identifiers are reverse-DNS names starting `merchant.`. */
 export const APPLE_PAY_MERCHANT_ID = /^merchant\.[A-Za-z0-9][A-Za-z0-9.-]{0,120}$/;
-/** Google's merchant ids are 12 to 20 characters (BCR2DN…); gateway merchant ids are the gateway's own, kept to a safe alphabet. */
+/** Google's merchant ids are 12 to 20 characters (BCR2DN…); gateway merchant ids are the gateway's own (GOOGLE_PAY_GATEWAY_MERCHANT_ID). */
 const GOOGLE_PAY_MERCHANT_ID = /^[A-Za-z0-9]{1,40}$/;
-const GATEWAY_MERCHANT_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /** The sentences of what is wrong with the wallet part of a settings patch (manage-merchants.ts settingsProblems). */
 export function walletSettingsProblems(patch: WalletSettings): string[] {
@@ -34,7 +34,7 @@ export function walletSettingsProblems(patch: WalletSettings): string[] {
   if (patch.googlePayMerchantId !== undefined && !GOOGLE_PAY_MERCHANT_ID.test(patch.googlePayMerchantId)) {
     problems.push("Google Pay merchant id must be the Google Pay & Wallet Console's merchant id (letters and digits)");
   }
-  if (patch.googlePayGatewayMerchantId !== undefined && !GATEWAY_MERCHANT_ID.test(patch.googlePayGatewayMerchantId)) {
+  if (patch.googlePayGatewayMerchantId !== undefined && !GOOGLE_PAY_GATEWAY_MERCHANT_ID.test(patch.googlePayGatewayMerchantId)) {
     problems.push('Google Pay gateway merchant id must be 1-100 letters, digits and . _ : -');
   }
   return problems;
@@ -46,12 +46,45 @@ export interface StageWallets {
   readonly applePay: boolean;
   /** The stage's own Apple Pay merchant identifier, for merchants without one (APPLE_PAY_MERCHANT_ID). */
   readonly applePayMerchantId?: string;
-  /** The gateway the stage's acquirer is known by to Google Pay (GOOGLE_PAY_GATEWAY). */
-  readonly googlePay: boolean;
+  /** The id the stage's own acquirer account is known by to Google Pay (GOOGLE_PAY_GATEWAY); Google Pay is off on the stage's account without it. */
+  readonly googlePayGateway?: string;
 }
 
 type WalletSession = { readonly methods?: readonly string[]; readonly recurringInit: boolean; readonly reqToken: boolean };
-type WalletMerchant = WalletSettings & { readonly dms: boolean; readonly preRouting?: readonly PreRoutingRule[] };
+type WalletMerchant = WalletSettings & { readonly dms: boolean; readonly preRouting?: readonly PreRoutingRule[]; readonly acquirerAccount?: string };
+
+/** Google Pay's `PAYMENT_GATEWAY` tokenization parameters: whom the token is encrypted for. */
+export interface GooglePayTokenization {
+  readonly gateway: string;
+  readonly gatewayMerchantId: string;
+}
+
+/** What the page reads of a merchant's own acquirer account: its Google Pay parameters. */
+export type AccountWallets = Pick<AcquirerAccount, 'googlePayGateway' | 'googlePayGatewayMerchantId'>;
+
+/** Whether a merchant pays through an account of its own (its settings name one), not the stage's. */
+export const linkedAccountOf = (merchant: { readonly acquirerAccount?: string }): string | undefined =>
+  merchant.acquirerAccount && merchant.acquirerAccount !== STAGE_ACCOUNT ? merchant.acquirerAccount : undefined;
+
+/**
+ * The Google Pay tokenization parameters of a merchant's payments. The token is encrypted for the
+ * gateway the payment goes through, so the parameters follow the merchant's acquirer account: a
+ * merchant linked to one takes that account's gateway and gateway merchant id (`account`, the
+ * account its settings name; undefined when it has none or could not be read); a merchant on the
+ * stage's own account the stage's gateway and its own gateway merchant id. Nothing is mixed: an
+ * account's missing field is not filled in from the stage or the merchant. Undefined when either
+ * is missing: no Google Pay.
+ */
+export function googlePayTokenizationOf(
+  merchant: Pick<WalletMerchant, 'acquirerAccount' | 'googlePayGatewayMerchantId'>,
+  account: AccountWallets | undefined,
+  stage: Pick<StageWallets, 'googlePayGateway'>,
+): GooglePayTokenization | undefined {
+  const [gateway, gatewayMerchantId] = linkedAccountOf(merchant)
+    ? [account?.googlePayGateway, account?.googlePayGatewayMerchantId]
+    : [stage.googlePayGateway, merchant.googlePayGatewayMerchantId];
+  return gateway && gatewayMerchantId ? { gateway, gatewayMerchantId } : undefined;
+}
 
 /**
  * The wallets a link may be paid with: those the session offers (its `methods`, else the
@@ -69,11 +102,19 @@ export const applePayMerchantIdOf = (merchant: WalletSettings, stage: Pick<Stage
   merchant.applePayMerchantId ?? stage.applePayMerchantId;
 
 /**
- * The wallet buttons a link's page may show: walletsOn, less what the stage cannot run or the
- * merchant has no ids for. The browser then shows only those its wallet says it can pay with.
+ * The wallets a link's page may show, and the only ones a wallet payment on it may use: walletsOn,
+ * less what the stage cannot run or the merchant has no ids for (Google Pay: no complete
+ * tokenization parameters, googlePayTokenizationOf with the merchant's `account`). The browser then
+ * shows only those its wallet says it can pay with.
  */
-export function walletsForPage(session: WalletSession, merchant: WalletMerchant, order: { readonly currency: string; readonly amountMinor: number }, stage: StageWallets): Wallet[] {
+export function walletsForPage(
+  session: WalletSession,
+  merchant: WalletMerchant,
+  order: { readonly currency: string; readonly amountMinor: number },
+  stage: StageWallets,
+  account?: AccountWallets,
+): Wallet[] {
   return walletsOn(session, merchant, order).filter((w) =>
-    w === 'applepay' ? stage.applePay && Boolean(applePayMerchantIdOf(merchant, stage)) : stage.googlePay && Boolean(merchant.googlePayGatewayMerchantId),
+    w === 'applepay' ? stage.applePay && Boolean(applePayMerchantIdOf(merchant, stage)) : googlePayTokenizationOf(merchant, account, stage) !== undefined,
   );
 }

@@ -8,5 +8,5 @@ import { pageWalletsOf } from '../checkout-page/wallets';
 /** GET /auth/{token}: the hosted checkout page. */
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
-  return respond(await openLink(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now(), provider: pageProviderOf(deps.config), wallets: pageWalletsOf(deps.config) });
+  return respond(await openLink(deps, token), { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now(), provider: pageProviderOf(deps.config), wallets: { stage: pageWalletsOf(deps.config), accounts: deps.accountReader } });
 }, routeDeps);

@@ -48,7 +48,7 @@ async function applePayMerchantSession(validate: () => Promise<unknown>): Promis
  */
 export const handler = pageEndpoint(async (event, deps) => {
   const token = event.pathParameters?.token ?? '';
-  const ctx = { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now(), provider: pageProviderOf(deps.config), wallets: pageWalletsOf(deps.config) };
+  const ctx = { secrets: deps.secrets, action: `/auth/${encodeURIComponent(token)}`, sandbox: deps.config.ACQUIRER === 'sandbox', acceptLanguage: event.headers?.['accept-language'], now: deps.clock.now(), provider: pageProviderOf(deps.config), wallets: { stage: pageWalletsOf(deps.config), accounts: deps.accountReader } };
   const form = formFields(event);
   // A body we cannot read is answered with the page as it stands: the card data is never echoed.
   if (!form) return respond(await openLink(deps, token), ctx);
@@ -56,7 +56,7 @@ export const handler = pageEndpoint(async (event, deps) => {
   // The page's Apple Pay sheet asks for its merchant session (JSON in the error envelope's shape on refusal).
   const validationUrl = form.get('applepay_validation_url');
   if (validationUrl !== null) {
-    return applePayMerchantSession(() => validateApplePayMerchant(deps, token, validationUrl, { host: new URL(publicBaseUrl(event, deps.config.PUBLIC_BASE_URL)).hostname, stage: ctx.wallets }));
+    return applePayMerchantSession(() => validateApplePayMerchant(deps, token, validationUrl, { host: new URL(publicBaseUrl(event, deps.config.PUBLIC_BASE_URL)).hostname, stage: ctx.wallets.stage }));
   }
   const payContext = { baseUrl: publicBaseUrl(event, deps.config.PUBLIC_BASE_URL), browser: browserInfo(form, event.headers ?? {}, clientAddress(event, deps.config)) };
   // A wallet's token (the page's wallet buttons, checkout-page/wallets.ts): the same link, the same result flow.
@@ -64,7 +64,7 @@ export const handler = pageEndpoint(async (event, deps) => {
   if (wallet !== null) {
     const optional = (name: string) => form.get(name) || undefined;
     const walletForm = { wallet, paymentToken: form.get('payment_token') ?? '', network: form.get('network') ?? '', last4: form.get('last4') ?? '', authMethod: optional('auth_method'), email: optional('email'), country: optional('country') };
-    return respond(await payWithWallet(deps, token, walletForm, payContext), ctx);
+    return respond(await payWithWallet(deps, token, walletForm, { ...payContext, wallets: ctx.wallets.stage }), ctx);
   }
   const result = await pay(
     deps,

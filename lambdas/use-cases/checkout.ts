@@ -2,7 +2,7 @@ import { decodeLinkToken, linkSecretMatches } from '../domain/checkout-link';
 import { telemetry } from '../observability/telemetry';
 import { logger } from '../observability/logger';
 import { methodsOffered, missingCustomerFields, type CustomerField, type PaymentMethod } from '../domain/checkout-methods';
-import { walletsOn } from '../domain/wallet-settings';
+import type { StageWallets } from '../domain/wallet-settings';
 import { containsCardNumber, expired, summarize, validateCard, type CardField, type CardInput, type CardSummary, type ValidCard } from '../domain/card';
 import { readWalletInput, walletRefusal, walletSummary, type WalletInput, type WalletSummary } from '../domain/wallet';
 import { isCountryCode, isEmail } from '../domain/contact';
@@ -12,8 +12,10 @@ import type { Clock } from '../ports/clock';
 import type { Ids } from '../ports/ids';
 import type { Merchant, MerchantDirectory, MerchantSecrets } from '../ports/merchants';
 import type { PaymentStore } from '../ports/payments';
+import type { AccountReader } from '../ports/acquirer-accounts';
 import { PAID, maxDeclinesOf, reconcileAt, recordOutcome, type AttemptRef, type AttemptStage, type Policy } from './record-outcome';
 import { authorizeOrUnknown, merchantOf } from './payment-attempt';
+import { linkWallets } from './link-wallets';
 import { returnUrl } from './return-url';
 
 export { returnHash, returnUrl } from './return-url';
@@ -28,6 +30,8 @@ export interface CheckoutDeps {
   readonly policy: Policy;
   readonly clock: Clock;
   readonly ids: Ids;
+  /** A linked merchant's acquirer account, for its Google Pay parameters (use-cases/link-wallets.ts). */
+  readonly accountReader: AccountReader;
 }
 
 
@@ -290,6 +294,11 @@ export interface WalletForm extends WalletInput {
   readonly country?: string;
 }
 
+/** A wallet payment's context: the page's, and what the stage runs the wallets with (checkout-page/wallets.ts pageWalletsOf). */
+export interface WalletPayContext extends PayContext {
+  readonly wallets: StageWallets;
+}
+
 /**
  * POST /auth/{token} with a wallet's payment token: one attempt to pay, through the same steps as a
  * card (claimAndAuthorize), for a session that offers this wallet. The payment is "virtual": no card
@@ -297,15 +306,16 @@ export interface WalletForm extends WalletInput {
  * captures later (DMS) is refused (domain/wallet.ts, `walletRefusal`), and the card form stays the
  * fallback. The token goes to the acquirer and nowhere else.
  */
-async function payWithWalletInner(deps: CheckoutDeps, token: string, form: WalletForm, ctx: PayContext): Promise<CheckoutResult> {
+async function payWithWalletInner(deps: CheckoutDeps, token: string, form: WalletForm, ctx: WalletPayContext): Promise<CheckoutResult> {
   const link = await payableLink(deps, token);
   if ('answer' in link) return link.answer;
   const { found, view, now } = link;
   const { payment, merchant } = found;
   const problems: FieldProblems = {};
   const read = readWalletInput(form);
-  // Offered by the session and on for the merchant (the page's buttons are these, less what the stage cannot run).
-  const offered = read.ok && walletsOn(payment.checkout, merchant, payment.order).includes(read.payment.wallet);
+  // One of the page's buttons: offered by the session, on for the merchant, runnable by the stage,
+  // and for Google Pay with complete tokenization parameters (the same rule as the page's).
+  const offered = read.ok && (await linkWallets(deps, ctx.wallets, payment, merchant)).offered.includes(read.payment.wallet);
   const refusal = walletRefusal(payment.checkout, merchant);
   if (!read.ok || !offered || refusal) problems.wallet = refusal ?? 'wallet';
   const contact = validateContact(view, form, problems);
@@ -473,7 +483,7 @@ export async function pay(deps: CheckoutDeps, token: string, form: PayForm, ctx:
 }
 
 /** POST /auth/{token} with a wallet's payment token (see payWithWalletInner). */
-export async function payWithWallet(deps: CheckoutDeps, token: string, form: WalletForm, ctx: PayContext): Promise<CheckoutResult> {
+export async function payWithWallet(deps: CheckoutDeps, token: string, form: WalletForm, ctx: WalletPayContext): Promise<CheckoutResult> {
   return withReturnPath(await payWithWalletInner(deps, token, form, ctx), token);
 }
 

@@ -1,7 +1,7 @@
 import { S2SCardAcquirer } from '../adapters/s2s-card/s2s-card-acquirer';
 import { S2SRecords } from '../adapters/s2s-card/records';
 import { s2sCardSettings } from '../adapters/s2s-card/settings';
-import { DynamoAcquirerAccounts } from '../adapters/dynamodb/acquirer-accounts';
+import { DynamoAcquirerAccounts, cachedAccountReader } from '../adapters/dynamodb/acquirer-accounts';
 import { buildAccountSecrets } from './accounts';
 import type { AccountSecrets } from '../ports/acquirer-accounts';
 import { SandboxAcquirer } from '../adapters/sandbox-acquirer/sandbox-acquirer';
@@ -13,7 +13,7 @@ import { merchantSecretDeps, secretsClientDeps } from './secrets';
 import { sandboxDeps } from './sandbox';
 import { baseDeps, storeDeps, type BaseKeys, type StoreKeys } from './stores';
 
-export type AcquirerKeys = 'acquirer' | 'sandbox' | 's2sCard';
+export type AcquirerKeys = 'acquirer' | 'sandbox' | 's2sCard' | 'accountReader';
 
 /*
  * The acquirer a function's bundle was built for. The stack's esbuild defines
@@ -50,8 +50,11 @@ export function buildAcquirer(
 ): Pick<Deps, AcquirerKeys> {
   const { config, clock, db } = base;
   assertBundled(config);
-  // The merchants' own accounts: the table and their secrets (docs/acquirer-accounts.md).
-  const accounts = () => ({ accounts: new DynamoAcquirerAccounts(db, config.TABLE_NAME), secrets: accountSecrets });
+  // The merchants' own accounts: the table and their secrets (docs/acquirer-accounts.md). The
+  // connector and the checkout page (a linked merchant's Google Pay parameters) read the table
+  // through one cache.
+  const accountReader = cachedAccountReader(new DynamoAcquirerAccounts(db, config.TABLE_NAME), clock, config.SECRET_CACHE_TTL_SECONDS * 1000);
+  const accounts = () => ({ accounts: accountReader, secrets: accountSecrets });
   let s2sCard: Deps['s2sCard'];
   // Inside an if of its own: on a sandbox stage's bundle the condition is a constant and the connector is left out.
   if (process.env.CHECKOUT_BUNDLED_ACQUIRER !== 'sandbox') {
@@ -67,6 +70,7 @@ export function buildAcquirer(
     // Each acquirer call is its own trace subsegment (on AWS; a pass-through elsewhere).
     acquirer: tracedAcquirer(acquirer),
     sandbox: theSandbox,
+    accountReader,
     ...(s2sCard ? { s2sCard } : {}),
   };
 }

@@ -3,7 +3,8 @@ import { ACCESS, tableAccess } from '../table-access';
 import { ACQUIRER_CALLBACK_THROTTLE, acquirerRoute, pageRoute, type RouteDefinition } from './route';
 
 export const CHECKOUT_PAGE_ROUTES: readonly RouteDefinition[] = [
-  pageRoute('CheckoutPage', 'GET /auth/{token}', 'checkout-page', { table: tableAccess(ACCESS.paymentRead, ACCESS.merchantSettingsRead), merchantSecrets: true }),
+  // The account of a merchant linked to one, for its Google Pay parameters (use-cases/link-wallets.ts).
+  pageRoute('CheckoutPage', 'GET /auth/{token}', 'checkout-page', { table: tableAccess(ACCESS.paymentRead, ACCESS.merchantSettingsRead, ACCESS.accountRead), merchantSecrets: true }),
   pageRoute(
     'CheckoutPay',
     'POST /auth/{token}',

@@ -46,13 +46,16 @@ it('an admin adds an account, rotates its password and links a merchant; the lis
   await form.getByLabel('Password').fill('first-secret-password');
   await form.getByLabel('Currencies').fill('eur, usd');
   await form.getByLabel('Descriptor').fill('RETAIL EU');
+  await form.getByLabel('Google Pay gateway id').fill('accountgateway');
+  await form.getByLabel('Google Pay gateway merchant id').fill('RETAIL-EU-1');
   await form.getByRole('button', { name: 'Create account' }).click();
   await page.getByRole('status').filter({ hasText: 'Account eu-retail-1 created.' }).waitFor();
   // The list is read again after the answer: its row comes with it.
   await accountRow(page, 'eu-retail-1').waitFor();
   expect(await accountRow(page, 'eu-retail-1').locator('td').allInnerTexts()).toEqual([
-    'eu-retail-1', 'https://gateway.example/post', '5b6492f0-key', 'EUR, USD', 'RETAIL EU', '—', expect.stringMatching(/ UTC$/), expect.stringMatching(/ UTC$/),
+    'eu-retail-1', 'https://gateway.example/post', '5b6492f0-key', 'EUR, USD', 'RETAIL EU', 'accountgateway / RETAIL-EU-1', '—', expect.stringMatching(/ UTC$/), expect.stringMatching(/ UTC$/),
   ]);
+  expect(await service.deps.accounts.find('eu-retail-1')).toMatchObject({ googlePayGateway: 'accountgateway', googlePayGatewayMerchantId: 'RETAIL-EU-1' });
   expect(await page.content()).not.toContain('first-secret-password');
   expect(await service.deps.accountSecrets.passwordOf('eu-retail-1', true)).toBe('first-secret-password');
 
@@ -73,6 +76,19 @@ it('an admin adds an account, rotates its password and links a merchant; the lis
   await page.getByRole('status').filter({ hasText: 'Account eu-retail-1 saved; its password was rotated.' }).waitFor();
   expect(await service.deps.accountSecrets.passwordOf('eu-retail-1', true)).toBe('second-secret-password');
 
+  // Google Pay's parameters: a wrong gateway id is refused on its field; emptying the merchant id clears it.
+  await page.getByText('Change eu-retail-1').click();
+  expect(await change.getByLabel('Google Pay gateway id').inputValue()).toBe('accountgateway');
+  await change.getByLabel('Google Pay gateway id').fill('Account Gateway');
+  await change.getByRole('button', { name: 'Save account' }).click();
+  await page.getByRole('status').filter({ hasText: "google_pay_gateway: Give the gateway's id at Google Pay" }).waitFor();
+  await change.getByLabel('Google Pay gateway id').fill('accountgateway');
+  await change.getByLabel('Google Pay gateway merchant id').fill('');
+  await change.getByRole('button', { name: 'Save account' }).click();
+  await page.getByRole('status').filter({ hasText: 'Account eu-retail-1 saved.' }).waitFor();
+  await accountRow(page, 'eu-retail-1').getByRole('cell', { name: 'accountgateway / —' }).waitFor();
+  expect(await service.deps.accounts.find('eu-retail-1')).not.toHaveProperty('googlePayGatewayMerchantId');
+
   // The merchant's settings link it; the list names the merchant.
   await page.goto(`${service.baseUrl}/admin#/merchants/${shop.merchant_key}`);
   await heading(page, 'Merchant Linked Shop').waitFor();
@@ -91,7 +107,7 @@ it('an admin adds an account, rotates its password and links a merchant; the lis
   await heading(page, 'Audit log').waitFor();
   const rows = page.locator('table tbody tr');
   await rows.first().waitFor();
-  expect(await rows.locator('td:nth-child(4)').allInnerTexts()).toEqual(['account.rotate-password', 'account.create']);
+  expect(await rows.locator('td:nth-child(4)').allInnerTexts()).toEqual(['account.update', 'account.rotate-password', 'account.create']);
   expect(await page.content()).not.toMatch(/(first|second)-secret-password/);
 });
 

@@ -9,6 +9,7 @@ import { checkoutHarness } from '../support/checkout-harness';
 import { startFakeAppleGateway, type FakeAppleGateway } from '../support/apple-pay-gateway';
 import { blockWalletScripts, installWalletDoubles } from '../support/wallet-doubles';
 import { measureWalletPage } from '../bench/wallet-page';
+import { createAccount } from '../../lambdas/use-cases/admin/acquirer-accounts';
 
 /**
  * Apple Pay and Google Pay on the hosted page (docs/wallets.md), on a phone (390 × 844), with the
@@ -76,6 +77,26 @@ describe('a customer on a phone pays with a wallet, and the merchant gets the ca
     expect(callback!.fields).toMatchObject({ type: 'sale', status: 'success', digital_wallet: 'googlepay', pan_type: 'dpan' });
     expect(callback!.fields.card).toBeUndefined();
     expect(verifiesWith(callback!, h.shop.password)).toBe(true);
+  });
+
+  it('Google Pay for a merchant linked to an acquirer account: the request carries the account\'s gateway and gateway merchant id, not the stage\'s or the merchant\'s own', async () => {
+    await createAccount(h.service.deps, 'cli:test', {
+      accountId: 'wallet-account', gatewayUrl: 'http://127.0.0.1:9/post', clientKey: 'wallet-key', password: 'wallet-account-password', currencies: ['USD'],
+      googlePayGateway: 'accountgateway', googlePayGatewayMerchantId: 'account-merchant-1',
+    });
+    const linked = await h.service.createMerchant({ name: 'Account Wallet Shop', settings: { ...WALLETS_ON, acquirerAccount: 'wallet-account' } });
+    const page = await h.open(PHONE);
+    const calls = await installWalletDoubles(page, { googlePay: { ready: true, token: token('googlepay', '01/38', 'CRYPTOGRAM_3DS'), cardHolderAuthenticated: true } });
+    const link = await h.checkout({ methods: ['card', 'googlepay'] }, linked);
+    await page.goto(link.url);
+    await page.locator('#googlepay-button').click();
+    await h.landOn(page, '/success');
+    expect(calls.googlePay.environment).toBe('TEST');
+    expect(calls.googlePay.request).toMatchObject({
+      allowedPaymentMethods: [{ type: 'CARD', tokenizationSpecification: { type: 'PAYMENT_GATEWAY', parameters: { gateway: 'accountgateway', gatewayMerchantId: 'account-merchant-1' } } }],
+      merchantInfo: { merchantName: 'Account Wallet Shop' },
+    });
+    expect(await h.service.deps.store.findPayment(link.paymentId)).toMatchObject({ acquirerAccount: 'wallet-account', wallet: { wallet: 'googlepay' }, status: 'settled' });
   });
 
   it('Apple Pay: canMakePayments says yes; merchant validation goes to Apple\'s host with the merchant identity certificate; the token is paid', async () => {

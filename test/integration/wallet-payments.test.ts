@@ -14,6 +14,7 @@ import { serviceForFile } from '../support/suites';
 import { paymentDetail } from '../../lambdas/use-cases/admin/payment-reads';
 import { searchPayments } from '../../lambdas/use-cases/admin/search';
 import { paymentDetailView } from '../../lambdas/protocol/admin/payment-view';
+import { pageWalletsOf } from '../../lambdas/checkout-page/wallets';
 
 /**
  * The wallet path of the hosted page's pay use case (docs/wallets.md) against the DynamoDB engine
@@ -23,14 +24,15 @@ import { paymentDetailView } from '../../lambdas/protocol/admin/payment-view';
  */
 const { service, merchants: [shop, dmsShop, noWalletShop] } = serviceForFile({
   merchants: [
-    { name: 'Wallet Shop', settings: { wallets: ['applepay', 'googlepay'] } },
-    { name: 'Later Capture Shop', settings: { dms: true, wallets: ['applepay', 'googlepay'] } },
+    { name: 'Wallet Shop', settings: { wallets: ['applepay', 'googlepay'], googlePayGatewayMerchantId: 'exampleGatewayMerchantId' } },
+    { name: 'Later Capture Shop', settings: { dms: true, wallets: ['applepay', 'googlepay'], googlePayGatewayMerchantId: 'exampleGatewayMerchantId' } },
     { name: 'No Wallet Shop' },
   ],
 });
 
 const deps = () => service.deps as unknown as CheckoutDeps;
-const ctx = () => ({ baseUrl: service.baseUrl, browser: { ip: '203.0.113.9', userAgent: 'WalletTest/1.0' } });
+// The stage's wallets, as the page's route passes them: a payment is refused by the rule that hides the buttons.
+const ctx = () => ({ baseUrl: service.baseUrl, browser: { ip: '203.0.113.9', userAgent: 'WalletTest/1.0' }, wallets: pageWalletsOf(service.deps.config) });
 
 /** A session as a merchant will open it once the page shows the wallets (the gate on). */
 async function session(merchant: MerchantCredentials, overrides: Record<string, unknown> = {}): Promise<{ token: string; paymentId: string }> {

@@ -184,7 +184,7 @@ describe('the merchant\'s status of a wallet payment', () => {
 describe('a merchant\'s wallet settings and the page\'s buttons', () => {
   const order = { currency: 'EUR', amountMinor: 1000 };
   const session = { recurringInit: false, reqToken: false };
-  const stage = { applePay: true, applePayMerchantId: 'merchant.local.checkout', googlePay: true };
+  const stage = { applePay: true, applePayMerchantId: 'merchant.local.checkout', googlePayGateway: 'example' };
   const on = { dms: false, wallets: ['applepay', 'googlepay'] as const, googlePayGatewayMerchantId: 'gw-1' };
 
   test.each([
@@ -194,6 +194,7 @@ describe('a merchant\'s wallet settings and the page\'s buttons', () => {
     ['the session names Apple Pay only', { ...session, methods: ['card', 'applepay'] }, on, stage, ['applepay']],
     ['no Google Pay gateway merchant id', session, { ...on, googlePayGatewayMerchantId: undefined }, stage, ['applepay']],
     ['a stage without Apple Pay', session, on, { ...stage, applePay: false }, ['googlepay']],
+    ['a stage without a Google Pay gateway (the merchant on the stage\'s account)', session, on, { ...stage, googlePayGateway: undefined }, ['applepay']],
     ['a stage without an Apple Pay merchant id of its own, and the merchant has none', session, on, { ...stage, applePayMerchantId: undefined }, ['googlepay']],
     ['... but the merchant has one', session, { ...on, applePayMerchantId: 'merchant.com.shop' }, { ...stage, applePayMerchantId: undefined }, ['applepay', 'googlepay']],
     ['a DMS merchant (walletRefusal)', session, { ...on, dms: true }, stage, []],

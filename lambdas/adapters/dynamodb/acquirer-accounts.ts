@@ -1,5 +1,6 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AcquirerAccount, AcquirerAccounts } from '../../ports/acquirer-accounts';
+import type { AccountReader, AcquirerAccount, AcquirerAccounts } from '../../ports/acquirer-accounts';
+import type { Clock } from '../../ports/clock';
 import { conditionalPut, lookupItems } from './client';
 import { key, withoutStorageAttributes } from './keys';
 
@@ -39,4 +40,26 @@ export class DynamoAcquirerAccounts implements AcquirerAccounts {
       ExpressionAttributeValues: { ':read': readAt },
     });
   }
+}
+
+/**
+ * Reads of `accounts` kept for `ttlMs` per account (an account that does not exist too); `fresh`
+ * reads past them. Reads of one account at the same time share one request.
+ */
+export function cachedAccountReader(accounts: Pick<AcquirerAccounts, 'find'>, clock: Clock, ttlMs: number): AccountReader {
+  const kept = new Map<string, { readonly account: Promise<AcquirerAccount | undefined>; readonly until: number }>();
+  return {
+    find(accountId, fresh = false) {
+      const now = clock.now().getTime();
+      const hit = kept.get(accountId);
+      if (!fresh && hit && hit.until > now) return hit.account;
+      const account = accounts.find(accountId);
+      kept.set(accountId, { account, until: now + ttlMs });
+      // A failed read is not kept: the next one asks again.
+      account.catch(() => {
+        if (kept.get(accountId)?.account === account) kept.delete(accountId);
+      });
+      return account;
+    },
+  };
 }

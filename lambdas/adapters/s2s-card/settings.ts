@@ -1,7 +1,7 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Config } from '../../config';
 import { STAGE_ACCOUNT } from '../../domain/acquirer-account';
-import type { AccountSecrets, AcquirerAccounts } from '../../ports/acquirer-accounts';
+import type { AccountReader, AccountSecrets } from '../../ports/acquirer-accounts';
 import type { Clock } from '../../ports/clock';
 import type { S2SCardCredentials, S2SCardSettings, S2SGatewayAccount } from './client';
 
@@ -10,10 +10,11 @@ import type { S2SCardCredentials, S2SCardSettings, S2SGatewayAccount } from './c
  * account (a merchant linked to none) comes from the configuration: the URL from the environment,
  * the credentials from a Secrets Manager secret `{"clientKey","password"}` (AWS) or from the
  * environment (the local runner). A merchant's own account (docs/acquirer-accounts.md) from the
- * table and its password from Secrets Manager. Each is cached for SECRET_CACHE_TTL_SECONDS, so a
- * rotation is picked up without a deploy (docs/operations.md, "Rotating secrets").
+ * table (through the reader's cache, which the checkout page shares) and its password from Secrets
+ * Manager. Each is cached for SECRET_CACHE_TTL_SECONDS, so a rotation is picked up without a deploy
+ * (docs/operations.md, "Rotating secrets").
  */
-export function s2sCardSettings(config: Config, secrets: SecretsManagerClient, clock: Clock, accounts?: { readonly accounts: AcquirerAccounts; readonly secrets: AccountSecrets }): S2SCardSettings {
+export function s2sCardSettings(config: Config, secrets: SecretsManagerClient, clock: Clock, accounts?: { readonly accounts: AccountReader; readonly secrets: AccountSecrets }): S2SCardSettings {
   if (!config.S2S_CARD_URL) throw new Error('S2S_CARD_URL is not set');
   const url = config.S2S_CARD_URL;
   const fromEnv =
@@ -38,17 +39,10 @@ export function s2sCardSettings(config: Config, secrets: SecretsManagerClient, c
     cached = { value, until: now + ttlMs };
     return { accountId: STAGE_ACCOUNT, url, ...value };
   };
-  const found = new Map<string, { account: Awaited<ReturnType<AcquirerAccounts['find']>>; until: number }>();
   const merchants = async (accountId: string, freshAsked: boolean): Promise<S2SGatewayAccount> => {
     if (!accounts) throw new Error(`acquirer account ${accountId}: accounts are not configured here`);
-    const now = clock.now().getTime();
-    const fresh = freshAsked && mayRefresh(accountId, now);
-    let hit = found.get(accountId);
-    if (fresh || !hit || hit.until <= now) {
-      hit = { account: await accounts.accounts.find(accountId), until: now + ttlMs };
-      found.set(accountId, hit);
-    }
-    const account = hit.account;
+    const fresh = freshAsked && mayRefresh(accountId, clock.now().getTime());
+    const account = await accounts.accounts.find(accountId, fresh);
     if (!account) throw new Error(`acquirer account ${accountId} does not exist`);
     const password = await accounts.secrets.passwordOf(accountId, fresh);
     if (!password) throw new Error(`acquirer account ${accountId} has no password`);

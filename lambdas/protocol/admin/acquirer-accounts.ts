@@ -1,4 +1,4 @@
-import type { AccountInput, AcquirerAccount } from '../../domain/acquirer-account';
+import { CLEARABLE_ACCOUNT_FIELDS, type AccountInput, type AcquirerAccount } from '../../domain/acquirer-account';
 import { invalidRequest } from '../../domain/errors';
 import type { ListedAccount } from '../../use-cases/admin/acquirer-accounts';
 
@@ -10,6 +10,9 @@ export interface AccountView {
   readonly client_key: string;
   readonly descriptor?: string;
   readonly currencies: readonly string[];
+  /** Google Pay's tokenization parameters of the account (docs/wallets.md), when set. */
+  readonly google_pay_gateway?: string;
+  readonly google_pay_gateway_merchant_id?: string;
   readonly created_at: string;
   readonly updated_at: string;
   readonly password_set_at: string;
@@ -24,6 +27,8 @@ export const accountView = (a: AcquirerAccount, merchants?: readonly string[]): 
   client_key: a.clientKey,
   ...(a.descriptor ? { descriptor: a.descriptor } : {}),
   currencies: a.currencies,
+  ...(a.googlePayGateway ? { google_pay_gateway: a.googlePayGateway } : {}),
+  ...(a.googlePayGatewayMerchantId ? { google_pay_gateway_merchant_id: a.googlePayGatewayMerchantId } : {}),
   created_at: a.createdAt,
   updated_at: a.updatedAt,
   password_set_at: a.passwordSetAt,
@@ -32,13 +37,24 @@ export const accountView = (a: AcquirerAccount, merchants?: readonly string[]): 
 
 export const accountListView = (listed: readonly ListedAccount[]) => ({ accounts: listed.map((l) => accountView(l.account, l.merchants)) });
 
-const FIELDS = { account_id: 'accountId', gateway_url: 'gatewayUrl', client_key: 'clientKey', password: 'password', descriptor: 'descriptor', currencies: 'currencies' } as const;
+const FIELDS = {
+  account_id: 'accountId',
+  gateway_url: 'gatewayUrl',
+  client_key: 'clientKey',
+  password: 'password',
+  descriptor: 'descriptor',
+  currencies: 'currencies',
+  google_pay_gateway: 'googlePayGateway',
+  google_pay_gateway_merchant_id: 'googlePayGatewayMerchantId',
+} as const;
 const INVALID = 'This value is not valid.';
+const CLEARABLE: readonly string[] = CLEARABLE_ACCOUNT_FIELDS;
 
 /**
  * An account's fields from a form (POST to create, PUT to change): strings as given (trimmed, but the
  * password), currencies as a list or comma-separated text (upper-cased); null or "" clears the
- * descriptor. Unknown fields are refused, so a misspelt one is never silently ignored.
+ * descriptor and the Google Pay parameters. Unknown fields are refused, so a misspelt one is never
+ * silently ignored.
  */
 export function accountInputOf(body: Record<string, unknown>, creating: boolean): AccountInput & { accountId?: string } {
   const errors: { path: string; message: string }[] = [];
@@ -49,7 +65,7 @@ export function accountInputOf(body: Record<string, unknown>, creating: boolean)
       errors.push({ path: name, message: 'This field is not expected.' });
       continue;
     }
-    if (name === 'descriptor' && (value === null || value === '')) out.descriptor = null;
+    if (CLEARABLE.includes(field) && (value === null || value === '')) out[field] = null;
     else if (name === 'currencies' && (Array.isArray(value) || typeof value === 'string')) {
       const list = Array.isArray(value) ? value : value.split(',');
       if (!list.every((c) => typeof c === 'string')) errors.push({ path: name, message: INVALID });

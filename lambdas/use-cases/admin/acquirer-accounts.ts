@@ -1,4 +1,4 @@
-import { accountProblems, type AccountInput, type AcquirerAccount } from '../../domain/acquirer-account';
+import { CLEARABLE_ACCOUNT_FIELDS, accountProblems, type AccountInput, type AcquirerAccount } from '../../domain/acquirer-account';
 import { ApiError, invalidRequest } from '../../domain/errors';
 import type { AccountSecrets, AcquirerAccounts } from '../../ports/acquirer-accounts';
 import type { Clock } from '../../ports/clock';
@@ -49,6 +49,8 @@ const shown = (a: AcquirerAccount): Record<string, unknown> => ({
   client_key: a.clientKey,
   ...(a.descriptor ? { descriptor: a.descriptor } : {}),
   currencies: a.currencies.join(','),
+  ...(a.googlePayGateway ? { google_pay_gateway: a.googlePayGateway } : {}),
+  ...(a.googlePayGatewayMerchantId ? { google_pay_gateway_merchant_id: a.googlePayGatewayMerchantId } : {}),
 });
 
 async function audit(deps: Pick<AccountAdminDeps, 'audit' | 'ids' | 'clock'>, actor: string, action: string, before: AcquirerAccount | undefined, after: AcquirerAccount, passwordSet: boolean): Promise<void> {
@@ -84,6 +86,8 @@ export async function createAccount(deps: AccountAdminDeps, actor: string, input
     createdAt: now,
     updatedAt: now,
     passwordSetAt: now,
+    ...(input.googlePayGateway ? { googlePayGateway: input.googlePayGateway } : {}),
+    ...(input.googlePayGatewayMerchantId ? { googlePayGatewayMerchantId: input.googlePayGatewayMerchantId } : {}),
   };
   if (!(await deps.accounts.create(account))) throw invalidRequest([{ path: 'account_id', message: `Acquirer account ${account.accountId} already exists.` }]);
   await deps.accountSecrets.put(account.accountId, input.password!);
@@ -102,7 +106,7 @@ export async function updateAccount(deps: AccountAdminDeps, actor: string, accou
   if (!before) throw new ApiError('ACQUIRER_ACCOUNT_NOT_FOUND');
   const now = deps.clock.now().toISOString();
   const passwordSet = input.password !== undefined;
-  const after: AcquirerAccount = {
+  const after: { -readonly [K in keyof AcquirerAccount]: AcquirerAccount[K] } = {
     ...before,
     ...(input.gatewayUrl !== undefined ? { gatewayUrl: input.gatewayUrl } : {}),
     ...(input.clientKey !== undefined ? { clientKey: input.clientKey } : {}),
@@ -110,9 +114,12 @@ export async function updateAccount(deps: AccountAdminDeps, actor: string, accou
     updatedAt: now,
     ...(passwordSet ? { passwordSetAt: now } : {}),
   };
-  if (input.descriptor !== undefined) {
-    if (input.descriptor) (after as { descriptor?: string }).descriptor = input.descriptor;
-    else delete (after as { descriptor?: string }).descriptor;
+  // The optional fields: null (or "") clears one.
+  for (const field of CLEARABLE_ACCOUNT_FIELDS) {
+    const value = input[field];
+    if (value === undefined) continue;
+    if (value) after[field] = value;
+    else delete after[field];
   }
   // The guarded write first: a change refused because another was taken meanwhile changes nothing,
   // the password included (no secret is ever changed without its audit entry).

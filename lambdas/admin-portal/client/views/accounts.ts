@@ -12,8 +12,20 @@ function accountFields(a?: AccountView) {
     password: el('input', { name: 'password', type: 'password', autocomplete: 'new-password', required: !a }),
     currencies: el('input', { name: 'currencies', value: a ? a.currencies.join(', ') : '', required: true, placeholder: 'EUR, USD' }),
     descriptor: el('input', { name: 'descriptor', value: a?.descriptor ?? '', maxlength: '25' }),
+    googlePayGateway: el('input', { name: 'google_pay_gateway', class: 'mono', value: a?.google_pay_gateway ?? '', spellcheck: 'false', autocomplete: 'off' }),
+    googlePayGatewayMerchantId: el('input', { name: 'google_pay_gateway_merchant_id', class: 'mono', value: a?.google_pay_gateway_merchant_id ?? '', spellcheck: 'false', autocomplete: 'off' }),
   };
 }
+
+/** Google Pay's two parameters, hinted so that neither label reads as the other's. */
+const googlePayFields = (f: ReturnType<typeof accountFields>) => [
+  field('Google Pay gateway id', f.googlePayGateway, 'Google Pay\'s name for the gateway (its gateway value); empty: no Google Pay'),
+  field('Google Pay gateway merchant id', f.googlePayGatewayMerchantId, 'This account\'s id at that gateway; both are needed for Google Pay'),
+];
+
+/** An account's Google Pay parameters in the list: gateway / merchant id, a dash for one not set. */
+const googlePayText = (a: AccountView): string =>
+  a.google_pay_gateway || a.google_pay_gateway_merchant_id ? `${a.google_pay_gateway ?? '—'} / ${a.google_pay_gateway_merchant_id ?? '—'}` : '—';
 
 /** A form's answer: the view again with what it says, or the refusal on the status line. */
 function submitted(work: Promise<unknown>, done: string): void {
@@ -36,6 +48,8 @@ function changeForm(a: AccountView): HTMLElement {
     if (f.clientKey.value.trim() !== a.client_key) body.client_key = f.clientKey.value.trim();
     if (f.currencies.value.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean).join(',') !== a.currencies.join(',')) body.currencies = f.currencies.value;
     if (f.descriptor.value.trim() !== (a.descriptor ?? '')) body.descriptor = f.descriptor.value.trim() || null;
+    if (f.googlePayGateway.value.trim() !== (a.google_pay_gateway ?? '')) body.google_pay_gateway = f.googlePayGateway.value.trim() || null;
+    if (f.googlePayGatewayMerchantId.value.trim() !== (a.google_pay_gateway_merchant_id ?? '')) body.google_pay_gateway_merchant_id = f.googlePayGatewayMerchantId.value.trim() || null;
     if (f.password.value) body.password = f.password.value;
     if (!Object.keys(body).length) return say('Nothing to change.', 'error');
     submitted(api('AdminAccountUpdate', { params: { accountId: a.account_id }, body }), body.password ? `Account ${a.account_id} saved; its password was rotated.` : `Account ${a.account_id} saved.`);
@@ -53,6 +67,7 @@ function changeForm(a: AccountView): HTMLElement {
       field('New password', f.password, 'Rotates it; empty keeps the current one'),
       field('Currencies', f.currencies, 'Comma separated ISO codes'),
       field('Descriptor', f.descriptor, 'What the cardholder\'s statement shows; empty: the gateway\'s'),
+      ...googlePayFields(f),
       el('div', null, el('button', { type: 'submit', text: 'Save account' })),
     ),
   );
@@ -70,6 +85,8 @@ function createForm(): HTMLElement {
       password: f.password.value,
       currencies: f.currencies.value,
       ...(f.descriptor.value.trim() ? { descriptor: f.descriptor.value.trim() } : {}),
+      ...(f.googlePayGateway.value.trim() ? { google_pay_gateway: f.googlePayGateway.value.trim() } : {}),
+      ...(f.googlePayGatewayMerchantId.value.trim() ? { google_pay_gateway_merchant_id: f.googlePayGatewayMerchantId.value.trim() } : {}),
     };
     submitted(api('AdminAccountCreate', { body }), `Account ${body.account_id} created.`);
   };
@@ -86,6 +103,7 @@ function createForm(): HTMLElement {
       field('Password', f.password, 'Stored in the secret store; never shown again'),
       field('Currencies', f.currencies, 'Comma separated ISO codes'),
       field('Descriptor', f.descriptor, 'Optional'),
+      ...googlePayFields(f),
       el('div', null, el('button', { type: 'submit', text: 'Create account' })),
     ),
   );
@@ -99,7 +117,7 @@ export function accountsView(): void {
   show('Acquirer accounts');
   api<{ accounts: AccountView[] }>('AdminAccounts')
     .then((r) => {
-      const columns = ['Account', 'Gateway URL', 'Client key', 'Currencies', 'Descriptor', 'Merchants', 'Password set', 'Changed'];
+      const columns = ['Account', 'Gateway URL', 'Client key', 'Currencies', 'Descriptor', 'Google Pay', 'Merchants', 'Password set', 'Changed'];
       const rows = r.accounts.map((a) => {
         const cells = [
           cell(a.account_id, 'mono'),
@@ -107,6 +125,7 @@ export function accountsView(): void {
           cell(a.client_key, 'mono'),
           cell(a.currencies.join(', ')),
           cell(a.descriptor ?? '—'),
+          cell(googlePayText(a), 'mono'),
           el('td', null, (a.merchants ?? []).length ? (a.merchants ?? []).map((m, i) => [i ? ', ' : null, el('a', { href: `#/merchants/${encodeURIComponent(m)}`, class: 'mono', text: m })]) : '—'),
           timeCell(a.password_set_at),
           timeCell(a.updated_at),

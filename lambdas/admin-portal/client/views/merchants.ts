@@ -272,7 +272,7 @@ export function merchantView(merchantKey: string): void {
         field('Apple Pay merchant id', f.applePayId, 'merchant.… registered with Apple; empty: the stage\'s own'),
         field('Google Pay', f.googlePay, 'The Google Pay button on the checkout page'),
         field('Google Pay merchant id', f.googlePayId, 'From Google\'s Pay & Wallet Console (needed in production)'),
-        field('Google Pay gateway merchant id', f.gatewayId, 'Your id at the acquirer\'s Google Pay gateway'),
+        field('Google Pay gateway merchant id', f.gatewayId, 'Your id at the stage\'s Google Pay gateway; linked to an account of its own, the account\'s is used'),
         editable ? el('div', null, el('button', { type: 'submit', text: 'Save settings' })) : el('p', { class: 'hint', text: 'Only an admin can change these settings.' }),
       );
       if (!editable) for (const input of Object.values(f)) input.disabled = true;
