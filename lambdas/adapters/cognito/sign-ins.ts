@@ -1,4 +1,5 @@
 import { AdminListUserAuthEventsCommand, CognitoIdentityProviderClient, ListUsersCommand, type AuthEventType } from '@aws-sdk/client-cognito-identity-provider';
+import { boundedRequests, type RequestTimeouts } from '../aws/request-timeouts';
 import { traced } from '../../observability/telemetry';
 import type { ProviderSignIn, ProviderSignIns } from '../../ports/operators';
 
@@ -22,17 +23,28 @@ export class CognitoSignIns implements ProviderSignIns {
     const out: ProviderSignIn[] = [];
     for (const username of await this.usernames()) {
       let token: string | undefined;
-      page: do {
-        const answer = await this.cognito.send(new AdminListUserAuthEventsCommand({ UserPoolId: this.userPoolId, Username: username, MaxResults: EVENTS_PAGE, NextToken: token }));
-        for (const event of answer.AuthEvents ?? []) {
-          if (!event.CreationDate || event.CreationDate < from) break page;
+      do {
+        let answer;
+        try {
+          answer = await this.cognito.send(new AdminListUserAuthEventsCommand({ UserPoolId: this.userPoolId, Username: username, MaxResults: EVENTS_PAGE, NextToken: token }));
+        } catch (e) {
+          // Removed since the users were listed: its events went with it.
+          if ((e as Error).name === 'UserNotFoundException') break;
+          throw e;
+        }
+        const events = answer.AuthEvents ?? [];
+        // Newest first, yet events of one second may come in any order: the whole page is read, and
+        // a page that reaches back past `from` is the last one needed.
+        for (const event of events) {
+          if (!event.CreationDate || event.CreationDate < from) continue;
           const signIn = signInOf(username, event);
           if (signIn) out.push(signIn);
         }
-        token = answer.NextToken;
+        token = events.some((e) => !e.CreationDate || e.CreationDate < from) ? undefined : answer.NextToken;
       } while (token);
     }
-    return out;
+    // An event the pages repeated (new events moved them on between two reads) is taken once.
+    return [...new Map(out.map((s) => [s.eventId, s])).values()];
   }
 
   private async usernames(): Promise<string[]> {
@@ -70,5 +82,15 @@ export function signInOf(username: string, event: AuthEventType): ProviderSignIn
   };
 }
 
+/**
+ * How long one call to the pool may take: a connection or an answer that never comes fails the call
+ * (and the SDK tries again, 3 tries in all) instead of holding the job to its function's timeout.
+ */
+export const COGNITO_TIMEOUTS: RequestTimeouts = { connectionTimeoutMs: 3_000, requestTimeoutMs: 10_000 };
+
 /** The pool's client, traced like every AWS SDK client of the service (a stand-in through the SDK's AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER). */
-export const createCognitoSignIns = (userPoolId: string): CognitoSignIns => new CognitoSignIns(traced(new CognitoIdentityProviderClient({ maxAttempts: 3 })), userPoolId);
+export const createCognitoSignIns = (userPoolId: string, timeouts: RequestTimeouts = COGNITO_TIMEOUTS): CognitoSignIns =>
+  new CognitoSignIns(
+    traced(new CognitoIdentityProviderClient({ maxAttempts: 3, requestHandler: boundedRequests(timeouts) })),
+    userPoolId,
+  );

@@ -1,4 +1,5 @@
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { boundedRequests, type RequestTimeouts } from '../aws/request-timeouts';
 import { PermanentMailError, type Mailer, type OutgoingMail } from '../../ports/receipts';
 
 /** SES refusals a retry cannot change: a malformed request (an address SES cannot parse). */
@@ -46,5 +47,8 @@ export class SesMailer implements Mailer {
   }
 }
 
-/** One client per process; a slow SES call ends well within the receipt lease (RECEIPT_LEASE_MS). */
-export const createSesClient = (): SESv2Client => new SESv2Client({ maxAttempts: 3, requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 } });
+/** One SES call's limits: three tries end well within the receipt lease (RECEIPT_LEASE_MS). */
+export const SES_TIMEOUTS: RequestTimeouts = { connectionTimeoutMs: 3_000, requestTimeoutMs: 10_000 };
+
+/** One client per process. */
+export const createSesClient = (timeouts: RequestTimeouts = SES_TIMEOUTS): SESv2Client => new SESv2Client({ maxAttempts: 3, requestHandler: boundedRequests(timeouts) });
