@@ -1,10 +1,21 @@
 /** Jest runs TypeScript through SWC; ESM-only dependencies are transformed too. */
 const esmOnly = ['@middy', 'iso-3166', 'jose'];
+/**
+ * Long variants that run only under SOAK=1 (`npm run test:soak`, `.ci/run`; docs/testing.md "The
+ * soak variable"), where the fast default keeps a representative: the processing page on the S2S
+ * CARD connector (checkout-processing.test.ts proves the page on the sandbox, s2s-card-local.test.ts
+ * pays through S2S CARD in the browser) and the S2S ledger run against a misbehaving gateway (the
+ * crash runs and the money model keep S2S CARD under lost answers and kills in the fast default).
+ * test/support/soak.ts refuses a SOAK other than 1, 0 or unset.
+ */
+const SOAK_ONLY = ['/test/e2e/checkout-processing-s2s\\.test\\.ts$', '/test/e2e/s2s-card-ledger\\.test\\.ts$'];
+const soaking = process.env.SOAK === '1';
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...(soaking ? [] : SOAK_ONLY)],
   transform: {
     '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },

@@ -13,6 +13,7 @@
  * The run ends with the first failure's exit code, else 0. Ctrl-C reaches every child.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const bin = (name) => fileURLToPath(new URL(`../node_modules/.bin/${name}`, import.meta.url));
@@ -32,7 +33,9 @@ typecheck.stdout.on('data', (chunk) => (report += chunk));
 typecheck.stderr.on('data', (chunk) => (report += chunk));
 
 const split = args.length === 0;
-const jest = run(bin('jest'), split ? ['--testPathIgnorePatterns', '/test/cdk/'] : args, { stdio: 'inherit' });
+// A command-line --testPathIgnorePatterns replaces the config's (the SOAK=1-only files): both are given.
+const { testPathIgnorePatterns = [] } = createRequire(import.meta.url)('../jest.config.js');
+const jest = run(bin('jest'), split ? ['--testPathIgnorePatterns', ...testPathIgnorePatterns, '/test/cdk/'] : args, { stdio: 'inherit' });
 let cdkOutput = '';
 const cdk = split ? run(bin('jest'), ['--runInBand', 'test/cdk'], { stdio: ['ignore', 'pipe', 'pipe'] }) : undefined;
 cdk?.stdout.on('data', (chunk) => (cdkOutput += chunk));
