@@ -29,6 +29,13 @@ export async function sandboxLedger(db: DynamoDBDocumentClient, tableName: strin
  */
 /** The partition of the sandbox's dispute report. */
 const NEWS_PK = 'SANDBOX#DISPUTES';
+/**
+ * Items one page of the report's query reads (taken ones included; about 150 bytes each, well
+ * inside a page's 1 MB), and the pages one reading may take: 20,000 items, more news than a sandbox
+ * stage takes in the days its taken news waits for the table's TTL.
+ */
+const NEWS_PAGE_ITEMS = 1_000;
+const NEWS_PAGES = 20;
 
 /** A chargeback the sandbox raises when its news comes due: of what is left then, with this reason code. */
 export interface PlannedChargeback {
@@ -123,19 +130,33 @@ export class SandboxLedgerStore {
     await this.db.send(new PutCommand({ TableName: this.tableName, Item: { pk: NEWS_PK, sk: `${dueAt.toISOString()}#${paymentId.toLowerCase()}`, kind: 'sandbox-dispute-news', paymentId: paymentId.toLowerCase(), ...(plan ? { plan } : {}) } }));
   }
 
-  /** News due by `now` and not taken yet, soonest first. */
+  /**
+   * News due by `now` and not taken yet, soonest first, at most `limit`. Taken news stays in the
+   * partition until its TTL, ahead of newer news in key order, and a query's Limit counts the items
+   * it reads before its filter drops the taken ones: one page of `limit` read a day's first taken
+   * news and nothing after it. The query is followed page by page until `limit` are found, the due
+   * news ends, or NEWS_PAGES pages were read.
+   */
   async dueNews(now: Date, limit: number): Promise<{ readonly sk: string; readonly paymentId: string; readonly plan?: PlannedChargeback }[]> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk <= :until',
-        FilterExpression: 'attribute_not_exists(taken)',
-        ExpressionAttributeValues: { ':pk': NEWS_PK, ':until': `${now.toISOString()}#\uffff` },
-        Limit: limit,
-        ConsistentRead: true,
-      }),
-    );
-    return (out.Items ?? []).map((i) => ({ sk: String(i.sk), paymentId: String(i.paymentId), ...(i.plan ? { plan: i.plan as PlannedChargeback } : {}) }));
+    const due: { readonly sk: string; readonly paymentId: string; readonly plan?: PlannedChargeback }[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    for (let page = 0; page < NEWS_PAGES && due.length < limit; page++) {
+      const out = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND sk <= :until',
+          FilterExpression: 'attribute_not_exists(taken)',
+          ExpressionAttributeValues: { ':pk': NEWS_PK, ':until': `${now.toISOString()}#\uffff` },
+          Limit: NEWS_PAGE_ITEMS,
+          ConsistentRead: true,
+          ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
+        }),
+      );
+      for (const i of out.Items ?? []) due.push({ sk: String(i.sk), paymentId: String(i.paymentId), ...(i.plan ? { plan: i.plan as PlannedChargeback } : {}) });
+      ExclusiveStartKey = out.LastEvaluatedKey;
+      if (!ExclusiveStartKey) break;
+    }
+    return due.slice(0, limit);
   }
 
   /**
