@@ -56,6 +56,8 @@ export interface MoneyModelFigures {
   readonly seed: number;
   /** S2S CARD: the gateway's misbehaviour by kind. */
   readonly gatewayFaults?: Readonly<Record<string, number>>;
+  /** Wallet payments: submissions with a wallet's token, faults that hit one (ours and the gateway's), payments a wallet paid. */
+  readonly wallets?: { readonly operations: number; readonly faults: number; readonly paid: number };
 }
 export interface CrashFigures {
   readonly seed?: number;
@@ -68,6 +70,8 @@ export interface CrashFigures {
   readonly callbackRepeats: number;
   /** S2S CARD: the gateway's misbehaviour, callbacks it sent while the runner was down, refunds accepted and not done at the kills. */
   readonly gateway?: { readonly faults: Readonly<Record<string, number>>; readonly callbacksUnreachable: number; readonly waitingAtKills: number };
+  /** Payments a wallet's token paid for (its last attempt), and those of them paid. */
+  readonly wallets?: { readonly payments: number; readonly paid: number };
 }
 export interface MoneyResults {
   readonly model: MoneyModelFigures;
@@ -86,8 +90,9 @@ function moneySection(r: Pick<BenchResults, 'money'>): string[] {
   return [
     '## Money integrity: our records against the acquirer\'s ledger',
     '',
-    'The money model (test/support/money-model.ts) drives the real use cases through random interleavings of pay,',
-    '3-D Secure answers and abandonment, void, partial and full refunds, capture, release, recurring, retry and the',
+    'The money model (test/support/money-model.ts) drives the real use cases through random interleavings of pay',
+    '(a card, or an Apple Pay or Google Pay token), second submissions of the link, 3-D Secure answers and',
+    'abandonment, void, partial and full refunds, capture, release, recurring, retry, status and the',
     'jobs, with a fault injected at a random step boundary (a crash before or after a write, a request the acquirer',
     'never got, a reply it sent that was lost) and pairs of operations racing; after each run the reconciler runs',
     'and the ledger checker (test/support/ledger-checker.ts) compares every payment with the acquirer\'s own',
@@ -103,12 +108,14 @@ function moneySection(r: Pick<BenchResults, 'money'>): string[] {
     both('Model runs (seed)', (m) => `${m.runs} (${m.seed})`),
     both('Operations run', (m) => String(m.operations)),
     both('Faults injected (step boundaries, and the gateway\'s)', (m) => String(m.faults)),
+    both('Wallet payments: submissions / faults that hit one / paid', (m) => (m.wallets ? `${m.wallets.operations} / ${m.wallets.faults} / ${m.wallets.paid}` : '—')),
     both('Divergences found', (m) => pass(m.divergences)),
     both('Time', (m) => `${m.seconds.toFixed(1)} s`),
     ...(crash || s2s?.crash
       ? [
           crashes('Crash run: payments / requests', (c) => `${c.payments} / ${c.requests}`),
           crashes('Crash run: SIGKILLs of the local runner', (c) => String(c.kills)),
+          crashes('Crash run: wallet payments / paid', (c) => (c.wallets ? `${c.wallets.payments} / ${c.wallets.paid}` : '—')),
           crashes('Crash run: HTTP 5xx from a live runner', (c) => String(c.fiveXx)),
           crashes('Crash run: divergences after reconcile', (c) => pass(c.divergences)),
           crashes('Time to reconcile after the last crash (reconcile delay 2 s, job every 10 s locally)', reconciled),
@@ -135,9 +142,10 @@ export function spliceMoneySection(report: string, money: MoneyResults): string 
 export function moneyLines(money: MoneyResults): string[] {
   const out: string[] = [];
   const { model, crash, s2s } = money;
-  out.push(`money model: ${model.runs} runs, ${model.operations} operations, ${model.faults} faults injected, ${model.divergences} divergences (seed ${model.seed})`);
+  const wallets = (m: MoneyModelFigures) => (m.wallets ? `, wallet payments ${m.wallets.operations} submissions / ${m.wallets.faults} faults / ${m.wallets.paid} paid` : '');
+  out.push(`money model: ${model.runs} runs, ${model.operations} operations, ${model.faults} faults injected${wallets(model)}, ${model.divergences} divergences (seed ${model.seed})`);
   if (crash) out.push(`crash run: ${crash.kills} SIGKILLs, ${crash.requests} requests, ${crash.fiveXx} 5xx, ${crash.divergences} divergences, reconciled ${(crash.reconcileMs / 1000).toFixed(1)} s after the last restart`);
-  if (s2s) out.push(`money model (S2S CARD): ${s2s.model.runs} runs, ${s2s.model.operations} operations, ${s2s.model.faults} faults injected, ${s2s.model.divergences} divergences (seed ${s2s.model.seed})`);
+  if (s2s) out.push(`money model (S2S CARD): ${s2s.model.runs} runs, ${s2s.model.operations} operations, ${s2s.model.faults} faults injected${wallets(s2s.model)}, ${s2s.model.divergences} divergences (seed ${s2s.model.seed})`);
   if (s2s?.crash) out.push(`crash run (S2S CARD): ${s2s.crash.kills} SIGKILLs, ${s2s.crash.requests} requests, ${s2s.crash.fiveXx} 5xx, ${s2s.crash.divergences} divergences, ${s2s.crash.reconcileMs < 0 ? 'not reconciled' : `reconciled ${(s2s.crash.reconcileMs / 1000).toFixed(1)} s after the last restart`}`);
   return out;
 }

@@ -141,6 +141,7 @@ async function measureMoneyOn(connector: Connector, seed: number) {
       divergences: crash.divergences.length,
       reconcileMs: crash.reconcileMs,
       callbackRepeats: crash.callbackRepeats,
+      wallets: crash.wallets,
       ...(crash.gateway ? { gateway: crash.gateway } : {}),
     },
   };

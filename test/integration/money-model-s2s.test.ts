@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
-import { cardDigits, saleHash, transactionHash } from '../../lambdas/adapters/s2s-card/hash';
+import { cardDigits, orderHash, saleHash, transactionHash, walletHash } from '../../lambdas/adapters/s2s-card/hash';
+import { sandboxWalletToken } from '../../lambdas/adapters/sandbox-acquirer/wallet-token';
+import { checkAgainstGateway } from '../support/ledger-checker';
 import { startFakeGateway } from '../support/s2s-card-gateway';
 import { modelCheckOptions, modelRuns, s2sScenarioArb, startMoneyModel, type GatewayScenario, type ModelStore, type MoneyModel, type Scenario } from '../support/money-model';
 
@@ -29,7 +31,8 @@ afterAll(async () => {
 
 describe('money model over the S2S CARD connector: our records agree with the gateway ledger under random operations, races, faults and a misbehaving gateway', () => {
   const holds = (store: ModelStore, runs: number) => async () => {
-    const before = { ...model.stats, gatewayMoves: { ...model.stats.gatewayMoves } };
+    const before = { ...model.stats, gatewayMoves: { ...model.stats.gatewayMoves }, wallets: { ...model.stats.wallets } };
+    const wallets = () => ({ operations: model.stats.wallets.operations - before.wallets.operations, faults: model.stats.wallets.faults - before.wallets.faults, paid: model.stats.wallets.paid - before.wallets.paid });
     try {
       await fc.assert(
         fc.asyncProperty(s2sScenarioArb, async (scenario) => {
@@ -42,7 +45,8 @@ describe('money model over the S2S CARD connector: our records agree with the ga
       );
     } finally {
       console.log(
-        `money model (s2s-card, ${store}): ${model.stats.runs - before.runs} runs, ${model.stats.operations - before.operations} operations, ${model.stats.faults - before.faults} faults injected, ${model.stats.divergences - before.divergences} divergences; ` +
+        `money model (s2s-card, ${store}): ${model.stats.runs - before.runs} runs, ${model.stats.operations - before.operations} operations, ${model.stats.faults - before.faults} faults injected, ` +
+          `wallet payments: ${wallets().operations} submissions, ${wallets().faults} faults, ${wallets().paid} paid; ${model.stats.divergences - before.divergences} divergences; ` +
           `gateway faults so far ${JSON.stringify(model.stats.gatewayFaults)}; gateway transactions so far ${JSON.stringify(model.stats.gatewayMoves)}`,
       );
     }
@@ -50,6 +54,8 @@ describe('money model over the S2S CARD connector: our records agree with the ga
     // Money moved at the gateway, every kind of it (a model whose payments never reach it proves nothing).
     const moved = (kind: string) => (model.stats.gatewayMoves?.[kind] ?? 0) - (before.gatewayMoves[kind] ?? 0);
     if (runs >= 100) for (const kind of ['sale/success', 'auth/success', 'capture/success', 'refund/success', 'void/success', 'reversal/success', 'chargeback/success']) expect({ [kind]: moved(kind) }).not.toEqual({ [kind]: 0 });
+    // Wallet SALEs reached the gateway, were paid, and were hit by faults (ours and the gateway's).
+    if (runs >= 50) for (const [what, n] of Object.entries(wallets())) expect({ [what]: n }).not.toEqual({ [what]: 0 });
     expect(model.stats.divergences).toBe(0);
   };
   (RUNS.memory ? it : it.skip)(`holds over ${RUNS.memory} random runs on the in-memory store`, holds('memory', RUNS.memory), 15 * 60_000);
@@ -60,11 +66,16 @@ describe('money model over the S2S CARD connector: our records agree with the ga
 const calm: GatewayScenario = {
   seed: 1, drop: 0, loseAnswer: 0, slow: 0, lookupsLost: 0, callbacksLost: 0, callbacksRepeated: 0, callbacksEarly: 0, callbackJitterMs: 0, callbacksHeld: false, creditVoid: 'immediate', followUpWaitMs: 150,
 };
-/** One run of each kind of money movement at a calm gateway: sale, void; authorization, capture, refund, chargeback; authorization, reversal. */
+/**
+ * One run of each kind of money movement at a calm gateway: sale, void; authorization, capture,
+ * refund, chargeback; authorization, reversal; a Google Pay PAN_ONLY sale through its 3-D Secure
+ * challenge, then a refund.
+ */
 const EVERY_MOVE: readonly Scenario[] = [
   { dms: false, card: 'approve', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'void' }], gateway: calm },
   { dms: true, card: 'approve', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'capture-all' }, { op: 'refund-part' }, { op: 'chargeback-part' }], gateway: calm },
   { dms: true, card: 'approve', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'release' }], gateway: calm },
+  { dms: false, card: 'approve', wallet: 'googlePayPanOnly3ds', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'answer' }, { op: 'return' }, { op: 'refund-part' }], gateway: calm },
 ];
 const payAndRefund: Scenario = { dms: false, card: 'approve', recurringInit: false, canClose: true, recurringAmount: '5.00', steps: [{ op: 'refund-part' }], gateway: calm };
 
@@ -89,6 +100,22 @@ describe('the S2S ledger checker is not blind', () => {
     expect((await model.check(paymentId!)).map((d) => d.problem)).toEqual(
       expect.arrayContaining(['refunded: ours 300, gateway 400', 'successful refunds and reversals: ours 300, gateway 100,300', expect.stringMatching(/^the gateway still has waiting/)]),
     );
+  }, 60_000);
+});
+
+describe('the S2S ledger checker compares what paid', () => {
+  it('a wallet payment that agrees passes; the same payment recorded as a card\'s or as the other wallet\'s is reported', async () => {
+    const applePay: Scenario = { ...payAndRefund, wallet: 'applePay' };
+    expect(await model.run(applePay)).toEqual([]);
+    const [paymentId] = model.lastRun;
+    const ledger = model.gateway!.ledgerOf(paymentId!);
+    expect(ledger).toMatchObject([{ status: 'SETTLED', digitalWallet: 'applepay', refundedMinor: 300 }]);
+    const ours = (await model.service.deps.store.findPayment(paymentId!))!;
+    expect(ours.wallet).toMatchObject({ wallet: 'applepay', panType: 'dpan' });
+    expect(checkAgainstGateway(ours, ledger, { settled: true })).toEqual([]);
+    const { wallet: _wallet, ...asCard } = ours;
+    expect(checkAgainstGateway(asCard, ledger, { settled: true }).map((d) => d.problem)).toEqual(['paid with: ours a card, gateway applepay']);
+    expect(checkAgainstGateway({ ...ours, wallet: { ...ours.wallet!, wallet: 'googlepay' } }, ledger, { settled: true }).map((d) => d.problem)).toEqual(['paid with: ours googlepay, gateway applepay']);
   }, 60_000);
 });
 
@@ -145,6 +172,41 @@ describe('the fake gateway misbehaves as switched, and its ledger says what it d
     } finally {
       await gateway.close();
       await new Promise<void>((r) => receiver.close(() => r()));
+    }
+  }, 30_000);
+
+  it('a wallet SALE meets the SALE switches (dropped, answer lost, slow) as a card SALE does; its ledger and status name the wallet, and its faults are counted apart', async () => {
+    // The chances of the model's draw, keyed by action as the model sets them: SALE covers the wallet SALE.
+    const gateway = await startFakeGateway({ seed: 7, adversity: { drop: { SALE: 1 } } });
+    try {
+      const email = 'payer@example.com';
+      const wallet = (orderId: string, expiry = '01/38') => ({
+        action: 'SALE', client_key: gateway.clientKey, order_id: orderId, order_amount: '10.00', order_currency: 'USD', order_description: 'Wallet switches',
+        digital_wallet: 'googlepay', payment_token: sandboxWalletToken({ wallet: 'googlepay', network: 'VISA', last4: '1111', expiry, authMethod: 'PAN_ONLY' }),
+        payer_email: email, term_url_3ds: 'https://shop.example/back', hash: walletHash(gateway.password, email),
+      });
+      await expect(post(gateway.url, wallet('pay_wdropped.1'))).rejects.toThrow();
+      expect(gateway.ledgerOf('pay_wdropped')).toEqual([]);
+
+      gateway.adversity = { ...gateway.adversity, drop: {}, loseAnswer: { SALE: 1 } };
+      await expect(post(gateway.url, wallet('pay_wlost.1'))).rejects.toThrow();
+      expect(gateway.ledgerOf('pay_wlost')).toMatchObject([{ status: 'SETTLED', digitalWallet: 'googlepay', transactions: [{ type: 'sale', status: 'success', amountMinor: 1000 }] }]);
+
+      gateway.adversity = { ...gateway.adversity, loseAnswer: {}, slow: { SALE: 1 }, slowMs: 400 };
+      // PAN_ONLY on the 3-D Secure card: the redirect to the ACS, answered late.
+      await expect(post(gateway.url, wallet('pay_wslow.1', '05/38'), 100)).rejects.toThrow();
+      expect(gateway.ledgerOf('pay_wslow')).toMatchObject([{ status: '3DS', digitalWallet: 'googlepay' }]);
+
+      // Its later requests are signed over empty card digits (Formula 2 and 7).
+      const party = { email, digits: '' };
+      const t = gateway.ledgerOf('pay_wlost')[0]!;
+      gateway.adversity = { ...gateway.adversity, slow: {} };
+      expect(await post(gateway.url, { action: 'GET_TRANS_STATUS_BY_ORDER', client_key: gateway.clientKey, order_id: 'pay_wlost.1', hash: orderHash(gateway.password, party, 'pay_wlost.1') })).toMatchObject({ status: 'SETTLED', trans_id: t.transId, digital_wallet: 'googlepay' });
+      expect(await post(gateway.url, { action: 'CREDITVOID', client_key: gateway.clientKey, trans_id: t.transId, amount: '3.00', hash: transactionHash(gateway.password, party, t.transId) })).toMatchObject({ result: 'ACCEPTED' });
+      expect(gateway.ledgerOf('pay_wlost')[0]).toMatchObject({ refundedMinor: 300 });
+      expect(gateway.faults).toEqual({ 'wallet SALE dropped': 1, 'wallet SALE answer lost': 1, 'wallet SALE slow': 1 });
+    } finally {
+      await gateway.close();
     }
   }, 30_000);
 });

@@ -22,7 +22,7 @@ afterAll(async () => {
 
 describe('money model: our records agree with the acquirer ledger under random operations, races and faults', () => {
   const holds = (store: ModelStore, runs: number) => async () => {
-    const before = { ...model.stats };
+    const before = { ...model.stats, wallets: { ...model.stats.wallets } };
     await fc.assert(
       fc.asyncProperty(scenarioArb, async (scenario) => {
         const divergences = await model.run(scenario, { store });
@@ -32,10 +32,18 @@ describe('money model: our records agree with the acquirer ledger under random o
     );
     const faults = model.stats.faults - before.faults;
     const chargedBack = (model.stats.chargedBack ?? 0) - (before.chargedBack ?? 0);
-    console.log(`money model (${store}): ${model.stats.runs - before.runs} runs, ${model.stats.operations - before.operations} operations, ${faults} faults injected, ${chargedBack} payments charged back, ${model.stats.divergences - before.divergences} divergences`);
+    const wallets = { operations: model.stats.wallets.operations - before.wallets.operations, faults: model.stats.wallets.faults - before.wallets.faults, paid: model.stats.wallets.paid - before.wallets.paid };
+    console.log(
+      `money model (${store}): ${model.stats.runs - before.runs} runs, ${model.stats.operations - before.operations} operations, ${faults} faults injected, ${chargedBack} payments charged back, ` +
+        `wallet payments: ${wallets.operations} submissions, ${wallets.faults} faults, ${wallets.paid} paid; ${model.stats.divergences - before.divergences} divergences`,
+    );
     expect(faults).toBeGreaterThan(0);
-    // Chargebacks happened, racing the rest (a model that never reaches one proves nothing of them).
-    if (model.stats.runs - before.runs >= 50) expect(chargedBack).toBeGreaterThan(0);
+    // Chargebacks and wallet payments happened, racing the rest, faults hitting wallet submissions
+    // (a model that never reaches them proves nothing of them).
+    if (model.stats.runs - before.runs >= 50) {
+      expect(chargedBack).toBeGreaterThan(0);
+      for (const [what, n] of Object.entries(wallets)) expect({ [what]: n }).not.toEqual({ [what]: 0 });
+    }
     expect(model.stats.divergences).toBe(0);
   };
   (RUNS.memory ? it : it.skip)(`holds over ${RUNS.memory} random runs on the in-memory store`, holds('memory', RUNS.memory), 15 * 60_000);

@@ -14,10 +14,12 @@ import { startFakeGateway, type FakeGateway, type GatewayAdversity } from './s2s
 import { paymentIdOf } from './links';
 import { freePort, runTs, startTs, type Service } from './processes';
 import { hashFor } from './sign';
+import { sandboxWalletToken } from '../../lambdas/adapters/sandbox-acquirer/wallet-token';
 
 /**
  * The real crash: the local runner (`npm start`, a child process on its own data directory and a
- * fixed port) under a mixed concurrent load over HTTP — sessions and page payments, racing partial
+ * fixed port) under a mixed concurrent load over HTTP — sessions and page payments (a card, or an
+ * Apple Pay or Google Pay token, sometimes two submissions of one link at once), racing partial
  * refunds, voids, DMS captures, recurring charges, some requests carrying an Idempotency-Key and
  * some of those sent twice at once — is killed with SIGKILL at random moments while requests are
  * in flight, and restarted on the same data and port; the load carries on across the restarts (a
@@ -95,6 +97,8 @@ export interface CrashRunResult {
   readonly unexpectedExits: number;
   /** Transactions at the end by type and status (`refund/success`: 12), to show what the load did. */
   readonly transactions: Readonly<Record<string, number>>;
+  /** Payments whose last attempt was a wallet's at the end, and those of them paid (Apple Pay and Google Pay together). */
+  readonly wallets: { readonly payments: number; readonly paid: number };
   /** Failed transactions at the end by type and reason (`sale: Declined by processing.`: 2). */
   readonly failuresByReason?: Readonly<Record<string, number>>;
   /** Left when the checker gave up (empty when it passed). */
@@ -114,6 +118,17 @@ export interface CrashRunResult {
 
 const DEMO = { merchant_key: 'crash-shop', password: 'crash-shop-password-0123456789' };
 const CARD = { card_number: '4111111111111111', card_expiry: '01/38', card_cvv: '123', card_holder: 'Crash Test' };
+/** What the page posts for a wallet payment, with the sandbox's test tokens (docs/sandbox.md, "Wallet tokens"), which the fake gateway reads too. */
+const walletPost = (wallet: 'applepay' | 'googlepay', expiry: string, authMethod: 'PAN_ONLY' | 'CRYPTOGRAM_3DS' = 'CRYPTOGRAM_3DS') => ({
+  wallet,
+  network: 'VISA',
+  last4: '1111',
+  ...(wallet === 'googlepay' ? { auth_method: authMethod } : {}),
+  payment_token: sandboxWalletToken({ wallet, network: 'VISA', last4: '1111', expiry, authMethod }),
+});
+/** Approved Apple Pay and Google Pay tokens; a declined one now and then (the link stays open for another try). */
+const WALLET_POSTS = [walletPost('applepay', '01/38'), walletPost('googlepay', '01/38'), walletPost('googlepay', '01/38', 'PAN_ONLY')] as const;
+const DECLINED_WALLET_POST = walletPost('googlepay', '02/38');
 const REQUEST_TIMEOUT_MS = 20_000;
 
 type Merchant = { readonly merchant_key: string; readonly password: string };
@@ -126,7 +141,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * (payments, captures, refunds, recurring charges made) hold whatever the machine's speed. On S2S
  * CARD a lost answer may decline a chain's first payment, so one recurring chain is enough there.
  */
-export const MIN_COMPLETED = { sandbox: { sale: 6, twoStage: 6, recurring: 3 }, 's2s-card': { sale: 6, twoStage: 6, recurring: 1 } } as const;
+export const MIN_COMPLETED = { sandbox: { sale: 6, twoStage: 6, recurring: 3, wallet: 3 }, 's2s-card': { sale: 6, twoStage: 6, recurring: 1, wallet: 3 } } as const;
 
 /** xorshift32: a small deterministic generator, so a run's decisions can be replayed from its seed. */
 function generator(seed: number) {
@@ -274,6 +289,8 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
           S2S_CARD_TIMEOUT_MS: '3000',
           // Shorter than the gateway's delay of a refund: most refunds are left to the reconciler.
           S2S_CARD_FOLLOW_UP_WAIT_MS: '300',
+          // The id the stage's account is known by to Google Pay: without one an S2S CARD stage takes no Google Pay.
+          GOOGLE_PAY_GATEWAY: 'crashgateway',
         }
       : {}),
   };
@@ -381,10 +398,10 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
     return first;
   };
 
-  /** The customer's form post on the hosted page; posted again once the runner is back if a crash cut it off. */
-  const payOnPage = async (url: string) => {
+  /** The customer's form post on the hosted page (the card form, or a wallet's token); posted again once the runner is back if a crash cut it off. */
+  const payOnPage = async (url: string, form: Readonly<Record<string, string>> = CARD) => {
     const { pathname } = new URL(url);
-    const init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(CARD).toString() };
+    const init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() };
     if ((await send(pathname, init, 'the page post')) === 'dead' && !stopped && (await waitForRunner())) await send(pathname, init, 'the page post (again)');
   };
 
@@ -416,6 +433,24 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
     const paymentId = paymentIdOf(url);
     await payOnPage(url);
     const ops = Array.from({ length: r.int(2, 4) }, (_, i) => () => money(r, DEMO, '/api/v1/payment/refund', { payment_id: paymentId, amount: r.pick(REFUNDS) }, `refund-${seed}-${n}-${i}`));
+    if (r.chance(0.35)) ops.splice(r.int(0, ops.length), 0, () => money(r, DEMO, '/api/v1/payment/void', { payment_id: paymentId }, `void-${seed}-${n}`));
+    await Promise.all(ops.map((op) => op()));
+    return true;
+  };
+
+  /**
+   * A wallet payment (Apple Pay, or Google Pay with a device token or PAN_ONLY), sometimes declined
+   * first and paid with another try, sometimes racing a second submission of the link (a card or
+   * another wallet); then partial refunds racing each other (and sometimes a void).
+   */
+  const walletSale = async (r: Random, n: number) => {
+    const url = await session(r, DEMO, n);
+    if (!url) return;
+    const paymentId = paymentIdOf(url);
+    if (r.chance(0.2)) await payOnPage(url, DECLINED_WALLET_POST);
+    const second = r.chance(0.3) ? [r.chance(0.5) ? CARD : r.pick(WALLET_POSTS)] : [];
+    await Promise.all([payOnPage(url, r.pick(WALLET_POSTS)), ...second.map((form) => payOnPage(url, form))]);
+    const ops = Array.from({ length: r.int(1, 3) }, (_, i) => () => money(r, DEMO, '/api/v1/payment/refund', { payment_id: paymentId, amount: r.pick(REFUNDS) }, `refund-${seed}-${n}-${i}`));
     if (r.chance(0.35)) ops.splice(r.int(0, ops.length), 0, () => money(r, DEMO, '/api/v1/payment/void', { payment_id: paymentId }, `void-${seed}-${n}`));
     await Promise.all(ops.map((op) => op()));
     return true;
@@ -470,15 +505,15 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
   let stopLoad = false;
   let lifecycles = 0;
   /** Lifecycles that ran to their end (a recurring chain: with a charge made), by kind. */
-  const completed = { sale: 0, twoStage: 0, recurring: 0 };
+  const completed = { sale: 0, twoStage: 0, recurring: 0, wallet: 0 };
   const worker = async () => {
     while (!stopLoad) {
       if (!(await waitForRunner())) return;
       const n = lifecycles++;
       // Each lifecycle draws from its own generator: its decisions depend on the seed and its number only.
       const r = generator(mix(seed, n));
-      // Two in five are sales with refunds, two two-stage payments, one a recurring chain.
-      const [kind, lifecycle] = ([['sale', saleWithRefunds], ['twoStage', authThenCapture], ['sale', saleWithRefunds], ['twoStage', authThenCapture], ['recurring', recurringChain]] as const)[n % 5]!;
+      // Two in six are card sales with refunds, two two-stage payments, one a wallet payment, one a recurring chain.
+      const [kind, lifecycle] = ([['sale', saleWithRefunds], ['twoStage', authThenCapture], ['wallet', walletSale], ['sale', saleWithRefunds], ['twoStage', authThenCapture], ['recurring', recurringChain]] as const)[n % 6]!;
       if (await lifecycle(r, n)) completed[kind]++;
     }
   };
@@ -526,7 +561,8 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
   try {
     receiver = await startCallbackReceiver();
     await startRunner();
-    const set = await runTs('local/merchant-cli.ts', ['set', DEMO.merchant_key, '--notification-url', receiver.url], { DATA_DIR: dataDir });
+    // The one-stage merchant takes Apple Pay (with the stage's merchant identifier) and Google Pay.
+    const set = await runTs('local/merchant-cli.ts', ['set', DEMO.merchant_key, '--notification-url', receiver.url, '--wallets', 'applepay,googlepay', '--google-pay-gateway-merchant-id', 'crashGatewayMerchantId'], { DATA_DIR: dataDir });
     if (set.code !== 0) throw new Error(`merchant set failed: ${set.stderr}`);
     const created = await runTs('local/merchant-cli.ts', ['create', '--name', 'Crash Two-Stage Shop', '--dms', 'on', '--notification-url', receiver.url], { DATA_DIR: dataDir });
     if (created.code !== 0) throw new Error(`merchant create failed: ${created.stderr}`);
@@ -560,7 +596,7 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
     await sleep(1500);
     const volumeDeadline = Date.now() + 60_000;
     const least = MIN_COMPLETED[s2s ? 's2s-card' : 'sandbox'];
-    const enough = () => completed.sale >= least.sale && completed.twoStage >= least.twoStage && completed.recurring >= least.recurring;
+    const enough = () => completed.sale >= least.sale && completed.twoStage >= least.twoStage && completed.recurring >= least.recurring && completed.wallet >= least.wallet;
     while (!enough() && Date.now() < volumeDeadline) await sleep(100);
     stopLoad = true;
     await Promise.all(load);
@@ -631,6 +667,7 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
       transactions: Object.fromEntries(
         [...state.payments.flatMap((p) => p.transactions.map((t) => `${t.type}/${t.status}`)).reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>())].sort(),
       ),
+      wallets: { payments: state.payments.filter((p) => p.wallet).length, paid: state.payments.filter((p) => p.wallet && p.paidAt).length },
       failuresByReason: Object.fromEntries(
         [...state.payments.flatMap((p) => p.transactions.filter((t) => t.status === 'fail').map((t) => `${t.type}: ${t.reason ?? p.reason ?? '?'}`)).reduce((m, k) => m.set(k, (m.get(k) ?? 0) + 1), new Map<string, number>())].sort(),
       ),

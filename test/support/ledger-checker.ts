@@ -127,6 +127,8 @@ export interface GatewayLedgerTransaction {
   readonly capturedMinor: number;
   readonly refundedMinor: number;
   readonly chargedBackMinor?: number;
+  /** Paid with this wallet's token (`digital_wallet`), not a card. */
+  readonly digitalWallet?: string;
   readonly transactions: readonly { readonly type: string; readonly status: 'success' | 'waiting' | 'fail'; readonly amountMinor: number }[];
 }
 
@@ -168,6 +170,8 @@ const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b).join(','
  * - refunded: ours equals the sum of the gateway's successful refunds of that transaction;
  * - captured: ours equals the gateway's (the sale, or the successful capture of an authorization);
  * - the successful money transactions (captures, voids, refunds and reversals), by count and amount;
+ * - what paid: the wallet we record (Apple Pay, Google Pay) is the one that transaction was paid
+ *   with, and a payment we record as a card's was paid with a card;
  * - once settled: nothing in flight on our side, nothing `waiting` at the gateway.
  */
 export function checkAgainstGateway(p: Payment, ledger: readonly GatewayLedgerTransaction[], options: { readonly settled: boolean }): Divergence[] {
@@ -185,6 +189,8 @@ export function checkAgainstGateway(p: Payment, ledger: readonly GatewayLedgerTr
   } else if (['settled', 'pending', 'refund', 'void', 'reversal', 'chargeback'].includes(p.status)) {
     problems.push(`status: ours ${p.status}, the gateway has no transaction ${p.authorization?.acquirerRef ?? '(no authorization recorded)'}`);
   }
+  // What the merchant is told paid (status digital_wallet, callbacks) is what the gateway charged.
+  if (main) expect('paid with', p.wallet?.wallet ?? 'a card', main.digitalWallet ?? 'a card');
   if (p.status === 'settled' && ours.refunded >= ours.captured) problems.push(`status settled with refunded ${ours.refunded} ≥ captured ${ours.captured}`);
 
   const held = main ? gatewayHolds(main) : 0;

@@ -3,7 +3,7 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import type { Payment } from '../../lambdas/domain/payment';
 import type { Deps } from '../../lambdas/container';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
-import { completeAction, pay } from '../../lambdas/use-cases/checkout';
+import { attemptState, completeAction, pay, payWithWallet, type WalletForm } from '../../lambdas/use-cases/checkout';
 import { capture, release } from '../../lambdas/use-cases/capture-payment';
 import { runCaptureJob } from '../../lambdas/use-cases/capture-job';
 import { createSession } from '../../lambdas/use-cases/create-session';
@@ -14,6 +14,11 @@ import { chargeRecurring } from '../../lambdas/use-cases/recurring-payment';
 import { refundPayment } from '../../lambdas/protocol/merchant/refund';
 import { retryOwnPayment } from '../../lambdas/protocol/merchant/retry';
 import { voidOwnPayment } from '../../lambdas/protocol/merchant/void';
+import { toStatusResponse } from '../../lambdas/protocol/merchant/status';
+import { paymentStatus } from '../../lambdas/use-cases/payment-status';
+import { sandboxWalletToken } from '../../lambdas/adapters/sandbox-acquirer/wallet-token';
+import { pageWalletsOf } from '../../lambdas/checkout-page/wallets';
+import type { Wallet } from '../../lambdas/domain/wallet';
 import { SANDBOX_OTP } from '../../lambdas/adapters/sandbox-acquirer/rules';
 import { sandboxLedger } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import { checkAgainstGateway, checkPayment, gatewayHolds, type Divergence } from './ledger-checker';
@@ -32,8 +37,9 @@ import { startTestService, type TestService } from './service';
 
 /**
  * The money model: random interleavings of every operation that moves money — pay (approved,
- * declined, 3-D Secure, no answer), the customer's challenge answer or abandonment, void, partial
- * and full refunds, capture, release, recurring charges and their retries, the reconcile and capture
+ * declined, 3-D Secure, no answer) with a card or a wallet's token, a second submission of the link
+ * with a card or a wallet, the customer's challenge answer or abandonment, void, partial and full
+ * refunds, capture, release, recurring charges and their retries, the reconcile and capture
  * jobs — with a fault injected at a random step boundary of any of them (a crash before or right
  * after a write, a request the acquirer never got, a reply it sent that we lost), pairs of them
  * racing, time moved across the void window, the link's expiry and the authorization's validity,
@@ -47,13 +53,24 @@ import { startTestService, type TestService } from './service';
  * done, slow answers past the client's timeout, callbacks lost, repeated, early, late, held and then
  * delivered at once, CREDITVOIDs carried out at once, later or only when the run says so), and the
  * checker compares each payment with the gateway's own ledger (`checkAgainstGateway`).
+ *
+ * Wallet payments (docs/wallets.md) run through the same steps as a card: a run may start with an
+ * Apple Pay or Google Pay token (approved, declined, unreadable, Google Pay's PAN_ONLY on a 3-D
+ * Secure card with its challenge answered, refused or abandoned), and any step may submit the link
+ * again with a wallet, racing the rest (a card, another wallet, void, refund, the merchant's status).
+ * On S2S CARD the wallet SALE (`digital_wallet`, `payment_token`, Formula 8) meets the gateway's
+ * misbehaviour like any SALE, and its later requests and callbacks carry empty card digits.
  */
 const T0 = new Date('2031-05-05T06:00:00Z');
 const MINUTE = 60_000;
 
 type Op =
-  | 'pay' | 'pay-again' | 'answer' | 'refuse-answer' | 'return' | 'void' | 'refund-part' | 'refund-all' | 'capture-part' | 'capture-all'
+  // The run's own instrument (its card, or its wallet token), the approved card, an approved Apple Pay token,
+  // a Google Pay PAN_ONLY token on the 3-D Secure card (a challenge).
+  | 'pay' | 'pay-again' | 'pay-applepay' | 'pay-googlepay' | 'answer' | 'refuse-answer' | 'return' | 'void' | 'refund-part' | 'refund-all' | 'capture-part' | 'capture-all'
   | 'release' | 'recurring' | 'retry' | 'reconcile' | 'capture-job' | 'minutes' | 'hours' | 'day'
+  // The merchant asks for the payment's status and the customer's processing page polls (reads racing the writes).
+  | 'status'
   // The acquirer charges the payment back (the cardholder's bank): part of it, or all that is left.
   | 'chargeback-part' | 'chargeback-all'
   // S2S CARD only: the gateway sends the callbacks it held back and carries out the CREDITVOIDs it kept waiting;
@@ -65,10 +82,11 @@ export type Connector = 'sandbox' | 's2s-card';
 const OPS: readonly Op[] = [
   'pay', 'pay-again', 'answer', 'refuse-answer', 'return', 'void', 'refund-part', 'refund-all', 'capture-part', 'capture-all',
   'release', 'recurring', 'retry', 'reconcile', 'capture-job', 'minutes', 'hours', 'day', 'chargeback-part', 'chargeback-all',
+  'pay-applepay', 'pay-googlepay', 'status',
 ];
 /** Money-moving operations weigh more than clock moves and jobs. */
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<Op>('pay', 'void', 'refund-part', 'refund-all', 'capture-part', 'capture-all', 'release', 'recurring', 'retry', 'chargeback-part') },
+  { weight: 3, arbitrary: fc.constantFrom<Op>('pay', 'void', 'refund-part', 'refund-all', 'capture-part', 'capture-all', 'release', 'recurring', 'retry', 'chargeback-part', 'pay-applepay', 'pay-googlepay') },
   { weight: 1, arbitrary: fc.constantFrom(...OPS) },
 );
 
@@ -76,6 +94,53 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 const CARDS = { approve: '01/38', decline: '02/38', threeDs: '05/38', redirect: '12/38', noAnswer: '08/38', voidDeclined: '04/38', refundDeclined: '07/38' } as const;
 /** The S2S CARD gateway's test cards (docs/acquirers/s2s-card.md). */
 const S2S_CARDS = { approve: '01/38', decline: '02/38', captureDeclined: '03/38', threeDs: '05/38', threeDsDeclined: '06/38', redirect: '12/38', redirectDeclined: '12/39' } as const;
+
+/**
+ * A wallet token a run pays with: the sandbox's test tokens (docs/sandbox.md, "Wallet tokens"), which
+ * the fake S2S CARD gateway decrypts too. The expiry picks the test card's outcome; a device token
+ * (Apple Pay, Google Pay CRYPTOGRAM_3DS) has no 3-D Secure, Google Pay's PAN_ONLY gets the acquirer's.
+ */
+interface WalletPay {
+  readonly wallet: Wallet;
+  readonly expiry: string;
+  readonly authMethod?: 'PAN_ONLY' | 'CRYPTOGRAM_3DS';
+  /** A token the acquirer cannot read (decrypt): declined. */
+  readonly unreadable?: true;
+}
+const WALLET_PAYS = {
+  applePay: { wallet: 'applepay', expiry: '01/38' },
+  googlePay: { wallet: 'googlepay', expiry: '01/38', authMethod: 'CRYPTOGRAM_3DS' },
+  applePayDecline: { wallet: 'applepay', expiry: '02/38' },
+  googlePayDecline: { wallet: 'googlepay', expiry: '02/38', authMethod: 'PAN_ONLY' },
+  googlePayPanOnly3ds: { wallet: 'googlepay', expiry: '05/38', authMethod: 'PAN_ONLY' },
+  googlePayPanOnly3dsDeclined: { wallet: 'googlepay', expiry: '06/38', authMethod: 'PAN_ONLY' },
+  googlePayCryptogram3dsCard: { wallet: 'googlepay', expiry: '05/38', authMethod: 'CRYPTOGRAM_3DS' },
+  applePayUnreadable: { wallet: 'applepay', expiry: '01/38', unreadable: true },
+} as const satisfies Record<string, WalletPay>;
+/** The sandbox's: the test cards' lost answer, bank redirect and declined follow-ups hold for a wallet's card too. */
+const SANDBOX_WALLET_PAYS: Readonly<Record<string, WalletPay>> = {
+  ...WALLET_PAYS,
+  applePayNoAnswer: { wallet: 'applepay', expiry: '08/38' },
+  googlePayRedirect: { wallet: 'googlepay', expiry: '12/38', authMethod: 'PAN_ONLY' },
+  applePayVoidDeclined: { wallet: 'applepay', expiry: '04/38' },
+  googlePayRefundDeclined: { wallet: 'googlepay', expiry: '07/38', authMethod: 'CRYPTOGRAM_3DS' },
+};
+/** The S2S CARD gateway's: its bank redirect, approved or declined, for a wallet's card too. */
+const S2S_WALLET_PAYS: Readonly<Record<string, WalletPay>> = {
+  ...WALLET_PAYS,
+  applePayRedirect: { wallet: 'applepay', expiry: '12/38' },
+  googlePayRedirectDeclined: { wallet: 'googlepay', expiry: '12/39', authMethod: 'CRYPTOGRAM_3DS' },
+};
+
+/** What the page posts for a wallet payment (the card shown is the test card VISA •1111). */
+function walletFormOf(w: WalletPay): WalletForm {
+  const shown = { wallet: w.wallet, network: 'VISA', last4: '1111' };
+  return {
+    ...shown,
+    ...(w.wallet === 'googlepay' ? { authMethod: w.authMethod ?? 'CRYPTOGRAM_3DS' } : {}),
+    paymentToken: w.unreadable ? '{"encrypted":"not a sandbox token"}' : sandboxWalletToken({ ...shown, expiry: w.expiry, ...(w.authMethod ? { authMethod: w.authMethod } : {}) }),
+  };
+}
 
 interface Step {
   readonly op: Op;
@@ -132,12 +197,31 @@ const scenarioFields = {
   recurringInit: fc.boolean(),
   canClose: fc.boolean(),
   recurringAmount: fc.constantFrom('5.00', '5.52', '5.51'),
-  /** Every run starts with the customer paying (perhaps hit by a fault), then random steps. */
+  /** Every run starts with the customer paying (perhaps hit by a fault, perhaps raced), then random steps. */
   firstFault: faultArb,
 };
 
-// The sandbox's scenario, field for field in the order it always had: a seed replays what it did.
-export const scenarioArb = fc.record({
+/** What may race the customer's first submission: a second one (card, wallet), void, refund, status… */
+const firstRacingArb = fc.option(fc.constantFrom<Op>('pay', 'pay-again', 'pay-applepay', 'pay-googlepay', 'void', 'refund-part', 'refund-all', 'status', 'return', 'reconcile'), { freq: 2, nil: undefined });
+
+/**
+ * The first payment's wallet token in one run of three (the card's otherwise). A wallet cannot pay a
+ * recurring session or a merchant that captures later (docs/wallets.md), so such a run is one-stage
+ * and not recurring: the refusals are reached by the wallet submissions of the other runs.
+ */
+const walletRunsOf = (keys: readonly string[]) =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constant(undefined) },
+    // Approved tokens weigh more, as approved cards do on S2S CARD: most of what can go wrong happens after a payment is approved.
+    { weight: 1, arbitrary: fc.constantFrom('applePay', 'googlePay') },
+    { weight: 2, arbitrary: fc.constantFrom(...keys) },
+  );
+const withWalletRules = <S extends { wallet?: string | undefined; dms: boolean; recurringInit: boolean }>(s: S): S => (s.wallet ? { ...s, dms: false, recurringInit: false } : s);
+const present = <S extends object>(s: S): S => Object.fromEntries(Object.entries(s).filter(([, v]) => v !== undefined)) as S;
+
+// The sandbox's scenario, field for field in a fixed order (new fields go last), so a seed replays
+// the same runs for as long as the operations drawn stay the same.
+export const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
   dms: scenarioFields.dms,
   card: fc.constantFrom<string>(...Object.keys(CARDS)),
   recurringInit: scenarioFields.recurringInit,
@@ -145,7 +229,10 @@ export const scenarioArb = fc.record({
   recurringAmount: scenarioFields.recurringAmount,
   firstFault: scenarioFields.firstFault,
   steps: fc.array(stepArb, { minLength: 1, maxLength: 14 }),
-});
+  wallet: walletRunsOf(Object.keys(SANDBOX_WALLET_PAYS)),
+  firstRacing: firstRacingArb,
+  firstRacingFault: faultArb,
+}).map((s) => present(withWalletRules(s)));
 export interface Scenario {
   readonly dms: boolean;
   readonly card: string;
@@ -154,6 +241,11 @@ export interface Scenario {
   readonly recurringAmount: string;
   readonly firstFault?: Fault | undefined;
   readonly steps: Step[];
+  /** The first payment (and every `pay` step) with this wallet token (a key of the connector's wallet pays) instead of the card. */
+  readonly wallet?: string | undefined;
+  /** An operation racing the first payment, and its fault. */
+  readonly firstRacing?: Op | undefined;
+  readonly firstRacingFault?: Fault | undefined;
   /** S2S CARD only: the gateway's misbehaviour in this run. */
   readonly gateway?: GatewayScenario;
 }
@@ -166,7 +258,10 @@ export const s2sScenarioArb: fc.Arbitrary<Scenario> = fc.record({
   card: fc.oneof({ weight: 2, arbitrary: fc.constant('approve') }, { weight: 3, arbitrary: fc.constantFrom<string>(...Object.keys(S2S_CARDS)) }),
   steps: fc.array(s2sStepArb, { minLength: 1, maxLength: 14 }),
   gateway: gatewayArb,
-});
+  wallet: walletRunsOf(Object.keys(S2S_WALLET_PAYS)),
+  firstRacing: firstRacingArb,
+  firstRacingFault: s2sFaultArb,
+}).map((s) => present(withWalletRules(s)));
 
 export const scenarioArbOf = (connector: Connector): fc.Arbitrary<Scenario> => (connector === 's2s-card' ? s2sScenarioArb : scenarioArb);
 
@@ -204,6 +299,12 @@ export interface ModelStats {
   gatewayFaults?: Record<string, number>;
   /** S2S CARD: the gateway's transactions at the end of the runs by type and status (`refund/success`: 40): what the runs moved. */
   gatewayMoves?: Record<string, number>;
+  /**
+   * Wallet payments: submissions with a wallet's token (a refused one too), the faults that hit one
+   * (ours at a step boundary of the submission; on S2S CARD the gateway's on a wallet SALE or on a
+   * callback of one, already counted in `faults`), and payments a wallet paid by the end of their run.
+   */
+  wallets: { operations: number; faults: number; paid: number };
 }
 
 /**
@@ -275,6 +376,8 @@ export async function startMoneyModel(options: { connector?: Connector } = {}): 
               S2S_CARD_PASSWORD: gateway.password,
               S2S_CARD_TIMEOUT_MS: '500',
               S2S_CARD_FOLLOW_UP_WAIT_MS: '0',
+              // The id the stage's account is known by to Google Pay: without one an S2S CARD stage takes no Google Pay.
+              GOOGLE_PAY_GATEWAY: 'modelgateway',
             },
           }
         : {}),
@@ -284,9 +387,12 @@ export async function startMoneyModel(options: { connector?: Connector } = {}): 
     throw e;
   }
   if (gateway) gateway.notifyUrl = `${service.baseUrl}/acquirer/s2s-card/notify`;
-  const sms = await service.createMerchant({ name: 'Model Shop' });
-  const dms = await service.createMerchant({ name: 'Model DMS Shop', settings: { dms: true, autoCaptureDelayMinutes: 90 } });
-  const stats: ModelStats = { runs: 0, operations: 0, faults: 0, divergences: 0, ...(gateway ? { gatewayFaults: gateway.faults } : {}) };
+  // Both merchants have the wallets on (the DMS one refuses them, as docs/wallets.md says); Apple Pay
+  // validates with the stage's merchant identifier.
+  const wallets = { wallets: ['applepay', 'googlepay'] as Wallet[], googlePayGatewayMerchantId: 'modelGatewayMerchantId' };
+  const sms = await service.createMerchant({ name: 'Model Shop', settings: wallets });
+  const dms = await service.createMerchant({ name: 'Model DMS Shop', settings: { dms: true, autoCaptureDelayMinutes: 90, ...wallets } });
+  const stats: ModelStats = { runs: 0, operations: 0, faults: 0, divergences: 0, wallets: { operations: 0, faults: 0, paid: 0 }, ...(gateway ? { gatewayFaults: gateway.faults } : {}) };
   const lastRun: string[] = [];
   // The shard counts of the service's own table (the local engine's), so a job's part reads the same payments on both stores.
   const memory = new MemoryPaymentStore(LOCAL_SHARDS);
@@ -340,6 +446,7 @@ async function runScenario(
     gateway.reseed(s.gateway.seed);
   }
   const gatewayFaultsBefore = gateway ? Object.values(gateway.faults).reduce((n, x) => n + x, 0) : 0;
+  const gatewayWalletFaultsBefore = gateway ? walletFaultsOf(gateway.faults) : 0;
   const gatewayBefore = new Set(gateway?.paymentIds() ?? []);
   // An acquirer that cannot close is the sandbox's variant. The S2S CARD connector's close is what it
   // is: it bars locally what the gateway says it never received (the gateway itself closes nothing),
@@ -358,19 +465,38 @@ async function runScenario(
     return { deps: { ...base, store: parts.store, acquirer: parts.acquirer } as Deps, parts };
   };
 
+  const walletPays = gateway ? S2S_WALLET_PAYS : SANDBOX_WALLET_PAYS;
+  const stageWallets = pageWalletsOf(serviceDeps.config);
+  /** The wallet token an operation pays with; undefined for a card (or no payment). */
+  const walletOf = (op: Op): WalletPay | undefined =>
+    op === 'pay' && s.wallet ? walletPays[s.wallet] : op === 'pay-applepay' ? WALLET_PAYS.applePay : op === 'pay-googlepay' ? WALLET_PAYS.googlePayPanOnly3ds : undefined;
+
   const perform = async (op: Op, fault: Fault | undefined): Promise<void> => {
     const { deps, parts } = depsWith(fault);
     const mk = merchant.merchant_key;
     const p = await read();
     const cards: Record<string, string> = gateway ? S2S_CARDS : CARDS;
     const card = op === 'pay-again' ? cards.approve! : cards[s.card]!;
+    const wallet = walletOf(op);
     try {
       switch (op) {
         case 'pay':
         case 'pay-again':
-          // The gateway requires the payer's IP (the page takes it from the request).
-          await pay(deps, token, { number: TEST_PAN, expiry: card, cvv: '123', holder: 'Model Customer' }, { baseUrl: 'http://checkout.test', browser: gateway ? { ip: '198.51.100.7' } : {} });
+        case 'pay-applepay':
+        case 'pay-googlepay': {
+          // The gateway requires the payer's IP (the page takes it from the request); a wallet is paid with the stage's wallets, as the page's route does.
+          const ctx = { baseUrl: 'http://checkout.test', browser: gateway ? { ip: '198.51.100.7' } : {}, wallets: stageWallets };
+          if (wallet) await payWithWallet(deps, token, walletFormOf(wallet), ctx);
+          else await pay(deps, token, { number: TEST_PAN, expiry: card, cvv: '123', holder: 'Model Customer' }, ctx);
           break;
+        }
+        case 'status': {
+          // Reads only, as the status route and the processing page's poll make them, racing the writes.
+          const { payment, now } = await paymentStatus(deps, mk, { paymentId: p.paymentId });
+          toStatusResponse(payment, now);
+          await attemptState(deps, token);
+          break;
+        }
         case 'answer':
         case 'refuse-answer':
           if (p.action && gateway) {
@@ -455,10 +581,15 @@ async function runScenario(
     } finally {
       stats.operations++;
       if (parts.fired()) stats.faults++;
+      if (wallet) {
+        stats.wallets.operations++;
+        if (parts.fired()) stats.wallets.faults++;
+      }
     }
   };
 
-  const steps: Step[] = [{ op: 'pay', ...(s.firstFault ? { fault: s.firstFault } : {}) }, ...s.steps];
+  const first: Step = { op: 'pay', ...(s.firstFault ? { fault: s.firstFault } : {}), ...(s.firstRacing ? { racing: s.firstRacing, ...(s.firstRacingFault ? { racingFault: s.firstRacingFault } : {}) } : {}) };
+  const steps: Step[] = [first, ...s.steps];
   for (const step of steps) {
     if (step.racing) await Promise.all([perform(step.op, step.fault), perform(step.racing, step.racingFault)]);
     else await perform(step.op, step.fault);
@@ -498,6 +629,7 @@ async function runScenario(
     const ours = new Set([...paymentIds].map((id) => id.toLowerCase()));
     for (const id of gateway.paymentIds()) if (!gatewayBefore.has(id) && !ours.has(id.toLowerCase())) touched.add(id);
     stats.faults += Object.values(gateway.faults).reduce((n, x) => n + x, 0) - gatewayFaultsBefore;
+    stats.wallets.faults += walletFaultsOf(gateway.faults) - gatewayWalletFaultsBefore;
     const moves = (stats.gatewayMoves ??= {});
     for (const id of touched) {
       for (const t of gateway.ledgerOf(id)) for (const i of t.transactions) moves[`${i.type}/${i.status}`] = (moves[`${i.type}/${i.status}`] ?? 0) + 1;
@@ -505,7 +637,9 @@ async function runScenario(
   }
   for (const id of touched) {
     divergences.push(...(await checkOne(service, store, gateway, id)));
-    if ((await store.findPayment(id))?.chargedBackMinor) stats.chargedBack = (stats.chargedBack ?? 0) + 1;
+    const p = await store.findPayment(id);
+    if (p?.chargedBackMinor) stats.chargedBack = (stats.chargedBack ?? 0) + 1;
+    if (p?.wallet && p.paidAt) stats.wallets.paid++;
   }
   lastRun.splice(0, lastRun.length, ...touched);
   if (switched) await updateMerchantSettings(serviceDeps, merchant.merchant_key, { dms: s.dms });
@@ -514,6 +648,9 @@ async function runScenario(
   return divergences;
 }
 
+
+/** The fake gateway's misbehaviour on wallet SALEs and their callbacks (its kinds `wallet SALE answer lost`, `wallet callback lost`…). */
+const walletFaultsOf = (faults: Record<string, number>): number => Object.entries(faults).reduce((n, [kind, x]) => n + (kind.startsWith('wallet ') ? x : 0), 0);
 
 /** One payment of ours against the acquirer's ledger of it (the sandbox's, or the fake gateway's). */
 async function checkOne(service: TestService, store: PaymentStore, gateway: FakeGateway | undefined, id: string): Promise<Divergence[]> {

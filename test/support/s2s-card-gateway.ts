@@ -87,6 +87,8 @@ export interface GatewayLedgerEntry {
   readonly capturedMinor: number;
   readonly refundedMinor: number;
   readonly chargedBackMinor: number;
+  /** A wallet SALE's `digital_wallet` (GET_TRANS_DETAILS names it). */
+  readonly digitalWallet?: string;
   readonly transactions: readonly { readonly type: 'sale' | 'auth' | 'capture' | 'void' | 'refund' | 'reversal' | 'chargeback'; readonly status: 'success' | 'waiting' | 'fail'; readonly amountMinor: number }[];
 }
 
@@ -173,7 +175,7 @@ export interface FakeGateway {
   finishWaiting(): void;
   /** Stops listening (connections cut, nothing carried out meanwhile) and listens again on the same port after `downMs`; the ledger is kept. */
   restart(downMs?: number): Promise<void>;
-  /** Requests cut off, dropped, lost or slowed by adversity, and callbacks lost, repeated or held, by kind. */
+  /** Requests cut off, dropped, lost or slowed by adversity, and callbacks lost, repeated or held, by kind (a wallet SALE's and its payment's callbacks as `wallet SALE dropped`, `wallet callback lost`…). */
   readonly faults: Record<string, number>;
   /** Every transaction of one of our payments (order ids `<payment>.<n>`), as GET_TRANS_DETAILS reports each. */
   ledgerOf(paymentId: string): GatewayLedgerEntry[];
@@ -406,14 +408,16 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     // Signed when sent: one held across a password change carries the new password's hash.
     const signed = (): Record<string, string> => ({ ...fields, hash: transactionHash(account.password, t.party, t.transId) });
     const cb = gateway.adversity.callbacks;
+    // Callbacks of a wallet payment are counted apart (`wallet callback lost`…).
+    const counted = (kind: string) => count(t.digitalWallet ? `wallet ${kind}` : kind);
     if (chance(cb.lose)) {
-      count('callback lost');
+      counted('callback lost');
       callbacks.push({ fields, answer: 'lost by the gateway' });
       return;
     }
     let copies = 1;
     while (copies < 4 && chance(cb.repeat)) copies++;
-    if (copies > 1) count('callback repeated');
+    if (copies > 1) counted('callback repeated');
     const post = async () => {
       if (cb.jitterMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * cb.jitterMs)));
       const sent = signed();
@@ -424,10 +428,10 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     };
     for (let i = 0; i < copies; i++) {
       if (cb.hold) {
-        count('callback held');
+        counted('callback held');
         heldCallbacks.push(post);
       } else if (beforeAnswer && chance(cb.beforeAnswer)) {
-        count('callback before the answer');
+        counted('callback before the answer');
         beforeAnswer.push(post());
       } else {
         setImmediate(() => void post());
@@ -753,6 +757,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
       capturedMinor: t.capturedMinor,
       refundedMinor: t.refundedMinor,
       chargedBackMinor: t.chargedBackMinor ?? 0,
+      ...(t.digitalWallet ? { digitalWallet: t.digitalWallet } : {}),
       transactions: d.transactions.map((i) => ({ type: i.type as GatewayLedgerEntry['transactions'][number]['type'], status: i.status as 'success' | 'waiting' | 'fail', amountMinor: minorOfWireAmount(i.amount, t.currency) ?? 0 })),
     };
   }
@@ -811,8 +816,10 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
         const { card_number: _n, card_cvv2: _c, ...safe } = form;
         requests.push({ action, fields: safe });
         const adversity = gateway.adversity;
+        // A wallet SALE is a SALE to every switch (its chances are SALE's); it is counted apart.
+        const kind = action === 'SALE' && form.digital_wallet !== undefined ? 'wallet SALE' : action;
         if (drops.delete(action) || chance(adversity.drop[action])) {
-          count(`${action} dropped`);
+          count(`${kind} dropped`);
           req.socket.destroy();
           return;
         }
@@ -820,7 +827,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
         const asked = delays.get(action);
         delays.delete(action);
         const slowed = asked === undefined && chance(adversity.slow[action]);
-        if (slowed) count(`${action} slow`);
+        if (slowed) count(`${kind} slow`);
         const delay = asked ?? (slowed ? adversity.slowMs : 0);
         expireChallenges();
         beforeAnswer = [];
@@ -835,7 +842,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
         await Promise.all(early);
         if (lose) {
           // Carried out; the answer never reaches the caller.
-          count(`${action} answer lost`);
+          count(`${kind} answer lost`);
           req.socket.destroy();
           return;
         }
