@@ -32,6 +32,12 @@ const configSchema = z.object({
   ORIGIN_SECRET_ID: z.optional(z.string().check(z.minLength(1))),
   /** The local runner's switch for its own callback receiver on loopback; ignored on AWS. */
   ALLOW_LOOPBACK_CALLBACKS: z._default(z.enum(['0', '1']), '0'),
+  /**
+   * How long one try of a DynamoDB or Secrets Manager call may wait for its answer before the SDK
+   * gives it up and tries again on a new connection (3 tries): a connection that went quiet costs
+   * this, not the function's timeout. DynamoDB answers in milliseconds; lib/time-budget.ts counts it.
+   */
+  AWS_CALL_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(50), z.lte(10_000)), 2_000),
   /** Endpoints of the local stand-ins; unset on AWS. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   SECRETS_MANAGER_ENDPOINT: z.optional(z.url()),

@@ -74,8 +74,8 @@ export interface Deps {
 
 /** The whole set, from the same builders the functions' parts use. */
 export function buildDeps(config: Config, clock: Clock = systemClock, ids: Ids = randomIds, overrides: Partial<Deps> = {}): Deps {
-  const db = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT });
-  const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT);
+  const db = createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT, callTimeoutMs: config.AWS_CALL_TIMEOUT_MS });
+  const secretsClient = createSecretsClient(config.SECRETS_MANAGER_ENDPOINT, config.AWS_CALL_TIMEOUT_MS);
   const base = { config, clock, ids, db };
   configureCursorKey(config, clock, () => secretsClient);
   const stores = buildStores(base);

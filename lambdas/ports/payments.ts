@@ -36,7 +36,9 @@ export interface DaySearch {
 export interface PaymentStore {
   /**
    * Writes a new payment (status prepare) with its checkout link. Until a first attempt is made the
-   * item carries a TTL at the link's expiry, so abandoned checkouts clean themselves up.
+   * item carries a TTL at the link's expiry, so abandoned checkouts clean themselves up. Another
+   * payment under the same id is refused; the same payment again (a retried write whose first
+   * answer was lost) is already written.
    */
   createPayment(payment: Payment, queue?: QueueEntry): Promise<void>;
   findPayment(paymentId: string): Promise<Payment | undefined>;

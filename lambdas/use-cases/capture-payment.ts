@@ -79,7 +79,7 @@ async function runExclusive(
   replayId?: string,
   answerBy?: Date,
 ): Promise<CaptureResult> {
-  const intent = await startOperation(deps, payment, start);
+  const intent = await startOperation(deps, payment, start, replayId === undefined ? op.transId : undefined);
   if (!intent.started) {
     const current = intent.payment ?? payment;
     return (replayId && replayOf(current, replayId)) || { kind: 'taken', payment: current };

@@ -229,9 +229,11 @@ async function claimAndAuthorize(
       ...(merchant.acquirerAccount ? { acquirerAccount: merchant.acquirerAccount } : {}),
     }, now),
   );
-  // Another submission got there first: show what the link is now.
-  if (!claim.applied) return claim.payment && hasLink(claim.payment) ? viewOf(claim.payment, merchant, deps.clock.now()) : { kind: 'not-found' };
-  const claimed = claim.payment;
+  // Another submission got there first: show what the link is now. A claim whose answer was lost
+  // (the SDK tried again and found it done) carries this request's own transaction id: it is ours.
+  const ours = claim.applied || claim.payment?.inFlight?.transId === transId;
+  if (!ours) return claim.payment && hasLink(claim.payment) ? viewOf(claim.payment, merchant, deps.clock.now()) : { kind: 'not-found' };
+  const claimed = claim.payment!;
   const { customer } = input;
 
   const outcome = await authorizeOrUnknown(deps.acquirer, {
@@ -412,6 +414,9 @@ export async function settleAttempt(
     if (recorded.kind === 'deferred') return { kind: 'processing', payment, merchant };
     if (recorded.kind === 'lost') {
       const current = await deps.store.findPayment(payment.paymentId);
+      // The payment waits on this attempt's challenge (this write's own, whose answer was lost, or
+      // another's record of the same answer): the customer goes to it as if this write had been answered.
+      if (outcome.kind === 'action' && current?.action?.attempt === ref.attempt) return { kind: 'navigate', url: outcome.url, why: 'action' };
       return current && hasLink(current) ? afterSettlement(deps, current, merchant) : { kind: 'not-found' };
     }
     if (outcome.kind === 'action') return { kind: 'navigate', url: outcome.url, why: 'action' };

@@ -149,10 +149,15 @@ export async function startOperation(
   deps: Pick<MoneyDeps, 'store' | 'clock' | 'policy'>,
   payment: Payment,
   start: (recheck: ReturnType<typeof reconcileAt>, now: Date) => Transition,
+  /** The operation's transaction id when this request made it up (not a replay's): an intent holding it was written by this request. */
+  freshTransId?: string,
 ): Promise<{ readonly started: true; readonly payment: Payment } | { readonly started: false; readonly payment: Payment | undefined }> {
   const now = deps.clock.now();
   const result = await deps.store.apply(payment.paymentId, start(reconcileAt(deps.policy, now), now));
-  return result.applied ? { started: true, payment: result.payment } : { started: false, payment: result.payment };
+  if (result.applied) return { started: true, payment: result.payment };
+  // The intent's answer was lost and the SDK's next try found it written: it is this request's.
+  if (freshTransId !== undefined && result.payment?.operation?.transId === freshTransId) return { started: true, payment: result.payment };
+  return { started: false, payment: result.payment };
 }
 
 /**

@@ -65,7 +65,8 @@ export async function refund(deps: RefundDeps, command: RefundCommand): Promise<
     const payment = latest ?? (await deps.store.findPayment(first.paymentId));
     latest = undefined;
     if (!payment) throw new ApiError('PAYMENT_NOT_FOUND');
-    if (command.transId && refundAlreadyMade(payment, transId)) return payment;
+    // A replay's refund made already; or this request's own reservation, whose answer was lost (its transaction id is fresh).
+    if (command.transId ? refundAlreadyMade(payment, transId) : Boolean(payment.refunds?.[transId])) return payment;
     const intent = startRefund(payment, { transId, refund: pending, recheck: reconcileAt(deps.policy, now) }, now);
     if ('refused' in intent) throw new ApiError(intent.refused);
     const result = await deps.store.apply(payment.paymentId, intent);

@@ -37,11 +37,13 @@ export async function retryPayment(deps: RecurringDeps, command: RetryCommand): 
   const transId = command.transId ?? deps.ids.transId();
   const idempotencyKey = `${payment.paymentId}.${attempt}`;
   const claim = await deps.store.apply(payment.paymentId, claimRetry(payment, { ref: { attempt, transId, idempotencyKey }, recheck: reconcileAt(deps.policy, now) }, now));
-  if (!claim.applied) {
+  // A claim whose answer was lost (the SDK tried again and found it done) holds this request's fresh transaction id.
+  const ownClaim = command.transId === undefined && claim.payment?.inFlight?.transId === transId;
+  if (!claim.applied && !ownClaim) {
     if (claim.payment && made(claim.payment)) return { kind: 'accepted', payment: claim.payment };
     throw new ApiError('RETRY_NOT_ALLOWED');
   }
-  const claimed = claim.payment;
+  const claimed = claim.payment!;
   const outcome = await authorizeOrUnknown(deps.acquirer, {
     idempotencyKey,
     paymentId: payment.paymentId,

@@ -62,7 +62,7 @@ export async function voidPayment(deps: VoidDeps, command: VoidCommand): Promise
     startedAt: now.toISOString(),
     actor: command.actor,
   };
-  const intent = await startOperation(deps, payment, (recheck) => startVoid(op, recheck, now));
+  const intent = await startOperation(deps, payment, (recheck) => startVoid(op, recheck, now), command.transId === undefined ? transId : undefined);
   if (!intent.started) {
     // Another void or a refund got there first: the rule answers on what is there now.
     const current = intent.payment;

@@ -8,7 +8,7 @@ import { part } from './process';
 import { baseDeps, storeDeps, type StoreKeys } from './stores';
 
 /** The Secrets Manager client: only the functions that read a secret import this module. */
-export const secretsClientDeps = part<'secretsClient'>(() => ({ secretsClient: createSecretsClient(baseDeps().config.SECRETS_MANAGER_ENDPOINT) }));
+export const secretsClientDeps = part<'secretsClient'>(() => ({ secretsClient: createSecretsClient(baseDeps().config.SECRETS_MANAGER_ENDPOINT, baseDeps().config.AWS_CALL_TIMEOUT_MS) }));
 
 /** Merchant passwords and webhook secrets; a key the directory does not know never reaches Secrets Manager (ADR 0025). */
 export function buildMerchantSecrets(config: Config, clock: Clock, client: Deps['secretsClient'], db: Deps['db']): MerchantSecrets {

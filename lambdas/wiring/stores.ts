@@ -24,7 +24,7 @@ export type StoreKeys = BaseKeys | 'store' | 'merchants' | 'merchantLimits' | 's
 
 export const baseDeps = part<BaseKeys>(() => {
   const config = readConfig();
-  return { config, clock: systemClock, ids: randomIds, db: createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT }) };
+  return { config, clock: systemClock, ids: randomIds, db: createDocumentClient({ endpoint: config.DYNAMODB_ENDPOINT, callTimeoutMs: config.AWS_CALL_TIMEOUT_MS }) };
 });
 
 /**

@@ -12,7 +12,8 @@ const RECURRING_CHARGE = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim
   // An approved charge settles: counted in its merchant's month (TALLY#, lambdas/use-cases/settlement-tally.ts).
   items: { PAYMENT: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], RECURRING: ['GetItem'], TALLY: ['UpdateItem'] },
 });
-const NEW_SESSION = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, { items: { PAYMENT: ['PutItem', 'Query'], CARDTOKEN: ['BatchGetItem', 'GetItem'] } });
+// GetItem: a put whose answer was lost is checked against what it wrote (lambdas/adapters/dynamodb/client.ts putNew).
+const NEW_SESSION = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, { items: { PAYMENT: ['GetItem', 'PutItem', 'Query'], CARDTOKEN: ['BatchGetItem', 'GetItem'] } });
 const STATUS_READ = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyCheck, ACCESS.paymentRead, { indexes: ['lookup'] });
 const RETRY_CHARGE = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, ACCESS.paymentChange, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, {
   items: { RECURRING: ['GetItem'] },

@@ -46,11 +46,15 @@ export function paymentStoreContract(name: string, open: () => Promise<OpenedSto
     }, 60_000);
     afterAll(() => opened?.close());
 
-    it('keeps a created payment, with empty maps of what is in flight, and refuses to create it twice', async () => {
+    it('keeps a created payment, with empty maps of what is in flight; another under its id is refused, the same one again is done already', async () => {
       const p = aPayment();
       await store.createPayment(p);
       expect(await store.findPayment(p.paymentId)).toEqual({ ...p, refunds: {}, watching: {} });
-      await expect(store.createPayment(p)).rejects.toThrow();
+      await expect(store.createPayment({ ...p, order: { ...p.order, amountMinor: p.order.amountMinor + 1 } })).rejects.toThrow();
+      await expect(store.createPayment({ ...p, updatedAt: iso(999_999) })).rejects.toThrow();
+      // A retried create (its first answer lost) finds its own payment: nothing changes.
+      await store.createPayment(p);
+      expect(await store.findPayment(p.paymentId)).toEqual({ ...p, refunds: {}, watching: {} });
       expect(await store.findPayment('contract-none')).toBeUndefined();
     });
 

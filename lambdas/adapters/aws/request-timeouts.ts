@@ -17,3 +17,9 @@ export const boundedRequests = (timeouts: RequestTimeouts) => ({
   requestTimeout: timeouts.requestTimeoutMs,
   throwOnRequestTimeout: true,
 });
+
+/** The default of AWS_CALL_TIMEOUT_MS (lambdas/config.ts), for clients made outside a function. */
+export const AWS_CALL_TIMEOUT_MS = 2_000;
+
+/** A call's limits at `callTimeoutMs` a try: the connection within a second (or the call's limit, if shorter). */
+export const callTimeouts = (callTimeoutMs: number = AWS_CALL_TIMEOUT_MS): RequestTimeouts => ({ connectionTimeoutMs: Math.min(1_000, callTimeoutMs), requestTimeoutMs: callTimeoutMs });

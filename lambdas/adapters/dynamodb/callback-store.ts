@@ -154,7 +154,14 @@ export class DynamoCallbackStore implements CallbackStore {
       conditions: ['sendSk = :seen', held ? 'sendLease = :held' : 'attribute_not_exists(sendLease)', position.condition],
       values: { ':lease': lease, ':seen': seen, ...(held ? { ':held': held } : {}), ...position.values },
     });
-    return taken ? { ...claimed, lease } : undefined;
+    // A lease whose answer was lost (the SDK tried again and found it taken) is this worker's own: its random part says so.
+    return taken || (await this.leaseOf(paymentId)) === lease ? { ...claimed, lease } : undefined;
+  }
+
+  /** The lease the payment's callbacks are under now (a consistent read of that one attribute). */
+  private async leaseOf(paymentId: string): Promise<unknown> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.payment(paymentId), ProjectionExpression: 'sendLease', ConsistentRead: true }));
+    return out.Item?.sendLease;
   }
 
   /** Every item of a payment's partition, consistently: state, details, delivery records. */

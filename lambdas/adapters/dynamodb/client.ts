@@ -1,11 +1,16 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, paginateQuery, PutCommand, QueryCommand, UpdateCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, paginateQuery, PutCommand, QueryCommand, UpdateCommand, type PutCommandInput, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { traced } from '../../observability/telemetry';
+import { boundedRequests, callTimeouts } from '../aws/request-timeouts';
 import { LOOKUP_INDEX } from './keys';
 
 export interface DynamoOptions {
   readonly endpoint?: string;
+  /** One try's wait for its answer (AWS_CALL_TIMEOUT_MS); the connection's own is at most a second. */
+  readonly callTimeoutMs?: number;
 }
+
 
 /** A conditional write whose condition did not hold (the answer every guarded write expects). */
 export const isConditionFailure = (e: unknown): boolean => (e as Error).name === 'ConditionalCheckFailedException';
@@ -24,6 +29,44 @@ async function conditionally(write: () => Promise<unknown>): Promise<boolean> {
 export const conditionalUpdate = (db: DynamoDBDocumentClient, input: UpdateCommandInput & { readonly ConditionExpression: string }): Promise<boolean> =>
   conditionally(() => db.send(new UpdateCommand(input)));
 
+/**
+ * Puts a new item once (`attribute_not_exists(pk)`): 'written', or 'exists' when another item holds
+ * its key. A put the table carried out whose answer was lost is tried again by the SDK and then
+ * finds an item: when that item is exactly this one, the put was ours and it is 'written'.
+ */
+export async function putNew(db: DynamoDBDocumentClient, input: PutCommandInput & { readonly Item: Record<string, unknown> }): Promise<'written' | 'exists'> {
+  try {
+    await db.send(new PutCommand({ ...input, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return 'written';
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+  const found = await db.send(new GetCommand({ TableName: input.TableName, Key: { pk: input.Item.pk, sk: input.Item.sk }, ConsistentRead: true }));
+  return found.Item && sameItem(found.Item, input.Item) ? 'written' : 'exists';
+}
+
+/** `putNew`, for a key no other item may hold: an item there already is an error. */
+export async function createItem(db: DynamoDBDocumentClient, input: PutCommandInput & { readonly Item: Record<string, unknown> }): Promise<void> {
+  if ((await putNew(db, input)) === 'exists') throw Object.assign(new Error(`an item ${String(input.Item.pk)} / ${String(input.Item.sk)} exists`), { name: 'ConditionalCheckFailedException' });
+}
+
+/** Whether two items hold the same attributes and values, as the table stores them (undefined dropped, sets unordered). */
+export function sameItem(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const canonical = (item: Record<string, unknown>) => JSON.stringify(sorted(marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false })));
+  return canonical(a) === canonical(b);
+}
+
+function sorted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sorted);
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    // String, number and binary sets: the same members in any order.
+    return Object.fromEntries(entries.map(([k, v]) => [k, (k === 'SS' || k === 'NS') && Array.isArray(v) ? [...(v as string[])].sort() : sorted(v)]));
+  }
+  return value;
+}
+
 export const conditionalPut = (db: DynamoDBDocumentClient, input: PutCommandInput & { readonly ConditionExpression: string }): Promise<boolean> =>
   conditionally(() => db.send(new PutCommand(input)));
 
@@ -32,6 +75,7 @@ export function createDocumentClient(options: DynamoOptions = {}): DynamoDBDocum
   // Every DynamoDB call a subsegment of the trace (on AWS; the tracer is off elsewhere).
   const client = traced(new DynamoDBClient({
     maxAttempts: 3,
+    requestHandler: boundedRequests(callTimeouts(options.callTimeoutMs)),
     ...(options.endpoint
       ? { endpoint: options.endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),

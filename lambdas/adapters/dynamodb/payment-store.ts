@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, typ
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { epochSeconds, type Payment, type QueueEntry, type Transition } from '../../domain/payment';
 import { type Applied, type DaySearch, type PaymentStore, type QueuedPayment, type ShardPart } from '../../ports/payments';
-import { conditionalUpdate, isConditionFailure, itemsByKey } from './client';
+import { conditionalUpdate, createItem, isConditionFailure, itemsByKey } from './client';
 import { LOOKUP_INDEX, SHARDS, TTL_ATTRIBUTE, key, type ShardCounts } from './keys';
 import { STREAM_LEASE_MS, STREAM_LEASE_TAG, joinedPayment, outboxEntry, paymentItems, readPayment, workEntry } from './payment-items';
 import { countPaymentsOfDay, due, dueBatches, paymentsOfDay, type Table } from './payment-queries';
@@ -40,9 +40,8 @@ export class DynamoPaymentStore implements PaymentStore {
     const { state, details } = paymentItems(payment, this.table.shards);
     // The details first: a state item is never without them. A crash between the two leaves
     // details no state item points to, which nothing reads.
-    await this.db.send(new PutCommand({ TableName: this.tableName, Item: details, ConditionExpression: 'attribute_not_exists(pk)' }));
-    await this.db.send(
-      new PutCommand({
+    await createItem(this.db, { TableName: this.tableName, Item: details });
+    await createItem(this.db, {
         TableName: this.tableName,
         // Only an unpaid checkout expires; a merchant-initiated payment is kept from the start.
         Item: {
@@ -53,9 +52,7 @@ export class DynamoPaymentStore implements PaymentStore {
           ...(queue ? workEntry(payment.paymentId, queue, this.table.shards) : {}),
           ...(payment.transactions.length ? { ...outboxEntry(payment.paymentId, payment.createdAt, this.table.shards), sendLease: this.streamLease(payment.createdAt) } : {}),
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+      });
     this.remember(payment.paymentId, details);
   }
 

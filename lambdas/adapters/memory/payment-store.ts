@@ -27,7 +27,12 @@ export class MemoryPaymentStore implements PaymentStore {
 
   async createPayment(payment: Payment, queue?: QueueEntry): Promise<void> {
     await turn();
-    if (this.held.has(payment.paymentId)) throw new Error(`payment ${payment.paymentId} exists`);
+    const held = this.held.get(payment.paymentId);
+    if (held) {
+      // The same payment again is a retried create (the table's answer to the first was lost): done already.
+      if (JSON.stringify(held.payment) === JSON.stringify(copy({ refunds: {}, watching: {}, ...payment }))) return;
+      throw new Error(`payment ${payment.paymentId} exists`);
+    }
     this.held.set(payment.paymentId, { payment: copy({ refunds: {}, watching: {}, ...payment }), ...(queue ? { queue: { ...queue } } : {}), startedOperations: new Set() });
   }
 

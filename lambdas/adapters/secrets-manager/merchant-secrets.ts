@@ -1,3 +1,4 @@
+import { boundedRequests, callTimeouts } from '../aws/request-timeouts';
 import {
   CreateSecretCommand,
   GetSecretValueCommand,
@@ -11,10 +12,11 @@ import type { MerchantSecrets } from '../../ports/merchants';
 /** Merchant keys we will ever look up; anything else is unknown without a network call. */
 export const MERCHANT_KEY_PATTERN = /^[A-Za-z0-9-]{1,64}$/;
 
-export function createSecretsClient(endpoint?: string): SecretsManagerClient {
+export function createSecretsClient(endpoint?: string, callTimeoutMs?: number): SecretsManagerClient {
   // Traced on AWS; the secret values are in responses, which the tracer does not record.
   return traced(new SecretsManagerClient({
     maxAttempts: 3,
+    requestHandler: boundedRequests(callTimeouts(callTimeoutMs)),
     ...(endpoint
       ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
