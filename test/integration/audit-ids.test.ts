@@ -93,6 +93,34 @@ it('a writer that died after appending, before marking the id: the next append f
   expect(await idRecord('evt-appended')).toMatchObject({ day, seq: 1 });
 });
 
+/** The picked put is carried out and its answer lost: the SDK tries it again, and that try's answer is the caller's. */
+function losingAnswerOf(db: DynamoDBDocumentClient, pick: (input: { Item?: Record<string, unknown> }) => boolean): DynamoDBDocumentClient {
+  let lost = false;
+  return {
+    send: async (command: { constructor: { name: string }; input: { Item?: Record<string, unknown> } }) => {
+      if (!lost && command.constructor.name === 'PutCommand' && pick(command.input)) {
+        lost = true;
+        await db.send(command as never);
+      }
+      return db.send(command as never);
+    },
+  } as unknown as DynamoDBDocumentClient;
+}
+
+const isIdClaim = (i: { Item?: Record<string, unknown> }) => String(i.Item?.pk).startsWith('AUDITID#') && i.Item?.seq === undefined;
+it.each([
+  ['the id\'s claim', '2031-04-01', isIdClaim],
+  ['the entry', '2031-04-02', isChainPut],
+  ['the id\'s mark', '2031-04-03', isIdMark],
+])('a put of %s whose answer was lost (the SDK tried again): appended once, marked', async (_, day, pick) => {
+  const log = new DynamoAuditLog(losingAnswerOf(service.deps.db, pick), table());
+  await log.append(entry(`evt-lost-${day}`, day));
+  const chain = await service.deps.audit.day(day);
+  expect(chain.map((e) => e.id)).toEqual([`evt-lost-${day}`]);
+  expect(firstBreak(chain)).toBeUndefined();
+  expect(await idRecord(`evt-lost-${day}`)).toMatchObject({ day, seq: 1 });
+});
+
 it('a writer past its claim\'s end stops before appending (another may have taken the id over)', async () => {
   const day = '2031-03-05';
   let now = Date.parse(`${day}T10:00:00Z`);

@@ -72,6 +72,11 @@ export class DynamoAuditLog implements AuditLog {
     // A slot lost to another writer (its condition failed) is tried again after a pause; any other error is the answer.
     const appended = await retry(APPEND_RETRY, { sleep: realSleep, random: Math.random, retryable: isConditionFailure }, async () => {
       const last = await this.head(day);
+      // The entry is the head already: this append's own put, whose answer was lost (the SDK tried again and lost the slot to it).
+      if (last?.id === entry.id && last.seq !== undefined) {
+        place = { seq: last.seq };
+        return true;
+      }
       const seq = (last?.seq ?? 0) + 1;
       // Looked up once per append: the earlier days are closed, so their heads do not move.
       if (!last && previousDay === undefined) previousDay = (await this.previousHead(day)) ?? null;
@@ -110,6 +115,8 @@ export class DynamoAuditLog implements AuditLog {
     }
     const seen = (await this.db.send(new GetCommand({ TableName: this.tableName, Key: auditIdKey(id), ConsistentRead: true }))).Item;
     const exists = () => Object.assign(new Error(`audit entry ${id} exists`), { name: 'ConditionalCheckFailedException' });
+    // This put's own claim: its answer was lost and the SDK's next try found it.
+    if (seen?.claimToken === token && seen.seq === undefined) return { token, until };
     // Appended; or being appended by a live writer (its claim has not run out), which finishes it.
     if (!seen || seen.seq !== undefined || typeof seen.claimedUntil !== 'number' || seen.claimedUntil > this.now()) throw exists();
     // The claim ran out: its writer died before it marked the id. Did the entry reach the chain?
