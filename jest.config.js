@@ -32,6 +32,8 @@ module.exports = {
   // whole run took 5 min 54 s. Jest's default on two cores is one. The longest files start first
   // (Jest orders by the durations of the last run).
   maxWorkers: 5,
+  // That order, with the files that make what later files share ahead of it (test/support/sequencer.js).
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   // A worker's heap grows with each file (CDK synths of every stage shape, local engines); a worker
   // left above this size after a file is replaced by a fresh one, which keeps the workers well
   // inside a small machine's memory and leaves the money model (about 650 MB over its runs) room.

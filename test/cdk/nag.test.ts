@@ -63,8 +63,8 @@ function unacknowledgedFindings({ stack }: Synthesized) {
 }
 
 const cases: [string, () => Synthesized][] = [
-  ...STAGES.map((stage): [string, () => Synthesized] => [stage, () => synthesize(stage, { inThisFile: true })]),
-  ['dev, every kind of access', () => synthesize('dev', { routes: ACCESS_MATRIX_ROUTES, jobs: ACCESS_MATRIX_JOBS, inThisFile: true })],
+  ...STAGES.map((stage): [string, () => Synthesized] => [stage, () => synthesize(stage, { ownTree: true })]),
+  ['dev, every kind of access', () => synthesize('dev', { routes: ACCESS_MATRIX_ROUTES, jobs: ACCESS_MATRIX_JOBS, ownTree: true })],
 ];
 
 describe.each(cases)('AwsSolutions checks (%s)', (_name, synth) => {

@@ -58,9 +58,13 @@ interface Made {
   readonly nag: AwsSolutionsChecks;
   readonly template: Record<string, unknown>;
   readonly monitoring: Record<string, unknown>;
+  /** The module registry (the test file) whose aws-cdk-lib made it. */
+  readonly madeIn: symbol;
 }
 const perWorker = require('node:os') as { checkoutSynthCache?: Map<string, Made>; checkoutSynthDir?: string };
 const made = (perWorker.checkoutSynthCache ??= new Map<string, Made>());
+/** This file's module registry: this module is loaded afresh in each test file. */
+const THIS_FILE = Symbol('this test file');
 /**
  * This file's view of what the worker made: assertion objects of this file's own aws-cdk-lib (one
  * made in an earlier file's module registry no longer works once that file ended).
@@ -135,21 +139,31 @@ export function synthesize(
     routes?: readonly RouteDefinition[];
     jobs?: readonly JobDefinition[];
     context?: Record<string, unknown>;
-    /** Made in this file, not shared: cdk-nag's checks only work on a tree of this file's own aws-cdk-lib. */
-    inThisFile?: boolean;
+    /**
+     * A stack of this file's own aws-cdk-lib: cdk-nag's checks and a new synthesis only work on
+     * those (a tree made in a file that has ended meets that file's torn-down globals). The shared
+     * one when this file made it (test/cdk/nag.test.ts runs first in the CDK run for that:
+     * test/support/sequencer.js), else one made here.
+     */
+    ownTree?: boolean;
   } = {},
 ): Synthesized {
   const routes = options.routes ?? ROUTES;
   const jobs = options.jobs ?? JOBS;
   const context = { ...RECEIPTS_CONTEXT, ...(stage === 'dev' ? {} : PROD_ACQUIRER_CONTEXT), ...options.context };
-  const key = JSON.stringify([stage, routes, jobs, context, options.inThisFile === true]);
-  const cached = cache.get(key);
+  const key = JSON.stringify([stage, routes, jobs, context]);
+  const inFile = `${key}${options.ownTree ? ' own' : ''}`;
+  const cached = cache.get(inFile);
   if (cached) return cached;
-  const shared = made.get(key) ?? make(stage, routes, jobs, context);
-  if (!options.inThisFile) made.set(key, shared);
+  let shared = made.get(key);
+  if (!shared || (options.ownTree && shared.madeIn !== THIS_FILE)) {
+    const fresh = make(stage, routes, jobs, context);
+    if (!shared) made.set(key, fresh);
+    shared = fresh;
+  }
   const fromJson = (json: Record<string, unknown>) => Template.fromJSON(json, { skipCyclicalDependenciesCheck: true });
   const synthesized = { stack: shared.stack, nag: shared.nag, template: fromJson(shared.template), monitoring: fromJson(shared.monitoring) };
-  cache.set(key, synthesized);
+  cache.set(inFile, synthesized);
   return synthesized;
 }
 
@@ -163,7 +177,7 @@ function make(stage: Stage, routes: readonly RouteDefinition[], jobs: readonly J
   Validations.of(app).addPlugins(nag);
   const stack = new CheckoutStack(app, stackName(stage), { stage, routes, jobs });
   const template = Template.fromStack(stack);
-  return { stack, nag, template: template.toJSON(), monitoring: nestedAsSeenByParent(template, Template.fromStack(stack.observability)).toJSON() };
+  return { stack, nag, template: template.toJSON(), monitoring: nestedAsSeenByParent(template, Template.fromStack(stack.observability)).toJSON(), madeIn: THIS_FILE };
 }
 
 /** The context value cdk.json gives `name` (what `cdk synth` sees). */
