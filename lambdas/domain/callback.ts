@@ -108,6 +108,8 @@ export const verifyCallbackHash = (fields: Readonly<Record<string, string>>, pas
  * additions; receivers written for the platform ignore them.
  */
 export function callbackFields(payment: Payment, tx: Transaction, password: string): [string, string][] {
+  // The transaction's own attempt's card or wallet when a later attempt's replaced them on the payment (a late approval's reversal).
+  const paidWith = tx.paidWith ?? payment;
   const fields: [string, string | undefined][] = [
     ['id', payment.paymentId],
     ['order_number', payment.order.number],
@@ -120,13 +122,13 @@ export function callbackFields(payment: Payment, tx: Transaction, password: stri
     ['reason', tx.reason],
     ['trans_id', tx.transId],
     ['amount', formatMinor(tx.amountMinor, payment.order.currency)],
-    ['card', payment.card?.mask],
-    ['card_expiration_date', payment.card ? expirationDate(payment.card) : undefined],
+    ['card', paidWith.card?.mask],
+    ['card_expiration_date', paidWith.card ? expirationDate(paidWith.card) : undefined],
     ['card_token', payment.cardToken],
     // A wallet payment (docs/wallets.md): which wallet, and whether the card number behind the token
     // is a device's (dpan) or the card's own (fpan); card and card_expiration_date are not known then.
-    ['digital_wallet', payment.wallet?.wallet],
-    ['pan_type', payment.wallet?.panType],
+    ['digital_wallet', paidWith.wallet?.wallet],
+    ['pan_type', paidWith.wallet?.panType],
     ['recurring_init_trans_id', payment.recurringInitTransId],
     ['recurring_token', payment.recurringToken],
     ['schedule_id', payment.scheduleId],

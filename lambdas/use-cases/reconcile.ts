@@ -7,6 +7,7 @@ import { merchantOf } from './payment-attempt';
 import {
   INTERRUPTED_OPERATION_REASON,
   askAcquirer,
+  completeOperation,
   followUpRequest,
   operationKey,
   recordOperation,
@@ -251,11 +252,15 @@ async function checkLateApproval(deps: ReconcileDeps, payment: Payment, watched:
       reason: LATE_REVERSAL_REASON,
       lateApproval: { ...watched, acquirerRef: outcome.acquirerRef },
     };
-    const intent = await startOperation(deps, payment, (recheck, at) => startLateReversal(op, watched, recheck, at));
+    const intent = await startOperation(deps, payment, (recheck, at) => startLateReversal(op, watched, recheck, at), transId);
     if (!intent.started) return 'postponed';
     // Counted once: the write above takes the attempt off the watch list.
     telemetry.reconciledApproval();
-    return settleOperation(deps, intent.payment, op);
+    // Sent now, as any operation this request starts (settleOperation is for one left in flight: it
+    // would first close the key at the acquirer, and a reversal closed before it was sent never reverses).
+    const { outcome: reversed, recorded } = await completeOperation(deps, intent.payment, op);
+    if (!reversed || recorded.kind !== 'recorded') return 'postponed';
+    return reversed.kind === 'approved' ? 'reversed' : 'settled';
   }
   if (outcome?.kind === 'declined' || expired) {
     return (await deps.store.apply(payment.paymentId, stopWatching(watched.attempt, now))).applied ? 'released' : 'postponed';

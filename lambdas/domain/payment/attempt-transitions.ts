@@ -5,7 +5,7 @@ import { TRANSITIONS } from '../state-machine';
 import { voidWindowEndsAt } from '../void-window';
 import type { Transition, QueueEntry } from './change';
 import type { TransitionGuard } from './guard';
-import type { BillingAddress, Customer, LinkClosure, Payment, PaymentStatus, Transaction, TransactionType, WatchedAttempt } from './model';
+import { instrumentOf, type BillingAddress, type Customer, type LinkClosure, type Payment, type PaymentStatus, type Transaction, type TransactionType, type WatchedAttempt } from './model';
 import { LATE_APPROVAL_CHECK_MS, QUEUES, nextCaptureEvent, restingQueue } from './queues';
 
 /**
@@ -224,7 +224,8 @@ export function recordLocalDecline(
       set: { status: 'decline', reason, updatedAt: at, declines, ...(linkClosed ? { linkClosed } : {}) },
       remove: [from],
       append: [{ transId: attempt.transId, type: attempt.type, status: 'fail', amountMinor: payment.order.amountMinor, at, reason, ...(acquirerRef ? { acquirerRef } : {}), ...(held ? { held } : {}) }],
-      watch: { put: { ...attempt, until: new Date(now.getTime() + LATE_APPROVAL_WATCH_MS).toISOString() } },
+      // The attempt paid with the payment's card or wallet as it is now; a later attempt may replace them.
+      watch: { put: { ...attempt, paidWith: instrumentOf(payment), until: new Date(now.getTime() + LATE_APPROVAL_WATCH_MS).toISOString() } },
       queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + LATE_APPROVAL_CHECK_MS).toISOString() },
     },
   };

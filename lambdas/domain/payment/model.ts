@@ -113,6 +113,11 @@ export interface Transaction {
   readonly held?: boolean;
   /** A chargeback's dispute as the acquirer gave it (chargebacks.ts). */
   readonly dispute?: Dispute;
+  /**
+   * A late approval and its reversal only: what that earlier attempt paid with, when the payment's
+   * card or wallet is a later attempt's (its callback names this one).
+   */
+  readonly paidWith?: AttemptInstrument;
 }
 
 /** What the acquirer says of a chargeback's dispute. */
@@ -269,11 +274,22 @@ export interface PendingRefund {
   readonly actor: string;
 }
 
+/** What one attempt paid with: a card's summary or a wallet's. */
+export interface AttemptInstrument {
+  readonly card?: CardSummary;
+  readonly wallet?: WalletSummary;
+}
+
+/** The payment's card or wallet as it is now: its last attempt's. */
+export const instrumentOf = (p: Pick<Payment, 'card' | 'wallet'>): AttemptInstrument => ({ ...(p.card ? { card: p.card } : {}), ...(p.wallet ? { wallet: p.wallet } : {}) });
+
 export interface WatchedAttempt {
   readonly attempt: number;
   readonly transId: string;
   readonly idempotencyKey: string;
   readonly type: 'sale' | '3ds' | 'redirect' | 'recurring';
+  /** What the attempt paid with (a later attempt may pay with another): its late approval's reversal names it. */
+  readonly paidWith?: AttemptInstrument;
   /** Until when the acquirer is asked about it. */
   readonly until: string;
 }

@@ -90,16 +90,17 @@ export function recordOperationAnswer(p: Payment, op: PendingOperation, answer: 
     const late = op.lateApproval;
     // The approval the acquirer gave after we had declined the attempt is kept in the history (for
     // the ledger, never as a callback) beside its reversal.
-    const approval: Transaction = { transId: late.transId, type: late.type, status: 'success', amountMinor: op.amountMinor, at, acquirerRef: late.acquirerRef, reason: LATE_APPROVAL_REASON, internal: true };
+    const paidWith = late.paidWith ? { paidWith: late.paidWith } : {};
+    const approval: Transaction = { transId: late.transId, type: late.type, status: 'success', amountMinor: op.amountMinor, at, acquirerRef: late.acquirerRef, reason: LATE_APPROVAL_REASON, internal: true, ...paidWith };
     return {
       guard,
       change: approved
-        ? { set: { status: p.status, updatedAt: at }, remove: ['operation'], append: [approval, tx], queue: restingQueue(after(p.status), now) }
+        ? { set: { status: p.status, updatedAt: at }, remove: ['operation'], append: [approval, { ...tx, ...paidWith }], queue: restingQueue(after(p.status), now) }
         : {
             set: { status: p.status, updatedAt: at },
             remove: ['operation'],
             // Not reversed: keep asking (the reconciler tries the reversal again).
-            watch: { put: { attempt: late.attempt, transId: late.transId, idempotencyKey: late.idempotencyKey, type: late.type, until: new Date(now.getTime() + LATE_APPROVAL_WATCH_MS).toISOString() } },
+            watch: { put: { attempt: late.attempt, transId: late.transId, idempotencyKey: late.idempotencyKey, type: late.type, ...paidWith, until: new Date(now.getTime() + LATE_APPROVAL_WATCH_MS).toISOString() } },
             queue: { name: QUEUES.reconcile, dueAt: new Date(now.getTime() + LATE_APPROVAL_CHECK_MS).toISOString() },
           },
     };
