@@ -23,6 +23,8 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testTimeout: 30000,
   setupFiles: ['<rootDir>/test/support/environment.ts'],
+  // Jest's runtime, with aws-cdk-lib, constructs and cdk-nag loaded once per process (test/support/jest-runtime.js).
+  runtime: '<rootDir>/test/support/jest-runtime.js',
   // A temp dir per run (removed after it, leftovers reported) and the browser chosen once.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
@@ -32,8 +34,6 @@ module.exports = {
   // whole run took 5 min 54 s. Jest's default on two cores is one. The longest files start first
   // (Jest orders by the durations of the last run).
   maxWorkers: 5,
-  // That order, with the files that make what later files share ahead of it (test/support/sequencer.js).
-  testSequencer: '<rootDir>/test/support/sequencer.js',
   // A worker's heap grows with each file (CDK synths of every stage shape, local engines); a worker
   // left above this size after a file is replaced by a fresh one, which keeps the workers well
   // inside a small machine's memory and leaves the money model (about 650 MB over its runs) room.

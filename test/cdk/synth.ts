@@ -48,7 +48,10 @@ const cdkJsonContext = (): Record<string, unknown> =>
 /**
  * Synthesizing a stage takes seconds, and most CDK files synthesize the same shapes. What they
  * synthesize is kept on the worker process, which outlives each file's module registry, so a Jest
- * worker synthesizes each shape once; the tests only read what was made. Their output directories
+ * worker synthesizes each shape once; the tests only read what was made, cdk-nag's checks and a new
+ * synthesis included (test/cdk/nag.test.ts): aws-cdk-lib, constructs and cdk-nag are loaded once per
+ * process (test/support/jest-runtime.js), so a stack made in an earlier file is of the classes this
+ * file checks against. Their output directories
  * (the nested stacks' templates are read from there) stay in one directory per worker, removed
  * when the worker exits (or with the run's temp dir, test/support/global-teardown.ts).
  */
@@ -58,17 +61,10 @@ interface Made {
   readonly nag: AwsSolutionsChecks;
   readonly template: Record<string, unknown>;
   readonly monitoring: Record<string, unknown>;
-  /** The module registry (the test file) whose aws-cdk-lib made it. */
-  readonly madeIn: symbol;
 }
 const perWorker = require('node:os') as { checkoutSynthCache?: Map<string, Made>; checkoutSynthDir?: string };
 const made = (perWorker.checkoutSynthCache ??= new Map<string, Made>());
-/** This file's module registry: this module is loaded afresh in each test file. */
-const THIS_FILE = Symbol('this test file');
-/**
- * This file's view of what the worker made: assertion objects of this file's own aws-cdk-lib (one
- * made in an earlier file's module registry no longer works once that file ended).
- */
+/** This file's view of what the worker made: the templates as assertion objects. */
 const cache = new Map<string, Synthesized>();
 
 /** The prefix of the directory a worker's shared synths write to. */
@@ -139,31 +135,19 @@ export function synthesize(
     routes?: readonly RouteDefinition[];
     jobs?: readonly JobDefinition[];
     context?: Record<string, unknown>;
-    /**
-     * A stack of this file's own aws-cdk-lib: cdk-nag's checks and a new synthesis only work on
-     * those (a tree made in a file that has ended meets that file's torn-down globals). The shared
-     * one when this file made it (test/cdk/nag.test.ts runs first in the CDK run for that:
-     * test/support/sequencer.js), else one made here.
-     */
-    ownTree?: boolean;
   } = {},
 ): Synthesized {
   const routes = options.routes ?? ROUTES;
   const jobs = options.jobs ?? JOBS;
   const context = { ...RECEIPTS_CONTEXT, ...(stage === 'dev' ? {} : PROD_ACQUIRER_CONTEXT), ...options.context };
   const key = JSON.stringify([stage, routes, jobs, context]);
-  const inFile = `${key}${options.ownTree ? ' own' : ''}`;
-  const cached = cache.get(inFile);
+  const cached = cache.get(key);
   if (cached) return cached;
-  let shared = made.get(key);
-  if (!shared || (options.ownTree && shared.madeIn !== THIS_FILE)) {
-    const fresh = make(stage, routes, jobs, context);
-    if (!shared) made.set(key, fresh);
-    shared = fresh;
-  }
+  const shared = made.get(key) ?? make(stage, routes, jobs, context);
+  made.set(key, shared);
   const fromJson = (json: Record<string, unknown>) => Template.fromJSON(json, { skipCyclicalDependenciesCheck: true });
   const synthesized = { stack: shared.stack, nag: shared.nag, template: fromJson(shared.template), monitoring: fromJson(shared.monitoring) };
-  cache.set(inFile, synthesized);
+  cache.set(key, synthesized);
   return synthesized;
 }
 
@@ -177,7 +161,7 @@ function make(stage: Stage, routes: readonly RouteDefinition[], jobs: readonly J
   Validations.of(app).addPlugins(nag);
   const stack = new CheckoutStack(app, stackName(stage), { stage, routes, jobs });
   const template = Template.fromStack(stack);
-  return { stack, nag, template: template.toJSON(), monitoring: nestedAsSeenByParent(template, Template.fromStack(stack.observability)).toJSON(), madeIn: THIS_FILE };
+  return { stack, nag, template: template.toJSON(), monitoring: nestedAsSeenByParent(template, Template.fromStack(stack.observability)).toJSON() };
 }
 
 /** The context value cdk.json gives `name` (what `cdk synth` sees). */
