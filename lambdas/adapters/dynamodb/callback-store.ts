@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { HEALTHY_ENDPOINT, type EndpointHealth } from '../../domain/callback';
 import type { Payment } from '../../domain/payment';
 import type { CallbackClaim, CallbackRecord, CallbackStore, DeliveryAttempt, DueCallback, ReleaseResult } from '../../ports/callbacks';
@@ -158,10 +158,13 @@ export class DynamoCallbackStore implements CallbackStore {
     return taken || (await this.leaseOf(paymentId)) === lease ? { ...claimed, lease } : undefined;
   }
 
-  /** The lease the payment's callbacks are under now (a consistent read of that one attribute). */
+  /** The lease the payment's callbacks are under now (a consistent read of that one attribute, by the partition query the workers may make). */
   private async leaseOf(paymentId: string): Promise<unknown> {
-    const out = await this.db.send(new GetCommand({ TableName: this.tableName, Key: key.payment(paymentId), ProjectionExpression: 'sendLease', ConsistentRead: true }));
-    return out.Item?.sendLease;
+    const { pk, sk } = key.payment(paymentId);
+    const out = await this.db.send(
+      new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk AND sk = :sk', ExpressionAttributeValues: { ':pk': pk, ':sk': sk }, ProjectionExpression: 'sendLease', ConsistentRead: true }),
+    );
+    return out.Items?.[0]?.sendLease;
   }
 
   /** Every item of a payment's partition, consistently: state, details, delivery records. */
