@@ -202,7 +202,8 @@ export function checkCallbackOrder(expected: readonly string[], received: readon
 /** The store of a runner on this data directory (it announces its backend there for tools). */
 export async function withRunnerStore<T>(dataDir: string, use: (db: DynamoDBDocumentClient, tableName: string) => Promise<T>): Promise<T> {
   const { dynamodbEndpoint, tableName } = JSON.parse(readFileSync(join(dataDir, 'backend.json'), 'utf8')) as { dynamodbEndpoint: string; tableName: string };
-  const db = createDocumentClient({ endpoint: dynamodbEndpoint });
+  // The run's own reads wait out a restart of the runner that serves the engine: a function's 2 s a try would give up during a kill.
+  const db = createDocumentClient({ endpoint: dynamodbEndpoint, callTimeoutMs: 10_000 });
   try {
     return await use(db, tableName);
   } finally {
