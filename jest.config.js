@@ -23,7 +23,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testTimeout: 30000,
   setupFiles: ['<rootDir>/test/support/environment.ts'],
-  // Jest's runtime, with aws-cdk-lib, constructs and cdk-nag loaded once per process (test/support/jest-runtime.js).
+  // Jest's runtime, with aws-cdk-lib, constructs, cdk-nag, playwright-core and dynalite loaded once per process (test/support/jest-runtime.js).
   runtime: '<rootDir>/test/support/jest-runtime.js',
   // A temp dir per run (removed after it, leftovers reported) and the browser chosen once.
   globalSetup: '<rootDir>/test/support/global-setup.ts',
