@@ -165,6 +165,9 @@ export function backendEnvironment(backend: LocalBackend, extra: Record<string, 
     // The acquirer timeouts the stack configures (lib/time-budget.ts); `extra` may set others, and
     // the runner then derives its route timeouts from those (local/http-server.ts runnerTimeouts).
     ...acquirerTimeoutEnvironment(ACQUIRER_TIMEOUTS),
+    // The engine runs in this process: an answer it is late with is the machine's load, not a lost
+    // connection, and a try given up on it would only be tried again (AWS: 2 s a try, ADR 0042).
+    AWS_CALL_TIMEOUT_MS: '10000',
     ...extra,
   };
 }
