@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { DestinationPolicy } from './domain/notification-url';
+import { AWS_CALL_TIMEOUT_MS } from './adapters/aws/request-timeouts';
 
 /** The runtime configuration, read once at cold start; a bad value fails fast with a clear message. */
 /** The highest request limit a merchant can be given (ADR 0025): one merchant's partitions never see more. */
@@ -37,7 +38,7 @@ const configSchema = z.object({
    * gives it up and tries again on a new connection (3 tries): a connection that went quiet costs
    * this, not the function's timeout. DynamoDB answers in milliseconds; lib/time-budget.ts counts it.
    */
-  AWS_CALL_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(50), z.lte(10_000)), 2_000),
+  AWS_CALL_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.gte(50), z.lte(10_000)), AWS_CALL_TIMEOUT_MS),
   /** Endpoints of the local stand-ins; unset on AWS. */
   DYNAMODB_ENDPOINT: z.optional(z.url()),
   SECRETS_MANAGER_ENDPOINT: z.optional(z.url()),

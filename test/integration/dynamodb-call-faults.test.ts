@@ -54,6 +54,24 @@ interface Flow {
   run(before: { paymentId?: string }): Promise<{ answers: string[]; paymentId: string }>;
 }
 
+/** A merchant's call on a paid payment (the shop's default flow: paid at setup), then its status and callbacks. */
+function followUp(
+  label: string,
+  shop: () => MerchantCredentials,
+  call: (paymentId: string) => Promise<{ status: number; json?: unknown }>,
+  statusExtra: (status: Awaited<ReturnType<typeof statusOf>>) => string = () => '',
+): Flow {
+  return {
+    setup: async () => ({ paymentId: (await paidPayment(service, shop())).paymentId }),
+    run: async ({ paymentId }) => {
+      const made = await call(paymentId!);
+      const status = await statusOf(service, shop(), paymentId!);
+      await deliver(paymentId!);
+      return { answers: [`${label} ${answer(made)}`, `status ${status.status}${statusExtra(status)}`], paymentId: paymentId! };
+    },
+  };
+}
+
 const FLOWS: Record<string, Flow> = {
   checkout: {
     setup: async () => ({}),
@@ -85,33 +103,9 @@ const FLOWS: Record<string, Flow> = {
       return { answers: [`pay ${paid.status}`, `challenge ${shown.status}`, `answer ${answered.status}`, `complete ${back.status}`, `status ${status.status}`], paymentId: session.paymentId };
     },
   },
-  refund: {
-    setup: async () => ({ paymentId: (await paidPayment(service, merchant)).paymentId }),
-    run: async ({ paymentId }) => {
-      const refunded = await refundOf(service, merchant, paymentId!, '5.00');
-      const status = await statusOf(service, merchant, paymentId!);
-      await deliver(paymentId!);
-      return { answers: [`refund ${answer(refunded)}`, `status ${status.status} ${status.refunded_amount ?? ''}`], paymentId: paymentId! };
-    },
-  },
-  void: {
-    setup: async () => ({ paymentId: (await paidPayment(service, merchant)).paymentId }),
-    run: async ({ paymentId }) => {
-      const voided = await voidOf(service, merchant, paymentId!);
-      const status = await statusOf(service, merchant, paymentId!);
-      await deliver(paymentId!);
-      return { answers: [`void ${answer(voided)}`, `status ${status.status}`], paymentId: paymentId! };
-    },
-  },
-  capture: {
-    setup: async () => ({ paymentId: (await paidPayment(service, dmsMerchant)).paymentId }),
-    run: async ({ paymentId }) => {
-      const captured = await captureOf(service, dmsMerchant, paymentId!, '25.00');
-      const status = await statusOf(service, dmsMerchant, paymentId!);
-      await deliver(paymentId!);
-      return { answers: [`capture ${answer(captured)}`, `status ${status.status}`], paymentId: paymentId! };
-    },
-  },
+  refund: followUp('refund', () => merchant, (id) => refundOf(service, merchant, id, '5.00'), (status) => ` ${status.refunded_amount ?? ''}`),
+  void: followUp('void', () => merchant, (id) => voidOf(service, merchant, id)),
+  capture: followUp('capture', () => dmsMerchant, (id) => captureOf(service, dmsMerchant, id, '25.00')),
   'recurring charge': {
     setup: async () => {
       const chain = await recurringChain(service, merchant);
