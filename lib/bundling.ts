@@ -33,6 +33,10 @@ export const BUNDLE_ALIASES: Readonly<Record<string, string>> = {
   '@smithy/core/event-streams': path.join(PROJECT_ROOT, 'lib/bundle-stubs/event-streams.ts'),
   // Built into every DynamoDB client with an endpoint cache no operation of ours uses (~8 KB).
   '@aws-sdk/middleware-endpoint-discovery': path.join(PROJECT_ROOT, 'lib/bundle-stubs/endpoint-discovery.ts'),
+  // The SDK's module without adaptive retries (a client-side rate limiter, ~3 KB): no client of ours runs in adaptive mode.
+  '@smithy/core/retry': path.join(PROJECT_ROOT, 'lib/bundle-stubs/retry.ts'),
+  // The SDK's module without its JavaScript SHA-256 (~3 KB), the fallback for a Node without one in crypto.
+  '@smithy/core/checksum': path.join(PROJECT_ROOT, 'lib/bundle-stubs/checksum.ts'),
 };
 
 /** Options shared by CDK's NodejsFunction bundling and the benchmark's esbuild build. */

@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../support/service';
 
 /**
  * The handlers as Lambda runs them: bundled with the stack's esbuild options (its SDK stand-ins for
- * credentials, event streams and endpoint discovery, the stage's acquirer define, minified ESM with
+ * credentials, event streams, endpoint discovery, retries and SHA-256, the stage's acquirer define, minified ESM with
  * the require banner), imported into this process and invoked with API Gateway events against the
  * local engine and secrets over HTTP with the real SDK. The TypeScript the other tests run is not
  * what is deployed; this is. The environment is Lambda's: no endpoint settings of ours, so the
