@@ -73,6 +73,11 @@ const configSchema = z.object({
    */
   RECONCILE_AFTER_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3600)), 120),
   /**
+   * How long the reconciler waits before it asks again about something still in flight after its
+   * first look (an acquirer that did not answer, a refund the gateway has not carried out yet).
+   */
+  RECONCILE_RETRY_SECONDS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(3600)), 300),
+  /**
    * The admin portal's sign-in on AWS: Cognito's sign-in pages (https://<prefix>.auth.<region>.amazoncognito.com)
    * and the app client the portal uses there. Unset locally, where the portal signs in with the runner.
    */

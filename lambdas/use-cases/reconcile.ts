@@ -20,6 +20,7 @@ import { drainDue, type DrainOptions, type QueueReport } from './work-queue';
 import { recordChargebacks, takeDisputeReport } from './chargebacks';
 import type { DisputeLog } from '../ports/disputes';
 
+/** How long an intent the acquirer could not answer on time waits for the next look, unless the policy says (RECONCILE_RETRY_SECONDS). */
 const RETRY_LATER_MS = 5 * 60_000;
 export { LATE_APPROVAL_WATCH_MS };
 export const INTERRUPTED_REASON = 'The payment attempt was interrupted before the acquirer received it.';
@@ -272,14 +273,14 @@ export const LATE_REVERSAL_REASON = 'Reversal of an approval that came after the
 
 /**
  * When to look at a payment again: what is in flight when it becomes due (or, once overdue, after
- * RETRY_LATER_MS), so a payment looked at early for a hint keeps the time it was due at; watched
+ * the policy's retryLaterMs, RECONCILE_RETRY_SECONDS), so a payment looked at early for a hint keeps the time it was due at; watched
  * attempts only, every LATE_APPROVAL_CHECK_MS.
  */
-function nextLook(deps: ReconcileDeps, p: Payment, now: Date): Date {
+export function nextLook(deps: Pick<ReconcileDeps, 'policy'>, p: Payment, now: Date): Date {
   const after = deps.policy.reconcileAfterMs;
   const at = (since: string | undefined, ms: number) => {
     const dueAt = since === undefined ? 0 : Date.parse(since) + ms;
-    return dueAt > now.getTime() ? dueAt : now.getTime() + RETRY_LATER_MS;
+    return dueAt > now.getTime() ? dueAt : now.getTime() + (deps.policy.retryLaterMs ?? RETRY_LATER_MS);
   };
   const times = [
     ...(p.inFlight ? [at(p.inFlight.startedAt, after)] : []),

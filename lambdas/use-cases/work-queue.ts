@@ -16,6 +16,11 @@ export interface Policy {
   /** How long an intent may wait for its answer before the reconciler asks (RECONCILE_AFTER_SECONDS). */
   readonly reconcileAfterMs: number;
   /**
+   * How long a payment the reconciler looked at, once overdue, waits for its next look while
+   * something is still in flight (RECONCILE_RETRY_SECONDS; 5 minutes when unset).
+   */
+  readonly retryLaterMs?: number;
+  /**
    * Whether settled payments are asked about chargebacks on a schedule (DISPUTE_CHECK_DAYS): an
    * acquirer that only notifies them (S2S CARD) may lose a notification; one that reports them
    * itself (the sandbox) needs no checks.

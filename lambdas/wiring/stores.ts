@@ -60,6 +60,7 @@ export function buildStores(base: Pick<Deps, BaseKeys>): Omit<Pick<Deps, StoreKe
 const policyOf = (config: Config): Deps['policy'] => ({
   authorizationValidityMs: config.AUTHORIZATION_VALIDITY_DAYS * 24 * 3600_000,
   reconcileAfterMs: config.RECONCILE_AFTER_SECONDS * 1000,
+  retryLaterMs: config.RECONCILE_RETRY_SECONDS * 1000,
   disputeChecks: config.ACQUIRER !== 'sandbox',
 });
 

@@ -192,7 +192,8 @@ it('a runner killed right after a payment and its void delivers both callbacks, 
     [third.paymentId, 'sale', 'settled', 'ok'],
     [third.paymentId, 'void', 'void', 'ok'],
   ]);
-});
+  // A restart and a 30-second wait for the callbacks: Jest's default of 30 s for the whole test cut it short on a busy machine.
+}, 90_000);
 
 it('a chargeback raised at the sandbox (npm run -s sandbox -- chargeback) reaches the merchant as a signed chargeback callback within a minute', async () => {
   // A fresh receiver on the port (the one before may still listen there).
