@@ -126,8 +126,10 @@ describe('the DynamoDB condition is the pure guard', () => {
       }),
       { numRuns: GUARD_RUNS },
     );
-    // Both answers seen often: a property that only ever saw refusals would prove little.
-    expect(Math.min(outcomes.true, outcomes.false)).toBeGreaterThan(20);
+    // Both answers seen often: a property that only ever saw refusals would prove little. The rarer
+    // answer comes about a quarter of the time (241 of 1,000 runs): at 100 runs, more than 20 of it
+    // failed about one seed in five, by chance alone. At least one run in twenty fails one in millions.
+    expect(Math.min(outcomes.true, outcomes.false)).toBeGreaterThanOrEqual(Math.ceil(GUARD_RUNS / 20));
   }, propertyTimeoutMs(GUARD_RUNS));
 
   it('what a change writes is what applyChange makes of the payment', async () => {
