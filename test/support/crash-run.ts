@@ -45,7 +45,7 @@ export interface CrashRunOptions {
   readonly workers?: number;
   /** Decides the load's mix and the kill moments; the same seed replays the same decisions. */
   readonly seed?: number;
-  /** How long, after the last restart, the checker may take to pass (60 s, plus 10 s per kill beyond 3). */
+  /** How long, once the load after the last restart has ended, the checker may take to pass (60 s, plus 10 s per kill beyond 3). */
   readonly reconcileTimeoutMs?: number;
   /** How long, once reconciled, the callbacks may take to arrive. */
   readonly callbackTimeoutMs?: number;
@@ -608,7 +608,9 @@ export async function runCrashScenario(options: CrashRunOptions = {}): Promise<C
 
     // The runner's own jobs finish what the crashes left.
     // The reconciler settles RECONCILE_BATCH payments per run, every 10 s: longer runs leave more.
-    const reconcileDeadline = lastRestart + (options.reconcileTimeoutMs ?? 60_000 + 10_000 * Math.max(0, kills - 3));
+    // The wait starts when the load has ended: on a busy machine the load alone took most of a minute
+    // after the last restart, and a wait counted from the restart left the reconciler seconds.
+    const reconcileDeadline = Math.max(lastRestart, Date.now()) + (options.reconcileTimeoutMs ?? 60_000 + 10_000 * Math.max(0, kills - 3));
     let state = await check();
     while (state.divergences.length && Date.now() < reconcileDeadline) {
       await sleep(500);
