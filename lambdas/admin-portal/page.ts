@@ -18,6 +18,30 @@ export function portalSignInOf(config: Pick<Config, 'OPERATOR_SIGN_IN_URL' | 'OP
 }
 
 /**
+ * The portal's page when it could not be made (its configuration unreadable, say): for an operator,
+ * in English as the portal is, with what to do; nothing of the failure itself (the log has it).
+ */
+export function renderPortalError(nonce: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>Checkout operations: the portal is unavailable</title>
+<style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:2rem 1rem;color:#1a1a1a;background:#f6f7f9}main{max-width:36rem;margin:0 auto}h1{font-size:1.375rem;margin:0 0 .5rem}</style>
+</head>
+<body>
+<main>
+<h1>The portal is unavailable</h1>
+<p>The operators' portal could not be loaded. Reload the page in a moment; if it keeps failing, the service's logs say why.</p>
+</main>
+</body>
+</html>`;
+}
+
+/**
  * The operators' portal: one page whose script signs the operator in and renders every view from
  * the admin API (the token is sent as a bearer header, never as a cookie). Nothing sensitive is in
  * the page itself, so it needs no authorization; every API route behind it does.

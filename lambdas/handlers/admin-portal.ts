@@ -1,6 +1,6 @@
 import { pageChain } from '../middleware/page-chain';
 import { htmlResponse, newNonce } from '../checkout-page/headers';
-import { portalContentSecurityPolicy, portalSignInOf, renderPortal } from '../admin-portal/page';
+import { portalContentSecurityPolicy, portalSignInOf, renderPortal, renderPortalError } from '../admin-portal/page';
 import { readConfig } from '../config';
 import type { PortalSignIn } from '../admin-portal/hosted-sign-in';
 
@@ -12,4 +12,4 @@ export const handler = pageChain(async () => {
   signIn ??= portalSignInOf(readConfig());
   const nonce = newNonce();
   return htmlResponse(200, renderPortal(nonce, signIn), portalContentSecurityPolicy(nonce, signIn), false);
-});
+}, renderPortalError);

@@ -4,8 +4,6 @@ import { requestObservability } from './observability';
 import { compressPages } from './compress-pages';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { logger } from '../observability/logger';
-import { renderError } from '../checkout-page/render';
-import { pageTexts } from '../checkout-page/texts';
 import { contentSecurityPolicy, htmlResponse, newNonce } from '../checkout-page/headers';
 import type { LambdaHandler } from './merchant-endpoint';
 
@@ -13,11 +11,18 @@ import type { LambdaHandler } from './merchant-endpoint';
 export const FORM_LIMIT_BYTES = 16 * 1024;
 
 /**
+ * The page a chain answers with when its page failed: HTML that says nothing of the failure, its
+ * inline style (if any) under `nonce`. Each kind of page brings its own, so a function carries the
+ * texts of its own pages only (the customer's eight languages are not in the operators' portal).
+ */
+export type ErrorPage = (nonce: string, event: APIGatewayProxyEventV2 | undefined) => string;
+
+/**
  * The chain of every HTML page: logging context, security headers (Middy's, with the per-response
  * CSP and framing rules set by the page itself), an error page that never leaks, and the answer
  * compressed as the client asks (compress-pages.ts).
  */
-export function pageChain(core: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>): LambdaHandler {
+export function pageChain(core: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>, errorPage: ErrorPage): LambdaHandler {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(core)
     // First in, so it runs last: it encodes the page as finally answered (headers set, error page made).
     .use(compressPages())
@@ -41,7 +46,7 @@ export function pageChain(core: (event: APIGatewayProxyEventV2) => Promise<APIGa
       onError: async (request) => {
         logger.error('page failed', { errorName: (request.error as Error | undefined)?.name, error: request.error as Error });
         const nonce = newNonce();
-        request.response = htmlResponse(500, renderError({ nonce, texts: pageTexts(undefined, request.event?.headers?.['accept-language']) }), contentSecurityPolicy(nonce), false);
+        request.response = htmlResponse(500, errorPage(nonce, request.event), contentSecurityPolicy(nonce), false);
       },
     }) as unknown as LambdaHandler;
 }

@@ -81,3 +81,11 @@ test('behind CloudFront the stack adds the origin check\'s secret reader to a ro
     expect(inputs.some((input) => SECRETS_MANAGER.test(input))).toBe(true);
   }
 }, 120_000);
+
+test("only the customer's pages carry the customer's page texts and renderer", () => {
+  const customerPage = /lambdas\/checkout-page\/(texts\/|render\.ts)/;
+  const portal = ROUTES.find((r) => r.id === 'AdminPortal')!;
+  // The portal's error page is its own (lambdas/admin-portal/page.ts), English as the portal is.
+  expect(bundledInputs(portal.entry).filter((input) => customerPage.test(input))).toEqual([]);
+  expect(bundledInputs(ROUTES.find((r) => r.id === 'CheckoutPage')!.entry).some((input) => customerPage.test(input))).toBe(true);
+});
