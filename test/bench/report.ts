@@ -583,7 +583,8 @@ function whatDominatesSection(r: BenchResults): string[] {
     '  which made ICU load its language names: about 30 ms of CreateSession\'s cold import (CPU profile, ADR 0036). It reads',
     '  the generated ISO 639-1 table now.',
     '- **A static page without the SDK.** The admin portal page uses the page chain without the service container, so its',
-    '  bundle carries no AWS SDK.',
+    '  bundle carries no AWS SDK; and an error page of its own (English, for operators), so it carries none of the customer\'s',
+    '  eight languages and their renderer (about 55 KB, which the page chain\'s one error page brought into it).',
     '- **Traces without the X-Ray SDK** (ADR 0036). The Powertools Tracer brought the X-Ray SDK into every bundle (about',
     '  96 KB, with `cls-hooked`, `semver` and the tracer itself about 120 KB) and an async hook on every promise in Lambda.',
     '  lambdas/observability/xray.ts writes the same subsegments (handler, each AWS SDK call, each remote call) as UDP',
@@ -598,11 +599,13 @@ function whatDominatesSection(r: BenchResults): string[] {
   lines.push(
     `1. **Powertools Logger** (${kb(create ? bytesOf(create.bundle, '@aws-lambda-powertools/logger') + bytesOf(create.bundle, '@aws-lambda-powertools/commons') : 0)} KB with commons): a 60-line JSON logger`,
     '   with the same keys and the redactor would save that much, but Powertools is the house standard; not recommended on size alone.',
-    '2. **The page routes** carry the renderer, all eight languages\' texts and both acquirers\' connectors: build the',
-    '   stage\'s acquirer only into the stage\'s bundles, and serve the pay path\'s answer (a redirect) without the renderer.',
+    '2. **The page routes** carry the renderer and all eight languages\' texts (about 57 KB): the pay path could answer',
+    '   with a redirect to the page instead of rendering it (a change of what a refused form shows, with its typed fields).',
     `3. **The ${TARGETS.otherBundleKib} KB target of the other functions** is under the DynamoDB client's own size with this SDK`,
     '   (the "AWS SDK clients only" row less its Secrets Manager client): only a smaller client (or the runtime\'s SDK, not the',
     '   tested one) would reach it.',
+    '4. **Write units per checkout**: docs/adr/0043-write-units-per-checkout.md lists every write of a checkout and the three',
+    '   changes of the table\'s shape that reach the targets, with what each costs the reconciler, the relay and the operators.',
   );
   return lines;
 }
