@@ -1,5 +1,10 @@
 import { resolve } from 'node:path';
-import { ERRORS, type CatalogEntry } from '../lambdas/domain/errors';
+import { ERRORS, type CatalogEntry, type ErrorName } from '../lambdas/domain/errors';
+import { ERROR_DOCS } from '../lambdas/domain/error-docs';
+
+/** A catalog entry with when the API answers it. */
+type DocumentedError = CatalogEntry & { readonly when: string };
+const documented = (): DocumentedError[] => (Object.entries(ERRORS) as [ErrorName, CatalogEntry][]).map(([name, e]) => ({ ...e, when: ERROR_DOCS[name] }));
 
 /** Where the generated table lives; a test keeps it equal to renderErrorDocs(). */
 export const ERROR_DOCS_PATH = resolve(__dirname, '../docs/errors.md');
@@ -9,14 +14,14 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 /** The message as a code span, so `<field path>` reads as text, not as HTML. */
 const message = (m: string): string => `\`${m.replace(/`/g, "'")}\``;
 
-const row = (e: CatalogEntry): string => `| ${e.code} | ${e.httpStatus} | ${cell(message(e.message))} | ${cell(e.when)} |`;
+const row = (e: DocumentedError): string => `| ${e.code} | ${e.httpStatus} | ${cell(message(e.message))} | ${cell(e.when)} |`;
 
-/** docs/errors.md, rendered from the catalog in lambdas/domain/errors.ts. */
-export function renderErrorDocs(entries: readonly CatalogEntry[] = Object.values(ERRORS)): string {
+/** docs/errors.md, rendered from the catalog in lambdas/domain/errors.ts and lambdas/domain/error-docs.ts. */
+export function renderErrorDocs(entries: readonly DocumentedError[] = documented()): string {
   return [
     '# Errors',
     '',
-    '<!-- Generated from lambdas/domain/errors.ts by `npm run docs:errors`; edit the catalog, not this file. -->',
+    '<!-- Generated from lambdas/domain/errors.ts and error-docs.ts by `npm run docs:errors`; edit the catalog, not this file. -->',
     '',
     'Every refusal of the merchant API carries the same JSON body, with the HTTP status of its code:',
     '',

@@ -89,3 +89,12 @@ test("only the customer's pages carry the customer's page texts and renderer", (
   expect(bundledInputs(portal.entry).filter((input) => customerPage.test(input))).toEqual([]);
   expect(bundledInputs(ROUTES.find((r) => r.id === 'CheckoutPage')!.entry).some((input) => customerPage.test(input))).toBe(true);
 });
+
+test("no function carries the error catalog's documentation (docs/errors.md's text), only its codes and messages", async () => {
+  for (const r of ENTRIES) expect([r.id, bundledInputs(r.entry).filter((input) => input.endsWith('lambdas/domain/error-docs.ts'))]).toEqual([r.id, []]);
+  const { sourcemap: _s, ...options } = esbuildApiOptions();
+  const built = await build({ ...options, absWorkingDir: PROJECT_ROOT, entryPoints: [join(PROJECT_ROOT, 'lambdas/handlers/payment-status.ts')], write: false, outfile: join(PROJECT_ROOT, '.route-bundles/status.mjs'), logLevel: 'error' });
+  const text = built.outputFiles.find((f) => f.path.endsWith('.mjs'))!.text;
+  expect(text).toContain('Payment not found.');
+  expect(text).not.toContain('Payments of other merchants answer the same.');
+}, 60_000);
