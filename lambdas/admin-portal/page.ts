@@ -17,21 +17,24 @@ export function portalSignInOf(config: Pick<Config, 'OPERATOR_SIGN_IN_URL' | 'OP
   return { kind: 'cognito', pagesUrl: config.OPERATOR_SIGN_IN_URL.replace(/\/+$/, ''), clientId: config.OPERATOR_CLIENT_ID, redirectUri: `${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/admin` };
 }
 
-/**
- * The portal's page when it could not be made (its configuration unreadable, say): for an operator,
- * in English as the portal is, with what to do; nothing of the failure itself (the log has it).
- */
-export function renderPortalError(nonce: string): string {
-  return `<!doctype html>
+/** The head of the portal's pages: English, no referrer, the style under the response's nonce. */
+const portalHead = (nonce: string, title: string, styles: string): string => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
-<title>Checkout operations: the portal is unavailable</title>
-<style nonce="${nonce}">body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:2rem 1rem;color:#1a1a1a;background:#f6f7f9}main{max-width:36rem;margin:0 auto}h1{font-size:1.375rem;margin:0 0 .5rem}</style>
-</head>
+<title>${title}</title>
+<style nonce="${nonce}">${styles}</style>
+</head>`;
+
+/**
+ * The portal's page when it could not be made (its configuration unreadable, say): for an operator,
+ * in English as the portal is, with what to do; nothing of the failure itself (the log has it).
+ */
+export function renderPortalError(nonce: string): string {
+  return `${portalHead(nonce, 'Checkout operations: the portal is unavailable', 'body{font:16px/1.5 system-ui,sans-serif;margin:0;padding:2rem 1rem;color:#1a1a1a;background:#f6f7f9}main{max-width:36rem;margin:0 auto}h1{font-size:1.375rem;margin:0 0 .5rem}')}
 <body>
 <main>
 <h1>The portal is unavailable</h1>
@@ -47,16 +50,7 @@ export function renderPortalError(nonce: string): string {
  * the page itself, so it needs no authorization; every API route behind it does.
  */
 export function renderPortal(nonce: string, signIn: PortalSignIn = { kind: 'local' }): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<link rel="icon" href="data:,">
-<title>Checkout operations</title>
-<style nonce="${nonce}">${portalStyles}</style>
-</head>
+  return `${portalHead(nonce, 'Checkout operations', portalStyles)}
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
