@@ -1,6 +1,6 @@
 import { logger } from '../observability/logger';
 import { telemetry } from '../observability/telemetry';
-import { chargebackTransId, disputeChecked, disputesRead, noteDisputeNews, recordChargeback, recordedChargebacks, type Payment } from '../domain/payment';
+import { chargebackTransId, checkedAtRest, disputeChecked, disputesRead, noteDisputeNews, recordChargeback, recordedChargebacks, type Payment } from '../domain/payment';
 import type { DisputeEntry } from '../domain/dispute-rates';
 import type { Acquirer, AcquirerChargeback } from '../ports/acquirer';
 import type { Clock } from '../ports/clock';
@@ -52,12 +52,13 @@ export type ChargebacksRead = 'recorded' | 'unchanged' | 'refused';
  * its n-th as our `<payment>.cb<n>` (domain/payment/chargebacks.ts), so concurrent readers record
  * each once. Then notes the news read. A chargeback our records cannot take (more than is left of
  * the payment, 208010) is not recorded: logged and counted for an operator, as a divergence from
- * the acquirer's ledger would be.
+ * the acquirer's ledger would be. `refiled`: the scheduled check's write also filed the payment
+ * for its next check (the reconciler's refile has nothing left to write).
  */
-export async function recordChargebacks(deps: ChargebackDeps, paymentId: string, scheduled = false): Promise<ChargebacksRead> {
+export async function recordChargebacks(deps: ChargebackDeps, paymentId: string, scheduled = false): Promise<{ readonly read: ChargebacksRead; readonly refiled: boolean }> {
   const payment = await deps.store.findPayment(paymentId);
   // An attempt or a challenge without our answer yet: the news waits for it (read unchanged).
-  if (!payment || payment.inFlight || payment.action) return 'unchanged';
+  if (!payment || payment.inFlight || payment.action) return { read: 'unchanged', refiled: false };
   const news = payment.disputeNews ?? 0;
   const authorization = payment.authorization;
   let outcome: ChargebacksRead = 'unchanged';
@@ -69,7 +70,7 @@ export async function recordChargebacks(deps: ChargebackDeps, paymentId: string,
     } catch (e) {
       // The news stays unread: the payment stays in the reconcile queue and is asked about again.
       logger.warn('acquirer call failed', { error: e as Error });
-      return 'unchanged';
+      return { read: 'unchanged', refiled: false };
     }
     for (let lost = 0; p && lost < ROUNDS; ) {
       const recorded = recordedChargebacks(p).length;
@@ -97,8 +98,14 @@ export async function recordChargebacks(deps: ChargebackDeps, paymentId: string,
   // writes the entry. Written again, an entry is replaced (one per chargeback).
   if (p) for (const tx of recordedChargebacks(p)) await deps.disputes.record(recordedEntryOf(p, tx));
   if (p && news > (p.disputesRead ?? 0)) p = (await deps.store.apply(p.paymentId, disputesRead(p, news))).payment;
-  if (p && scheduled && payment.disputeChecks !== undefined) await deps.store.apply(p.paymentId, disputeChecked(p, payment.disputeChecks));
-  return outcome;
+  let refiled = false;
+  if (p && scheduled && payment.disputeChecks !== undefined) {
+    // At rest, the check is counted and the payment filed for the next one in one write.
+    const atRest = checkedAtRest(p, payment.disputeChecks, deps.clock.now());
+    refiled = atRest !== undefined && (await deps.store.apply(p.paymentId, atRest)).applied;
+    if (!refiled) await deps.store.apply(p.paymentId, disputeChecked(p, payment.disputeChecks));
+  }
+  return { read: outcome, refiled };
 }
 
 /** A chargeback of the acquirer's as the disputes log keeps it (without its id, time and outcome). */

@@ -102,12 +102,20 @@ export async function reconcilePayment(deps: ReconcileDeps, payment: Payment, no
   // approval, decides whether a chargeback fits).
   const checkDue = disputeCheckDueAt(payment);
   const scheduled = checkDue !== undefined && checkDue <= now;
-  if (disputeNewsUnread(payment) || scheduled) await step(async () => ((await recordChargebacks(deps, payment.paymentId, scheduled)) === 'recorded' ? 'settled' : 'released'));
+  let refiledByCheck = false;
+  if (disputeNewsUnread(payment) || scheduled) {
+    await step(async () => {
+      const { read, refiled } = await recordChargebacks(deps, payment.paymentId, scheduled);
+      refiledByCheck = refiled;
+      return read === 'recorded' ? 'settled' : 'released';
+    });
+  }
   const closesAt = closesByExpiryAt(payment);
   if (!payment.inFlight && !payment.action && closesAt && closesAt <= now) {
     await step(() => closeExpiredLink(deps, payment, now));
   }
-  await requeue(deps, payment.paymentId, now);
+  // A scheduled check that was all there was to do filed the payment for its next one itself.
+  if (!(refiledByCheck && results.length === 1)) await requeue(deps, payment.paymentId, now);
   if (results.includes('reversed')) return 'reversed';
   if (results.includes('postponed')) return 'postponed';
   return results.includes('settled') ? 'settled' : 'released';

@@ -1,4 +1,6 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ManualClock } from '../../lambdas/ports/clock';
+import { key } from '../../lambdas/adapters/dynamodb/keys';
 import { ERRORS } from '../../lambdas/domain/errors';
 import { transactionHash } from '../../lambdas/adapters/s2s-card/hash';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
@@ -188,4 +190,59 @@ it('a CHARGEBACK callback while the gateway cannot be read: the payment stays du
   await reconcile();
   expect(await statusOf(service, shop, paymentId)).toMatchObject({ status: 'chargeback', chargeback_amount: '1.00' });
   await ledgerAgrees(paymentId);
+});
+
+it('a settled payment is asked about chargebacks 1, 7, 30 and 120 days on: each check at rest is one write, which files the payment for the next; one whose notification was lost is found by the next check', async () => {
+  const { shop, paymentId, t } = await paid();
+  const started = clock.now();
+  const settledAt = Date.parse((await service.deps.store.findPayment(paymentId))!.transactions.find((x) => x.type === 'sale' && x.status === 'success')!.at);
+  const state = async () => (await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: key.payment(paymentId), ConsistentRead: true }))).Item!;
+  const dueOn = async () => (await state()).workSk?.split('#')[0] as string | undefined;
+  const day = (n: number) => new Date(settledAt + n * 24 * 3600_000).toISOString();
+  // Writes of this payment's state item, as the reconciler sends them.
+  let writes = 0;
+  service.deps.db.middlewareStack.add(
+    (next, context) => async (args) => {
+      const k = (args as { input?: { Key?: { pk?: string; sk?: string } } }).input?.Key;
+      if (/^(Update|Put)Item/.test(context.commandName ?? '') && k?.pk === key.payment(paymentId).pk && k.sk === 'PAYMENT') writes++;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countDisputeCheckWrites' },
+  );
+  try {
+    // The gateway's SALE callback is a hint that makes the payment due at once; the run after it files it for its first check.
+    await callbacksAnswered(t.transId, 'SALE');
+    await reconcile();
+    expect(await dueOn()).toBe(day(1));
+    const check = async (n: number) => {
+      clock.set(new Date(Date.parse(day(n)) + 60_000));
+      writes = 0;
+      await reconcile();
+    };
+    await check(1);
+    expect([(await state()).disputeChecks, await dueOn(), writes]).toEqual([1, day(7), 1]);
+
+    // A chargeback whose notification never arrives (the gateway's callback lost).
+    const notifyUrl = gateway.notifyUrl;
+    gateway.notifyUrl = 'http://127.0.0.1:9/lost';
+    try {
+      expect(gateway.chargeback(t.transId, 300, '13.1')).toMatchObject({ ok: true });
+    } finally {
+      gateway.notifyUrl = notifyUrl;
+    }
+    expect((await statusOf(service, shop, paymentId)).chargeback_amount).toBeUndefined();
+    await check(7);
+    expect(await statusOf(service, shop, paymentId)).toMatchObject({ chargeback_amount: '3.00' });
+    expect([(await state()).disputeChecks, await dueOn()]).toEqual([2, day(30)]);
+
+    await check(30);
+    expect([(await state()).disputeChecks, await dueOn(), writes]).toEqual([3, day(120), 1]);
+    await check(120);
+    // The last check: out of the queue, in the same one write.
+    expect([(await state()).disputeChecks, (await state()).workPk, writes]).toEqual([4, undefined, 1]);
+    await ledgerAgrees(paymentId);
+  } finally {
+    service.deps.db.middlewareStack.remove('countDisputeCheckWrites');
+    clock.set(started);
+  }
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import {
   applyChange,
+  checkedAtRest,
   claimAttempt,
   closeLink,
   guardHolds,
@@ -131,5 +132,23 @@ describe('a transition decided on a payment applies to that payment', () => {
         expect(applyChange(payment, intent.change).refundHeldMinor).toBeLessThanOrEqual(1000);
       }),
     );
+  });
+});
+
+describe('a scheduled dispute check counted and filed in one write', () => {
+  const DAY = 24 * 60 * 60_000;
+  it('at rest: the count, and the payment filed for its next check (out of the queue after the last), guarded on nothing having started', () => {
+    const p = settledPayment(T0, { disputeChecks: 0 });
+    const t = checkedAtRest(p, 0, at(24 * 60 + 1))!;
+    expect(t.change.set).toMatchObject({ disputeChecks: 1 });
+    expect(t.change.queue).toEqual({ name: 'reconcile', dueAt: new Date(T0.getTime() + 7 * DAY).toISOString() });
+    expect(guardHolds(t.guard, p)).toBe(true);
+    expect(guardHolds(t.guard, { ...p, operation: { kind: 'void', transId: 'v', amountMinor: 1, idempotencyKey: 'k', startedAt: T0.toISOString() } as PendingOperation })).toBe(false);
+    expect(checkedAtRest({ ...p, disputeChecks: 3 }, 3, at(120 * 24 * 60 + 1))!.change.queue).toBeNull();
+  });
+
+  it('with anything under way: not decided here (the count alone, and the reconciler\'s refile)', () => {
+    const refunding = settledPayment(T0, { disputeChecks: 1, refunds: { r: { amountMinor: 100, idempotencyKey: 'k', startedAt: T0.toISOString() } as PendingRefund } });
+    expect(checkedAtRest(refunding, 1, at(7 * 24 * 60 + 1))).toBeUndefined();
   });
 });

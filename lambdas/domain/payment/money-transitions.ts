@@ -191,8 +191,23 @@ export const leaveQueues = (p: Payment, now: Date): Transition => ({
  * is left in flight or watched, else where it rests, only while nothing started meanwhile.
  */
 export function refile(p: Payment, nextLook: Date, now: Date): Transition {
-  const left = p.inFlight || p.action || p.operation || Object.keys(p.refunds ?? {}).length || Object.keys(p.watching ?? {}).length;
-  return left
+  return underWay(p)
     ? { guard: {}, change: { set: { updatedAt: p.updatedAt }, queue: { name: QUEUES.reconcile, dueAt: nextLook.toISOString() } } }
-    : { guard: { inFlight: 'none', operation: 'none', noRefundsInFlight: true, statusIn: [p.status] }, change: { set: { updatedAt: p.updatedAt }, queue: restingQueue(p, now) } };
+    : { guard: AT_REST(p), change: { set: { updatedAt: p.updatedAt }, queue: restingQueue(p, now) } };
+}
+
+/** Whether anything of the payment is in flight or watched (the reconciler looks again soon). */
+const underWay = (p: Payment): boolean => Boolean(p.inFlight || p.action || p.operation || Object.keys(p.refunds ?? {}).length || Object.keys(p.watching ?? {}).length);
+/** The guard of a payment filed where it rests: nothing started since it was read. */
+const AT_REST = (p: Payment): TransitionGuard => ({ inFlight: 'none', operation: 'none', noRefundsInFlight: true, statusIn: [p.status] });
+
+/**
+ * The scheduled dispute check number `done` (0-based) made on a payment at rest: the count and the
+ * payment filed for its next check (or out of the queue after the last) in one write, where the
+ * count and the reconciler's refile after it took two writes of the payment. Undefined when
+ * something is under way: the count alone then (chargebacks.ts `disputeChecked`), and the refile.
+ */
+export function checkedAtRest(p: Payment, done: number, now: Date): Transition | undefined {
+  if (underWay(p)) return undefined;
+  return { guard: AT_REST(p), change: { set: { disputeChecks: done + 1, updatedAt: p.updatedAt }, queue: restingQueue({ ...p, disputeChecks: done + 1 }, now) } };
 }
