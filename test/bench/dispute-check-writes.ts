@@ -1,6 +1,8 @@
 import { DISPUTE_CHECK_DAYS } from '../../lambdas/domain/payment/chargebacks';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { reconcileDue } from '../../lambdas/use-cases/reconcile';
+import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
+import { startCallbackReceiver } from '../support/callback-receiver';
 import { openSession, statusOf, submitPage } from '../support/payments';
 import { startFakeGateway } from '../support/s2s-card-gateway';
 import { startTestService } from '../support/service';
@@ -14,9 +16,10 @@ import { WriteRecorder } from './write-heat';
  * is a write of its count and a move of the entry to the next check (the last one removes it).
  *
  * `npx tsx test/bench/dispute-check-writes.ts [checkouts]`: that many card payments through the
- * page against the fake gateway (the table's writes recorded as the key-heat run records them),
- * then the clock moved past each scheduled check and the reconciler run; prints the write units per
- * payment of the checkout's requests and of its checks.
+ * page against the fake gateway and their merchant callbacks delivered by the stream dispatcher (the
+ * table's writes recorded as the key-heat run records them), then the clock moved past each
+ * scheduled check and the reconciler run; prints the write units per payment of the checkout and of
+ * its checks.
  */
 const CHECKOUTS = Number(process.argv[2] ?? 20);
 const DAY_MS = 24 * 60 * 60_000;
@@ -31,7 +34,8 @@ async function main(): Promise<void> {
   gateway.notifyUrl = `${service.baseUrl}/acquirer/s2s-card/notify`;
   const recorder = new WriteRecorder(service.deps.db, { endpoint: service.backend.dynamodbEndpoint, region: 'local', tableName: service.backend.tableName });
   try {
-    const shop = await service.createMerchant({ name: 'Dispute Check Shop' });
+    const receiver = await startCallbackReceiver();
+    const shop = await service.createMerchant({ name: 'Dispute Check Shop', settings: { notificationUrl: receiver.url } });
     const units = () => recorder.writes.reduce((n, w) => n + w.uses.reduce((m, u) => m + u.units, 0), 0);
     const byTarget = () => {
       const t: Record<string, number> = {};
@@ -51,6 +55,9 @@ async function main(): Promise<void> {
       });
     }
     await new Promise((r) => setTimeout(r, 1500)); // the gateway's callbacks for the sales
+    // The merchant's callbacks, as the stream dispatcher delivers them (the lease the answer left it).
+    await recorder.during(0, () => runCallbackJob(service.deps, { paymentIds: ids, deferSlow: true, fromStream: true }));
+    await receiver.close();
     const settled = (await Promise.all(ids.map((id) => statusOf(service, shop, id)))).filter((s) => (s as { status?: string }).status === 'settled').length;
     const checkout = units();
     const checkoutTargets = byTarget();
@@ -65,8 +72,8 @@ async function main(): Promise<void> {
     const checks = units();
     const checkTargets = byTarget();
     const left = (await Promise.all(ids.map((id) => service.deps.store.findPayment(id)))).map((p) => p?.disputeChecks ?? 0);
-    console.log(`S2S CARD, ${CHECKOUTS} card payments through the page (${settled} settled), CALLBACK_STREAM=1, merchant callbacks not delivered:`);
-    console.log(`  the checkout's requests and the gateway's callbacks: ${(checkout / CHECKOUTS).toFixed(2)} WRU per payment (${checkoutTargets})`);
+    console.log(`S2S CARD, ${CHECKOUTS} card payments through the page (${settled} settled), CALLBACK_STREAM=1:`);
+    console.log(`  the checkout's requests, the gateway's callbacks and the merchant's callback (stream dispatcher): ${(checkout / CHECKOUTS).toFixed(2)} WRU per payment (${checkoutTargets})`);
     console.log(`  its ${DISPUTE_CHECK_DAYS.length} scheduled dispute checks (days ${DISPUTE_CHECK_DAYS.join(', ')}): ${(checks / CHECKOUTS).toFixed(2)} WRU per payment (${checkTargets}); checks made per payment: ${[...new Set(left)].join('/')}`);
   } finally {
     recorder.close();
