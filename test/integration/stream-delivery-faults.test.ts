@@ -6,6 +6,7 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver';
 import { paidPayment, refundOf } from '../support/payments';
+import { seeded } from '../support/seeded-random';
 import { soakCount } from '../support/soak';
 import { startTestService, type TestService } from '../support/service';
 
@@ -34,17 +35,6 @@ afterAll(async () => {
   await service.close();
 });
 
-/** A small deterministic generator, so a failing seed replays the same draws. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const dispatcher = (paymentIds: readonly string[]) => runCallbackJob(service.deps, { paymentIds: [...paymentIds], deferSlow: true, fromStream: true });
 const relay = () => runCallbackJob(service.deps);
@@ -58,7 +48,7 @@ it(`every callback reaches the merchant in order whatever the stream loses, repe
   let stats = { records: 0, lost: 0, repeated: 0, refused: 0, relayRuns: 0 };
   await fc.assert(
     fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), async (seed) => {
-      const rnd = random(seed);
+      const rnd = seeded(seed);
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
       clock.set(START);
       const receiver = await startCallbackReceiver();

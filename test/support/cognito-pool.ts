@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Socket } from 'node:net';
+import { seeded } from './seeded-random';
 
 /**
  * A stand-in for the two calls of Cognito's API the sign-in import makes (ListUsers,
@@ -44,17 +45,6 @@ export interface CognitoPool {
   close(): Promise<void>;
 }
 
-/** mulberry32: a small seeded generator, so a failing run reproduces from its seed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function startCognitoPool(options: { poolId?: string; pageSize?: number } = {}): Promise<CognitoPool> {
   const poolId = options.poolId ?? 'eu-west-1_FaultyPool';
