@@ -62,11 +62,10 @@ async function main(): Promise<void> {
     const checkout = units();
     const checkoutTargets = byTarget();
     recorder.reset();
-    // Past the claim's recheck (its entry moved to the first check by the answer), then past each check.
-    let at = clock.now().getTime();
+    // The payments settled at this (manual) time: the clock set past each check in turn.
+    const paidAt = clock.now().getTime();
     for (const days of DISPUTE_CHECK_DAYS) {
-      at = Math.max(at, clock.now().getTime());
-      clock.set(new Date(clock.now().getTime() + days * DAY_MS + 60_000));
+      clock.set(new Date(paidAt + days * DAY_MS + 60_000));
       await reconcileDue(service.deps);
     }
     const checks = units();

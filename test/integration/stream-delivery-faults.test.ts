@@ -45,7 +45,7 @@ const stateOf = async (paymentId: string) =>
 const copiesOf = (r: number): number => (r < 0.15 ? 0 : r < 0.75 ? 1 : r < 0.95 ? 2 : 3);
 
 it(`every callback reaches the merchant in order whatever the stream loses, repeats, reorders or delays (${RUNS} runs)`, async () => {
-  let stats = { records: 0, lost: 0, repeated: 0, refused: 0, relayRuns: 0 };
+  const stats = { records: 0, lost: 0, repeated: 0, refused: 0, relayRuns: 0 };
   await fc.assert(
     fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), async (seed) => {
       const rnd = seeded(seed);
@@ -128,5 +128,4 @@ it(`every callback reaches the merchant in order whatever the stream loses, repe
   expect(stats.repeated).toBeGreaterThan(0);
   expect(stats.refused).toBeGreaterThan(0);
   console.log(`stream faults: ${RUNS} runs, ${stats.records} records (${stats.lost} lost, ${stats.repeated} repeated), ${stats.refused} answers refused, ${stats.relayRuns} relay runs`);
-  stats = { records: 0, lost: 0, repeated: 0, refused: 0, relayRuns: 0 };
 }, 240_000);
