@@ -246,3 +246,40 @@ it('a settled payment is asked about chargebacks 1, 7, 30 and 120 days on: each 
     clock.set(started);
   }
 });
+
+it('a refund that lands between a scheduled check\'s read and its write: the one write is refused, the check is counted alone and the payment filed as the refund left it', async () => {
+  const { shop, paymentId, t } = await paid();
+  const started = clock.now();
+  await callbacksAnswered(t.transId, 'SALE');
+  await reconcile();
+  const settledAt = Date.parse((await service.deps.store.findPayment(paymentId))!.transactions.find((x) => x.type === 'sale' && x.status === 'success')!.at);
+  const deps = service.deps as { store: typeof service.deps.store };
+  const store = deps.store;
+  let raced = 0;
+  let combinedApplied: boolean | undefined;
+  // The check's combined write meets a full refund made just before it (the whole amount: the status moves).
+  const apply: typeof store.apply = async (id, transition) => {
+    if (id === paymentId && transition.change.set.disputeChecks !== undefined && transition.change.queue !== undefined && raced++ === 0) {
+      expect((await refundOf(service, shop, paymentId, '10.00')).status).toBe(200);
+      const applied = await store.apply(id, transition);
+      combinedApplied = applied.applied;
+      return applied;
+    }
+    return store.apply(id, transition);
+  };
+  deps.store = new Proxy(store, { get: (target, name) => (name === 'apply' ? apply : (Reflect.get(target, name, target) as unknown)) });
+  try {
+    clock.set(new Date(settledAt + 24 * 3600_000 + 60_000));
+    await reconcile();
+  } finally {
+    deps.store = store;
+  }
+  expect([raced, combinedApplied]).toEqual([1, false]);
+  const after = (await service.deps.store.findPayment(paymentId))!;
+  expect(after.disputeChecks).toBe(1);
+  expect(after.refundedMinor).toBe(1000);
+  // Filed where the refunded payment rests (the reconciler's own refile), money agreeing with the gateway.
+  expect(Object.keys(after.refunds ?? {})).toEqual([]);
+  await ledgerAgrees(paymentId);
+  clock.set(started);
+});
