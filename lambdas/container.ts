@@ -18,7 +18,7 @@ import { systemClock, type Clock } from './ports/clock';
 import { randomIds, type Ids } from './ports/ids';
 import type { MerchantDirectory, MerchantRateLimiter, MerchantSecrets } from './ports/merchants';
 import type { PaymentStore } from './ports/payments';
-import type { DisputeLog, SettlementTally } from './ports/disputes';
+import type { DisputeLog, SettledDays } from './ports/disputes';
 import type { AccountReader, AccountSecrets, AcquirerAccounts } from './ports/acquirer-accounts';
 import { buildAccountSecrets } from './wiring/accounts';
 import { buildApplePay } from './wiring/apple-pay';
@@ -54,9 +54,9 @@ export interface Deps {
   readonly audit: AuditLog;
   readonly requestKeys: RequestKeys;
   readonly operators: OperatorAuthenticator;
-  /** The chargebacks acquirers reported, by month, and each merchant's settled payments per month (the chargeback rate). */
+  /** The chargebacks acquirers reported, by month, and each merchant's settled payments of its closed days as counted (the chargeback rate). */
   readonly disputes: DisputeLog;
-  readonly settlements: SettlementTally;
+  readonly settledDays: SettledDays;
   /** The merchants' acquirer accounts (docs/acquirer-accounts.md) and their passwords. */
   readonly accounts: AcquirerAccounts;
   readonly accountSecrets: AccountSecrets;

@@ -88,10 +88,11 @@ export const JOBS: readonly JobDefinition[] = [
     id: 'CheckChargebackRates',
     entry: 'lambdas/handlers/chargeback-rates-job.ts',
     // Hourly: the rates move with each chargeback and settled payment; the alarm looks at the highest.
+    // Only the merchants charged back this month are read: no directory.
     everyMinutes: 60,
-    access: { table: tableAccess(ACCESS.disputesRead, ACCESS.merchantList), merchantSecrets: false },
+    access: { table: tableAccess(ACCESS.disputesRead), merchantSecrets: false },
     timeoutSeconds: 60,
-    description: 'Checks each merchant\'s chargeback rate of this month for the chargeback-rate alarm',
+    description: 'Checks the chargeback rate of this month of each merchant charged back, for the chargeback-rate alarm',
   },
   {
     id: AUDIT_ANCHOR_JOB_ID,

@@ -65,10 +65,8 @@ export const ACCESS = {
   /**
    * Every change of a payment is one conditional UpdateItem of its state item, read before it
    * (findPayment, transition; the details read by key when the function has not read them yet).
-   * A change that settles money adds the payment to its merchant's month (TALLY#, one atomic
-   * addition: lambdas/use-cases/settlement-tally.ts).
    */
-  paymentChange: { items: { PAYMENT: ['GetItem', 'Query', 'UpdateItem'], TALLY: ['UpdateItem'] } },
+  paymentChange: { items: { PAYMENT: ['GetItem', 'Query', 'UpdateItem'] } },
   /**
    * Every merchant API request (lambdas/middleware/merchant-gate.ts, ADR 0025): a key missing from
    * the secret cache is looked up in the directory first (one consistent read of the merchant), and
@@ -110,8 +108,14 @@ export const ACCESS = {
    * a merchant linked to one (it must exist), the checkout page (a linked merchant's Google Pay parameters).
    */
   accountRead: { items: { ACCOUNT: ['GetItem'] } },
-  /** The operators' disputes view: a month's chargebacks (one partition each) and the merchants' tallies of it, by key. */
-  disputesRead: { items: { DISPUTE: ['Query'], TALLY: ['BatchGetItem'] } },
+  /**
+   * A month's chargeback rates (lambdas/use-cases/admin/disputes.ts): the month's chargebacks (one
+   * partition), and for each merchant charged back its settled payments (settled-months.ts): the
+   * days kept of its month (one partition), a closed day not kept yet counted from the search index
+   * with the payments read by key and then kept (a put per day), a kept day's payments that might
+   * still settle read by key again.
+   */
+  disputesRead: { items: { DISPUTE: ['Query'], SETTLEDDAY: ['PutItem', 'Query'], PAYMENT: ['BatchGetItem'] }, indexes: ['searchKeys'] },
   /**
    * Lookups and the result after a challenge: the sandbox only reads; the S2S CARD connector records
    * the final status the gateway gives (one forward-only update of its own records).

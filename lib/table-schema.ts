@@ -19,8 +19,12 @@ export const TABLE_SCHEMA = {
      * on it (an attempt in flight to reconcile, an authorization to capture).
      */
     { indexName: 'work', partitionKey: 'workPk', sortKey: 'workSk', projection: [] as readonly string[] },
-    /** The admin search: a merchant's payments of a day, sharded, newest first, with their status to filter on. */
-    { indexName: 'search', partitionKey: 'searchPk', sortKey: 'searchSk', projection: ['status'] as readonly string[] },
+    /**
+     * The admin search: a merchant's payments of a day, sharded, newest first. Keys only, so a change
+     * of status leaves the entry alone and costs the index nothing (ADR 0043); a search by status
+     * reads the payments the entries name. It replaced `search`, which projected the status.
+     */
+    { indexName: 'searchKeys', partitionKey: 'searchPk', sortKey: 'searchSk', projection: [] as readonly string[] },
     /**
      * The callback outbox, sparse and sharded: a payment is in it while a callback of it is waiting
      * to be delivered. Every write that appends a transaction puts it there in the same write. It
@@ -31,25 +35,35 @@ export const TABLE_SCHEMA = {
 } as const;
 
 /**
- * The indexes of the layout before the sharded one, whole items projected. A table is migrated with
- * both sets for a while (docs/operations.md, "Migrating an existing table"); nothing reads these.
+ * Indexes of earlier layouts, which a table keeps for a while when it is migrated; nothing of this
+ * version reads them. The four of the layout before the sharded one projected whole items
+ * (docs/operations.md, "Migrating an existing table to the sharded indexes"); `search` projected the
+ * status, so every change of status wrote it again, and `searchKeys` replaced it ("Migrating the
+ * search index to keys only"). A kept index is synthesized exactly as it was deployed.
  */
 export const LEGACY_INDEXES = [
-  { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-  { indexName: 'queue', partitionKey: 'queuePk', sortKey: 'queueSk' },
-  { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-  { indexName: 'outbox', partitionKey: 'outboxPk', sortKey: 'outboxSk' },
+  { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
+  { indexName: 'queue', partitionKey: 'queuePk', sortKey: 'queueSk', projection: 'ALL' },
+  { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' },
+  { indexName: 'outbox', partitionKey: 'outboxPk', sortKey: 'outboxSk', projection: 'ALL' },
+  { indexName: 'search', partitionKey: 'searchPk', sortKey: 'searchSk', projection: ['status'] },
 ] as const;
+
+export type LegacyIndexName = (typeof LEGACY_INDEXES)[number]['indexName'];
+
+/** What `legacy` stands for in `tableIndexes`: the four indexes of the layout before the sharded one. */
+const UNSHARDED_INDEXES: readonly LegacyIndexName[] = ['gsi1', 'queue', 'gsi2', 'outbox'];
 
 /** The context value `tableIndexes` that names the indexes of the table (default: the current four). */
 export const TABLE_INDEXES_CONTEXT = 'tableIndexes';
 
 /**
- * The indexes a `tableIndexes` value names, in the order given; `legacy` stands for the four old
- * ones. Every current index must be named once the functions of this version run, so the stack
- * accepts any subset (the migration's table-only steps) and says what is missing in its message.
+ * The indexes a `tableIndexes` value names, in the order given; `legacy` stands for the four of the
+ * unsharded layout, an old index is otherwise named by itself (`search`). Every current index must
+ * be named once the functions of this version run, so the stack accepts any subset (the migrations'
+ * table-only steps) and says what is missing in its message.
  */
-export function tableIndexesFromContext(value: unknown): { current: IndexName[]; legacy: (typeof LEGACY_INDEXES)[number]['indexName'][] } {
+export function tableIndexesFromContext(value: unknown): { current: IndexName[]; legacy: LegacyIndexName[] } {
   const all = TABLE_SCHEMA.globalSecondaryIndexes.map((g) => g.indexName);
   if (value === undefined || value === null || value === '') return { current: [...all], legacy: [] };
   const names = String(value)
@@ -58,11 +72,11 @@ export function tableIndexesFromContext(value: unknown): { current: IndexName[];
     .filter(Boolean);
   const legacyNames = LEGACY_INDEXES.map((g) => g.indexName) as string[];
   const current: IndexName[] = [];
-  const legacy: (typeof LEGACY_INDEXES)[number]['indexName'][] = [];
+  const legacy: LegacyIndexName[] = [];
   for (const name of names) {
-    if (name === 'legacy') legacy.push(...LEGACY_INDEXES.map((g) => g.indexName));
+    if (name === 'legacy') legacy.push(...UNSHARDED_INDEXES);
     else if ((all as string[]).includes(name)) current.push(name as IndexName);
-    else if (legacyNames.includes(name)) legacy.push(name as (typeof LEGACY_INDEXES)[number]['indexName']);
+    else if (legacyNames.includes(name)) legacy.push(name as LegacyIndexName);
     else throw new Error(`Context ${TABLE_INDEXES_CONTEXT}: unknown index ${JSON.stringify(name)}; indexes are ${[...all, ...legacyNames, 'legacy'].join(', ')}`);
   }
   return { current: [...new Set(current)], legacy: [...new Set(legacy)] };
@@ -100,8 +114,10 @@ export const ITEM_KINDS = {
   ACCOUNT: 'ACCOUNT#',
   /** The chargebacks acquirers reported, one partition per month (lambdas/adapters/dynamodb/disputes.ts). */
   DISPUTE: 'DISPUTE#',
-  /** A merchant's settled payments of a month, added to as each settles (lambdas/adapters/dynamodb/disputes.ts). */
+  /** A merchant's settled payments of a month, added to as each settled until ADR 0043: no longer written or read, left in the table. */
   TALLY: 'TALLY#',
+  /** A merchant's settled payments of a closed day, as the chargeback-rate reading counted them (lambdas/adapters/dynamodb/settled-days.ts). */
+  SETTLEDDAY: 'SETTLEDDAY#',
   /** A payment's e-mail receipt, queued once by its callback delivery and sent by the receipt job (lambdas/adapters/dynamodb/receipt-outbox.ts). */
   RECEIPT: 'RECEIPT#',
   /** An address that bounced for good or complained, by SHA-256 digest (lambdas/adapters/dynamodb/receipt-outbox.ts): later receipts to it are skipped. */

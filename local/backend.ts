@@ -1,5 +1,6 @@
 import { describeRepairs, repairIndexes } from './index-repair';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { alignIndexLayout, describeLayoutChange } from './index-layout';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,8 @@ export interface LocalBackend {
   readonly operatorKey: Uint8Array;
   /** What was repaired in the indexes at start (after a crash), if anything. */
   readonly indexRepair?: string;
+  /** The indexes added or dropped at start (a data directory of an older version), if any. */
+  readonly indexLayout?: string;
   /** What the start migrated to the sharded index keys (an older data directory), if anything. */
   readonly indexMigration?: string;
   close(): Promise<void>;
@@ -65,8 +68,11 @@ export async function startLocalBackend(options: { dataDir?: string; tableName?:
     mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     chmodSync(options.dataDir, 0o700);
   }
-  // A process killed mid-write can leave the indexes out of step with the items: rebuild them first.
+  // A data directory of an older version gets this version's indexes (the engine cannot add or drop
+  // one through its API); then, as a process killed mid-write can leave the indexes out of step with
+  // the items, they are rebuilt where they differ.
   const enginePath = options.dataDir ? join(options.dataDir, 'dynamodb') : undefined;
+  const indexLayout = enginePath && existsSync(enginePath) ? describeLayoutChange(await alignIndexLayout(enginePath, tableName)) : undefined;
   const indexRepair = enginePath && existsSync(enginePath) ? describeRepairs(await repairIndexes(enginePath, tableName)) : undefined;
   const db = dynalite({
     ...(options.dataDir ? { path: join(options.dataDir, 'dynamodb') } : {}),
@@ -91,6 +97,7 @@ export async function startLocalBackend(options: { dataDir?: string; tableName?:
     tableName,
     operatorKey: operatorKeyOf(options.dataDir),
     ...(indexRepair ? { indexRepair } : {}),
+    ...(indexLayout ? { indexLayout } : {}),
     ...(indexMigration ? { indexMigration } : {}),
     close: async () => {
       await Promise.all([closeServer(db), closeServer(secrets.server)]);
@@ -117,20 +124,9 @@ export function localDeps(backend: LocalBackend, config: Config, clock?: Clock, 
 async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   try {
-    const existing = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    // A data directory from an older version lacks the indexes added since: add them.
-    const have = new Set((existing.Table?.GlobalSecondaryIndexes ?? []).map((g) => g.IndexName));
-    const wanted = createTableInput(tableName);
-    for (const index of wanted.GlobalSecondaryIndexes.filter((g) => !have.has(g.IndexName))) {
-      await client.send(
-        new UpdateTableCommand({
-          TableName: tableName,
-          AttributeDefinitions: wanted.AttributeDefinitions,
-          // dynalite wants a throughput on every created index, even for an on-demand table.
-          GlobalSecondaryIndexUpdates: [{ Create: { ...index, ProvisionedThroughput: { ReadCapacityUnits: 1, WriteCapacityUnits: 1 } } }],
-        }),
-      );
-    }
+    // A table there already has this version's indexes: alignIndexLayout gave them to it before the
+    // engine started (an UpdateTable that creates or deletes an index is answered and ignored by it).
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
   } catch (e) {
     if ((e as Error).name !== 'ResourceNotFoundException') throw e;
     await client.send(new CreateTableCommand(createTableInput(tableName)));

@@ -51,6 +51,8 @@ export async function openLocalStore(dataDir = dataDirectory()): Promise<{ env: 
     }
   }
   const backend = await startLocalBackend({ dataDir });
-  if (backend.indexRepair) console.error(backend.indexRepair); // stderr: the tools' stdout is their answer.
+  // stderr: the tools' stdout is their answer.
+  if (backend.indexLayout) console.error(backend.indexLayout);
+  if (backend.indexRepair) console.error(backend.indexRepair);
   return { env: { ...backendEnvironment(backend), AUDIT_ANCHOR_DIR: auditAnchorDirectory(dataDir) }, close: () => backend.close() };
 }

@@ -123,6 +123,7 @@ async function main(): Promise<void> {
     customer: { name: 'John Doe', email: 'john@example.com' },
     billing_address: { country: 'US' },
   });
+  if (backend.indexLayout) console.log(backend.indexLayout);
   if (backend.indexRepair) console.log(`${backend.indexRepair} (the last run was cut off mid-write; the indexes now match the items)`);
   if (backend.indexMigration) console.log(backend.indexMigration);
   for (const line of bannerLines({

@@ -1,10 +1,9 @@
-import type { PaymentChange } from './payment/change';
-
 /**
  * Disputes as operators watch them: each chargeback the acquirer reported (recorded on its payment
  * or refused by our records), and each merchant's chargeback rate of a month — chargebacks over
- * the payments whose money settled that month, by count and by amount per currency — which the card
- * schemes' monitoring programmes start watching at about 0.9 % (docs/chargebacks.md).
+ * the payments created that month whose money settled (settled-days.ts), by count and by amount per
+ * currency — which the card schemes' monitoring programmes start watching at about 0.9 %
+ * (docs/chargebacks.md).
  */
 
 /** One chargeback as the acquirer reported it, and what our records did with it. */
@@ -27,13 +26,18 @@ export interface DisputeEntry {
   readonly refusal?: string;
 }
 
-/** A merchant's payments whose money settled in a month: how many, and how much per currency. */
+/** A merchant's payments created in a month whose money settled: how many, and how much per currency. */
 export interface MonthTally {
   readonly merchantKey: string;
   /** `YYYY-MM`, UTC. */
   readonly month: string;
   readonly settledCount: number;
   readonly settledMinor: Readonly<Record<string, number>>;
+  /**
+   * Every day of the month so far counted. A reading that ran out of time leaves the days it did not
+   * reach out (the next reading goes on from the days it kept): a part count reads the rate high.
+   */
+  readonly complete: boolean;
 }
 
 /** A merchant's chargeback rate of a month. */
@@ -41,6 +45,8 @@ export interface MerchantRate {
   readonly merchantKey: string;
   readonly month: string;
   readonly settledCount: number;
+  /** The settled payments were all counted (MonthTally.complete); a part count is never over the threshold. */
+  readonly complete: boolean;
   readonly chargebackCount: number;
   /** Chargebacks over settled payments, in percent; undefined when nothing settled that month. */
   readonly countRatePercent?: number;
@@ -75,22 +81,12 @@ export const isMonth = (v: string): boolean => /^\d{4}-(0[1-9]|1[0-2])$/.test(v)
 export const disputeMonthOf = (e: Pick<DisputeEntry, 'chargebackDate' | 'recordedAt'>): string =>
   monthOf(e.chargebackDate && isMonth(monthOf(e.chargebackDate)) ? e.chargebackDate : e.recordedAt);
 
-/**
- * The money a change settles: a successful sale, recurring charge or capture that leaves the payment
- * settled (an authorization only is not settled; a refund keeps the status but settles nothing).
- */
-export function settledBy(change: PaymentChange): { readonly amountMinor: number; readonly at: string } | undefined {
-  if (change.set.status !== 'settled') return undefined;
-  const tx = change.append?.find((t) => t.status === 'success' && (t.type === 'sale' || t.type === 'recurring' || t.type === 'capture'));
-  return tx ? { amountMinor: tx.amountMinor, at: change.set.updatedAt } : undefined;
-}
-
 const percent = (part: number, whole: number): number | undefined => (whole > 0 ? Math.round((part / whole) * 100_000) / 1000 : undefined);
 
 /**
  * Each merchant's rate of a month from its tally and the month's chargebacks (every one the acquirer
  * reported counts, recorded or refused: the scheme counts what the acquirer has). Merchants with
- * either appear; worst first.
+ * either appear; worst first. A merchant without a tally has nothing settled.
  */
 export function ratesOf(month: string, tallies: readonly MonthTally[], disputes: readonly DisputeEntry[], rule: RateRule): MerchantRate[] {
   const merchants = new Set([...tallies.map((t) => t.merchantKey), ...disputes.map((d) => d.merchantKey)]);
@@ -98,6 +94,7 @@ export function ratesOf(month: string, tallies: readonly MonthTally[], disputes:
     const tally = tallies.find((t) => t.merchantKey === merchantKey && t.month === month);
     const mine = disputes.filter((d) => d.merchantKey === merchantKey && disputeMonthOf(d) === month);
     const settledCount = tally?.settledCount ?? 0;
+    const complete = tally?.complete ?? true;
     const charged: Record<string, number> = {};
     for (const d of mine) charged[d.currency] = (charged[d.currency] ?? 0) + d.amountMinor;
     const currencies = [...new Set([...Object.keys(tally?.settledMinor ?? {}), ...Object.keys(charged)])].sort();
@@ -109,12 +106,15 @@ export function ratesOf(month: string, tallies: readonly MonthTally[], disputes:
     });
     const countRatePercent = percent(mine.length, settledCount);
     // Exact, in whole numbers (the threshold in thousandths of a percent): the rounded rate shown never decides.
-    const over = settledCount > 0 && settledCount >= rule.minSettled && mine.length * 100_000 >= Math.round(rule.thresholdPercent * 1000) * settledCount;
-    return { merchantKey, month, settledCount, chargebackCount: mine.length, ...(countRatePercent !== undefined ? { countRatePercent } : {}), amounts, over };
+    const over = complete && settledCount > 0 && settledCount >= rule.minSettled && mine.length * 100_000 >= Math.round(rule.thresholdPercent * 1000) * settledCount;
+    return { merchantKey, month, settledCount, complete, chargebackCount: mine.length, ...(countRatePercent !== undefined ? { countRatePercent } : {}), amounts, over };
   });
   return rates.sort((a, b) => (b.countRatePercent ?? -1) - (a.countRatePercent ?? -1) || a.merchantKey.localeCompare(b.merchantKey));
 }
 
-/** The highest rate among the merchants whose month counts (enough settled payments); 0 when none does. */
+/**
+ * The highest rate among the merchants whose month counts (enough settled payments, all of them
+ * counted: a part count would read high); 0 when none does.
+ */
 export const highestCountedRate = (rates: readonly MerchantRate[], rule: RateRule): number =>
-  Math.max(0, ...rates.filter((r) => r.settledCount >= rule.minSettled).map((r) => r.countRatePercent ?? 0));
+  Math.max(0, ...rates.filter((r) => r.complete && r.settledCount >= rule.minSettled).map((r) => r.countRatePercent ?? 0));

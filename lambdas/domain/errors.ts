@@ -164,7 +164,7 @@ export const ERRORS = {
   SEARCH_TOO_BROAD: {
     code: 422000,
     httpStatus: 422,
-    message: 'This search cannot be answered in the time one request has. Narrow your search: fewer days, one merchant, or a status.',
+    message: 'This search cannot be answered in the time one request has. Narrow your search: fewer days or one merchant.',
   },
   INTERNAL: {
     code: 500000,

@@ -33,9 +33,9 @@ export function paymentReading(p: Payment, now: Date): PaymentReading {
 }
 
 /**
- * The stored statuses a payment read as `status` may have: what a search filters its index on
- * (the index carries the stored status) before it reads each payment and keeps those that read as
- * asked. `decline` and `prepare` each take the other's stored payments too (the two readings above).
+ * The stored statuses a payment read as `status` may have: what a search keeps of the payments its
+ * index names, by their stored status, before it keeps those that read as asked. `decline` and
+ * `prepare` each take the other's stored payments too (the two readings above).
  */
 export function storedStatusesReadingAs(status: PaymentStatus): readonly PaymentStatus[] {
   if (status === 'decline') return ['decline', 'prepare'];
@@ -43,5 +43,5 @@ export function storedStatusesReadingAs(status: PaymentStatus): readonly Payment
   return [status];
 }
 
-/** Whether a payment stored with `status` always reads as it: the index alone then answers a filter on it. */
+/** Whether a payment stored with `status` always reads as it: its stored status alone then answers a filter on it. */
 export const alwaysReadsAsStored = (status: PaymentStatus): boolean => storedStatusesReadingAs(status).length === 1;

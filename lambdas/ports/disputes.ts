@@ -1,6 +1,7 @@
 import type { DisputeEntry, MonthTally } from '../domain/dispute-rates';
+import type { DayFigure } from '../domain/settled-days';
 
-export type { DisputeEntry, MonthTally };
+export type { DayFigure, DisputeEntry, MonthTally };
 
 /** The chargebacks acquirers reported, by month (domain/dispute-rates.ts). */
 export interface DisputeLog {
@@ -13,10 +14,13 @@ export interface DisputeLog {
   ofMonth(month: string): Promise<DisputeEntry[]>;
 }
 
-/** Each merchant's settled payments per month: the chargeback rate's denominator. */
-export interface SettlementTally {
-  /** Counts one payment's settled money in its merchant's month (an atomic addition). */
-  add(merchantKey: string, month: string, currency: string, amountMinor: number): Promise<void>;
-  /** The merchants' tallies of a month; a merchant with nothing settled has none. */
-  ofMonth(month: string, merchantKeys: readonly string[]): Promise<MonthTally[]>;
+/**
+ * The figures of a merchant's closed days, as the chargeback rate's denominator counted them from its
+ * payments (domain/settled-days.ts), kept so a day is counted once.
+ */
+export interface SettledDays {
+  /** The figures kept of a merchant's month (`YYYY-MM`), by day (`YYYY-MM-DD`); a day never kept is absent. */
+  ofMonth(merchantKey: string, month: string): Promise<ReadonlyMap<string, DayFigure>>;
+  /** Keeps a closed day's figure, replacing the one kept before (the same day counted again says the same or more). */
+  keep(merchantKey: string, day: string, figure: DayFigure): Promise<void>;
 }

@@ -24,8 +24,10 @@ export interface DaySearch {
   /** YYYY-MM-DD, UTC. */
   readonly day: string;
   /**
-   * Stored statuses, any of them (the index carries the stored status). A payment may read as
-   * another status than it is stored with (domain/payment-view.ts): the caller checks its reading.
+   * Stored statuses, any of them. The index holds no status: the store reads the payments its
+   * entries name and keeps these, a bounded number a page (a page may come short, with a cursor).
+   * A payment may read as another status than it is stored with (domain/payment-view.ts): the
+   * caller checks its reading.
    */
   readonly statuses?: readonly string[];
   readonly limit: number;
@@ -58,10 +60,16 @@ export interface PaymentStore {
   apply(paymentId: string, transition: Transition): Promise<Applied>;
   /** Several payments by id (missing ones are left out), at most 100. */
   findPayments(paymentIds: readonly string[]): Promise<Payment[]>;
-  /** A merchant's payments created on a UTC day (of one status, if given), newest first, one page at a time. */
+  /**
+   * A merchant's payments created on a UTC day (of these stored statuses, if given), newest first,
+   * one page at a time: at most `limit`, and a cursor while more may follow (each entry once).
+   */
   paymentsOfDay(query: DaySearch): Promise<{ payments: Payment[]; cursor?: string }>;
-  /** How many payments a merchant created on a UTC day (of these stored statuses, if given): the index counted, no payment read. */
-  countPaymentsOfDay(query: Omit<DaySearch, 'limit' | 'cursor'>): Promise<number>;
+  /**
+   * How many payments a merchant created on a UTC day: the index counted, no payment read. The
+   * index holds no status: a count by status pages through paymentsOfDay.
+   */
+  countPaymentsOfDay(query: Omit<DaySearch, 'limit' | 'cursor' | 'statuses'>): Promise<number>;
   /**
    * Every payment in a work queue whose time has come, in batches (each about `pageSize` per shard,
    * soonest due first within a batch), until none is left: what a draining job reads.

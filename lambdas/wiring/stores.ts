@@ -1,6 +1,6 @@
 import { createDocumentClient } from '../adapters/dynamodb/client';
 import { DynamoAuditLog } from '../adapters/dynamodb/audit-log';
-import { DynamoDisputeLog, DynamoSettlementTally } from '../adapters/dynamodb/disputes';
+import { DynamoDisputeLog } from '../adapters/dynamodb/disputes';
 import { DynamoAcquirerAccounts } from '../adapters/dynamodb/acquirer-accounts';
 import { DynamoMerchantDirectory } from '../adapters/dynamodb/merchant-directory';
 import { DynamoMerchantRateLimiter } from '../adapters/dynamodb/merchant-rate';
@@ -8,19 +8,19 @@ import { DynamoPaymentStore } from '../adapters/dynamodb/payment-store';
 import { shardCountsOf } from '../adapters/dynamodb/keys';
 import { DynamoRequestKeys } from '../adapters/dynamodb/request-keys';
 import { DynamoSearchLeases } from '../adapters/dynamodb/search-leases';
+import { DynamoSettledDays } from '../adapters/dynamodb/settled-days';
 import { DynamoTokenVault } from '../adapters/dynamodb/token-vault';
 import { readConfig, type Config } from '../config';
 import type { Deps } from '../container';
 import { systemClock } from '../ports/clock';
 import { randomIds } from '../ports/ids';
 import type { OperatorAuthenticator } from '../ports/operators';
-import { tallyingSettlements } from '../use-cases/settlement-tally';
 import { part } from './process';
 
 /** What every function has: its configuration, clock, ids and the table's client. */
 export type BaseKeys = 'config' | 'clock' | 'ids' | 'db';
 /** The table's stores: DynamoDB only, no secret and no acquirer. */
-export type StoreKeys = BaseKeys | 'store' | 'merchants' | 'merchantLimits' | 'searchLeases' | 'tokens' | 'policy' | 'audit' | 'requestKeys' | 'operators' | 'disputes' | 'settlements' | 'accounts';
+export type StoreKeys = BaseKeys | 'store' | 'merchants' | 'merchantLimits' | 'searchLeases' | 'tokens' | 'policy' | 'audit' | 'requestKeys' | 'operators' | 'disputes' | 'settledDays' | 'accounts';
 
 export const baseDeps = part<BaseKeys>(() => {
   const config = readConfig();
@@ -39,11 +39,9 @@ const noOperatorSignIn: OperatorAuthenticator = {
 export function buildStores(base: Pick<Deps, BaseKeys>): Omit<Pick<Deps, StoreKeys>, BaseKeys> {
   const { config, db } = base;
   const table = config.TABLE_NAME;
-  const settlements = new DynamoSettlementTally(db, table);
   return {
-    // Each payment whose money settles is counted in its merchant's month (the chargeback rate).
-    store: tallyingSettlements(new DynamoPaymentStore(db, table, { streamDelivery: config.CALLBACK_STREAM === '1', shards: shardCountsOf(config.TABLE_SHARDS) }), settlements),
-    settlements,
+    store: new DynamoPaymentStore(db, table, { streamDelivery: config.CALLBACK_STREAM === '1', shards: shardCountsOf(config.TABLE_SHARDS) }),
+    settledDays: new DynamoSettledDays(db, table),
     disputes: new DynamoDisputeLog(db, table),
     accounts: new DynamoAcquirerAccounts(db, table),
     merchants: new DynamoMerchantDirectory(db, table),

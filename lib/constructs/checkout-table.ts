@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { tablePolicy, type TableAccess } from '../table-access';
-import { LEGACY_INDEXES, TABLE_SCHEMA, type IndexName } from '../table-schema';
+import { LEGACY_INDEXES, TABLE_SCHEMA, type IndexName, type LegacyIndexName } from '../table-schema';
 
 export interface CheckoutTableProps {
   /**
@@ -16,9 +16,10 @@ export interface CheckoutTableProps {
   readonly retainData: boolean;
   /**
    * The indexes to have (default: every current one); during a migration fewer of them, and some of
-   * the old layout's (docs/operations.md, "Migrating an existing table").
+   * the old layouts' (docs/operations.md, "Migrating an existing table to the sharded indexes",
+   * "Migrating the search index to keys only").
    */
-  readonly indexes?: { readonly current: readonly IndexName[]; readonly legacy: readonly (typeof LEGACY_INDEXES)[number]['indexName'][] };
+  readonly indexes?: { readonly current: readonly IndexName[]; readonly legacy: readonly LegacyIndexName[] };
 }
 
 /**
@@ -51,8 +52,16 @@ export class CheckoutTable extends Construct {
 
     const wanted = props.indexes;
     const indexNames: string[] = [];
+    // An old index as it was deployed: a projection cannot change in place, CloudFormation would refuse the update.
     for (const index of LEGACY_INDEXES.filter((g) => wanted?.legacy.includes(g.indexName))) {
-      this.table.addGlobalSecondaryIndex({ indexName: index.indexName, partitionKey: stringKey(index.partitionKey), sortKey: stringKey(index.sortKey), projectionType: dynamodb.ProjectionType.ALL });
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: stringKey(index.partitionKey),
+        sortKey: stringKey(index.sortKey),
+        ...(index.projection === 'ALL'
+          ? { projectionType: dynamodb.ProjectionType.ALL }
+          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }),
+      });
       indexNames.push(index.indexName);
     }
     for (const index of TABLE_SCHEMA.globalSecondaryIndexes.filter((g) => !wanted || wanted.current.includes(g.indexName))) {

@@ -5,10 +5,13 @@ import { operatorRoute, portalRoute, type RouteDefinition } from './route';
 
 /** An operator's capture, release, void or refund (one or in bulk), written to the audit log. */
 const OPERATOR_MONEY_ACTION = tableAccess(ACCESS.paymentChange, ACCESS.acquirerFollowUps, ACCESS.auditAppend);
-/** By id, by order number (the lookup index) or by merchant and day (the search index, merchants listed when none is named). */
-const PAYMENT_SEARCH = tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, { indexes: ['search', 'lookup'] });
+/**
+ * By id, by order number (the lookup index) or by merchant and day (the keys-only search index,
+ * merchants listed when none is named); the payments it names read by key, a status search's too.
+ */
+const PAYMENT_SEARCH = tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, { indexes: ['searchKeys', 'lookup'] });
 /** The search index counted (Select COUNT) or read, or the payments it names read and checked; one of the operator's slots held meanwhile. */
-const BOUNDED_SEARCH = tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, ACCESS.searchLease, { indexes: ['search', 'lookup'] });
+const BOUNDED_SEARCH = tableAccess(ACCESS.paymentRead, ACCESS.paymentsByKey, ACCESS.merchantList, ACCESS.searchLease, { indexes: ['searchKeys', 'lookup'] });
 
 /** The disputes view and its export: the month's chargebacks and each merchant's chargeback rate. */
 const DISPUTES_READ = tableAccess(ACCESS.disputesRead, ACCESS.merchantList);
@@ -73,9 +76,10 @@ export const ADMIN_ROUTES: readonly RouteDefinition[] = [
   operatorRoute('admin', 'AdminAccountCreate', ADMIN_API.AdminAccountCreate, 'admin-account-create', { table: tableAccess({ items: { ACCOUNT: ['PutItem'] } }, ACCESS.auditAppend), accountSecrets: 'write' }),
   // Read, then a put guarded by its last change; a new password put first.
   operatorRoute('admin', 'AdminAccountUpdate', ADMIN_API.AdminAccountUpdate, 'admin-account-update', { table: tableAccess({ items: { ACCOUNT: ['GetItem', 'PutItem'] } }, ACCESS.auditAppend), accountSecrets: 'write' }),
-  // A month's chargebacks (one partition) and the month before, the merchants' tallies of both by key, the merchants named.
-  operatorRoute('viewer', 'AdminDisputes', ADMIN_API.AdminDisputes, 'admin-disputes', { table: DISPUTES_READ }),
-  // The export is the month's chargebacks alone: no tallies read.
+  // A month's chargebacks (one partition) and the month before, the settled payments of the merchants charged back in each, the merchants named.
+  // Counting a month's days not kept yet may take a while, as a count does: it stops before the end and answers a part.
+  operatorRoute('viewer', 'AdminDisputes', ADMIN_API.AdminDisputes, 'admin-disputes', { table: DISPUTES_READ }, { timeoutSeconds: 29 }),
+  // The export is the month's chargebacks alone: no payments read.
   operatorRoute('viewer', 'AdminDisputesExport', ADMIN_API.AdminDisputesExport, 'admin-disputes-export', { table: tableAccess({ items: { DISPUTE: ['Query'] } }, ACCESS.merchantList) }),
   // Filtered by target, the log reads that target's history through the lookup index.
   operatorRoute('viewer', 'AdminAudit', ADMIN_API.AdminAudit, 'admin-audit', { table: tableAccess({ items: { AUDIT: ['Query'] } }, ACCESS.auditHistory), cursorSecret: true }),

@@ -9,8 +9,7 @@ const MERCHANT_FOLLOW_UP = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyCla
  * payment's read for its IP, a replay's read by query), the merchant's settings, the stored card.
  */
 const RECURRING_CHARGE = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, ACCESS.merchantSettingsRead, ACCESS.acquirerMerchantInitiated, {
-  // An approved charge settles: counted in its merchant's month (TALLY#, lambdas/use-cases/settlement-tally.ts).
-  items: { PAYMENT: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], RECURRING: ['GetItem'], TALLY: ['UpdateItem'] },
+  items: { PAYMENT: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], RECURRING: ['GetItem'] },
 });
 // GetItem: a put whose answer was lost is checked against what it wrote (lambdas/adapters/dynamodb/client.ts putNew).
 const NEW_SESSION = tableAccess(ACCESS.merchantGate, ACCESS.requestKeyClaim, { items: { PAYMENT: ['GetItem', 'PutItem', 'Query'], CARDTOKEN: ['BatchGetItem', 'GetItem'] } });

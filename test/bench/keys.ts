@@ -259,7 +259,7 @@ export function renderKeysSection(rows: readonly CostRow[]): string[] {
     'checkouts takes its share of every checkout (a sharded family\'s spread over its shards by the payment id\'s hash); a',
     'partition of one payment takes that payment\'s writes only, whatever the rate.',
     '',
-    `One merchant's partitions (its key is in theirs: its request counter, its chargeback tally, its search days) see only`,
+    `One merchant's partitions (its key is in theirs: its request counter, its search days) see only`,
     `its checkouts, and every checkout is a merchant request (the session): at the highest request limit a merchant can be`,
     `given (${MERCHANT_REQUESTS_PER_SECOND_MAX} a second, ADR 0025) they take "WRU per checkout on it" × ${MERCHANT_REQUESTS_PER_SECOND_MAX}. The platform's rate is bounded by the`,
     'partitions all merchants share (the sharded queues).',

@@ -178,7 +178,7 @@ export const logicalId = (construct: IConstruct): string => {
  */
 export const TABLE_ACCESS_SAMPLES: Readonly<Record<string, TableAccess>> = {
   none: NO_TABLE_ACCESS,
-  reads: tableAccess({ items: { PAYMENT: ['GetItem', 'Query'], MERCHANT: ['GetItem'], CARDTOKEN: ['BatchGetItem', 'GetItem'] }, indexes: ['lookup', 'search'] }),
+  reads: tableAccess({ items: { PAYMENT: ['GetItem', 'Query'], MERCHANT: ['GetItem'], CARDTOKEN: ['BatchGetItem', 'GetItem'] }, indexes: ['lookup', 'searchKeys'] }),
   writes: tableAccess(ACCESS.paymentChange, ACCESS.acquirerAuthorizations, { items: { PAYMENT: ['PutItem'] }, indexes: ['work'] }),
   audit: tableAccess(ACCESS.auditAppend, ACCESS.auditHistory),
 };

@@ -35,7 +35,7 @@ describe.each(STAGES)('the table (%s)', (stage) => {
     expect(Object.fromEntries(indexes.map((i) => [i.IndexName, i.Projection]))).toEqual({
       lookup: { ProjectionType: 'KEYS_ONLY' },
       work: { ProjectionType: 'KEYS_ONLY' },
-      search: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status'] },
+      searchKeys: { ProjectionType: 'KEYS_ONLY' },
       sending: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['merchantKey'] },
     });
   });

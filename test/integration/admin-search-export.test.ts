@@ -124,7 +124,7 @@ describe('the total count of a search', () => {
     expect(long).toEqual({ total: 36, requests: Math.ceil((merchants * 31) / BULK_LIMITS.countDaysPerRequest) });
   });
 
-  it('counts by status and merchant from the index; e-mail, amount and order parts by reading the payments', async () => {
+  it('counts by merchant from the index; status, e-mail, amount and order parts by reading the payments', async () => {
     for (const params of [
       { status: 'settled' },
       { status: 'decline', merchant: 'beta' },

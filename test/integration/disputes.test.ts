@@ -13,8 +13,9 @@ import { asFunction } from '../support/table-access';
 /**
  * The operators' disputes view (GET /admin/api/disputes, its CSV export) and the chargeback-rate
  * job: each chargeback the acquirer reports is listed once with its reason code, dates, amount and
- * outcome; each merchant's rate of a month is its chargebacks over the payments settled that month
- * (counted as each settles: sales, recurring charges, captures), by count and per currency by amount.
+ * outcome; each merchant charged back in a month is rated: its chargebacks over its payments created
+ * that month whose money settled (sales, recurring charges, captures), by count and per currency by
+ * amount (chargeback-denominator.test.ts holds how that is counted).
  */
 jest.setTimeout(60_000);
 

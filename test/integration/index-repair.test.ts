@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { DeleteCommand, PutCommand, QueryCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { createDocumentClient } from '../../lambdas/adapters/dynamodb/client';
-import { TABLE_SCHEMA } from '../../lib/table-schema';
+import { SEARCH_INDEX } from '../../lambdas/adapters/dynamodb/keys';
+import { TABLE_SCHEMA, type IndexName } from '../../lib/table-schema';
 import { LOCAL_TABLE_NAME, startLocalBackend, type LocalBackend } from '../../local/backend';
 import { freePort, startTs, type Service } from '../support/processes';
 
@@ -120,7 +121,7 @@ async function expectIndexesToAgreeWithItems(db: DynamoDBDocumentClient): Promis
 }
 
 /** What a job or the admin portal asks of an index: the items under one partition, in order. */
-async function query(db: DynamoDBDocumentClient, index: 'lookup' | 'work' | 'search' | 'sending', partition: string): Promise<Item[]> {
+async function query(db: DynamoDBDocumentClient, index: IndexName, partition: string): Promise<Item[]> {
   const schema = TABLE_SCHEMA.globalSecondaryIndexes.find((g) => g.indexName === index)!;
   const out = await db.send(
     new QueryCommand({ TableName: LOCAL_TABLE_NAME, IndexName: index, KeyConditionExpression: '#p = :p', ExpressionAttributeNames: { '#p': schema.partitionKey }, ExpressionAttributeValues: { ':p': partition } }),
@@ -141,7 +142,7 @@ const payment = (id: string, extra: Item = {}): Item => ({
   ...extra,
 });
 const inQueue = (id: string, at = due) => ({ workPk: 'reconcile#0', workSk: `${at}#${id}` });
-const inOutbox = (id: string) => ({ sendPk: 'OUTBOX#0', sendSk: `${due}#${id}` });
+const inOutbox = (id: string, shard = 0) => ({ sendPk: `OUTBOX#${shard}`, sendSk: `${due}#${id}` });
 const merchant: Item = { pk: 'MERCHANT#shop', sk: 'PROFILE', kind: 'merchant', name: 'Shop', gsi1pk: 'MERCHANTS', gsi1sk: 'shop' };
 const audit: Item = { pk: 'AUDIT#2031-01-01', sk: `${due}#1`, kind: 'audit', action: 'refund', gsi1pk: 'AUDITOF#PAYMENT#a', gsi1sk: `${due}#1` };
 
@@ -153,6 +154,7 @@ async function seed(dataDir: string): Promise<void> {
       payment('b', inQueue('b')),
       payment('c', inOutbox('c')),
       payment('d', inQueue('d')),
+      payment('e', { ...inOutbox('e', 1), merchantKey: 'shop' }),
       payment('gone', inQueue('gone')),
       merchant,
       audit,
@@ -198,13 +200,15 @@ it('rebuilds every index from the items after a crash left them out of step, onc
   await storage.deleteEntry('lookup', audit);
   // A deleted payment's work entry stayed.
   await storage.putEntry('work', payment('gone', inQueue('gone')));
-  // d's status changed; its search entry (which carries the status) still has the old one.
+  // d's status changed with nothing else: its search entry holds keys only, so it is still right.
   await storage.writeItemOnly(payment('d', { ...inQueue('d'), status: 'settled' }));
+  // e's outbox entry carries another merchant than the item (the one index that projects an attribute).
+  await storage.putEntry('sending', payment('e', { ...inOutbox('e', 1), merchantKey: 'other-shop' }));
   await storage.close();
 
   await withBackend(dataDir, async (backend, db) => {
-    // The merchant's entry moved (+1 −1); d's search entry carried the old status (~1).
-    expect(backend.indexRepair).toBe('index repair: lookup +2 −1, work +2 −2, search ~1, sending +1 −1');
+    // The merchant's entry moved (+1 −1); e's outbox entry carried the old merchant (~1).
+    expect(backend.indexRepair).toBe('index repair: lookup +2 −1, work +2 −2, sending +1 −1 ~1');
     await expectIndexesToAgreeWithItems(db);
     expect((await query(db, 'work', 'reconcile#0')).map((i) => [i.pk, i.workSk])).toEqual([
       ['PAYMENT#a', `${due}#a`],
@@ -214,7 +218,8 @@ it('rebuilds every index from the items after a crash left them out of step, onc
     expect((await query(db, 'sending', 'OUTBOX#0')).map((i) => i.pk)).toEqual(['PAYMENT#a']);
     expect(await query(db, 'lookup', 'MERCHANTS')).toEqual([{ pk: merchant.pk, sk: merchant.sk, gsi1pk: 'MERCHANTS', gsi1sk: 'renamed shop' }]);
     expect(await query(db, 'lookup', 'AUDITOF#PAYMENT#a')).toEqual([{ pk: audit.pk, sk: audit.sk, gsi1pk: audit.gsi1pk, gsi1sk: audit.gsi1sk }]);
-    expect((await query(db, 'search', 'shop#2031-01-01#0')).find((i) => i.pk === 'PAYMENT#d')?.status).toBe('settled');
+    expect((await query(db, SEARCH_INDEX, 'shop#2031-01-01#0')).find((i) => i.pk === 'PAYMENT#d')).toEqual({ pk: 'PAYMENT#d', sk: 'PAYMENT', searchPk: 'shop#2031-01-01#0', searchSk: `${due}#d` });
+    expect((await query(db, 'sending', 'OUTBOX#1')).map((i) => [i.pk, i.merchantKey])).toEqual([['PAYMENT#e', 'shop']]);
   });
   // Repaired for good: the next start finds nothing to do.
   await withBackend(dataDir, async (backend) => expect(backend.indexRepair).toBeUndefined());

@@ -75,7 +75,7 @@ const payments = fc
   });
 
 describe('over any payment and any time', () => {
-  it('the stored status is among those a search filters the index on for the status the payment reads as', () => {
+  it('the stored status is among those a search keeps for the status the payment reads as', () => {
     fc.assert(
       fc.property(payments, ({ payment, now }) => {
         const reading = paymentReading(payment, now);

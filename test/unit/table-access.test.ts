@@ -1,5 +1,6 @@
 import { key } from '../../lambdas/adapters/dynamodb/keys';
 import { ledgerKey } from '../../lambdas/adapters/sandbox-acquirer/ledger';
+import { settledDayKey } from '../../lambdas/adapters/dynamodb/settled-days';
 import { JOBS } from '../../lib/jobs';
 import { FALLBACK_ROUTE, ROUTES } from '../../lib/routes';
 import { tableAccess, tablePolicy, writesTable } from '../../lib/table-access';
@@ -30,6 +31,7 @@ describe('item kinds', () => {
     ['request key', key.requestKey('d1').pk],
     ['endpoint health', key.endpoint('e1').pk],
     ['sandbox ledger', ledgerKey('P1').pk],
+    ['settled day', settledDayKey('m1', '2030-01-31').pk],
   ])('every key the code builds has exactly one kind: %s', (_what, pk) => {
     expect(prefixes.filter((p) => pk.startsWith(p))).toHaveLength(1);
   });

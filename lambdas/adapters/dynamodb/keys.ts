@@ -45,8 +45,11 @@ export const key = {
   accountsIndex: 'ACCOUNTS',
   /** A chargeback the acquirer reported, in the month it counts in (one partition per month: chargebacks are few). */
   dispute: (month: string, transId: string) => ({ pk: `DISPUTE#${month}`, sk: transId }),
-  /** A merchant's settled payments of a month (the chargeback rate's denominator): one item, atomic additions. */
-  tally: (merchantKey: string, month: string) => ({ pk: `TALLY#${merchantKey}#${month}`, sk: 'TALLY' }),
+  /**
+   * A merchant's settled sales of a closed day, kept once counted (the chargeback rate's
+   * denominator, lambdas/adapters/dynamodb/settled-days.ts): one partition per merchant and month.
+   */
+  settledDay: (merchantKey: string, day: string) => ({ pk: `SETTLEDDAY#${merchantKey}#${day.slice(0, 7)}`, sk: day }),
   /** A payment's e-mail receipt (lambdas/adapters/dynamodb/receipt-outbox.ts): one per payment, in the work index's `receipt` queue while due. */
   receipt: (paymentId: string) => ({ pk: `RECEIPT#${paymentId}`, sk: 'RECEIPT' }),
   /** An address that bounced for good or complained, by its digest (lambdas/domain/receipt.ts addressDigest): no address is stored. */
@@ -126,7 +129,7 @@ export function shardOf(id: string, shards: number): number {
 export const SHARDED_PARTITIONS: readonly { readonly index: string; readonly pattern: RegExp; readonly family: string; readonly shards: number }[] = [
   { index: 'sending', pattern: /#\d+$/, family: '#*', shards: SHARDS.outbox },
   { index: 'work', pattern: /#\d+$/, family: '#*', shards: SHARDS.work },
-  { index: 'search', pattern: /#\d+$/, family: '#*', shards: SHARDS.search },
+  { index: 'searchKeys', pattern: /#\d+$/, family: '#*', shards: SHARDS.search },
 ];
 
 export const LOOKUP_INDEX = TABLE_SCHEMA.globalSecondaryIndexes[0].indexName;

@@ -23,7 +23,10 @@ export interface RateView {
   readonly merchant_key: string;
   readonly merchant_name?: string;
   readonly month: string;
+  /** The merchant's payments created in the month whose money settled. */
   readonly settled_count: number;
+  /** False when the reading ran out of time before it counted every day: the settled figures are a part (the rate reads high); read again. */
+  readonly settled_complete: boolean;
   readonly chargeback_count: number;
   readonly count_rate_percent?: number;
   readonly amounts: readonly { readonly currency: string; readonly settled_amount: string; readonly chargeback_amount: string; readonly rate_percent?: number }[];
@@ -59,6 +62,7 @@ const rateView = (names: Readonly<Record<string, string>>) => (r: MerchantRate):
   ...(names[r.merchantKey] ? { merchant_name: names[r.merchantKey] } : {}),
   month: r.month,
   settled_count: r.settledCount,
+  settled_complete: r.complete,
   chargeback_count: r.chargebackCount,
   ...(r.countRatePercent !== undefined ? { count_rate_percent: r.countRatePercent } : {}),
   amounts: r.amounts.map((a) => ({

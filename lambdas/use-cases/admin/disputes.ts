@@ -1,20 +1,22 @@
 import { invalidRequest } from '../../domain/errors';
 import { highestCountedRate, isMonth, monthOf, previousMonth, ratesOf, type DisputeEntry, type MerchantRate, type RateRule } from '../../domain/dispute-rates';
 import type { Config } from '../../config';
-import type { DisputeLog, SettlementTally } from '../../ports/disputes';
-import type { Clock } from '../../ports/clock';
+import type { DisputeLog } from '../../ports/disputes';
 import type { MerchantDirectory } from '../../ports/merchants';
+import { settledMonths, type CountBudget, type SettledMonthDeps } from '../settled-months';
 
-/** What the disputes view and the chargeback-rate job read. */
-export interface DisputeDeps {
+/** What a month's rates read (the chargeback-rate job): the chargebacks, and the payments of the merchants charged back. */
+export interface RateDeps extends SettledMonthDeps {
   readonly disputes: DisputeLog;
-  readonly settlements: SettlementTally;
-  readonly merchants: MerchantDirectory;
-  readonly clock: Clock;
   readonly config: Pick<Config, 'CHARGEBACK_RATE_ALARM_PERCENT' | 'CHARGEBACK_RATE_MIN_SETTLED'>;
 }
 
-/** The merchants whose tallies a rate reading looks up (the directory, by name). */
+/** What the disputes view reads: the rates, and the merchants by name. */
+export interface DisputeDeps extends RateDeps {
+  readonly merchants: MerchantDirectory;
+}
+
+/** The merchants the disputes view names and filters by (the directory, by name). */
 export const RATE_MERCHANTS = 1000;
 
 export interface DisputeSearch {
@@ -40,7 +42,7 @@ export interface DisputesRead {
   readonly merchantNames: Readonly<Record<string, string>>;
 }
 
-export const rateRuleOf = (config: DisputeDeps['config']): RateRule => ({ thresholdPercent: config.CHARGEBACK_RATE_ALARM_PERCENT, minSettled: config.CHARGEBACK_RATE_MIN_SETTLED });
+export const rateRuleOf = (config: RateDeps['config']): RateRule => ({ thresholdPercent: config.CHARGEBACK_RATE_ALARM_PERCENT, minSettled: config.CHARGEBACK_RATE_MIN_SETTLED });
 
 /** The month asked for (checked), or this one. */
 function monthAsked(deps: Pick<DisputeDeps, 'clock'>, month: string | undefined): string {
@@ -50,10 +52,16 @@ function monthAsked(deps: Pick<DisputeDeps, 'clock'>, month: string | undefined)
   return asked;
 }
 
-/** Every merchant's rate of a month: the month's chargebacks over the merchants' tallies of it. */
-export async function monthRates(deps: DisputeDeps, month: string, merchantKeys: readonly string[], entries?: readonly DisputeEntry[]): Promise<MerchantRate[]> {
-  const [disputes, tallies] = await Promise.all([entries ?? deps.disputes.ofMonth(month), deps.settlements.ofMonth(month, merchantKeys)]);
-  return ratesOf(month, tallies, disputes, rateRuleOf(deps.config));
+/**
+ * The rates of a month of the merchants with a chargeback in it (of those `wanted`, when given): the
+ * month's chargebacks over their settled payments, counted (settled-months.ts). A merchant without a
+ * chargeback has no rate to watch, and its payments are not read.
+ */
+export async function monthRates(deps: RateDeps, month: string, options: { readonly entries?: readonly DisputeEntry[]; readonly wanted?: (merchantKey: string) => boolean; readonly budget?: CountBudget } = {}): Promise<MerchantRate[]> {
+  const disputes = options.entries ?? (await deps.disputes.ofMonth(month));
+  const charged = [...new Set(disputes.map((d) => d.merchantKey))].filter((m) => !options.wanted || options.wanted(m));
+  const tallies = await settledMonths(deps, month, charged, options.budget);
+  return ratesOf(month, tallies, disputes.filter((d) => charged.includes(d.merchantKey)), rateRuleOf(deps.config));
 }
 
 /** A month's chargebacks as asked (the export's whole answer), and what the rates beside them need. */
@@ -88,39 +96,46 @@ export async function chargebackList(deps: DisputeDeps, search: DisputeSearch = 
 
 /**
  * The disputes view: a month's chargebacks (newest first), filtered by merchant, reason code and
- * outcome, and each merchant's chargeback rate of the month and the one before.
+ * outcome, and the chargeback rate of the month and the one before of each merchant with a
+ * chargeback in it. With a budget (the request's time), a merchant's settled payments not counted
+ * by then show as a part count (MerchantRate.complete); the next reading goes on from there.
  */
-export async function disputesOf(deps: DisputeDeps, search: DisputeSearch = {}): Promise<DisputesRead> {
-  const { month, directory, merchantMatches, thisMonth, list } = await searched(deps, search);
+export async function disputesOf(deps: DisputeDeps, search: DisputeSearch = {}, budget?: CountBudget): Promise<DisputesRead> {
+  const { month, merchantMatches, thisMonth, list } = await searched(deps, search);
   const previous = previousMonth(month);
-  const keys = directory.map((m) => m.merchantKey).filter(merchantMatches);
-  const [rates, previousRates] = await Promise.all([monthRates(deps, month, keys, thisMonth), monthRates(deps, previous, keys)]);
-  const inView = (r: MerchantRate) => merchantMatches(r.merchantKey);
+  const [rates, previousRates] = await Promise.all([
+    monthRates(deps, month, { entries: thisMonth, wanted: merchantMatches, ...(budget ? { budget } : {}) }),
+    monthRates(deps, previous, { wanted: merchantMatches, ...(budget ? { budget } : {}) }),
+  ]);
   return {
     ...list,
     previousMonth: previous,
-    rates: { month: rates.filter(inView), previous: previousRates.filter(inView) },
+    rates: { month: rates, previous: previousRates },
     rule: rateRuleOf(deps.config),
   };
 }
 
 export interface RateReport {
   readonly month: string;
+  /** The merchants with a chargeback this month: the only ones rated. */
   readonly merchants: number;
   /** The highest rate among the merchants whose month counts; 0 when none does. */
   readonly highestPercent: number;
   readonly over: readonly { readonly merchantKey: string; readonly countRatePercent: number; readonly settledCount: number; readonly chargebackCount: number }[];
+  /** Merchants whose settled payments this run did not finish counting (its time ran out): rated on a later run, from the days kept. */
+  readonly counting: readonly string[];
 }
 
 /**
- * This month's chargeback rates of every merchant (the hourly job): the highest one that counts is
- * the metric the chargeback-rate alarm watches, and each merchant at or over the threshold is named.
+ * This month's chargeback rates of the merchants with a chargeback this month (the hourly job): the
+ * highest one that counts is the metric the chargeback-rate alarm watches, and each merchant at or
+ * over the threshold is named. Run again, it takes each closed day from the figure an earlier run
+ * kept, and counts today's payments afresh.
  */
-export async function checkChargebackRates(deps: DisputeDeps): Promise<RateReport> {
+export async function checkChargebackRates(deps: RateDeps, budget?: CountBudget): Promise<RateReport> {
   const month = monthOf(deps.clock.now().toISOString());
-  const directory = await deps.merchants.list(RATE_MERCHANTS);
-  const rates = await monthRates(deps, month, directory.map((m) => m.merchantKey));
+  const rates = await monthRates(deps, month, budget ? { budget } : {});
   const rule = rateRuleOf(deps.config);
   const over = rates.filter((r) => r.over).map((r) => ({ merchantKey: r.merchantKey, countRatePercent: r.countRatePercent ?? 0, settledCount: r.settledCount, chargebackCount: r.chargebackCount }));
-  return { month, merchants: rates.length, highestPercent: highestCountedRate(rates, rule), over };
+  return { month, merchants: rates.length, highestPercent: highestCountedRate(rates, rule), over, counting: rates.filter((r) => !r.complete).map((r) => r.merchantKey) };
 }

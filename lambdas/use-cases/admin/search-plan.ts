@@ -1,7 +1,7 @@
 import { ApiError, invalidRequest, type FieldError } from '../../domain/errors';
 import { currencyExponent } from '../../domain/money';
 import { PAYMENT_STATUSES, type Payment, type PaymentStatus } from '../../domain/payment';
-import { alwaysReadsAsStored, paymentReading, storedStatusesReadingAs } from '../../domain/payment-view';
+import { paymentReading, storedStatusesReadingAs } from '../../domain/payment-view';
 import { ADMIN_LIMITS, type AdminReadDeps } from './deps';
 import type { Position } from './search-cursor';
 
@@ -61,11 +61,14 @@ export interface SearchPlan {
   readonly merchants: readonly string[];
   readonly to: string;
   readonly days: number;
-  /** The stored statuses the index is filtered on: those that may read as the status asked. */
+  /**
+   * The stored statuses a status search keeps: those that may read as the status asked. The index
+   * holds keys only, so they are read on the payments its entries name (the store's paymentsOfDay).
+   */
   readonly statuses?: readonly string[];
   /** Checks the index cannot make. */
   readonly keep: (p: Payment) => boolean;
-  /** True when the index alone answers every criterion (merchant, days, a status no payment reads otherwise). */
+  /** True when the index alone answers every criterion (merchant, days): a count counts its entries, no payment read. */
   readonly indexOnly: boolean;
 }
 
@@ -75,9 +78,10 @@ export interface SearchPlan {
  * - by order number: the order index of the merchant (or of each merchant, when none is named),
  *   every payment of that number, newest first;
  * - else by day (newest first), merchant by merchant (the named one, those whose name contains the
- *   text, or each by name), through the sharded search index, whose entries carry the status a
- *   status search filters on. The other criteria (part of an order number, the start of a payment
- *   id, e-mail, last four, amount) are checked on the payments each index page names.
+ *   text, or each by name), through the sharded search index. Its entries are keys only: a status
+ *   search reads the stored status of the payments they name (ADR 0043). The other criteria (part
+ *   of an order number, the start of a payment id, e-mail, last four, amount) are checked on the
+ *   payments each index page names.
  */
 export async function planSearch(deps: AdminReadDeps, q: PaymentSearch): Promise<SearchPlan> {
   const now = deps.clock.now();
@@ -105,11 +109,12 @@ export async function planSearch(deps: AdminReadDeps, q: PaymentSearch): Promise
       : directory.filter((m) => m.name.toLowerCase().includes(merchantText.toLowerCase())).map((m) => m.merchantKey);
   const partialOrder = q.order?.trim().toLowerCase();
   // A status is checked on the payment's reading (what the merchant's status route says), after the
-  // index has been filtered on the stored statuses that may read as it.
+  // store kept the payments of the stored statuses that may read as it.
   const status = q.status as PaymentStatus | undefined;
   const checks = { idPart: idPrefix, last4, amount, email: q.email };
   const keep = (p: Payment) => (!partialOrder || p.order.number.toLowerCase().includes(partialOrder)) && wanted(p, checks) && (!status || paymentReading(p, now).status === status);
-  const indexOnly = !partialOrder && !idPrefix && !last4 && !amount && !q.email?.trim() && (!status || alwaysReadsAsStored(status));
+  // A status is not in the index (keys only): counting by status reads the payments.
+  const indexOnly = !partialOrder && !idPrefix && !last4 && !amount && !q.email?.trim() && !status;
   const base = { now, found: foundIn(names), merchants, to, days, keep, indexOnly, ...(status ? { statuses: storedStatusesReadingAs(status) } : {}) };
   if (idPart && !idPrefix) {
     const p = await deps.store.findPayment(q.paymentId!.trim());

@@ -7,11 +7,14 @@ import { inBudget, nextOf, dayOf, planSearch, readOn, tooBroad, type FoundPaymen
 
 /** Limits of one count or export request; the portal asks again with the cursor until it is done. */
 export const BULK_LIMITS = {
-  /** Merchant days counted per request, from the index alone (a status filter included). */
+  /** Merchant days counted per request, from the index alone (merchant and days the only criteria). */
   countDaysPerRequest: 64,
   /** Merchant days counted at once. */
   countConcurrency: 4,
-  /** Index pages read per request when a criterion needs the payments themselves. */
+  /**
+   * Index pages read per request when a criterion needs the payments themselves (a status too: the
+   * index holds keys only). A page filtered by status reads up to 4 × pageSize stored statuses.
+   */
   readsPerRequest: 40,
   /** Payments an index page names when counting or exporting. */
   pageSize: 100,
@@ -81,9 +84,12 @@ export async function boundedSearchWork<T>(deps: SearchBoundsDeps, operator: str
 }
 
 /**
- * How many payments match a search. Criteria the search index answers (merchant, days, status)
- * are counted there without reading a payment; the others read the payments page by page. One
- * request does a bounded amount of work: `complete` is false and `cursor` resumes the count.
+ * How many payments match a search. Criteria the search index answers (merchant, days) are counted
+ * there without reading a payment; the others, a status among them, read the payments page by page
+ * as an export does: half a read unit for each entry's stored status, two more for each payment
+ * of that status (its state and details read consistently), where counting the index costs half
+ * a unit for some 20 entries. One request does a bounded amount of work: `complete` is false and
+ * `cursor` resumes the count.
  */
 export async function countPayments(deps: AdminReadDeps, q: PaymentSearch, budget?: SearchBudget): Promise<{ total: number; complete: boolean; cursor?: string }> {
   const plan = await planSearch(deps, q);
@@ -103,7 +109,7 @@ export async function countPayments(deps: AdminReadDeps, q: PaymentSearch, budge
       }
       const round = batch.slice(from, from + BULK_LIMITS.countConcurrency);
       const counts = await inParallel(round, BULK_LIMITS.countConcurrency, (p) =>
-        plan.merchants[p.merchant] === undefined ? Promise.resolve(0) : deps.store.countPaymentsOfDay({ merchantKey: plan.merchants[p.merchant]!, day: dayOf(plan, p), statuses: plan.statuses }),
+        plan.merchants[p.merchant] === undefined ? Promise.resolve(0) : deps.store.countPaymentsOfDay({ merchantKey: plan.merchants[p.merchant]!, day: dayOf(plan, p) }),
       );
       total += counts.reduce((a, b) => a + b, 0);
       position = nextOf(plan, round[round.length - 1]!);

@@ -15,7 +15,8 @@ function ratesTable(caption: string, rates: readonly RateView[]): HTMLElement {
     const amounts = r.amounts.length ? r.amounts : [undefined];
     const cells = [
       merchantCell(r),
-      cell(r.settled_count, 'num'),
+      // A part count (the reading ran out of time) says so: its rate reads high until read again.
+      cell(r.settled_complete ? r.settled_count : `${r.settled_count} so far (still counting)`, 'num'),
       cell(r.chargeback_count, 'num'),
       el('td', { class: 'num' }, percent(r.count_rate_percent), r.over_threshold ? [' ', el('span', { class: 'badge state-dead', text: 'over threshold' })] : null),
       el('td', { class: 'num' }, amounts.map((a, i) => [i ? el('br') : null, a ? `${a.settled_amount} ${a.currency}` : '—'])),
@@ -69,7 +70,7 @@ export function disputesView(params: Params): void {
         );
       }
       results.appendChild(
-        el('p', { class: 'hint', text: `Rate: chargebacks of the month over payments whose money settled that month. A merchant is marked at ${r.threshold_percent} % or more, once its month has ${plural(r.min_settled, 'settled payment', 'settled payments')}.` }),
+        el('p', { class: 'hint', text: `Rate: chargebacks of the month over the payments created that month whose money settled (later refunds and chargebacks included). Merchants with a chargeback in the month are rated. A merchant is marked at ${r.threshold_percent} % or more, once its month has ${plural(r.min_settled, 'settled payment', 'settled payments')}.` }),
       );
       results.appendChild(ratesTable(`Chargeback rates, ${r.month}`, r.rates.month));
       results.appendChild(ratesTable(`Chargeback rates, ${r.previous_month}`, r.rates.previous));
