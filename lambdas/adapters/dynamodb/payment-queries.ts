@@ -138,8 +138,10 @@ export const shardsOf = (shards: number, part?: ShardPart): number[] =>
 
 /** A work index entry as the jobs see it. */
 function queued(entry: Record<string, unknown>): QueuedPayment {
-  const [dueAt = '', paymentId = ''] = String(entry.workSk).split('#');
-  return { paymentId, dueAt };
+  // The sort key is the due time (`<due>#<id>` in entries of the layout before it, and a receipt's).
+  const [dueAt = '', idInKey] = String(entry.workSk).split('#');
+  const pk = String(entry.pk);
+  return { paymentId: idInKey ?? pk.slice(pk.indexOf('#') + 1), dueAt };
 }
 
 /** Newest entries of an order number read to find its latest payment (more than one only after a crash at creation). */
