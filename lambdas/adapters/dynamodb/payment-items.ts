@@ -127,6 +127,9 @@ export function joinedPayment(state: Record<string, unknown>, details: Record<st
   delete own[LINK_ENDS];
   own.paymentId ??= String(state.pk).slice('PAYMENT#'.length);
   own.transactions = ((state.transactions ?? []) as Record<string, unknown>[]).map(transactionOf);
+  // The maps of what is in flight are stored from the first entry on (payment-store.ts createPayment): empty until then.
+  own.refunds ??= {};
+  own.watching ??= {};
   if ('order' in state) return own as unknown as Payment;
   if (!details) return undefined;
   return { ...withoutStorageAttributes<Record<string, unknown>>(details), ...own } as unknown as Payment;
