@@ -13,6 +13,7 @@ import { backendEnvironment, localDeps, startLocalBackend } from './backend';
 import { createApp } from './http-server';
 import { announceBackend, auditAnchorDirectory, dataDirectory } from './local-store';
 import { startScheduler } from './scheduler';
+import { withLocalStream } from './local-stream';
 import { LOCAL_JOBS } from '../lib/jobs';
 import { functionTimeoutScaleOf } from './lambda-context';
 import { localClock } from './clock';
@@ -46,6 +47,8 @@ async function main(): Promise<void> {
       PUBLIC_BASE_URL: publicBase,
       ALLOW_LOOPBACK_CALLBACKS: process.env.ALLOW_LOOPBACK_CALLBACKS ?? '1',
       AUDIT_ANCHOR_DIR: auditAnchorDirectory(dataDir),
+      // Callbacks leave as in the cloud: the write leaves them to the stream, here its in-process stand-in (local/local-stream.ts).
+      CALLBACK_STREAM: '1',
       // E-mail receipts go to files instead of SES (ADR 0037): DATA_DIR/mail, listed at /local/mail.
       RECEIPT_MAIL_DIR: mailDirectory(dataDir),
       // The operator's own acquirer timeouts if set, else the stack's: the routes' timeouts follow.
@@ -58,8 +61,11 @@ async function main(): Promise<void> {
   );
   const config = readConfig();
   // The receipt job's mailer prints a line for each receipt it writes.
-  const deps = { ...localDeps(backend, config, localClock()), mailer: new FileMailer(mailDirectory(dataDir), (line) => console.log(`${line} (${publicBase}${LOCAL_MAIL_PATH})`)) };
+  const deps = withLocalStream({ ...localDeps(backend, config, localClock()), mailer: new FileMailer(mailDirectory(dataDir), (line) => console.log(`${line} (${publicBase}${LOCAL_MAIL_PATH})`)) });
   setDeps(deps);
+  // What a killed runner left to its stream and did not deliver, as a stream consumer resumes from its checkpoint.
+  const resumed = await deps.localStream.resume(deps.db, backend.tableName);
+  if (resumed) console.log(`callbacks: ${resumed} left undelivered by the last run handed to the local stream`);
   // ACQUIRER=s2s-card (with S2S_CARD_URL, S2S_CARD_CLIENT_KEY, S2S_CARD_PASSWORD) pays through the
   // gateway; the sandbox's pages are then not served, as on a deployed stage.
   const routes = localRoutes(config.ACQUIRER);
@@ -96,6 +102,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping`);
     scheduler.stop();
+    await deps.localStream.stop();
     app.closeAllConnections();
     await new Promise<void>((resolve) => app.close(() => resolve()));
     deps.db.destroy();

@@ -19,7 +19,8 @@ export function paymentToDeliver(record: DynamoDBRecord): string | undefined {
 /** The payment a record asks to deliver, with its merchant (its lane). */
 export function dueFromRecord(record: DynamoDBRecord): { paymentId: string; merchantKey?: string } | undefined {
   const next = record.dynamodb?.NewImage;
-  if (!next?.sendPk || next.sk?.S !== 'PAYMENT') return undefined;
+  // Due callbacks have a due time; a write that leaves them to this dispatcher alone sets no outbox partition (transition-expression.ts).
+  if (!next?.sendSk || next.sk?.S !== 'PAYMENT') return undefined;
   const before = record.dynamodb?.OldImage;
   const grew = (attr: string) => (next[attr]?.L?.length ?? 0) > (before?.[attr]?.L?.length ?? 0);
   if (!grew('transactions') && !grew('callbackResends')) return undefined;

@@ -58,6 +58,11 @@ export interface CallbackClaim {
   readonly record?: CallbackRecord;
   /** Proof of the lease; finishing requires it to be unchanged. */
   readonly lease: string;
+  /**
+   * The payment's work entry is only this payment's callbacks' safety net (left by the answer that
+   * made them due, for the stream dispatcher): the release that finishes the last one removes it.
+   */
+  readonly net?: boolean;
 }
 
 export type ReleaseResult = 'released' | 'left-outbox' | 'lost';

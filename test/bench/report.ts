@@ -739,8 +739,8 @@ export function renderBeforeAfter(r: BenchResults, keys: readonly { flow: 'plain
   if (page) lines.push(`| checkout form, KB a browser downloads | ${BEFORE_LEAN.pageWireKib.toFixed(1)} | ${kb(page.wire.bytes)} (${page.wire.encoding}) |`);
   for (const flow of ['plain', '3ds'] as const) {
     const stream = keys.find((k) => k.flow === flow && k.path === 'stream');
-    const relay = keys.find((k) => k.flow === flow && k.path === 'relay');
-    if (stream) lines.push(`| write units per ${flow} checkout (stream / relay) | ${BEFORE_LEAN.writeUnits[flow]} | ${stream.heat.unitsPerCheckout.toFixed(1)} / ${relay ? relay.heat.unitsPerCheckout.toFixed(1) : '—'} |`);
+    const local = keys.find((k) => k.flow === flow && k.path === 'local');
+    if (stream) lines.push(`| write units per ${flow} checkout (stream / local runner) | ${BEFORE_LEAN.writeUnits[flow]} | ${stream.heat.unitsPerCheckout.toFixed(1)} / ${local ? local.heat.unitsPerCheckout.toFixed(1) : '—'} |`);
   }
   const rate = Math.min(...keys.map((k) => k.heat.maxRate));
   if (keys.length) lines.push(`| checkouts/s before a partition passes 1,000 WCU/s | ${BEFORE_LEAN.checkoutsPerSecond} (one merchant's counter) | ${Number.isFinite(rate) ? Math.floor(rate) : '∞'} (one merchant's partitions bounded by its request ceiling) |`);

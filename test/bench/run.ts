@@ -164,14 +164,14 @@ const BACKLOG = Number(process.env.BACKLOG_CAPTURES ?? 5000);
 /** The key-heat and cost runs (both flows, both callback paths) and the backlog run, each on a service of its own. */
 async function measureKeys(phase: (what: string) => void, withBacklog = true): Promise<{ rows: CostRow[]; section: string[] }> {
   const rows: CostRow[] = [];
-  for (const path of ['stream', 'relay'] as const) {
+  for (const path of ['stream', 'local'] as const) {
     for (const flow of ['plain', '3ds'] as const) {
-      phase(`key heat: ${KEY_HEAT_CHECKOUTS} ${flow} checkouts, callbacks by the ${path === 'stream' ? "stream dispatcher (the cloud's path)" : "relay (the local runner's path)"}, every write recorded…`);
+      phase(`key heat: ${KEY_HEAT_CHECKOUTS} ${flow} checkouts, callbacks by the ${path === 'stream' ? "stream dispatcher (the cloud's path)" : "local runner's in-process stream (its path)"}, every write recorded…`);
       await attempt(
         `key heat, ${flow} checkouts, ${path}`,
         async () => {
-          // As deployed: the table's stream dispatcher delivers new callbacks (the stack sets CALLBACK_STREAM); locally, the relay.
-          const service = await withEnv(path === 'stream' ? { CALLBACK_STREAM: '1' } : { CALLBACK_STREAM: '0' }, () => startTestService());
+          // As deployed: the table's stream dispatcher delivers new callbacks (the stack sets CALLBACK_STREAM); locally, the runner's stand-in for it.
+          const service = await withEnv({ CALLBACK_STREAM: '1' }, () => startTestService({ localStream: path === 'local' }));
           try {
             rows.push(await measureCheckouts(service, flow, KEY_HEAT_CHECKOUTS, path));
           } finally {

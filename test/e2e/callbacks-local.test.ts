@@ -48,7 +48,7 @@ const printed = (receiver: Service): Printed[] =>
 async function waitForCallbacks(receiver: Service, count: number, timeoutMs = 20_000): Promise<Printed[]> {
   const deadline = Date.now() + timeoutMs;
   while (printed(receiver).length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} callbacks, got:\n${receiver.output()}`);
+    if (Date.now() > deadline) throw new Error(`expected ${count} callbacks, got:\n${receiver.output()}\nRUNNER:\n${runner.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return printed(receiver);

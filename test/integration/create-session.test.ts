@@ -66,12 +66,15 @@ describe('a valid, signed session request', () => {
     });
   });
 
-  it('stores it as two items: what the merchant asked (with the order lookup) written once, the state apart and small', async () => {
+  it('stores it as two items: what the merchant asked (with the order lookup and the search entry) written once, the state apart and small', async () => {
     const res = await service.signedPost<{ redirect_url: string }>(SESSION, body(), merchant.password);
     const paymentId = paymentIdOf(res.json.redirect_url);
     const get = async (k: { pk: string; sk: string }) => (await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: k, ConsistentRead: true }))).Item!;
     const [state, details] = await Promise.all([get(key.payment(paymentId)), get(key.paymentDetails(paymentId))]);
-    expect(Object.keys(details).sort()).toEqual(['checkout', 'gsi1pk', 'gsi1sk', 'kind', 'order', 'pk', 'sk']);
+    expect(Object.keys(details).sort()).toEqual(['checkout', 'gsi1pk', 'gsi1sk', 'kind', 'order', 'pk', 'searchPk', 'searchSk', 'sk']);
+    expect(details.searchSk).toBe(`${T0.toISOString()}#${paymentId}`);
+    // No index key on the state item: no change of it writes an index but the work queue and the outbox.
+    for (const attribute of ['searchPk', 'searchSk', 'gsi1pk', 'gsi1sk']) expect(state).not.toHaveProperty(attribute);
     expect(details).toMatchObject({ kind: 'payment-details', gsi1pk: key.orderIndex(merchant.merchant_key, 'order-1234'), order: { number: 'order-1234' } });
     // The state item carries no field of the details, and the link's expiry as a number for the attempt's condition.
     for (const field of DETAIL_FIELDS) expect(state).not.toHaveProperty(field);

@@ -4,6 +4,7 @@ import { key } from '../../lambdas/adapters/dynamodb/keys';
 import { STREAM_LEASE_MS } from '../../lambdas/adapters/dynamodb/payment-store';
 import { ManualClock } from '../../lambdas/ports/clock';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
+import { reconcileDue } from '../../lambdas/use-cases/reconcile';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver';
 import { paidPayment, refundOf } from '../support/payments';
 import { seeded } from '../support/seeded-random';
@@ -17,9 +18,12 @@ import { startTestService, type TestService } from '../support/service';
  * retried: here each record of a write that appended transactions is lost, delivered once, or
  * delivered again later (up to three times), batched with other payments' records in any order,
  * sometimes while another dispatcher or the relay is at the same payment, while the merchant's
- * endpoint refuses some answers and the clock moves past leases. Whatever the draw, once the relay
- * has run its course every payment's callbacks have reached the merchant, each at least once and the
- * first of each in the order of the payment's transactions, and nothing is left in the outbox.
+ * endpoint refuses some answers and the clock moves past leases. The answer to an intent leaves its
+ * callback to the stream alone, the intent's work entry as its safety net (transition-expression.ts
+ * `net`): a lost record is found by the reconciler, which hands the callback to the relay. Whatever
+ * the draw, once the reconciler and the relay have run their course every payment's callbacks have
+ * reached the merchant, each at least once and the first of each in the order of the payment's
+ * transactions, and nothing is left in the outbox or the work queue.
  */
 const RUNS = soakCount({ fast: 12, soak: 80, override: 'STREAM_FAULT_RUNS' });
 const START = new Date('2030-05-01T06:00:00Z');
@@ -38,6 +42,7 @@ afterAll(async () => {
 
 const dispatcher = (paymentIds: readonly string[]) => runCallbackJob(service.deps, { paymentIds: [...paymentIds], deferSlow: true, fromStream: true });
 const relay = () => runCallbackJob(service.deps);
+const reconciler = () => reconcileDue(service.deps);
 const stateOf = async (paymentId: string) =>
   (await service.deps.db.send(new GetCommand({ TableName: service.backend.tableName, Key: key.payment(paymentId), ConsistentRead: true }))).Item!;
 
@@ -94,13 +99,15 @@ it(`every callback reaches the merchant in order whatever the stream loses, repe
             await relay();
             stats.relayRuns++;
           }
+          if (rnd() < 0.3) await reconciler();
         }
       }
 
-      // The relay runs its course: every lease ends, every retry comes due.
+      // The reconciler and the relay run their course: every lease ends, every net and retry comes due.
       const ids = paymentIds.filter((id): id is string => id !== undefined);
       for (let round = 0; round < 12; round++) {
         clock.advance(STREAM_LEASE_MS + 60 * 60_000);
+        await reconciler();
         await relay();
         stats.relayRuns++;
       }
@@ -118,7 +125,9 @@ it(`every callback reaches the merchant in order whatever the stream loses, repe
         }
         expect({ seed, id, delivered: firsts }).toEqual({ seed, id, delivered: expected });
         const state = await stateOf(id);
-        expect({ seed, id, left: [state.sendPk, state.sendSk, state.sendLease].filter((v) => v !== undefined), done: state.callbacksDone }).toEqual({ seed, id, left: [], done: expected.length });
+        // A partition key alone is no outbox entry (the index needs both keys).
+        const left = [state.sendSk, state.sendLease, state.callbackNet, state.workPk].filter((v) => v !== undefined);
+        expect({ seed, id, left, done: state.callbacksDone }).toEqual({ seed, id, left: [], done: expected.length });
       }
     }),
     { numRuns: RUNS },

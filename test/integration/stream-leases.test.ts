@@ -5,6 +5,8 @@ import { ManualClock } from '../../lambdas/ports/clock';
 import { callbackLog, resendCallback } from '../../lambdas/use-cases/callback-log';
 import { callbackView } from '../../lambdas/protocol/admin/callbacks';
 import { runCallbackJob } from '../../lambdas/use-cases/deliver-callbacks';
+import { reconcileDue } from '../../lambdas/use-cases/reconcile';
+import { RECONCILE_AFTER_MS } from '../../lambdas/domain/payment/queues';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver';
 import { paidPayment, refundOf } from '../support/payments';
@@ -63,24 +65,43 @@ test('the write that records the sale leaves the dispatcher its lease; the dispa
   writes.splice(0);
   expect(await dispatcher(paid.paymentId)).toMatchObject({ delivered: 1, failed: 0 });
   expect(ofPayment(receiver, paid.paymentId).map((c) => `${c.fields.type}:${c.fields.status}`)).toEqual(['sale:success']);
-  // No lease write, no delivery record: the release (callback done, outbox left, the attempt kept) is the one write.
+  // No lease write, no delivery record: the release (callback done, outbox left, the attempt kept,
+  // the work entry that was its safety net removed) is the one write.
   expect(writes).toEqual(['UpdateItem PAYMENT']);
   const after = await stateOf(paid.paymentId);
-  expect(after).not.toHaveProperty('sendLease');
-  expect(after).not.toHaveProperty('sendPk');
+  for (const attribute of ['sendLease', 'sendPk', 'sendSk', 'callbackNet', 'workPk', 'workSk']) expect(after).not.toHaveProperty(attribute);
   expect(after.callbacksDone).toBe(1);
 });
 
-test('the relay keeps off a callback leased to the dispatcher until that lease ends, then delivers it', async () => {
+test('the answer leaves the callback to the stream alone: no outbox entry, the attempt\'s work entry kept and marked as its net', async () => {
+  const { shop } = await shopWithReceiver();
+  const paid = await paidPayment(service, shop);
+  const state = await stateOf(paid.paymentId);
+  // A due time without the outbox's partition: the sending index takes no entry (and removes none later).
+  expect(state).not.toHaveProperty('sendPk');
+  expect(state.sendSk).toBe(state.updatedAt);
+  // The claim's work entry, due a reconcile interval after the attempt started, stays: the callback's safety net.
+  expect(state.callbackNet).toBe(true);
+  expect(String(state.workSk) < new Date(Date.parse(String(state.updatedAt)) + RECONCILE_AFTER_MS + 1000).toISOString()).toBe(true);
+  expect(await service.deps.callbacks.dueEntries(new Date(Date.parse(String(state.updatedAt)) + 3600_000), 100)).not.toContainEqual(expect.objectContaining({ paymentId: paid.paymentId }));
+});
+
+test('a callback the stream never delivers: the relay keeps off until the lease ends; the net brings the reconciler, which hands it to the relay', async () => {
   const { shop, receiver } = await shopWithReceiver();
   const paid = await paidPayment(service, shop);
   await relay();
   expect(ofPayment(receiver, paid.paymentId)).toEqual([]);
-  clock.advance(STREAM_LEASE_MS - 1000);
+  // The dispatcher never came (its stream lost the record): the lease ends, and the relay still has no entry to find.
+  clock.advance(STREAM_LEASE_MS + 1000);
   await relay();
   expect(ofPayment(receiver, paid.paymentId)).toEqual([]);
-  // The dispatcher never came (its stream failed): the relay takes the payment over.
-  clock.advance(2000);
+  // The net comes due: the reconciler finds the payment at rest and files it out of the queue, handing the callback to the relay.
+  clock.advance(RECONCILE_AFTER_MS);
+  await reconcileDue(service.deps);
+  const handed = await stateOf(paid.paymentId);
+  expect(handed.sendPk).toEqual(expect.any(String));
+  expect(handed).not.toHaveProperty('callbackNet');
+  expect(handed).not.toHaveProperty('workPk');
   await relay();
   expect(ofPayment(receiver, paid.paymentId).map((c) => c.fields.type)).toEqual(['sale']);
   // The relay took a lease of its own: after its delivery the dispatcher has nothing left to send.
@@ -191,4 +212,25 @@ describe('one lease for a payment\'s callbacks in a row', () => {
     expect(await service.deps.callbacks.claim(paid.paymentId, clock.now(), new Date(clock.now().getTime() + 30_000), { keptLease: { lease: first!.lease, until: clock.now() } })).toBeUndefined();
     expect(ofPayment(receiver, paid.paymentId)).toHaveLength(2);
   });
+});
+
+test('a write made while a retry waits leaves the dispatcher a lease it cannot use: the dispatcher gives it back, and the relay delivers at the retry\'s time', async () => {
+  const { shop, receiver } = await shopWithReceiver();
+  receiver.script(503);
+  const paid = await paidPayment(service, shop);
+  // The sale's first attempt is refused: its retry waits (the relay's from now on).
+  expect(await dispatcher(paid.paymentId)).toMatchObject({ retrying: 1 });
+  const waiting = await stateOf(paid.paymentId);
+  expect(waiting.sendSk > clock.now().toISOString()).toBe(true);
+  // A refund meanwhile leaves the dispatcher a lease; handed its record, the dispatcher has nothing due.
+  expect((await refundOf(service, shop, paid.paymentId, '1.00')).status).toBe(200);
+  expect(String((await stateOf(paid.paymentId)).sendLease)).toMatch(new RegExp(`#${STREAM_LEASE_TAG}$`));
+  expect(await dispatcher(paid.paymentId)).toMatchObject({ delivered: 0, retrying: 0 });
+  const handedBack = await stateOf(paid.paymentId);
+  expect(handedBack).not.toHaveProperty('sendLease');
+  expect(handedBack.sendSk).toBe(waiting.sendSk);
+  // At the retry's time (well inside the lease it was left), the relay delivers all three, in order.
+  clock.set(new Date(Date.parse(String(waiting.sendSk)) + 1));
+  await relay();
+  expect(ofPayment(receiver, paid.paymentId).filter((c) => c.answer === 200).map((c) => `${c.fields.type}:${c.fields.status}`)).toEqual(['sale:success', 'refund:waiting', 'refund:success']);
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { key } from '../../lambdas/adapters/dynamodb/keys';
+import { transactionOf } from '../../lambdas/adapters/dynamodb/payment-items';
 import { sandboxLedger, type SandboxLedgerRecord } from '../../lambdas/adapters/sandbox-acquirer/sandbox-acquirer';
 import { ERRORS, type ErrorName } from '../../lambdas/domain/errors';
 import type { Payment, Transaction } from '../../lambdas/domain/payment';
@@ -209,7 +210,8 @@ export async function storedPaymentItems(db: DynamoDBDocumentClient, tableName: 
     [key.payment(paymentId), key.paymentDetails(paymentId)].map(async (k) => (await db.send(new GetCommand({ TableName: tableName, Key: k, ConsistentRead: true }))).Item),
   );
   if (!state) throw new Error(`payment ${paymentId} not stored`);
-  return { paymentId, ...details, ...state };
+  // Transactions as the domain names their fields (the item stores them under short names, payment-items.ts).
+  return { paymentId, ...details, ...state, ...(Array.isArray(state.transactions) ? { transactions: state.transactions.map(transactionOf) } : {}) };
 }
 
 export const transactionsOf = async (service: TestService, paymentId: string): Promise<readonly Transaction[]> =>

@@ -10,19 +10,26 @@ import type { Ids } from '../../lambdas/ports/ids';
 import type { MerchantSettings } from '../../lambdas/ports/merchants';
 import { createMerchant, type MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import { backendEnvironment, localDeps, startLocalBackend, type LocalBackend } from '../../local/backend';
+import { withLocalStream, type LocalStream } from '../../local/local-stream';
 import { functionTimeoutScaleOf } from '../../local/lambda-context';
 import { createApp } from '../../local/http-server';
 import { localRoutes } from '../../lib/routes';
 import { acquirerTimeoutsOf } from '../../lib/time-budget';
 import { postJson, rawRequest, type HttpAnswer, type RawRequest } from './http';
 import { signBody } from './sign';
-import { attributeRequests, recordTableAccess, refusalReport, type TableAccessRecorder } from './table-access';
+import { CALLBACK_DISPATCHER_ID, asFunction, attributeRequests, recordTableAccess, refusalReport, type TableAccessRecorder } from './table-access';
 
 export interface TestServiceOptions {
   readonly clock?: Clock;
   readonly ids?: Ids;
   /** Extra configuration, e.g. { PUBLIC_BASE_URL } or { SECRET_CACHE_TTL_SECONDS }. */
   readonly env?: Record<string, string>;
+  /**
+   * Callbacks as the local runner delivers them: the stream's writes (CALLBACK_STREAM=1) and its
+   * in-process stand-in for the stream (local/local-stream.ts). Otherwise the tests run the relay
+   * and the dispatcher themselves.
+   */
+  readonly localStream?: boolean;
 }
 
 export interface TestService {
@@ -30,6 +37,8 @@ export interface TestService {
   readonly baseUrl: string;
   readonly deps: DepsWithCallbacks;
   readonly backend: LocalBackend;
+  /** The in-process stream, with `localStream`. */
+  readonly localStream?: LocalStream;
   createMerchant(input?: { name?: string; settings?: Partial<MerchantSettings> }): Promise<MerchantCredentials>;
   /** POSTs the body as JSON, unsigned. */
   post<T = unknown>(path: string, body: unknown): Promise<HttpAnswer<T>>;
@@ -81,10 +90,13 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   // The tests' receivers listen on loopback: allowed explicitly, as the local runner does for its own.
   // Tests drive a clock that stands still: every request of a file falls in one of its seconds, so the
   // per-merchant limit (ADR 0025) is set out of reach unless a test sets its own.
-  const env = backendEnvironment(backend, { PUBLIC_BASE_URL: baseUrl, ALLOW_LOOPBACK_CALLBACKS: '1', MERCHANT_REQUESTS_PER_SECOND: '1000', ...options.env });
+  const env = backendEnvironment(backend, { PUBLIC_BASE_URL: baseUrl, ALLOW_LOOPBACK_CALLBACKS: '1', MERCHANT_REQUESTS_PER_SECOND: '1000', ...(options.localStream ? { CALLBACK_STREAM: '1' } : {}), ...options.env });
   const previousEnv = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
-  const deps = localDeps(backend, readConfig(), options.clock, options.ids);
+  const plain = localDeps(backend, readConfig(), options.clock, options.ids);
+  // The stream's deliveries run as the stream dispatcher's function (its grant checks their table calls).
+  const streamed = options.localStream ? withLocalStream(plain, (run) => asFunction(CALLBACK_DISPATCHER_ID, run)) : undefined;
+  const deps = streamed ?? plain;
   setDeps(deps);
   const tableAccess = recordTableAccess(deps.db);
 
@@ -92,6 +104,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     baseUrl,
     deps,
     backend,
+    ...(streamed ? { localStream: streamed.localStream } : {}),
     refusals,
     createMerchant: (input = {}) => createMerchant(deps, { name: input.name ?? 'Test Shop', settings: input.settings }),
     post: (path, body) => postJson(baseUrl, path, body),
@@ -109,6 +122,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     },
     tableAccess,
     close: async () => {
+      await streamed?.localStream.stop();
       app.closeAllConnections();
       await new Promise<void>((resolve) => app.close(() => resolve()));
       // Keep-alive sockets of the SDK clients would hold the backend's servers open.

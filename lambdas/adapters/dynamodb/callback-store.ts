@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocum
 import { HEALTHY_ENDPOINT, type EndpointHealth } from '../../domain/callback';
 import type { Payment } from '../../domain/payment';
 import type { CallbackClaim, CallbackRecord, CallbackStore, DeliveryAttempt, DueCallback, ReleaseResult } from '../../ports/callbacks';
-import { OUTBOX_INDEX, SHARDS, key, type ShardCounts } from './keys';
+import { CALLBACK_NET, OUTBOX_INDEX, SHARDS, key, type ShardCounts } from './keys';
 import { STREAM_LEASE_TAG, joinedPayment, outboxEntry, shardsOf } from './payment-store';
 import type { ShardPart } from '../../ports/payments';
 import { inParallel } from '../../domain/parallel';
@@ -22,21 +22,47 @@ const urlDigest = (url: string): string => createHash('sha256').update(url).dige
 /**
  * Callbacks delivered at their first attempt, on the payment's state item: `<index>|<at>|<latency
  * ms>|<HTTP status>|<url>` each, a list the release appends to. A record item is written only for a
- * callback that needed more (a retry, a death, a skip, a resend), and wins over the summary.
+ * callback that needed more (a retry, a death, a skip, a resend), and wins over the summary. The URL
+ * is left empty where it is the one of the entry before (a merchant's callbacks mostly go to one
+ * URL): the state item is billed by the KB on every write, and a URL is some 40 bytes of it.
  */
 const SUMMARIES = 'deliveries';
 
-const summaryOf = (index: number, a: DeliveryAttempt): string => `${index}|${a.at}|${a.latencyMs}|${a.httpStatus ?? ''}|${a.url}`;
+const summaryOf = (index: number, a: DeliveryAttempt, urlBefore: string | undefined, transactionAt: string | undefined): string =>
+  `${index}|${atAfter(a.at, transactionAt)}|${a.latencyMs}|${a.httpStatus ?? ''}|${a.url === urlBefore ? '' : a.url}`;
+
+/**
+ * When the callback went out, as milliseconds after its transaction (`+<ms>`, a few bytes instead of
+ * a 24-character time), or the time itself where it is not after it (a clock that stepped back).
+ */
+function atAfter(at: string, transactionAt: string | undefined): string {
+  const ms = transactionAt === undefined ? NaN : Date.parse(at) - Date.parse(transactionAt);
+  return Number.isSafeInteger(ms) && ms >= 0 ? `+${ms}` : at;
+}
+
+/** A summary's time as an ISO instant (entries of the layout before hold it as it is). */
+const atOf = (stored: string, transactionAt: string): string => (stored.startsWith('+') ? new Date(Date.parse(transactionAt) + Number(stored.slice(1))).toISOString() : stored);
+
+/** The URL of the last entry of a state item's delivery summary. */
+const lastSummaryUrl = (state: Record<string, unknown>): string | undefined => {
+  let url: string | undefined;
+  for (const line of (state[SUMMARIES] ?? []) as string[]) url = line.split('|').slice(4).join('|') || url;
+  return url;
+};
 
 /** The records the payment's delivery summary stands for, by index. */
 function summarized(state: Record<string, unknown>, payment: Payment): Map<number, CallbackRecord> {
   const out = new Map<number, CallbackRecord>();
+  let urlBefore = '';
   for (const line of (state[SUMMARIES] ?? []) as string[]) {
-    const [index, at = '', latency, status, ...url] = line.split('|');
+    const [index, stored = '', latency, status, ...rest] = line.split('|');
+    const url = rest.join('|') || urlBefore;
+    urlBefore = url;
     const i = Number(index);
     const tx = payment.transactions[i];
     if (!tx) continue;
-    const attempt: DeliveryAttempt = { at, url: url.join('|'), latencyMs: Number(latency), ...(status ? { httpStatus: Number(status) } : {}) };
+    const at = atOf(stored, tx.at);
+    const attempt: DeliveryAttempt = { at, url, latencyMs: Number(latency), ...(status ? { httpStatus: Number(status) } : {}) };
     out.set(i, {
       paymentId: payment.paymentId,
       merchantKey: payment.merchantKey,
@@ -72,6 +98,9 @@ function toRecord(item: Record<string, unknown>): CallbackRecord {
  * items beside the payment (`CALLBACK#<index>`).
  */
 export class DynamoCallbackStore implements CallbackStore {
+  /** The URL of the last delivery summary entry each claim found (its release may leave its own empty). */
+  private readonly summaryUrls = new WeakMap<CallbackClaim, string>();
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -111,12 +140,25 @@ export class DynamoCallbackStore implements CallbackStore {
     const item = items.find((i) => i.sk === key.payment(paymentId).sk);
     if (!item || typeof item.sendSk !== 'string') return undefined;
     const seen = item.sendSk;
-    if (seen.split('#')[0]! > now.toISOString()) return undefined;
     // Another worker's lease that has not ended: its delivery is in progress. The lease the write
     // that made a callback due left for the stream dispatcher is the dispatcher's to take, as it is.
     const held = typeof item.sendLease === 'string' ? item.sendLease : undefined;
     const live = held !== undefined && held.split('#')[0]! > now.toISOString();
     const forStream = live && held.endsWith(`#${STREAM_LEASE_TAG}`);
+    if (seen.split('#')[0]! > now.toISOString()) {
+      // Not due yet (a retry waits): a lease a write left the dispatcher meanwhile would keep the
+      // relay off past the retry's time, for nothing. The dispatcher gives it back, the payment in
+      // the outbox (the relay's from there).
+      if (forStream && options.fromStream) {
+        await this.update(key.payment(paymentId), {
+          set: ['sendPk = :pk'],
+          remove: ['sendLease'],
+          conditions: ['sendSk = :seen', 'sendLease = :held'],
+          values: { ':pk': outboxEntry(paymentId, seen, this.shards).sendPk, ':seen': seen, ':held': held },
+        });
+      }
+      return undefined;
+    }
     // This worker's own lease, kept from its previous callback of the payment, while it lasts long enough.
     const kept = live && options.keptLease?.lease === held && held.split('#')[0]! >= options.keptLease.until.toISOString();
     if (live && !(forStream && options.fromStream) && !kept) return undefined;
@@ -136,9 +178,14 @@ export class DynamoCallbackStore implements CallbackStore {
 
     const recordItem = items.find((i) => i.sk === key.callback(paymentId, index).sk);
     const record = recordItem ? toRecord(recordItem) : summarized(item, payment).get(index);
-    const claimed = { payment, index, resend, ...(record ? { record } : {}) };
+    const claimed = { payment, index, resend, ...(record ? { record } : {}), ...(item[CALLBACK_NET] === true ? { net: true } : {}) };
+    const remembered = (claim: CallbackClaim): CallbackClaim => {
+      const url = lastSummaryUrl(item);
+      if (url !== undefined) this.summaryUrls.set(claim, url);
+      return claim;
+    };
     // The stream's lease, or this worker's kept one, is taken as it is: no write. Its release is conditional on it, as any.
-    if ((forStream && options.fromStream) || kept) return { ...claimed, lease: held! };
+    if ((forStream && options.fromStream) || kept) return remembered({ ...claimed, lease: held! });
     const lease = `${leaseUntil.toISOString()}#${randomBytes(4).toString('hex')}`;
     // Conditioned on what decided the index too: a release that leaves more waiting keeps the entry
     // (and its sort key) where it was, so after another worker's claim and release the entry and
@@ -155,7 +202,7 @@ export class DynamoCallbackStore implements CallbackStore {
       values: { ':lease': lease, ':seen': seen, ...(held ? { ':held': held } : {}), ...position.values },
     });
     // A lease whose answer was lost (the SDK tried again and found it taken) is this worker's own: its random part says so.
-    return taken || (await this.leaseOf(paymentId)) === lease ? { ...claimed, lease } : undefined;
+    return taken || (await this.leaseOf(paymentId)) === lease ? remembered({ ...claimed, lease }) : undefined;
   }
 
   /** The lease the payment's callbacks are under now (a consistent read of that one attribute, by the partition query the workers may make). */
@@ -190,13 +237,18 @@ export class DynamoCallbackStore implements CallbackStore {
   ): Promise<ReleaseResult> {
     const { paymentId } = claim.payment;
     const summary = outcome.delivered
-      ? { set: [`${SUMMARIES} = list_append(if_not_exists(${SUMMARIES}, :noSummaries), :summary)`], values: { ':noSummaries': [], ':summary': [summaryOf(claim.index, outcome.delivered)] } }
+      ? { set: [`${SUMMARIES} = list_append(if_not_exists(${SUMMARIES}, :noSummaries), :summary)`], values: { ':noSummaries': [], ':summary': [summaryOf(claim.index, outcome.delivered, this.summaryUrls.get(claim), claim.payment.transactions[claim.index]?.at)] } }
       : { set: [], values: {} };
     const lease = { condition: 'sendLease = :lease', values: { ':lease': claim.lease } };
-    const due = { ':due': outboxEntry(paymentId, outcome.dueAt.toISOString(), this.shards).sendSk };
+    const entry = outboxEntry(paymentId, outcome.dueAt.toISOString(), this.shards);
+    const due = { ':due': entry.sendSk };
+    // A callback the stream dispatcher had alone (no outbox partition) is the relay's from here on.
+    const toRelay = { set: ['sendPk = :pk'], values: { ':pk': entry.sendPk } };
     const released = (ok: boolean): ReleaseResult => (ok ? 'released' : 'lost');
     // Not done: due again later (a retry), the lease given back.
-    if (!outcome.done) return released(await this.update(key.payment(paymentId), { set: ['sendSk = :due'], remove: ['sendLease'], conditions: [lease.condition], values: { ...lease.values, ...due } }));
+    if (!outcome.done) {
+      return released(await this.update(key.payment(paymentId), { set: ['sendSk = :due', ...toRelay.set], remove: ['sendLease'], conditions: [lease.condition], values: { ...lease.values, ...due, ...toRelay.values } }));
+    }
 
     // Move past this callback: the next in order, or the head of the resend list.
     const advance = claim.resend
@@ -211,20 +263,26 @@ export class DynamoCallbackStore implements CallbackStore {
     // Known at the claim already: a later transaction of the payment is waiting (transactions only
     // grow), so this release cannot leave the outbox and a refused attempt to would cost a write.
     const moreKnown = !claim.resend && claim.payment.transactions.length > claim.index + 1;
-    const left = !moreKnown && await this.update(key.payment(paymentId), {
-      set: [...advance.set, ...summary.set],
-      remove: [...advance.remove, 'sendPk', 'sendSk', 'sendLease'],
-      conditions: [lease.condition, advance.condition, nothingLeft.condition],
-      values: { ...lease.values, ...advance.values, ...nothingLeft.values, ...summary.values },
-      names: { '#tx': 'transactions' },
-    });
+    const leave = (net: boolean) =>
+      this.update(key.payment(paymentId), {
+        set: [...advance.set, ...summary.set],
+        // The work entry that was only this callback's safety net goes with it, if it still is (a
+        // write that moved the entry took the mark away).
+        remove: [...advance.remove, 'sendPk', 'sendSk', 'sendLease', ...(net ? ['workPk', 'workSk', CALLBACK_NET] : [])],
+        conditions: [lease.condition, advance.condition, nothingLeft.condition, ...(net ? [`${CALLBACK_NET} = :net`] : [])],
+        values: { ...lease.values, ...advance.values, ...nothingLeft.values, ...summary.values, ...(net ? { ':net': true } : {}) },
+        names: { '#tx': 'transactions' },
+      });
+    const left = !moreKnown && ((claim.net === true && (await leave(true))) || (await leave(false)));
     if (left) return 'left-outbox';
-    // More is waiting: the entry stays where it is (already due), the lease given back (or kept for the next one).
+    // More is waiting: the entry stays where it is (already due), the lease given back (or kept for
+    // the next one); given back, the rest is the relay's.
+    const handOver = options.keepLease ? { set: [], values: {} } : toRelay;
     return released(await this.update(key.payment(paymentId), {
-      set: [...advance.set, ...summary.set],
+      set: [...advance.set, ...summary.set, ...handOver.set],
       remove: [...advance.remove, ...(options.keepLease ? [] : ['sendLease'])],
       conditions: [lease.condition, advance.condition],
-      values: { ...lease.values, ...advance.values, ...summary.values },
+      values: { ...lease.values, ...advance.values, ...summary.values, ...handOver.values },
     }));
   }
 

@@ -1,6 +1,6 @@
 import { GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from './client';
-import { outboxPartitionOf, searchPartitionOf, workPartitionOf, type ShardCounts } from './keys';
+import { key, outboxPartitionOf, searchPartitionOf, workPartitionOf, type ShardCounts } from './keys';
 
 export interface MigrationReport {
   /** Items read that still had a key of the old layout, or an entry in a shard of other counts. */
@@ -62,6 +62,15 @@ export function migratedKeys(item: Record<string, unknown>, shards: ShardCounts)
     if (typeof item.workPk === 'string') move('workPk', workPartitionOf(item.workPk.slice(0, item.workPk.lastIndexOf('#')), paymentId, shards));
     move('sendPk', outboxPartitionOf(paymentId, shards));
     if (typeof item.merchantKey === 'string' && typeof item.createdAt === 'string') move('searchPk', searchPartitionOf(item.merchantKey, item.createdAt, paymentId, shards));
+  }
+  // A payment's details item carries its search entry (payment-items.ts): its merchant and day are in its keys.
+  const detailsOf = pk.startsWith('PAYMENT#') && item.sk === key.paymentDetails('').sk ? pk.slice('PAYMENT#'.length) : undefined;
+  if (detailsOf && typeof item.searchPk === 'string' && typeof item.searchSk === 'string') {
+    const wanted = searchPartitionOf(item.searchPk.slice(0, item.searchPk.indexOf('#')), item.searchSk.slice(0, item.searchSk.indexOf('#')), detailsOf, shards);
+    if (wanted !== item.searchPk) {
+      set.searchPk = wanted;
+      unchanged.searchPk = item.searchPk;
+    }
   }
   // A due e-mail receipt (RECEIPT#<payment id>) sits in the work index's `receipt` queue, in its payment's shard.
   const receiptOf = pk.startsWith('RECEIPT#') && item.sk === 'RECEIPT' ? pk.slice('RECEIPT#'.length) : undefined;

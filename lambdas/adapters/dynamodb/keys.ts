@@ -142,7 +142,14 @@ export const TTL_ATTRIBUTE = TABLE_SCHEMA.timeToLiveAttribute;
  * The callback outbox of a payment item: how many of its transactions have had their callback
  * handled, which older ones an operator asked to send again, and its place in the outbox index.
  */
-export const OUTBOX_ATTRIBUTES = ['sendPk', 'sendSk', 'sendLease', 'callbacksDone', 'callbackResends', 'deliveries'] as const;
+export const OUTBOX_ATTRIBUTES = ['sendPk', 'sendSk', 'sendLease', 'callbacksDone', 'callbackResends', 'deliveries', 'callbackNet'] as const;
+
+/**
+ * Marks a payment's work entry as only the safety net of a callback left to the stream dispatcher
+ * (transition-expression.ts `net`): the release of that callback removes the entry, and every write
+ * that moves or removes the entry removes the mark.
+ */
+export const CALLBACK_NET = 'callbackNet';
 
 /** The ids of every operation started on a payment (a string set): a replayed request cannot start one twice. */
 export const OPERATION_IDS = 'operationIds';

@@ -170,8 +170,9 @@ async function paymentsIn(entries: readonly string[], findPayments: (ids: readon
 }
 
 /**
- * The stored status of each payment, from its state item alone (the item the search entry is of):
- * eventually consistent, as the index is, so half a read unit an item of up to 4 KB.
+ * The stored status of each payment, from its state item alone (the search entry is of its details
+ * item, or of the state item for payments written before: payment-items.ts): eventually consistent,
+ * as the index is, so half a read unit an item of up to 4 KB.
  */
 async function storedStatuses(table: Table, paymentIds: readonly string[]): Promise<Map<string, string>> {
   const items = await itemsByKey(table.db, table.tableName, paymentIds.map((id) => key.payment(id)), false, ['status']);
@@ -212,8 +213,10 @@ export const shardsOf = (shards: number, part?: ShardPart): number[] =>
 
 /** A work index entry as the jobs see it. */
 function queued(entry: Record<string, unknown>): QueuedPayment {
-  const [dueAt = '', paymentId = ''] = String(entry.workSk).split('#');
-  return { paymentId, dueAt };
+  // The sort key is the due time (`<due>#<id>` in entries of the layout before it, and a receipt's).
+  const [dueAt = '', idInKey] = String(entry.workSk).split('#');
+  const pk = String(entry.pk);
+  return { paymentId: idInKey ?? pk.slice(pk.indexOf('#') + 1), dueAt };
 }
 
 /** Newest entries of an order number read to find its latest payment (more than one only after a crash at creation). */

@@ -6,7 +6,7 @@ import { conditionalUpdate, createItem, isConditionFailure, itemsByKey } from '.
 import { LOOKUP_INDEX, SHARDS, TTL_ATTRIBUTE, key, type ShardCounts } from './keys';
 import { STREAM_LEASE_MS, STREAM_LEASE_TAG, joinedPayment, outboxEntry, paymentItems, readPayment, workEntry } from './payment-items';
 import { countPaymentsOfDay, due, dueBatches, paymentsOfDay, type Table } from './payment-queries';
-import { transitionExpression } from './transition-expression';
+import { mayNetCallback, transitionExpression, type StreamOutbox } from './transition-expression';
 
 export { DETAIL_FIELDS, STREAM_LEASE_MS, STREAM_LEASE_TAG, joinedPayment, outboxEntry, paymentItems, readPayment, workEntry } from './payment-items';
 export { shardsOf } from './payment-queries';
@@ -31,9 +31,13 @@ export class DynamoPaymentStore implements PaymentStore {
     this.table = { db, tableName, shards: options.shards ?? SHARDS };
   }
 
-  /** The lease a write that makes a callback due at `at` leaves for the stream dispatcher, if there is one. */
+  /** What a write that makes a callback due leaves for the stream dispatcher, if the table has one. */
+  private get stream(): StreamOutbox | undefined {
+    return this.options.streamDelivery ? STREAM_OUTBOX : undefined;
+  }
+
   private streamLease(at: string): string | undefined {
-    return this.options.streamDelivery ? `${new Date(Date.parse(at) + STREAM_LEASE_MS).toISOString()}#${STREAM_LEASE_TAG}` : undefined;
+    return this.stream?.lease(at);
   }
 
   async createPayment(payment: Payment, queue?: QueueEntry): Promise<void> {
@@ -44,9 +48,9 @@ export class DynamoPaymentStore implements PaymentStore {
     await createItem(this.db, {
         TableName: this.tableName,
         // Only an unpaid checkout expires; a merchant-initiated payment is kept from the start.
+        // No empty maps of refunds and watched attempts: they are 21 bytes of every write of the
+        // item, and the first refund (or watch) of a payment adds them (addInFlightMaps).
         Item: {
-          refunds: {},
-          watching: {},
           ...state,
           ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}),
           ...(queue ? workEntry(payment.paymentId, queue, this.table.shards) : {}),
@@ -119,11 +123,23 @@ export class DynamoPaymentStore implements PaymentStore {
     return (out.Items ?? []).map((i) => String(i.pk).slice('PAYMENT#'.length));
   }
 
-  async apply(paymentId: string, { guard, change }: Transition): Promise<Applied> {
+  async apply(paymentId: string, transition: Transition): Promise<Applied> {
+    // The answer to an intent leaves its callback to the stream, the intent's work entry its safety
+    // net (transition-expression.ts): where the outbox or the entry is not as that needs, the write
+    // is refused on those conditions alone and goes again in the plain shape.
+    if (this.stream && mayNetCallback(transition.guard, transition.change)) {
+      const netted = await this.write(paymentId, transition, true);
+      if (netted.applied || !netted.state || outboxAllowsNet(netted.state, this.stream.netBefore(transition.change.set.updatedAt))) return netted.result;
+    }
+    return (await this.write(paymentId, transition, false)).result;
+  }
+
+  /** One conditional write of a transition; refused, the item as it was (read where the engine does not return it). */
+  private async write(paymentId: string, { guard, change }: Transition, net: boolean): Promise<{ applied: boolean; result: Applied; state?: Record<string, unknown> }> {
     const update = new UpdateCommand({
       TableName: this.tableName,
       Key: key.payment(paymentId),
-      ...transitionExpression(paymentId, guard, change, this.table.shards, (at) => this.streamLease(at)),
+      ...transitionExpression(paymentId, guard, change, this.table.shards, this.stream, { net }),
       ReturnValues: 'ALL_NEW',
       // A refusal answers with the item as it is: no second read to decide what to do next.
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -138,13 +154,17 @@ export class DynamoPaymentStore implements PaymentStore {
         await this.addInFlightMaps(paymentId);
         out = await this.db.send(update);
       }
-      return { applied: true, payment: await this.joined(paymentId, out.Attributes ?? {}) };
+      return { applied: true, result: { applied: true, payment: await this.joined(paymentId, out.Attributes ?? {}) } };
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
       const old = (e as { Item?: Record<string, NativeAttributeValue> }).Item;
       // An engine that does not return the item (the local one) costs a read instead.
-      if (!old) return { applied: false, payment: await this.findPayment(paymentId) };
-      return { applied: false, payment: await this.joined(paymentId, unmarshall(old as never)) };
+      if (!old) {
+        const read = await readPayment(this.db, this.tableName, paymentId, (id, d) => this.remember(id, d));
+        return { applied: false, result: { applied: false, payment: read?.payment }, ...(read ? { state: read.state } : {}) };
+      }
+      const state = unmarshall(old as never);
+      return { applied: false, result: { applied: false, payment: await this.joined(paymentId, state) }, state };
     }
   }
 
@@ -200,6 +220,24 @@ export class DynamoPaymentStore implements PaymentStore {
   due(queue: string, until: Date, limit: number): Promise<QueuedPayment[]> {
     return due(this.table, queue, until, limit);
   }
+}
+
+/** The stream's outbox: its lease, and how soon a work entry must be due to be a callback's safety net. */
+const STREAM_OUTBOX: StreamOutbox = {
+  lease: (at) => `${new Date(Date.parse(at) + STREAM_LEASE_MS).toISOString()}#${STREAM_LEASE_TAG}`,
+  netBefore: (at) => new Date(Date.parse(at) + CALLBACK_NET_MAX_MS).toISOString(),
+};
+
+/**
+ * How long after its answer a callback the stream never delivered may wait for the reconciler to
+ * hand it to the relay (the intent's work entry, due a reconcile interval after the intent): a
+ * work entry due later is no net (a challenge's, twenty minutes out), and the plain shape is written.
+ */
+export const CALLBACK_NET_MAX_MS = 5 * 60_000;
+
+/** Whether the outbox and the work entry of a state item were as a netted write needs (else the guard refused it). */
+function outboxAllowsNet(state: Record<string, unknown>, netBefore: string): boolean {
+  return state.sendSk === undefined && state.sendLease === undefined && typeof state.workPk === 'string' && typeof state.workSk === 'string' && state.workSk < netBefore;
 }
 
 /** DynamoDB refuses a nested path whose parent map does not exist. */

@@ -1,6 +1,6 @@
 import { stamped, type PaymentChange, type TransitionGuard } from '../../domain/payment';
-import { OPERATION_IDS, TTL_ATTRIBUTE, type ShardCounts } from './keys';
-import { DETAIL_FIELDS, LINK_ENDS, outboxEntry, workEntry } from './payment-items';
+import { CALLBACK_NET, OPERATION_IDS, TTL_ATTRIBUTE, type ShardCounts } from './keys';
+import { DETAIL_FIELDS, LINK_ENDS, outboxEntry, storedTransaction, workEntry } from './payment-items';
 
 /** The parts of an UpdateCommand that carry one transition. */
 export interface TransitionExpression {
@@ -10,14 +10,54 @@ export interface TransitionExpression {
   readonly ExpressionAttributeValues?: Record<string, unknown>;
 }
 
+/** Where a stream dispatcher delivers new callbacks: what a write that makes one due leaves it. */
+export interface StreamOutbox {
+  /** The lease the dispatcher takes as it is (payment-items.ts STREAM_LEASE_TAG). */
+  lease(at: string): string;
+  /** The latest due time (ISO) a work entry may have to stay as the safety net of a callback made due at `at`. */
+  netBefore(at: string): string;
+}
+
+/**
+ * Whether a transition may leave its callback to the stream with the work entry in place as the
+ * safety net (`net` of transitionExpression): the answer to an intent (an attempt, an operation, a
+ * refund), which brings the payment to rest and appends what the merchant is told. The entry in
+ * place is then the intent's, due a reconcile interval after it started.
+ */
+export function mayNetCallback(guard: TransitionGuard, change: PaymentChange): boolean {
+  const answersIntent = typeof guard.inFlight === 'number' || (guard.operation !== undefined && guard.operation !== 'none') || guard.refundInFlight !== undefined;
+  return answersIntent && change.queue === null && Boolean(change.append?.length) && change.sendCallback === undefined;
+}
+
 /**
  * A transition as one conditional update of a payment's state item: the guard becomes the
  * condition (what `guardHolds` says, clause for clause; the store contract suite checks the two
  * against each other), the change the update, with the store's own bookkeeping in the same write:
  * the callback outbox of appended transactions, the work queue entry, the TTL, the ids of operations
- * started. `streamLease` is the lease left for the stream dispatcher, where there is one.
+ * started. `stream`: the table's stream dispatcher delivers new callbacks (a lease is left for it).
+ *
+ * `net` (only where mayNetCallback): the callback is the stream's alone, the sending index not
+ * written. The outbox's due time is set without its partition key (the sparse index takes no entry),
+ * and the work entry the answer would remove stays, marked (CALLBACK_NET) as the callback's safety
+ * net: the release of the delivered callback removes it (callback-store.ts); if the stream never
+ * delivers, the reconciler comes to it, and its write hands the callback to the relay. So the index
+ * writes of an answer and its delivery are two (the work entry's removal), not four (the work
+ * entry's removal, the outbox's entry and its removal). Extra conditions hold it to the case it is
+ * safe for: nothing of the outbox in progress, and a work entry due soon. Where they fail the write
+ * is refused and the store writes the plain shape (PaymentStore.apply).
+ *
+ * Every other write on a stream's table that moves or removes the work entry sets the outbox's
+ * partition key too (free for the index while no callback is due: it needs both keys), so a
+ * callback the net was waiting on goes to the relay the moment the net goes.
  */
-export function transitionExpression(paymentId: string, guard: TransitionGuard, change: PaymentChange, shards: ShardCounts, streamLease?: (at: string) => string | undefined): TransitionExpression {
+export function transitionExpression(
+  paymentId: string,
+  guard: TransitionGuard,
+  change: PaymentChange,
+  shards: ShardCounts,
+  stream?: StreamOutbox,
+  options: { readonly net?: boolean } = {},
+): TransitionExpression {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -42,6 +82,7 @@ export function transitionExpression(paymentId: string, guard: TransitionGuard, 
   };
 
   const conditions = conditionOf(guard, name, value);
+  const net = Boolean(options.net && stream && mayNetCallback(guard, change));
   if (guard.newTransaction !== undefined) adds.push(`${name(OPERATION_IDS)} ${value(new Set([guard.newTransaction]))}`);
 
   for (const [attr, v] of Object.entries(change.set)) {
@@ -50,14 +91,23 @@ export function transitionExpression(paymentId: string, guard: TransitionGuard, 
   }
   const appended = stamped(change);
   if (appended.length) {
-    sets.push(`${name('transactions')} = list_append(if_not_exists(${name('transactions')}, ${value([])}), ${value(appended)})`);
+    sets.push(`${name('transactions')} = list_append(if_not_exists(${name('transactions')}, ${value([])}), ${value(appended.map(storedTransaction))})`);
     // The outbox, in the same write: a committed transaction always has its callback due. A
     // delivery in progress (or a retry waiting) keeps its place, so callbacks stay in order.
     const entry = outboxEntry(paymentId, change.set.updatedAt, shards);
-    sets.push(`${name('sendPk')} = ${value(entry.sendPk)}`, `${name('sendSk')} = if_not_exists(${name('sendSk')}, ${value(entry.sendSk)})`);
+    if (net) {
+      sets.push(`${name('sendSk')} = ${value(entry.sendSk)}`, `${name(CALLBACK_NET)} = ${value(true)}`);
+      removes.push(name('sendPk'));
+      conditions.push(
+        `attribute_not_exists(${name('sendSk')})`,
+        `attribute_not_exists(${name('sendLease')})`,
+        `attribute_exists(${name('workPk')})`,
+        `${name('workSk')} < ${value(stream!.netBefore(change.set.updatedAt))}`,
+      );
+    } else sets.push(`${name('sendPk')} = ${value(entry.sendPk)}`, `${name('sendSk')} = if_not_exists(${name('sendSk')}, ${value(entry.sendSk)})`);
   }
   // The stream dispatcher's lease, unless a worker holds the payment (it delivers this one too).
-  const lease = (appended.length || change.sendCallback !== undefined) && streamLease?.(change.set.updatedAt);
+  const lease = (appended.length || change.sendCallback !== undefined) && stream?.lease(change.set.updatedAt);
   if (lease) sets.push(`${name('sendLease')} = if_not_exists(${name('sendLease')}, ${value(lease)})`);
   if (change.sendCallback !== undefined) {
     // Behind the callbacks in order (callbacks.ts claims those first), and due now unless leased or waiting.
@@ -77,8 +127,14 @@ export function transitionExpression(paymentId: string, guard: TransitionGuard, 
   if (change.queue) {
     const entry = workEntry(paymentId, change.queue, shards);
     sets.push(`${name('workPk')} = ${value(entry.workPk)}`, `${name('workSk')} = ${value(entry.workSk)}`);
-  } else if (change.queue === null) {
+  } else if (change.queue === null && !net) {
     removes.push(name('workPk'), name('workSk'));
+  }
+  if (change.queue !== undefined && !net) {
+    // The work entry moves or goes: it is no callback's safety net any more, and a callback it was
+    // one for goes to the relay (the outbox's partition key, where the write did not set it above).
+    if (stream) removes.push(name(CALLBACK_NET));
+    if (stream && !appended.length && change.sendCallback === undefined) sets.push(`${name('sendPk')} = ${value(outboxEntry(paymentId, change.set.updatedAt, shards).sendPk)}`);
   }
   if (change.keep) removes.push(name(TTL_ATTRIBUTE));
 
