@@ -36,7 +36,7 @@ export interface JobDefinition {
 
 /**
  * Invocations per job on every tick, each draining its part of the shards (two of the work index's
- * 64, one of the outbox's 32): 32 runs in parallel, each DRAIN_DEFAULTS.concurrency payments at a
+ * 64, two of the outbox's 64): 32 runs in parallel, each DRAIN_DEFAULTS.concurrency payments at a
  * time (docs/architecture.md, "Keys and heat").
  */
 export const JOB_WORKERS = 32;

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { createTableInput } from '../lib/table-schema';
+import { callback, openStorage } from './dynalite-storage';
 
 /**
  * Why this exists: dynalite accepts UpdateTable's GlobalSecondaryIndexUpdates and does nothing with
@@ -67,8 +68,6 @@ export interface IndexLayoutChange {
   readonly dropped: readonly string[];
 }
 
-const callback = <T = void>(fn: (cb: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> =>
-  new Promise((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value as T))));
 
 /** An index's keys and projection as compared: the same when its entries would be the same. */
 const shapeOf = (index: { readonly KeySchema: readonly KeySchema[]; readonly Projection: Projection }): string =>
@@ -85,18 +84,8 @@ const shapeOf = (index: { readonly KeySchema: readonly KeySchema[]; readonly Pro
  * with every index.
  */
 export async function alignIndexLayout(path: string, tableName: string): Promise<IndexLayoutChange> {
-  const store = dynaliteDb.create({ path });
+  const store = await openStorage(dynaliteDb.create({ path }));
   try {
-    // A lock that a process just killed is still releasing is waited for briefly.
-    for (let tries = 1; ; tries++) {
-      try {
-        await store.db.open();
-        break;
-      } catch (e) {
-        if (tries >= 50 || !/lock/i.test(`${(e as Error).message} ${String((e as { cause?: Error }).cause?.message)}`)) throw e;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
     let table: TableDescription;
     try {
       table = await callback<TableDescription>((cb) => store.getTable(tableName, false, cb));

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { callback, openStorage } from './dynalite-storage';
 
 /**
  * Why this exists: dynalite stores an item and each of its secondary-index entries as separate
@@ -79,8 +80,6 @@ export interface IndexRepair {
   readonly rewritten: number;
 }
 
-const callback = <T = void>(fn: (cb: (err: Error | null | undefined, value?: T) => void) => void): Promise<T> =>
-  new Promise((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value as T))));
 
 const read = (db: SubDb, key: string) => callback<Item | undefined>((cb) => db.get(key, cb));
 
@@ -104,19 +103,8 @@ async function* batches<T>(stream: Readable, keep: (record: T) => boolean, size 
  * before this returns. A missing table is nothing to repair.
  */
 export async function repairIndexes(path: string, tableName: string): Promise<IndexRepair[]> {
-  const store = dynaliteDb.create({ path });
+  const store = await openStorage(dynaliteDb.create({ path }));
   try {
-    // Fails clearly here if another process holds the data directory; a lock that a process just
-    // killed is still releasing is waited for briefly.
-    for (let tries = 1; ; tries++) {
-      try {
-        await store.db.open();
-        break;
-      } catch (e) {
-        if (tries >= 50 || !/lock/i.test(`${(e as Error).message} ${String((e as { cause?: Error }).cause?.message)}`)) throw e;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
     const table = await tableOf(store, tableName);
     if (!table) return [];
     const items = store.getItemDb(tableName);

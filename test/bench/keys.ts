@@ -8,7 +8,7 @@ import { DRAIN_DEFAULTS, JOB_END_MARGIN_MS } from '../../lambdas/use-cases/work-
 import { inParallel } from '../../lambdas/domain/parallel';
 import { JOB_WORKERS } from '../../lib/jobs';
 import { startCallbackReceiver } from '../support/callback-receiver';
-import { openSession, paidPayment, statusOf, submitPage } from '../support/payments';
+import { answerChallenge, openSession, paidPayment, statusOf, submitPage } from '../support/payments';
 import type { TestService } from '../support/service';
 import { countCallsOf } from './aws-calls';
 import { heatModel, WriteRecorder, type HeatModel } from './write-heat';
@@ -167,15 +167,8 @@ export async function measureCheckouts(service: TestService, flow: Flow, checkou
       if (flow === '3ds') {
         // The challenge's callback (3ds, waiting) goes out while the customer is at the challenge, as the stream hands it over.
         await dispatch('3ds');
-        const challenge = new URL(String(paid.headers.location), service.baseUrl);
-        // The customer sees the challenge page first (the sandbox stands in for the issuer's page), then
-        // answers it; the page carries where to come back in a hidden field, from its own address.
-        await service.request({ method: 'GET', path: `${challenge.pathname}${challenge.search}` });
-        const answered = await service.request({
-          path: challenge.pathname,
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ code: '123456', decision: 'confirm', return: challenge.searchParams.get('return') ?? '' }).toString(),
-        });
+        // The customer sees the challenge page first (the sandbox stands in for the issuer's page), then answers it.
+        const answered = await answerChallenge(service, paid);
         if (answered.status !== 303) throw new Error(`3-D Secure checkout ${n}: the challenge answered ${answered.status}: ${answered.text.slice(0, 200)}`);
         const complete = new URL(String(answered.headers.location), service.baseUrl);
         const back = await timed('CheckoutComplete', () => service.request({ method: 'GET', path: `${complete.pathname}${complete.search}` }));

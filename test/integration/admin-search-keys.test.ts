@@ -6,7 +6,7 @@ import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchan
 import { WriteRecorder } from '../bench/write-heat';
 import { aPayment } from '../contract/payment-store.contract';
 import { adminApi, seedOperator, signIn, type AdminApi, type AdminPayment } from '../support/admin';
-import { openSession, paidPayment, statusOf, submitPage } from '../support/payments';
+import { answerChallenge, openSession, paidPayment, statusOf, submitPage } from '../support/payments';
 import { startTestService, type TestService } from '../support/service';
 
 /**
@@ -187,14 +187,7 @@ describe('a change of status writes nothing to the search index', () => {
       expect(plain.status.status).toBe('settled');
       const secure = await recorder.during(2, async () => {
         const session = await openSession(service, shop);
-        const paid = await submitPage(service, session, { card: '05/38' });
-        const challenge = new URL(String(paid.headers.location), service.baseUrl);
-        await service.request({ method: 'GET', path: `${challenge.pathname}${challenge.search}` });
-        const answered = await service.request({
-          path: challenge.pathname,
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ code: '123456', decision: 'confirm', return: challenge.searchParams.get('return') ?? '' }).toString(),
-        });
+        const answered = await answerChallenge(service, await submitPage(service, session, { card: '05/38' }));
         const complete = new URL(String(answered.headers.location), service.baseUrl);
         expect((await service.request({ method: 'GET', path: `${complete.pathname}${complete.search}` })).status).toBe(303);
         await runCallbackJob(service.deps, { paymentIds: [session.paymentId] });

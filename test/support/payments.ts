@@ -261,3 +261,19 @@ export const HASH_NOT_VALID = invalidRequest('hash: Hash is not valid.');
 
 /** `YYYY-MM-DD hh:mm:ss` of an instant, in UTC (protocol.md §3). */
 export const protocolDateOf = (d: Date | string): string => new Date(d).toISOString().slice(0, 19).replace('T', ' ');
+
+/**
+ * The customer at the sandbox's challenge after a 3-D Secure pay answered `paid` (its redirect): the
+ * page seen, then confirmed with the code; the page carries where to come back in a hidden field,
+ * from its own address. Answers the challenge's answer (a 303 to /auth/{token}/complete).
+ */
+export async function answerChallenge(service: TestService, paid: HttpAnswer<unknown>): Promise<HttpAnswer> {
+  const challenge = new URL(String(paid.headers.location), service.baseUrl);
+  await service.request({ method: 'GET', path: `${challenge.pathname}${challenge.search}` });
+  return service.request({
+    path: challenge.pathname,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ code: '123456', decision: 'confirm', return: challenge.searchParams.get('return') ?? '' }).toString(),
+  });
+}
+

@@ -62,16 +62,17 @@ export const key = {
  * How many partitions each sharded index family spreads over. A partition takes 1,000 write units
  * a second; docs/architecture.md ("Keys and heat") has the arithmetic behind each number, and
  * `npm run bench -- --only keys` measures it. The outbox and the work queues are shared by every
- * merchant; the work index has twice the outbox's: a 3-D Secure checkout moves its reconcile entry
- * twice (about 4 units). The search family is one merchant's day, and one merchant's checkouts are
- * bounded by its request limit (at most 1,000 a second, ADR 0025): 8 shards take 4,000 of them a
- * second (2,600 with 3-D Secure), and each search, count or export of a merchant-day reads 8
- * partitions instead of 32 (ADR 0032). Raising a number later needs no migration while readers
+ * merchant, 64 shards each: a 3-D Secure checkout moves its reconcile entry twice (about 4 units)
+ * and puts two callbacks in the outbox (the challenge's while the customer is at it, the sale's:
+ * 4 units), which 32 outbox shards took at 8,000 a second (ADR 0043). The search family is one
+ * merchant's day, and one merchant's checkouts are bounded by its request limit (at most 1,000 a
+ * second, ADR 0025): its entry written once per payment, 8 shards take 8,000 of them a second, and
+ * each search, count or export of a merchant-day reads 8 partitions instead of 32 (ADR 0032). Raising a number later needs no migration while readers
  * read every shard: entries written under the smaller number stay in shards they still read.
  * Lowering one does; the search family's is lowered by day instead (searchShardsOf).
  * These are every cloud table's counts; the local engine's table has its own (LOCAL_SHARDS).
  */
-export const SHARDS: ShardCounts = { outbox: 32, work: 64, search: 8 };
+export const SHARDS: ShardCounts = { outbox: 64, work: 64, search: 8 };
 
 /** How many shards each sharded family of a table spreads over (a property of the table, read from TABLE_SHARDS). */
 export interface ShardCounts {
