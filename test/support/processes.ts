@@ -120,14 +120,25 @@ export function startTs(entry: string, env: Record<string, string | undefined> =
 }
 
 /** A TCP port that was free a moment ago (for a child that needs a fixed PORT). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
+export async function freePort(): Promise<number> {
+  for (let tries = 0; ; tries++) {
+    const port = FIXED_PORTS.from + Math.floor(Math.random() * (FIXED_PORTS.to - FIXED_PORTS.from));
+    if (await canListen(port)) return port;
+    if (tries > 200) throw new Error(`no free port between ${FIXED_PORTS.from} and ${FIXED_PORTS.to}`);
+  }
 }
+
+/**
+ * Where a test's fixed port comes from: below the kernel's range for ports handed out on `listen(0)`
+ * (32768–60999 on Linux). A process given such a port binds its own servers (the local engine, the
+ * secrets stand-in) on port 0 before it listens on the one it was given; a port taken from the
+ * ephemeral range could be handed to one of them in between (EADDRINUSE).
+ */
+const FIXED_PORTS = { from: 20_000, to: 32_000 } as const;
+
+const canListen = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
