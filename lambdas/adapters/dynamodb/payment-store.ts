@@ -6,7 +6,7 @@ import { conditionalUpdate, createItem, isConditionFailure, itemsByKey } from '.
 import { LOOKUP_INDEX, SHARDS, TTL_ATTRIBUTE, key, type ShardCounts } from './keys';
 import { STREAM_LEASE_MS, STREAM_LEASE_TAG, joinedPayment, outboxEntry, paymentItems, readPayment, workEntry } from './payment-items';
 import { countPaymentsOfDay, due, dueBatches, paymentsOfDay, type Table } from './payment-queries';
-import { mayNetCallback, transitionExpression, type StreamOutbox } from './transition-expression';
+import { mayNetCallback, netConditionsHold, transitionExpression, type StreamOutbox } from './transition-expression';
 
 export { DETAIL_FIELDS, STREAM_LEASE_MS, STREAM_LEASE_TAG, joinedPayment, outboxEntry, paymentItems, readPayment, workEntry } from './payment-items';
 export { shardsOf } from './payment-queries';
@@ -36,10 +36,6 @@ export class DynamoPaymentStore implements PaymentStore {
     return this.options.streamDelivery ? STREAM_OUTBOX : undefined;
   }
 
-  private streamLease(at: string): string | undefined {
-    return this.stream?.lease(at);
-  }
-
   async createPayment(payment: Payment, queue?: QueueEntry): Promise<void> {
     const { state, details } = paymentItems(payment, this.table.shards);
     // The details first: a state item is never without them. A crash between the two leaves
@@ -54,7 +50,7 @@ export class DynamoPaymentStore implements PaymentStore {
           ...state,
           ...(payment.checkout ? { [TTL_ATTRIBUTE]: epochSeconds(new Date(payment.checkout.expiresAt)) } : {}),
           ...(queue ? workEntry(payment.paymentId, queue, this.table.shards) : {}),
-          ...(payment.transactions.length ? { ...outboxEntry(payment.paymentId, payment.createdAt, this.table.shards), sendLease: this.streamLease(payment.createdAt) } : {}),
+          ...(payment.transactions.length ? { ...outboxEntry(payment.paymentId, payment.createdAt, this.table.shards), sendLease: this.stream?.lease(payment.createdAt) } : {}),
         },
       });
     this.remember(payment.paymentId, details);
@@ -129,7 +125,7 @@ export class DynamoPaymentStore implements PaymentStore {
     // is refused on those conditions alone and goes again in the plain shape.
     if (this.stream && mayNetCallback(transition.guard, transition.change)) {
       const netted = await this.write(paymentId, transition, true);
-      if (netted.applied || !netted.state || outboxAllowsNet(netted.state, this.stream.netBefore(transition.change.set.updatedAt))) return netted.result;
+      if (netted.applied || !netted.state || netConditionsHold(netted.state, this.stream.netBefore(transition.change.set.updatedAt))) return netted.result;
     }
     return (await this.write(paymentId, transition, false)).result;
   }
@@ -234,11 +230,6 @@ const STREAM_OUTBOX: StreamOutbox = {
  * work entry due later is no net (a challenge's, twenty minutes out), and the plain shape is written.
  */
 export const CALLBACK_NET_MAX_MS = 5 * 60_000;
-
-/** Whether the outbox and the work entry of a state item were as a netted write needs (else the guard refused it). */
-function outboxAllowsNet(state: Record<string, unknown>, netBefore: string): boolean {
-  return state.sendSk === undefined && state.sendLease === undefined && typeof state.workPk === 'string' && typeof state.workSk === 'string' && state.workSk < netBefore;
-}
 
 /** DynamoDB refuses a nested path whose parent map does not exist. */
 const isMissingMapPath = (e: unknown): boolean =>

@@ -30,6 +30,15 @@ export function mayNetCallback(guard: TransitionGuard, change: PaymentChange): b
 }
 
 /**
+ * What the extra conditions of a netted write (transitionExpression's `net`) say, as a predicate over
+ * the state item as it was: nothing of the outbox in progress, and a work entry due before
+ * `netBefore`. A refused netted write whose item passes this was refused by its guard.
+ */
+export function netConditionsHold(state: Record<string, unknown>, netBefore: string): boolean {
+  return state.sendSk === undefined && state.sendLease === undefined && typeof state.workPk === 'string' && typeof state.workSk === 'string' && state.workSk < netBefore;
+}
+
+/**
  * A transition as one conditional update of a payment's state item: the guard becomes the
  * condition (what `guardHolds` says, clause for clause; the store contract suite checks the two
  * against each other), the change the update, with the store's own bookkeeping in the same write:
@@ -96,6 +105,7 @@ export function transitionExpression(
     // delivery in progress (or a retry waiting) keeps its place, so callbacks stay in order.
     const entry = outboxEntry(paymentId, change.set.updatedAt, shards);
     if (net) {
+      // The same clauses as netConditionsHold.
       sets.push(`${name('sendSk')} = ${value(entry.sendSk)}`, `${name(CALLBACK_NET)} = ${value(true)}`);
       removes.push(name('sendPk'));
       conditions.push(
