@@ -17,6 +17,8 @@ export interface BundleSpec {
   readonly entry: string;
   /** Replaces the project's alias table (the naive reference bundles with none). */
   readonly alias?: Readonly<Record<string, string>>;
+  /** Packages left out of the bundle and loaded from node_modules at import (as a runtime's own copy would be). */
+  readonly external?: readonly string[];
   /** The stage's acquirer the bundle is built for, as the stack builds it (lib/bundling.ts acquirerDefine); none: both. */
   readonly acquirer?: 'sandbox' | 's2s-card';
   readonly note?: string;
@@ -77,16 +79,18 @@ export async function buildBundles(specs: readonly BundleSpec[], outDir: string)
   const options = esbuildApiOptions();
   const groups = new Map<string, BundleSpec[]>();
   for (const spec of specs) {
-    const key = JSON.stringify([spec.alias ?? options.alias, spec.acquirer ?? null]);
+    const key = JSON.stringify([spec.alias ?? options.alias, spec.acquirer ?? null, spec.external ?? []]);
     groups.set(key, [...(groups.get(key) ?? []), spec]);
   }
   const built = await Promise.all(
     [...groups.values()].map(async (group) => {
       const alias = group[0]?.alias;
       const acquirer = group[0]?.acquirer;
+      const external = group[0]?.external;
       const result = await build({
         ...options,
         ...(alias ? { alias: { ...alias } } : {}),
+        ...(external ? { external: [...(options.external ?? []), ...external] } : {}),
         ...(acquirer ? { define: { ...options.define, ...acquirerDefine(acquirer) } } : {}),
         absWorkingDir: PROJECT_ROOT,
         entryPoints: group.map((spec) => ({ in: spec.entry, out: fileNameOf(spec) })),

@@ -98,6 +98,19 @@ async function bundleRows(phase: (what: string) => void): Promise<{ rows: Bundle
       note: 'only the SDK parts the merchant API uses (DynamoDB client, lib-dynamodb Get/Put/Query, Secrets Manager GetSecretValue) with the project\'s options and aliases: the part of every handler that neither bundling options nor project code can shrink, short of dropping a client.',
     },
     {
+      name: 'required libraries only',
+      kind: 'reference',
+      entry: projectPath('test/bench/fixtures/libraries-only.ts'),
+      note: 'the SDK row plus what the brief requires or prefers in every handler, constructed as a handler constructs them: zod/mini with one schema, the Powertools Logger and Metrics, and Middy\'s core (test/bench/fixtures/libraries-only.ts): the floor of every function that reads the table, before any project code.',
+    },
+    {
+      name: 'AWS SDK clients from node_modules',
+      kind: 'reference',
+      entry: projectPath('test/bench/fixtures/aws-sdk-only.ts'),
+      external: ['@aws-sdk/*', '@smithy/*', '@aws/*'],
+      note: 'the SDK row\'s clients left out of the bundle and loaded from node_modules, as a function that takes the runtime\'s SDK (CDK\'s default) loads them: the same version, unbundled.',
+    },
+    {
       name: 'empty module',
       kind: 'reference',
       entry: projectPath('test/bench/fixtures/empty-handler.ts'),
