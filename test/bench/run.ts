@@ -22,8 +22,11 @@ import { DEFAULT_MEMORY_MB } from '../../lib/constructs/checkout-function';
 import { KEYS_SECTION_END, KEYS_SECTION_START, keysLine, measureBacklog, measureCheckouts, renderBacklogSection, renderKeysSection, spliceKeysSection, type CostRow } from './keys';
 import { LATENCY_PLAN, measureLatency } from './latency';
 
-/** Samples per cold-import row (each a fresh Node process): 7, fewer only if the rows would overrun the budget. */
-const IMPORT_PLAN = { maxRuns: 7, minRuns: 3, budgetMs: 40_000 } as const;
+/**
+ * Samples per cold-import row (each a fresh Node process): 11, fewer only if the rows would overrun
+ * the budget. With 5–7 a row's median moved by 10–20 ms from one run to the next on two cores.
+ */
+const IMPORT_PLAN = { maxRuns: 11, minRuns: 5, budgetMs: 90_000 } as const;
 const LOAD = { concurrency: 16, warmupMs: 1000, durationMs: 5000 } as const;
 const WORK_DIR = projectPath('.bench');
 const REPORT = projectPath('docs', 'benchmarks.md');
