@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { DepsWithCallbacks } from '../lambdas/callback-container';
 import { esc } from '../lambdas/checkout-page/html';
@@ -8,8 +9,8 @@ import { merchantRequest, RunnerUnreachable, type MerchantCredentials } from './
 /**
  * The local runner's own pages, outside the route table (they are no part of the service and never
  * deployed; docs/adr/0038-local-demo-pages.md): where the printed curl's success and cancel URLs
- * lead, the demo merchant's result page, and the stand-ins for the provider's terms and privacy
- * notice that the checkout page's footer links to locally (a deployed stage links its own).
+ * lead, the demo merchant's result page, and the local runner's own terms of service and privacy
+ * notice, which the checkout page's footer links to locally (a deployed stage links its provider's).
  */
 export const LOCAL_PAGE_PATHS = { result: '/local/result', terms: '/local/terms', privacy: '/local/privacy' } as const;
 
@@ -20,6 +21,8 @@ export interface LocalPagesOptions {
   readonly deps: DepsWithCallbacks;
   /** What goes before `npm run -s merchant` for it to reach this runner (`DATA_DIR=… `), and after the command (`--base-url …`). */
   readonly helper: { readonly prefix: string; readonly options: string };
+  /** Where the runner keeps everything (DATA_DIR): the privacy notice names it. */
+  readonly dataDir: string;
 }
 
 type Answer = APIGatewayProxyStructuredResultV2;
@@ -31,7 +34,7 @@ export function localPages(options: LocalPagesOptions): (method: string, url: UR
     if (!page) return undefined;
     if (method !== 'GET' && method !== 'HEAD') return { statusCode: 405, headers: { allow: 'GET', 'content-type': 'text/plain; charset=utf-8' }, body: 'GET only\n' };
     if (page === 'result') return resultPage(options, url.searchParams);
-    return page === 'terms' ? document('Terms of service', 'terms') : document('Privacy notice', 'privacy');
+    return page === 'terms' ? termsPage(options) : privacyPage(options);
   };
 }
 
@@ -61,13 +64,63 @@ ${body}
   };
 }
 
-/** The placeholder of a provider's document: a real page, saying what stands where. */
-function document(title: string, which: 'terms' | 'privacy'): Answer {
+/** Where this runner's payments go: the sandbox in the runner itself, or the S2S CARD gateway its operator named. */
+function acquirerOf(options: LocalPagesOptions): string {
+  const { config } = options.deps;
+  if (config.ACQUIRER !== 's2s-card') {
+    return 'the sandbox acquirer built into this runner. It reaches no card network and charges no card: it answers by the rules of its test cards (docs/sandbox.md) and approves any other valid card number without charging it';
+  }
+  const host = config.S2S_CARD_URL ? new URL(config.S2S_CARD_URL).host : 'not configured';
+  return `the S2S CARD gateway this runner's operator configured (<code>${esc(host)}</code>). What that gateway does with a card is its own operator's business; use its test cards only`;
+}
+
+/**
+ * The local runner's terms of service: what it is and is not, for someone who reaches its
+ * checkout page. Locally the runner is the provider the footer names.
+ */
+function termsPage(options: LocalPagesOptions): Answer {
   return html(
     200,
-    title,
-    `<p>This is the local runner's placeholder for the payment provider's ${which === 'terms' ? 'terms of service' : 'privacy notice'}, which the checkout page's footer links to.</p>
-<p class="note">A deployed stage links its own documents: <code>provider</code> in <code>lib/stages/&lt;stage&gt;.ts</code> (name, <code>termsUrl</code>, <code>privacyUrl</code>). Locally <code>PROVIDER_NAME</code>, <code>PROVIDER_TERMS_URL</code> and <code>PROVIDER_PRIVACY_URL</code> choose others (README).</p>`,
+    'Terms of service',
+    `<p>These terms cover the hosted checkout served from this address: the local runner, a copy of the service that the person who started it runs on their own computer for development and testing (<code>npm start</code>). Nobody else runs it, and no payment provider stands behind it.</p>
+<h2>No money moves here</h2>
+<p>Payments made here go to ${acquirerOf(options)}. A payment that says <em>settled</em> here is a test: nobody is owed or paid anything because of it, and refunds, voids and chargebacks here return nothing.</p>
+<p>Do not enter your own card. Use the test cards of the merchant's integration guide (docs/sandbox.md in this project).</p>
+<h2>Availability and data</h2>
+<p>The runner is up while its operator keeps it running, and keeps its data only as long as they keep its data directory. It comes with no guarantee of service, of correctness or of keeping anything. It must not take real customers' payments; a deployed stage of the service, run by a payment provider under its own terms, does that.</p>
+<h2>Accounts</h2>
+<p>Merchant keys, passwords and operator sign-ins are made by the runner's operator (<code>npm run merchant</code>, <code>npm run operator</code>) and printed to them. Whoever holds a merchant's key and password can make and refund that merchant's test payments here, so keep them to yourself as you would real ones.</p>
+<p>How this runner treats personal data is in its <a href="${LOCAL_PAGE_PATHS.privacy}">privacy notice</a>.</p>`,
+  );
+}
+
+/**
+ * The local runner's privacy notice: exactly what it keeps of a checkout, where, for how long and
+ * what leaves the machine. Each statement is what the code does (never a card number or security
+ * code in storage or logs: test/integration/checkout-pay.test.ts and test/unit/redaction.test.ts hold that).
+ */
+function privacyPage(options: LocalPagesOptions): Answer {
+  const dir = esc(options.dataDir);
+  return html(
+    200,
+    'Privacy notice',
+    `<p>The local runner at this address runs on the computer of the person who started it, and that person alone holds what it keeps. Nothing described here is sent to the service's authors or to any provider.</p>
+<h2>What is kept, and where</h2>
+<p>Everything is kept in the runner's data directory, <code>${dir}</code>, on that computer:</p>
+<ul>
+<li>each checkout: the order the merchant sent (number, amount, currency, description) and the customer's name, e-mail address and billing address, when the merchant sent them or the customer typed them;</li>
+<li>of the card: its first six and last four digits, its brand and its expiry date; of a wallet payment, the wallet's name and the card summary the wallet gave;</li>
+<li>the customer's IP address as the runner received it, which the merchant's callbacks carry;</li>
+<li>the callbacks sent to the merchant and what the merchant's server answered;</li>
+<li>e-mail receipts, written as files in <code>${esc(join(options.dataDir, 'mail'))}</code> (shown at <a href="/local/mail">/local/mail</a>) and never sent;</li>
+<li>merchants' settings and secrets, operators' accounts, and the audit log of their sign-ins and actions.</li>
+</ul>
+<p><strong>The full card number and the security code are never kept.</strong> They are passed to the acquirer in memory for the one payment and reach neither the data directory nor the runner's log.</p>
+<h2>What leaves this computer</h2>
+<p>Only what the payment needs: the payment to ${acquirerOf(options)}, and the callbacks to the URLs the merchant set for them. The runner's log goes to its own console.</p>
+<p>When the checkout page offers Apple Pay or Google Pay, your browser loads Apple's or Google's payment script from their servers, and a wallet payment goes through the wallet first; Apple's and Google's own privacy terms cover that part.</p>
+<h2>How long</h2>
+<p>A checkout link stops working an hour after it was made, but the local engine deletes nothing by itself: everything stays in <code>${dir}</code> until its operator removes it. Stopping the runner and deleting that directory removes all of it.</p>`,
   );
 }
 

@@ -83,6 +83,7 @@ async function main(): Promise<void> {
     demo,
     deps,
     helper: { prefix: customDataDir ? `DATA_DIR=${dataDir} ` : '', options: '' },
+    dataDir,
   });
   const mail = mailPages(mailDirectory(dataDir));
   const app = createApp(routes, { operatorKey: backend.operatorKey, acquirerTimeouts, timeoutScale, localPages: async (method, url) => (await pages(method, url)) ?? mail(method, url) });

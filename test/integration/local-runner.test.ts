@@ -100,8 +100,16 @@ describe('the local runner with a chosen demo merchant', () => {
     expect(page).toContain(`<dt>Status</dt><dd>prepare</dd><dt>Reference (payment_id)</dt><dd>${paymentId}</dd>`);
     expect(page).toContain(`npm run -s merchant -- refund ${paymentId} 10.00`);
     expect((await fetch(`${base}/local/result?payment_id=nope`)).status).toBe(404);
-    // The footer's placeholders are real pages.
-    for (const doc of ['terms', 'privacy']) expect((await fetch(`${base}/local/${doc}`)).status).toBe(200);
+    // The footer's documents are the runner's own: what it is, what it keeps (in this DATA_DIR) and what leaves the machine.
+    const terms = await fetch(`${base}/local/terms`);
+    expect(terms.status).toBe(200);
+    expect(await terms.text()).toMatch(/No money moves here[\s\S]*the sandbox acquirer built into this runner[\s\S]*href="\/local\/privacy"/);
+    const privacy = await fetch(`${base}/local/privacy`);
+    expect([privacy.status, privacy.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining("default-src 'none'")]);
+    const notice = await privacy.text();
+    expect(notice).toContain(`<code>${dataDir}</code>`);
+    expect(notice).toContain('The full card number and the security code are never kept.');
+    expect(notice).not.toMatch(/placeholder/i);
 
     // The merchant helper finds the runner (DATA_DIR/runner.json) and the demo merchant, signs, and prints the answer.
     const out: string[] = [];
