@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { DestinationPolicy } from './domain/notification-url';
 import { AWS_CALL_TIMEOUT_MS } from './adapters/aws/request-timeouts';
+import { APPLE_PAY_VALIDATION_DEADLINE_MS } from './domain/apple-pay';
 
 /** The runtime configuration, read once at cold start; a bad value fails fast with a clear message. */
 /** The highest request limit a merchant can be given (ADR 0025): one merchant's partitions never see more. */
@@ -58,6 +59,8 @@ const configSchema = z.object({
    */
   APPLE_PAY_GATEWAY_ADDRESS: z.optional(z.string().check(z.regex(/^[A-Za-z0-9.-]+:\d{1,5}$/))),
   APPLE_PAY_GATEWAY_CA: z.optional(z.string().check(z.minLength(1))),
+  /** Local runner and tests only: a shorter deadline for Apple's validation answer than the stage's (never a longer one). */
+  APPLE_PAY_VALIDATION_DEADLINE_MS: z.optional(z.coerce.number().check(z.int(), z.gte(100), z.lte(APPLE_PAY_VALIDATION_DEADLINE_MS))),
   /**
    * The gateway the stage's acquirer is known by to Google Pay (tokenization's `gateway`); the
    * sandbox's default is Google's own test value `example`. Without one no Google Pay button shows.

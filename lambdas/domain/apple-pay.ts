@@ -5,6 +5,14 @@
  * ("Setting up your server", Apple Pay on the Web): anything else would let a page make our servers
  * present the certificate to any host.
  */
+/**
+ * How long the whole merchant validation call may take, from connecting to the last byte of Apple's
+ * answer. Apple answers in about a second; the customer's sheet waits on this, and so does the pay
+ * route's function, whose time is the acquirer's authorization plus OWN_WORK_MS (lib/time-budget.ts,
+ * test/unit/time-budget.test.ts): a later answer is a failure the page shows, not a function timed out.
+ */
+export const APPLE_PAY_VALIDATION_DEADLINE_MS = 6_000;
+
 export const APPLE_PAY_VALIDATION_HOSTS: readonly string[] = [
   'apple-pay-gateway.apple.com',
   'cn-apple-pay-gateway.apple.com',

@@ -14,10 +14,13 @@ export function buildApplePay(config: Config, clock: Clock, client: Deps['secret
   const [host, port] = config.APPLE_PAY_GATEWAY_ADDRESS?.split(':') ?? [];
   return {
     secrets: new SecretsManagerApplePaySecrets(client, config.APPLE_PAY_SECRET_PREFIX, clock, config.SECRET_CACHE_TTL_SECONDS * 1000),
-    validation: new HttpsApplePayValidation({
-      ...(host && port ? { address: { host, port: Number(port) } } : {}),
-      ...(config.APPLE_PAY_GATEWAY_CA ? { ca: readFileSync(config.APPLE_PAY_GATEWAY_CA, 'utf8') } : {}),
-    }),
+    validation: new HttpsApplePayValidation(
+      {
+        ...(host && port ? { address: { host, port: Number(port) } } : {}),
+        ...(config.APPLE_PAY_GATEWAY_CA ? { ca: readFileSync(config.APPLE_PAY_GATEWAY_CA, 'utf8') } : {}),
+      },
+      config.APPLE_PAY_VALIDATION_DEADLINE_MS,
+    ),
   };
 }
 

@@ -3,7 +3,7 @@ import { LOCAL_APPLE_PAY_MERCHANT_ID, LOCAL_APPLE_PAY_SECRET_PREFIX } from '../.
 import { ERRORS } from '../../lambdas/domain/errors';
 import { APPLE_PAY_VALIDATION_HOSTS, appleValidationUrl } from '../../lambdas/domain/apple-pay';
 import { createCheckout } from '../support/merchant-site';
-import { startFakeAppleGateway, type FakeAppleGateway } from '../support/apple-pay-gateway';
+import { startFakeAppleGateway, type AppleFault, type FakeAppleGateway } from '../support/apple-pay-gateway';
 import { serviceForFile } from '../support/suites';
 
 /**
@@ -12,7 +12,9 @@ import { serviceForFile } from '../support/suites';
  * documented hosts, over mutual TLS with the merchant identity certificate from Secrets Manager, and
  * answers Apple's merchant session. Here Apple's host is a stand-in on loopback (no network).
  */
-const env: Record<string, string> = {};
+/** The deadline of Apple's whole answer here (the stage's is APPLE_PAY_VALIDATION_DEADLINE_MS, 6 s): the bad-day cases wait it out. */
+const DEADLINE_MS = 2_500;
+const env: Record<string, string> = { APPLE_PAY_VALIDATION_DEADLINE_MS: String(DEADLINE_MS) };
 let gateway: FakeAppleGateway;
 beforeAll(async () => {
   gateway = await startFakeAppleGateway();
@@ -119,5 +121,39 @@ describe('POST /auth/{token} with applepay_validation_url', () => {
     const key = identity.privateKey.split('\n')[1]!;
     expect(answer.text).not.toContain(key);
     expect(JSON.stringify(await service.tableItems())).not.toContain(key);
+  });
+});
+
+describe('Apple on a bad day: every failure is the page\'s 502 inside the deadline, and the next customer is served', () => {
+  test.each<[string, AppleFault]>([
+    ['never answers', { kind: 'hang' }],
+    ['closes the connection without an answer', { kind: 'drop' }],
+    ['resets the connection half-way through its answer', { kind: 'reset-midway' }],
+    ['trickles its answer a byte every 100 ms (never idle long, far too late in all)', { kind: 'drip', everyMs: 100 }],
+    ['answers 200 with an HTML error page', { kind: 'not-json' }],
+    ['answers 200 with 200 KB', { kind: 'oversize' }],
+  ])('%s', async (_what, fault) => {
+    gateway.fault = fault;
+    const started = performance.now();
+    let answer: Awaited<ReturnType<typeof validate>>;
+    try {
+      answer = await validate();
+    } finally {
+      gateway.fault = undefined;
+    }
+    const took = performance.now() - started;
+    expect(answer).toMatchObject({ status: 502, json: { error_code: ERRORS.APPLE_PAY_VALIDATION_FAILED.code, error_message: ERRORS.APPLE_PAY_VALIDATION_FAILED.message } });
+    // The deadline bounds the whole exchange (a second of margin for a busy machine), far inside the pay route's function time.
+    expect(took).toBeLessThan(DEADLINE_MS + 1_000);
+    expect(await validate()).toMatchObject({ status: 200, json: { merchantSessionIdentifier: expect.any(String) } });
+  });
+
+  it('a slow answer inside the deadline is still taken', async () => {
+    gateway.fault = { kind: 'slow', ms: 600 };
+    try {
+      expect(await validate()).toMatchObject({ status: 200, json: { merchantSessionIdentifier: expect.any(String) } });
+    } finally {
+      gateway.fault = undefined;
+    }
   });
 });

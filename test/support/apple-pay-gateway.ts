@@ -16,6 +16,22 @@ export interface ValidationSeen {
   readonly body: Record<string, unknown>;
 }
 
+/**
+ * What Apple's host may do on a bad day, to the next validation requests (until set back to
+ * undefined): never answer, close the connection without an answer, reset it half-way through the
+ * answer, trickle the answer a byte at a time (each byte inside any idle timeout, the whole far too
+ * late), answer 200 with something that is not a merchant session, answer far more than one, or
+ * answer correctly after a delay.
+ */
+export type AppleFault =
+  | { readonly kind: 'hang' }
+  | { readonly kind: 'drop' }
+  | { readonly kind: 'reset-midway' }
+  | { readonly kind: 'drip'; readonly everyMs: number }
+  | { readonly kind: 'not-json' }
+  | { readonly kind: 'oversize' }
+  | { readonly kind: 'slow'; readonly ms: number };
+
 export interface FakeAppleGateway {
   /** host:port to give APPLE_PAY_GATEWAY_ADDRESS. */
   readonly address: string;
@@ -28,6 +44,8 @@ export interface FakeAppleGateway {
   readonly seen: ValidationSeen[];
   /** The HTTP status the next answers have (200: a merchant session). */
   answerWith: number;
+  /** A fault of the next answers (undefined: none). */
+  fault: AppleFault | undefined;
   close(): Promise<void>;
 }
 
@@ -61,7 +79,21 @@ export async function startFakeAppleGateway(): Promise<FakeAppleGateway> {
   const strangerIdentity = issue('stranger', 'merchant.stranger', 'stranger-root', 'extendedKeyUsage=clientAuth\n');
 
   const seen: ValidationSeen[] = [];
-  const state = { answerWith: 200 };
+  const state: { answerWith: number; fault: AppleFault | undefined } = { answerWith: 200, fault: undefined };
+  const session = (body: Record<string, unknown>) =>
+    // The fields of Apple's merchant session (opaque to us; the page hands it to completeMerchantValidation).
+    JSON.stringify({
+      epochTimestamp: 1_700_000_000_000,
+      expiresAt: 1_700_003_600_000,
+      merchantSessionIdentifier: `SSH${seen.length}`,
+      nonce: 'a1b2c3d4',
+      merchantIdentifier: 'F0E1D2C3',
+      domainName: body.initiativeContext,
+      displayName: body.displayName,
+      signature: 'MIAGCSqGSIb3DQEHAqCAMIACAQExDzANBglghkgBZQMEAgEFADCABgkqhkiG9w0BBwEAAKCAMIID',
+      operationalAnalyticsIdentifier: 'Demo:F0E1D2C3',
+      retries: 0,
+    });
   const https: Server = createServer({ key: server.privateKey, cert: server.certificate, ca: readFileSync(file('test-apple-root.crt')), requestCert: true, rejectUnauthorized: true }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -73,21 +105,40 @@ export async function startFakeAppleGateway(): Promise<FakeAppleGateway> {
         res.writeHead(state.answerWith, { 'content-type': 'application/json' }).end('{"statusMessage":"Payment Services Exception","statusCode":"400"}');
         return;
       }
-      // The fields of Apple's merchant session (opaque to us; the page hands it to completeMerchantValidation).
-      res.writeHead(200, { 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          epochTimestamp: 1_700_000_000_000,
-          expiresAt: 1_700_003_600_000,
-          merchantSessionIdentifier: `SSH${seen.length}`,
-          nonce: 'a1b2c3d4',
-          merchantIdentifier: 'F0E1D2C3',
-          domainName: body.initiativeContext,
-          displayName: body.displayName,
-          signature: 'MIAGCSqGSIb3DQEHAqCAMIACAQExDzANBglghkgBZQMEAgEFADCABgkqhkiG9w0BBwEAAKCAMIID',
-          operationalAnalyticsIdentifier: 'Demo:F0E1D2C3',
-          retries: 0,
-        }),
-      );
+      const answer = session(body);
+      const fault = state.fault;
+      switch (fault?.kind) {
+        case 'hang':
+          return;
+        case 'drop':
+          req.socket.destroy();
+          return;
+        case 'reset-midway':
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
+          res.write(answer.slice(0, answer.length >> 1), () => req.socket.destroy());
+          return;
+        case 'drip': {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          let at = 0;
+          const timer = setInterval(() => {
+            if (at < answer.length) res.write(answer[at++]!);
+            else res.write(' ');
+          }, fault.everyMs);
+          res.on('close', () => clearInterval(timer));
+          return;
+        }
+        case 'not-json':
+          res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Service Unavailable</body></html>');
+          return;
+        case 'oversize':
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ padding: 'x'.repeat(200 * 1024) }));
+          return;
+        case 'slow':
+          setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), fault.ms);
+          return;
+        default:
+          res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+      }
     });
   });
   await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
@@ -108,6 +159,12 @@ export async function startFakeAppleGateway(): Promise<FakeAppleGateway> {
     },
     set answerWith(v: number) {
       state.answerWith = v;
+    },
+    get fault() {
+      return state.fault;
+    },
+    set fault(v: AppleFault | undefined) {
+      state.fault = v;
     },
     close: async () => {
       https.closeAllConnections();

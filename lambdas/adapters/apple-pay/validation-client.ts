@@ -1,9 +1,7 @@
 import { request } from 'node:https';
-import type { MerchantIdentity, MerchantValidationRequest } from '../../domain/apple-pay';
+import { APPLE_PAY_VALIDATION_DEADLINE_MS, type MerchantIdentity, type MerchantValidationRequest } from '../../domain/apple-pay';
 import type { ApplePayValidation } from '../../ports/apple-pay';
 
-/** Apple answers in about a second; the page's sheet waits on this, so not much longer. */
-const VALIDATION_TIMEOUT_MS = 10_000;
 /** A merchant session is about 2 KB. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -15,11 +13,15 @@ export class ApplePayValidationError extends Error {}
  * to a stand-in at another address, still by Apple's host name and checked against `ca`.
  */
 export class HttpsApplePayValidation implements ApplePayValidation {
-  constructor(private readonly reach: { readonly address?: { readonly host: string; readonly port: number }; readonly ca?: string } = {}) {}
+  constructor(
+    private readonly reach: { readonly address?: { readonly host: string; readonly port: number }; readonly ca?: string } = {},
+    private readonly deadlineMs = APPLE_PAY_VALIDATION_DEADLINE_MS,
+  ) {}
 
   validate(url: URL, identity: MerchantIdentity, body: MerchantValidationRequest): Promise<unknown> {
     const payload = JSON.stringify(body);
-    return new Promise((resolve, reject) => {
+    let deadline: NodeJS.Timeout | undefined;
+    return new Promise<unknown>((resolve, reject) => {
       const req = request(
         {
           method: 'POST',
@@ -32,7 +34,6 @@ export class HttpsApplePayValidation implements ApplePayValidation {
           cert: identity.certificate,
           key: identity.privateKey,
           ...(this.reach.ca ? { ca: this.reach.ca } : {}),
-          timeout: VALIDATION_TIMEOUT_MS,
           agent: false,
         },
         (res) => {
@@ -54,9 +55,10 @@ export class HttpsApplePayValidation implements ApplePayValidation {
           res.on('error', reject);
         },
       );
-      req.on('timeout', () => req.destroy(new ApplePayValidationError('Apple did not answer in time')));
+      // One deadline for the whole exchange: an answer that trickles in never resets it (a socket's idle timeout would).
+      deadline = setTimeout(() => req.destroy(new ApplePayValidationError(`Apple did not answer within ${this.deadlineMs} ms`)), this.deadlineMs);
       req.on('error', reject);
       req.end(payload);
-    });
+    }).finally(() => clearTimeout(deadline));
   }
 }
