@@ -211,6 +211,26 @@ describe('two merchants on two accounts, and one on the stage\'s', () => {
     expect(gateway.requests.slice(before).filter((r) => r.fields.order_id?.startsWith(paymentId))).toEqual([]);
   });
 
+  it('the next attempt on an open link goes through the merchant\'s account as it is now, back to the stage\'s too', async () => {
+    const { shop } = await merchants.merchant({ acquirerAccount: 'shop-a' });
+    const s = await openSession(service, shop, { order: { currency: 'USD', amount: '10.00' }, extra: { customer: { name: 'Jane Roe', email: 'jane.roe@example.com' } } });
+    // shop-a takes EUR only: the first attempt is declined before the gateway, and the link stays open.
+    expect((await submitPage(service, s, { card: '01/38' })).status).toBeLessThan(400);
+    expect(await service.deps.store.findPayment(s.paymentId)).toMatchObject({ status: 'decline', attempt: 1, acquirerAccount: 'shop-a' });
+    // The merchant goes back to the stage's account; the customer tries again on the same link.
+    expect((await admin.changeMerchant(shop.merchant_key, { acquirer_account: null })).status).toBe(200);
+    expect((await submitPage(service, s, { card: '01/38' })).status).toBeLessThan(400);
+    const paid = (await service.deps.store.findPayment(s.paymentId))!;
+    expect(paid).toMatchObject({ status: 'settled', attempt: 2 });
+    expect(paid.acquirerAccount).toBeUndefined();
+    expect(gateway.accountOf(`${s.paymentId}.2`)).toBe(gateway.clientKey);
+    // Its refund follows the attempt that paid: the stage's account.
+    expect((await refundOf(service, shop, s.paymentId, '2.00')).status).toBe(200);
+    const t = gateway.byOrder(`${s.paymentId}.2`)!;
+    expect(new Set(gateway.requests.filter((r) => r.fields.trans_id === t.transId).map((r) => r.fields.client_key))).toEqual(new Set([gateway.clientKey]));
+    expect(checkAgainstGateway((await service.deps.store.findPayment(s.paymentId))!, gateway.ledgerOf(s.paymentId), { settled: true })).toEqual([]);
+  });
+
   it('a rotated password is used for the next request at once; the old one no longer passes the gateway', async () => {
     const { shop } = await merchants.merchant({ acquirerAccount: 'shop-b' });
     const rotated = `${b.password}-rotated`;

@@ -106,6 +106,14 @@ describe('attempts on a link', () => {
     expect(guardHolds(claim(link(), T0).guard, claimed)).toBe(false);
   });
 
+  it('an attempt names the account it goes through, and an attempt through the stage\'s forgets an earlier one\'s', () => {
+    const through = (p: Payment, acquirerAccount?: string) =>
+      applyChange(p, claimAttempt(p, { ref, card: { mask: '411111****1111', brand: 'visa', expMonth: 1, expYear: 2038 } as never, customer: {}, recheck, ...(acquirerAccount ? { acquirerAccount } : {}) }, T0).change);
+    expect(through(link(), 'shop-a').acquirerAccount).toBe('shop-a');
+    expect(through(link({ acquirerAccount: 'shop-a' }), 'shop-b').acquirerAccount).toBe('shop-b');
+    expect(through(link({ acquirerAccount: 'shop-a' })).acquirerAccount).toBeUndefined();
+  });
+
   it('the last decline the merchant allows closes the link; an earlier one is held, and Close then queues its callback', () => {
     const inFlight = (declines: number) => link({ attempt: declines + 1, declines, inFlight: { ...ref, attempt: declines + 1, startedAt: T0.toISOString() } });
     const decline = (p: Payment) => applyChange(p, recordDecline(p, { ref: { ...ref, attempt: p.attempt! }, from: 'request', type: 'sale', acquirerRef: 'r', reason: 'Declined.', soft: false, maxDeclines: 3 }, T0).change);

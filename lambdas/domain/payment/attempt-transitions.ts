@@ -52,7 +52,11 @@ export function claimAttempt(
     readonly billingAddress?: BillingAddress;
     /** Where the payment waits should the answer never be recorded. */
     readonly recheck: QueueEntry;
-    /** The merchant's own acquirer account the attempt goes through (the stage's when absent): the payment's from then on. */
+    /**
+     * The merchant's own acquirer account the attempt goes through (the stage's when absent): the
+     * payment's from then on, until an attempt goes through another. An earlier attempt's account is
+     * not lost: the connector records each request's account and follows up through it.
+     */
     readonly acquirerAccount?: string;
   },
   now: Date,
@@ -76,7 +80,14 @@ export function claimAttempt(
         ...(input.acquirerAccount ? { acquirerAccount: input.acquirerAccount } : {}),
         updatedAt: now.toISOString(),
       },
-      remove: ['reason', 'browser', input.wallet ? 'card' : 'wallet', ...(input.billingAddress ? [] : ['billingAddress' as const])],
+      remove: [
+        'reason',
+        'browser',
+        input.wallet ? 'card' : 'wallet',
+        ...(input.billingAddress ? [] : ['billingAddress' as const]),
+        // A merchant moved back to the stage's account since the last attempt: this one goes through the stage's.
+        ...(input.acquirerAccount ? [] : ['acquirerAccount' as const]),
+      ],
       queue: input.recheck,
       keep: true,
     },

@@ -10,7 +10,7 @@ export interface QueueEntry {
 /** What a transition changes; history is appended in the same write that changes the status. */
 export interface PaymentChange {
   readonly set: Partial<Omit<Payment, 'paymentId' | 'merchantKey' | 'transactions' | 'createdAt'>> & { readonly updatedAt: string };
-  readonly remove?: readonly ('inFlight' | 'action' | 'reason' | 'operation' | 'voidableUntil' | 'browser' | 'billingAddress' | 'card' | 'wallet')[];
+  readonly remove?: readonly ('inFlight' | 'action' | 'reason' | 'operation' | 'voidableUntil' | 'browser' | 'billingAddress' | 'card' | 'wallet' | 'acquirerAccount')[];
   /** Atomic additions (negative to subtract); an absent attribute counts as 0. */
   readonly add?: Partial<Record<'refundHeldMinor' | 'refundedMinor' | 'chargedBackMinor' | 'disputeNews', number>>;
   /** Puts a refund in flight, or takes one out. */
