@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { DepsWithCallbacks } from '../lambdas/callback-container';
 import { esc } from '../lambdas/checkout-page/html';
 import { callbacksOf } from './merchant-callbacks';
+import { LOCAL_MAIL_PATH, mailDirectory } from './mail-pages';
 import { merchantRequest, RunnerUnreachable, type MerchantCredentials } from './merchant-requests';
 
 /**
@@ -112,7 +112,7 @@ function privacyPage(options: LocalPagesOptions): Answer {
 <li>of the card: its first six and last four digits, its brand and its expiry date; of a wallet payment, the wallet's name and the card summary the wallet gave;</li>
 <li>the customer's IP address as the runner received it, which the merchant's callbacks carry;</li>
 <li>the callbacks sent to the merchant and what the merchant's server answered;</li>
-<li>e-mail receipts, written as files in <code>${esc(join(options.dataDir, 'mail'))}</code> (shown at <a href="/local/mail">/local/mail</a>) and never sent;</li>
+<li>e-mail receipts, written as files in <code>${esc(mailDirectory(options.dataDir))}</code> (shown at <a href="${LOCAL_MAIL_PATH}">${LOCAL_MAIL_PATH}</a>) and never sent;</li>
 <li>merchants' settings and secrets, operators' accounts, and the audit log of their sign-ins and actions.</li>
 </ul>
 <p><strong>The full card number and the security code are never kept.</strong> They are passed to the acquirer in memory for the one payment and reach neither the data directory nor the runner's log.</p>

@@ -1,11 +1,4 @@
 /**
- * Apple Pay merchant validation (docs/wallets.md): the page's ApplePaySession hands us a validation
- * URL; we call it with the merchant identity certificate and return Apple's merchant session. The
- * URL comes from the browser, so it is trusted only on one of the hosts Apple documents for it
- * ("Setting up your server", Apple Pay on the Web): anything else would let a page make our servers
- * present the certificate to any host.
- */
-/**
  * How long the whole merchant validation call may take, from connecting to the last byte of Apple's
  * answer. Apple answers in about a second; the customer's sheet waits on this, and so does the pay
  * route's function, whose time is the acquirer's authorization plus OWN_WORK_MS (lib/time-budget.ts,
@@ -13,6 +6,13 @@
  */
 export const APPLE_PAY_VALIDATION_DEADLINE_MS = 6_000;
 
+/**
+ * Apple Pay merchant validation (docs/wallets.md): the page's ApplePaySession hands us a validation
+ * URL; we call it with the merchant identity certificate and return Apple's merchant session. The
+ * URL comes from the browser, so it is trusted only on one of the hosts Apple documents for it
+ * ("Setting up your server", Apple Pay on the Web): anything else would let a page make our servers
+ * present the certificate to any host.
+ */
 export const APPLE_PAY_VALIDATION_HOSTS: readonly string[] = [
   'apple-pay-gateway.apple.com',
   'cn-apple-pay-gateway.apple.com',

@@ -473,16 +473,18 @@ function pageFindings(r: BenchResults): string[] {
   return out;
 }
 
+/** A reference row of section 1 by its name. */
+const referenceRow = (r: BenchResults, name: string): BundleRow | undefined => r.bundles.find((b) => b.bundle.spec.name === name);
+
 /**
  * What the targets leave to project code once the libraries every handler carries are in: the
  * "required libraries only" row against both size targets and the import limit, and the runtime's
  * own SDK (loaded from node_modules) against the bundled one.
  */
 function floorFindings(r: BenchResults, limit: number): string[] {
-  const ref = (name: string) => r.bundles.find((b) => b.bundle.spec.name === name);
-  const sdk = ref('AWS SDK clients only');
-  const libraries = ref('required libraries only');
-  const unbundled = ref('AWS SDK clients from node_modules');
+  const sdk = referenceRow(r, 'AWS SDK clients only');
+  const libraries = referenceRow(r, 'required libraries only');
+  const unbundled = referenceRow(r, 'AWS SDK clients from node_modules');
   const out: string[] = [];
   const over = (d: number) =>
     Math.abs(d) <= NOISE_MS
@@ -511,10 +513,9 @@ function floorFindings(r: BenchResults, limit: number): string[] {
 function whatDominatesSection(r: BenchResults): string[] {
   const handlers = r.bundles.filter(held);
   const limit = importLimitMs(r.bundles);
-  const ref = (name: string) => r.bundles.find((b) => b.bundle.spec.name === name);
-  const floor = ref('empty module');
-  const sdk = ref('AWS SDK clients only');
-  const naive = ref('naive');
+  const floor = referenceRow(r, 'empty module');
+  const sdk = referenceRow(r, 'AWS SDK clients only');
+  const naive = referenceRow(r, 'naive');
   const lines = ['## What dominates', ''];
   const oversized = handlers.filter((h) => sizePass(h) === false);
   const slow = handlers.filter((h) => importPass(h, limit) === false);
