@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cardDigits, hashMatches, orderHash, saleHash, tokenSaleHash, transactionHash, type HashParty } from '../../lambdas/adapters/s2s-card/hash';
 import { startFakeGateway, type FakeGateway } from '../support/s2s-card-gateway';
+import { until } from '../support/until';
 
 /**
  * The fake S2S CARD gateway serves several merchant accounts at one URL, as the real one does: a
@@ -42,10 +43,9 @@ const post = (url: string, fields: Fields) =>
     async (r) => (await r.json()) as Record<string, unknown>,
   );
 
-/** Polls a condition on what arrived over HTTP (callbacks are sent after the answer). */
-async function until(what: string, done: () => boolean) {
-  for (let i = 0; i < 250 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
-  if (!done()) throw new Error(`timed out waiting for ${what}`);
+/** Waits for a condition on what arrived over HTTP (callbacks are sent after the answer). */
+async function waitFor(what: string, done: () => boolean) {
+  if (!(await until(done))) throw new Error(`timed out waiting for ${what}`);
 }
 
 const CARD = '4111111111111111';
@@ -164,7 +164,7 @@ describe('fake S2S CARD gateway: many merchant accounts at one URL', () => {
     expect(await byTransId('CREDITVOID', b, tb.trans_id, b.party, b.password, { amount: '3.00' })).toMatchObject({ result: 'ACCEPTED', trans_id: tb.trans_id });
     expect(gateway.ledgerOf('pay_a')).toMatchObject([{ refundedMinor: 400, transactions: [{ type: 'sale' }, { type: 'refund', status: 'success', amountMinor: 400 }] }]);
     expect(gateway.ledgerOf('pay_b')).toMatchObject([{ refundedMinor: 300, transactions: [{ type: 'sale' }, { type: 'refund', status: 'success', amountMinor: 300 }] }]);
-    await until('both refunds’ callbacks', () => a.inbox.received.some((c) => c.action === 'CREDITVOID') && b.inbox.received.some((c) => c.action === 'CREDITVOID'));
+    await waitFor('both refunds’ callbacks', () => a.inbox.received.some((c) => c.action === 'CREDITVOID') && b.inbox.received.some((c) => c.action === 'CREDITVOID'));
     expect(arrived(a.inbox)).toEqual([`CREDITVOID ${ta.trans_id} 4.00`, `SALE ${held.trans_id} 10.00`, `SALE ${ta.trans_id} 10.00`].sort());
     expect(arrived(b.inbox)).toEqual([`CREDITVOID ${tb.trans_id} 3.00`, `SALE ${tb.trans_id} 10.00`].sort());
   });
@@ -224,10 +224,10 @@ describe('fake S2S CARD gateway: many merchant accounts at one URL', () => {
   it('callbacks of each account go to its own Notification URL and verify with its own password only, a chargeback’s too', async () => {
     const ta = await pay(a, 'pay_a.1');
     const tb = await pay(b, 'pay_b.1');
-    await until('the sale callbacks', () => a.inbox.received.length === 1 && b.inbox.received.length === 1);
+    await waitFor('the sale callbacks', () => a.inbox.received.length === 1 && b.inbox.received.length === 1);
     expect(gateway.chargeback(tb.trans_id, 600)).toEqual({ ok: true, amountMinor: 600 });
     expect(gateway.chargeback(ta.trans_id)).toEqual({ ok: true, amountMinor: 1000 });
-    await until('the callbacks', () => a.inbox.received.length === 2 && b.inbox.received.length === 2);
+    await waitFor('the callbacks', () => a.inbox.received.length === 2 && b.inbox.received.length === 2);
 
     expect(a.inbox.received.map((c) => [c.action, c.trans_id])).toEqual([['SALE', ta.trans_id], ['CHARGEBACK', ta.trans_id]]);
     expect(b.inbox.received.map((c) => [c.action, c.trans_id])).toEqual([['SALE', tb.trans_id], ['CHARGEBACK', tb.trans_id]]);
@@ -289,7 +289,7 @@ describe('fake S2S CARD gateway: many merchant accounts at one URL', () => {
 
   it('after a password rotation the old password fails 204001, the new one works, and callbacks (held ones too) are signed with the new one', async () => {
     const tb = await pay(b, 'pay_b.1');
-    await until('the sale callback', () => b.inbox.received.length === 1);
+    await waitFor('the sale callback', () => b.inbox.received.length === 1);
     expect(verifies(b.inbox.received[0]!, 'b-password-1', b.party)).toBe(true);
 
     gateway.adversity = { ...gateway.adversity, callbacks: { ...gateway.adversity.callbacks, hold: true } };
@@ -304,7 +304,7 @@ describe('fake S2S CARD gateway: many merchant accounts at one URL', () => {
     await pay(b, 'pay_b.3');
     // The held refund callback was made before the rotation and is sent after it.
     await gateway.deliverCallbacks();
-    await until('the callbacks after the rotation', () => b.inbox.received.length === 3);
+    await waitFor('the callbacks after the rotation', () => b.inbox.received.length === 3);
     for (const cb of b.inbox.received.slice(1)) expect([verifies(cb, 'b-password-2', b.party), verifies(cb, old, b.party)]).toEqual([true, false]);
 
     // The first account's password is `gateway.password`, which follows its rotation; A is unaffected by B's.

@@ -5,6 +5,7 @@ import { SESSION_EXPIRED_REASON } from '../../lambdas/domain/payment-view';
 import { seedOperator } from '../support/admin';
 import { auditContext, expectStrictPage, screenshot, seriousA11yViolations } from '../support/browser';
 import { openSession, paidPayment, statusOf } from '../support/payments';
+import { until } from '../support/until';
 import {
   authorization,
   browser,
@@ -383,7 +384,7 @@ describe('sign-ins in the audit log, by days, and its CSV file', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading(page, 'Sign in').waitFor();
     const signedOut = async () => (await service.deps.audit.day('2030-07-10')).find((e) => e.action === 'operator.sign-out');
-    for (let i = 0; i < 50 && !(await signedOut()); i++) await new Promise((r) => setTimeout(r, 100));
+    await until(signedOut, { everyMs: 100 });
     expect(await signedOut()).toMatchObject({ actor: 'olivia', actorRole: 'admin', target: 'operator:olivia', outcome: 'done' });
   });
 });

@@ -8,6 +8,7 @@ import { checkoutHarness } from '../support/checkout-harness';
 import { statusOf } from '../support/merchant-site';
 import { startFakeGateway, type FakeGateway } from '../support/s2s-card-gateway';
 import { asFunction } from '../support/table-access';
+import { until } from '../support/until';
 
 /**
  * The processing page on the S2S CARD connector (ACQUIRER=s2s-card) against the fake gateway: a
@@ -53,7 +54,7 @@ const looksAt = (page: Page): string[] => {
   return seen;
 };
 const waitUntil = async (done: () => boolean) => {
-  for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+  await until(done, { everyMs: 50 });
   expect(done()).toBe(true);
 };
 const reconcile = (advanceMs: number) => {

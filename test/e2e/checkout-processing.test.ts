@@ -8,6 +8,7 @@ import { cards, payWith, screenshot, seriousA11yViolations } from '../support/br
 import { checkoutHarness } from '../support/checkout-harness';
 import { statusOf } from '../support/merchant-site';
 import { asFunction } from '../support/table-access';
+import { until } from '../support/until';
 
 /**
  * A payment whose outcome is not known when the customer presses Pay (the sandbox's 08/38: the
@@ -36,7 +37,7 @@ const statusLooks = (page: Page): Request[] => {
   return seen;
 };
 const waitForLooks = async (looks: readonly Request[], n: number) => {
-  for (let i = 0; i < 200 && looks.length < n; i++) await new Promise((r) => setTimeout(r, 50));
+  await until(() => looks.length >= n, { everyMs: 50 });
   expect(looks.length).toBeGreaterThanOrEqual(n);
 };
 

@@ -14,6 +14,7 @@ import { createMerchant } from '../../lambdas/use-cases/manage-merchants';
 import { LEGACY_INDEXES, createTableInput } from '../../lib/table-schema';
 import { LOCAL_TABLE_NAME, backendEnvironment, localDeps, startLocalBackend } from '../../local/backend';
 import { aPayment } from '../contract/payment-store.contract';
+import { until } from '../support/until';
 
 /**
  * A data directory made before the search index held keys only has `search`, projecting the
@@ -62,7 +63,7 @@ async function oldDataDir(payments: readonly Payment[]): Promise<string> {
   const db = createDocumentClient({ endpoint });
   try {
     await client.send(new CreateTableCommand(oldTableInput()));
-    for (let i = 0; i < 100 && (await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }))).Table?.TableStatus !== 'ACTIVE'; i++) await new Promise((r) => setTimeout(r, 10));
+    await until(async () => (await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }))).Table?.TableStatus === 'ACTIVE', { everyMs: 10 });
     const store = new DynamoPaymentStore(db, LOCAL_TABLE_NAME, { shards: LOCAL_SHARDS });
     for (const p of payments) await store.createPayment(p);
   } finally {

@@ -6,6 +6,7 @@ import { sandboxWalletToken } from '../../lambdas/adapters/sandbox-acquirer/wall
 import { checkAgainstGateway } from '../support/ledger-checker';
 import { startFakeGateway } from '../support/s2s-card-gateway';
 import { modelCheckOptions, modelRuns, s2sScenarioArb, startMoneyModel, type GatewayScenario, type ModelStore, type MoneyModel, type Scenario } from '../support/money-model';
+import { until } from '../support/until';
 
 /**
  * The money model (test/support/money-model.ts) over the S2S CARD connector: the same random
@@ -166,7 +167,7 @@ describe('the fake gateway misbehaves as switched, and its ledger says what it d
       expect(await post(gateway.url, { action: 'CREDITVOID', client_key: gateway.clientKey, trans_id: t.transId, amount: '7.01', hash: transactionHash(gateway.password, party, t.transId) })).toMatchObject({ result: 'ERROR', error_code: 208006 });
       gateway.finishWaiting();
       expect(gateway.ledgerOf('pay_lost')[0]).toMatchObject({ status: 'SETTLED', refundedMinor: 300, transactions: [{ type: 'sale' }, { type: 'refund', status: 'success', amountMinor: 300 }] });
-      for (let i = 0; i < 100 && !received.some((c) => c.action === 'CREDITVOID'); i++) await new Promise((r) => setTimeout(r, 20));
+      await until(() => received.some((c) => c.action === 'CREDITVOID'));
       expect(received.find((c) => c.action === 'CREDITVOID')).toMatchObject({ result: 'SUCCESS', trans_id: t.transId, order_id: 'pay_lost.1', amount: '3.00' });
       expect(gateway.faults).toMatchObject({ 'SALE dropped': 1, 'SALE answer lost': 1 });
     } finally {
