@@ -288,10 +288,12 @@ describe('the service on the S2S CARD connector', () => {
 
       const r = await session();
       await submitPage(service, r, { card: '01/38' });
-      gateway.delayNext('CREDITVOID', 500);
+      // The gateway answers 2 s late: the answer comes at its deadline, not after the gateway (with a
+      // loaded machine's margin between them).
+      gateway.delayNext('CREDITVOID', 2_000);
       const started = Date.now();
       await expect(refundPayment(service.deps, shop.merchant_key, { payment_id: r.paymentId, amount: '1.00' }, { answerBy: new Date(Date.now() + 100) })).resolves.toMatchObject({ result: 'accepted' });
-      expect(Date.now() - started).toBeLessThan(450);
+      expect(Date.now() - started).toBeLessThan(1_500);
     });
 
     it('a SALE whose answer was lost keeps the capture mode it was sent with when the merchant switches to DMS meanwhile', async () => {
