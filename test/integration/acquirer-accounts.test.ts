@@ -9,6 +9,7 @@ import { startFakeGateway, type FakeGateway } from '../support/s2s-card-gateway'
 import { startTestService, type TestService } from '../support/service';
 import { asFunction } from '../support/table-access';
 import { insideVoidWindow } from '../support/void-window';
+import { until } from '../support/until';
 import { executeAccountCommand, parseAccountCommand } from '../../local/account-command';
 import type { MerchantCredentials } from '../../lambdas/use-cases/manage-merchants';
 import type { AccountView } from '../../lambdas/protocol/admin/acquirer-accounts';
@@ -68,10 +69,7 @@ async function pay(shop: MerchantCredentials, currency = 'EUR') {
 
 /** Waits until the gateway's callbacks of this transaction and action were answered. */
 async function answered(transId: string, action: string) {
-  for (let i = 0; i < 300; i++) {
-    if (gateway.callbacks.some((c) => c.fields.trans_id === transId && c.fields.action === action)) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  if (await until(() => gateway.callbacks.some((c) => c.fields.trans_id === transId && c.fields.action === action), { everyMs: 10 })) return;
   throw new Error(`no ${action} callback answered for ${transId}`);
 }
 

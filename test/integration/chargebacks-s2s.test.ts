@@ -12,6 +12,7 @@ import { startFakeGateway, type FakeGateway } from '../support/s2s-card-gateway'
 import { startTestService, type TestService } from '../support/service';
 import { asFunction } from '../support/table-access';
 import { insideVoidWindow } from '../support/void-window';
+import { until } from '../support/until';
 
 /**
  * Chargebacks over the S2S CARD connector: the gateway charges a settled payment back and sends its
@@ -60,10 +61,7 @@ async function paid() {
 
 /** Waits until the gateway's callbacks for this transaction of this action have all been answered. */
 async function callbacksAnswered(transId: string, action: string, count = 1) {
-  for (let i = 0; i < 200; i++) {
-    if (gateway.callbacks.filter((c) => c.fields.trans_id === transId && c.fields.action === action).length >= count) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  if (await until(() => gateway.callbacks.filter((c) => c.fields.trans_id === transId && c.fields.action === action).length >= count, { everyMs: 10 })) return;
   throw new Error(`no ${action} callback answered for ${transId}`);
 }
 

@@ -27,6 +27,14 @@ const CARD = '4111111111111111';
 
 let daemon: Socket;
 let received: Buffer[] = [];
+/**
+ * Lets the datagrams already sent arrive: a few milliseconds, then one pass of the event loop's
+ * poll phase (setImmediate runs after it), which a loaded machine's late timer alone would skip.
+ */
+const datagramsIn = async () => {
+  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setImmediate(r));
+};
 let backend: LocalBackend;
 
 beforeAll(async () => {
@@ -84,7 +92,7 @@ test('a sampled invocation: the handler, its DynamoDB calls and its remote call,
   });
   await handler(event(), context);
   // Sent before the invocation returned: nothing waits for a later one to flush.
-  await new Promise((r) => setTimeout(r, 20));
+  await datagramsIn();
   const docs = documents();
   expect(received.map((m) => m.toString('utf8')).join('')).not.toContain(CARD);
 
@@ -113,7 +121,7 @@ test('a sampled invocation: the handler, its DynamoDB calls and its remote call,
 test('the next invocation is warm, has its own ids and annotations only of its own', async () => {
   process.env._X_AMZN_TRACE_ID = `Root=${ROOT.replace('0123', '9999')};Parent=${PARENT};Sampled=1`;
   await handlerDoing(async () => undefined)(event(), context);
-  await new Promise((r) => setTimeout(r, 20));
+  await datagramsIn();
   const [root, ...rest] = documents();
   expect(rest).toEqual([]);
   expect(root).toMatchObject({ trace_id: ROOT.replace('0123', '9999'), annotations: { ColdStart: false, Service: 'checkout' } });
@@ -126,7 +134,7 @@ test('an error that escapes the handler marks its subsegment a fault', async () 
     throw new Error(`boom ${CARD}`);
   });
   await expect(failing(event(), context)).rejects.toThrow('boom');
-  await new Promise((r) => setTimeout(r, 20));
+  await datagramsIn();
   const docs = documents();
   expect(docs).toHaveLength(1);
   expect(docs[0]).toMatchObject({ name: '## checkout-xray-test', fault: true });
@@ -144,7 +152,7 @@ test('not sampled, or no trace header: no datagram, and the calls still happen',
     })(event(), context);
     expect(read).toMatchObject({ pk: 'XRAY#1' });
   }
-  await new Promise((r) => setTimeout(r, 20));
+  await datagramsIn();
   expect(received).toEqual([]);
 });
 

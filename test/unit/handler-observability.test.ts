@@ -36,6 +36,8 @@ beforeEach(() => {
 /** The datagrams the daemon has got, once a few milliseconds passed for the last one to arrive. */
 const datagrams = async (): Promise<Record<string, unknown>[]> => {
   await new Promise((r) => setTimeout(r, 20));
+  // One pass of the poll phase after the timer (setImmediate runs after it): a late timer alone may come first.
+  await new Promise((r) => setImmediate(r));
   return received.map((m) => JSON.parse(m.split('\n')[1]!) as Record<string, unknown>);
 };
 const context = {
