@@ -116,7 +116,7 @@ describe('searching payments', () => {
     await page.getByLabel('Card last four').fill('11');
     await page.getByRole('button', { name: 'Search' }).click();
     await statusLine(page).filter({ hasText: 'last4: Enter the last four digits of the card.' }).waitFor();
-  });
+  }, 90_000);
 
   it('pages forward and back', async () => {
     const shop = await service.createMerchant({ name: 'Paging Shop' });
@@ -580,5 +580,5 @@ describe('on a 390 px phone (390×844): the main flows without sideways scrollin
     await page.getByRole('button', { name: 'Menu' }).click();
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(18, 20, 23)');
     await expectFits('merchants in dark, the menu open');
-  });
+  }, 90_000);
 });

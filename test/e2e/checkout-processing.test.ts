@@ -88,7 +88,7 @@ describe('an in-flight payment (08/38)', () => {
     expect(new URL(page.url()).searchParams.get('payment_id')).toBe(link.paymentId);
     expect(visitsFrom(start)).toEqual(['/success']);
     await expect(statusOf(h.service, h.shop, link.paymentId)).resolves.toMatchObject({ status: 'settled' });
-  });
+  }, 90_000);
 
   it('answers the page\'s look with a tiny JSON of our record only, and a link it does not know with 404 in the error envelope', async () => {
     const page = await open();

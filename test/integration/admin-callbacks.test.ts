@@ -385,7 +385,7 @@ describe('dead callbacks (GET /admin/api/merchants/{merchantKey}/callbacks/dead,
     expect((await api.deadCallbacks(shop.merchant_key)).json.callbacks).toEqual([]);
     await deliver();
     for (const id of made) expect(receivedFor(receiver, id).map((c) => c.answer)).toEqual([500, 500, 200]);
-  });
+  }, 90_000);
 
   it('answers 404 (208030) for an unknown merchant, on the list and on resend-dead (nothing audited)', async () => {
     for (const res of [await api.deadCallbacks('no-such-merchant'), await api.resendDeadCallbacks('no-such-merchant')]) {

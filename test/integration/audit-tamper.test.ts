@@ -62,7 +62,7 @@ test('twelve operators capturing at once through the admin API make one unbroken
   expect(run).toMatchObject({ code: 0, stderr: '' });
   // The day is still open (no anchor closes it yet): its anchors are pending (test/integration/audit-anchor.test.ts).
   expect(JSON.parse(run.stdout)).toEqual({ ok: true, days: [{ day: DAY, entries: 12, anchor: { status: 'pending', anchors: 0 } }] });
-});
+}, 90_000);
 
 test('an entry changed straight in the engine is a break in the portal API and in verify-audit', async () => {
   const [, second] = await slots();

@@ -246,7 +246,7 @@ describe('retries', () => {
     expect((await recordsOf(paid.paymentId))[1]).toMatchObject({ state: 'delivered', attemptCount: 2 });
     const dead = await service.deps.callbacks.dead(shop.merchant_key, 10);
     expect(dead.records).toEqual([expect.objectContaining({ paymentId: paid.paymentId, index: 0, state: 'dead' })]);
-  });
+  }, 90_000);
 
   it.each([[201], [204], [299]])('any 2xx is delivered: %i', async (answer) => {
     const { shop, receiver } = await merchantWithReceiver();

@@ -84,7 +84,7 @@ describe('Close racing another attempt on a declined link', () => {
       }
     }
     expect([...outcomes].every((o) => (card === '01/38' ? ['paid', 'closed first'] : ['closed first', 'closed after', 'close during the attempt']).includes(o))).toBe(true);
-  });
+  }, 90_000);
 
   it('Close right after an attempt was recorded closes on that attempt', async () => {
     const { shop, receiver } = await merchantWithReceiver();

@@ -147,7 +147,7 @@ describe('the local runner without DEMO_* settings', () => {
     expect(second.demo).toEqual(first.demo);
     expect((await runCurl(second.curl)).status).toBe(200);
     expect(await stop(second.runner)).toEqual({ code: 0, signal: null });
-  });
+  }, 90_000);
 });
 
 describe('the local runner is not exposed', () => {

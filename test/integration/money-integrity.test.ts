@@ -57,7 +57,7 @@ describe('2. refund contention', () => {
     expect((await ledger(paid.paymentId)).filter((r) => r.operation === 'refund' && r.outcome === 'approved')).toHaveLength(20);
     await expect(statusOf(service, shop, paid.paymentId)).resolves.toMatchObject({ status: 'settled', refunded_amount: '2.00' });
     await agrees(paid.paymentId);
-  });
+  }, 90_000);
 
   it('refunds racing past the amount: exactly what fits is refunded, the rest refused with 208006', async () => {
     const paid = await paidPayment(service, shop, { order: { amount: '10.00' } });

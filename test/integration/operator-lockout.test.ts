@@ -178,7 +178,7 @@ describe('telling nothing about who exists', () => {
     // (skipping the hash would make an unknown one several times faster).
     expect(median(unknown) / median(known)).toBeGreaterThan(0.5);
     expect(median(unknown) / median(known)).toBeLessThan(2);
-  });
+  }, 90_000);
 
   it("cannot lock an operator out through another casing of the name, nor guess with one", async () => {
     const op = await seedOperator(service, 'casey', 'caseys-long-password', 'viewer');
@@ -248,5 +248,5 @@ describe('in the audit log: every sign-in, refusal and sign-out, never a passwor
     const added = (await service.tableItems()).length - before;
     const perEntry = 3; // the entry, its id marker, and the name's failure count
     expect(added).toBe(UNKNOWN_NAME_FAILURES_PER_HOUR * perEntry + 5 + 1 /* the hour's counter */);
-  });
+  }, 90_000);
 });
